@@ -1,0 +1,3 @@
+from checks.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,348 @@
+"""The check framework: parameters, evidence, the run context and the check registry.
+
+A check is a function ``run(p, ctx) -> Evidence`` registered with :func:`check`. It states a claim
+and its source, declares its parameters (each overridable), and returns the evidence of one
+comparison: analytic value, numeric value with its uncertainty, the metric, the threshold and the
+reason for that threshold. The verdict is ``pass`` or ``fail`` from the evidence, or ``error`` when
+the check itself raised.
+"""
+from __future__ import annotations
+
+import hashlib
+import math
+import sys
+from concurrent.futures import Executor
+from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+
+class InputError(ValueError):
+    """Bad input from the user: an unknown id, profile or key, or an invalid parameter value."""
+
+
+PROFILES = ("quick", "paper")
+KINDS = (float, int, str, bool, "floats", "ints", "matrix")
+
+
+# ----------------------------------------------------------------------------------------------
+# Parameters
+# ----------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Param:
+    """A model option or parameter of a check, with its type, default and admissible range.
+
+    ``kind`` is ``float``, ``int``, ``str``, ``bool``, ``"floats"``/``"ints"`` (tuples) or
+    ``"matrix"`` (a 2-D float array, CLI form ``1,0;0,2``). Bounds are inclusive unless
+    ``low_open``/``high_open``; floats must be finite.
+    """
+
+    name: str
+    kind: Any
+    default: Any
+    help: str
+    low: float | None = None
+    high: float | None = None
+    low_open: bool = False
+    high_open: bool = False
+    choices: tuple | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise TypeError(f"parameter {self.name!r}: unknown kind {self.kind!r}")
+
+    # -- parsing and validation --------------------------------------------------------------
+    def parse(self, text: str) -> Any:
+        """Parse the command-line text of a value (``--set name=text``) and validate it."""
+        try:
+            if self.kind is bool:
+                low = text.strip().lower()
+                if low not in ("true", "false", "1", "0", "yes", "no"):
+                    raise ValueError
+                value: Any = low in ("true", "1", "yes")
+            elif self.kind is int:
+                value = int(text)
+            elif self.kind is float:
+                value = float(text)
+            elif self.kind == "floats":
+                value = tuple(float(s) for s in text.split(","))
+            elif self.kind == "ints":
+                value = tuple(int(s) for s in text.split(","))
+            elif self.kind == "matrix":
+                rows = [[float(s) for s in row.split(",")] for row in text.split(";")]
+                if len({len(r) for r in rows}) != 1:
+                    raise InputError(f"{self.name}: matrix rows have different lengths in {text!r}")
+                value = np.array(rows, dtype=float)
+            else:
+                value = text
+        except InputError:
+            raise
+        except ValueError:
+            raise InputError(f"{self.name}: expected {self.kind_name()}, got {text!r}") from None
+        return self.validate(value)
+
+    def kind_name(self) -> str:
+        names = {float: "a number", int: "an integer", str: "a string", bool: "true or false",
+                 "floats": "comma-separated numbers", "ints": "comma-separated integers",
+                 "matrix": "a matrix like 1,0;0,1"}
+        return names[self.kind]
+
+    def validate(self, value: Any) -> Any:
+        """Return ``value`` converted to this parameter's kind, or raise :class:`InputError`."""
+        value = self._coerce(value)
+        if self.choices is not None and value not in self.choices:
+            raise InputError(f"{self.name}: {value!r} is not one of {', '.join(map(str, self.choices))}")
+        for x in self._numbers(value):
+            if not math.isfinite(x):
+                raise InputError(f"{self.name}: must be finite, got {x}")
+            if self.low is not None and (x < self.low or (self.low_open and x == self.low)):
+                raise InputError(f"{self.name}: must be {'>' if self.low_open else '>='} {self.low}, got {x}")
+            if self.high is not None and (x > self.high or (self.high_open and x == self.high)):
+                raise InputError(f"{self.name}: must be {'<' if self.high_open else '<='} {self.high}, got {x}")
+        return value
+
+    def _coerce(self, value: Any) -> Any:
+        bad = InputError(f"{self.name}: expected {self.kind_name()}, got {value!r}")
+        if self.kind is bool:
+            if not isinstance(value, (bool, np.bool_)):
+                raise bad
+            return bool(value)
+        if self.kind is int:
+            if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+                raise bad
+            return int(value)
+        if self.kind is float:
+            if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+                raise bad
+            return float(value)
+        if self.kind is str:
+            if not isinstance(value, str):
+                raise bad
+            return value
+        if self.kind in ("floats", "ints"):
+            item = Param(self.name, float if self.kind == "floats" else int, None, self.help)
+            if isinstance(value, (str, bytes)) or not isinstance(value, (Sequence, np.ndarray)):
+                value = (value,)
+            out = tuple(item._coerce(v) for v in value)
+            if not out:
+                raise InputError(f"{self.name}: needs at least one value")
+            return out
+        try:
+            arr = np.array(value, dtype=float)
+        except (TypeError, ValueError):
+            raise bad from None
+        if arr.ndim != 2 or arr.size == 0:
+            raise InputError(f"{self.name}: expected a non-empty 2-D matrix, got shape {arr.shape}")
+        return arr
+
+    def _numbers(self, value: Any) -> list[float]:
+        if self.kind in (float, int):
+            return [float(value)]
+        if self.kind in ("floats", "ints"):
+            return [float(v) for v in value]
+        if self.kind == "matrix":
+            return [float(v) for v in np.ravel(value)]
+        return []
+
+
+# ----------------------------------------------------------------------------------------------
+# Evidence and results
+# ----------------------------------------------------------------------------------------------
+@dataclass
+class Series:
+    """One curve of a plot; ``yerr`` draws error bars, ``style`` is a matplotlib format string."""
+
+    label: str
+    x: Any
+    y: Any
+    yerr: Any = None
+    style: str = "-"
+
+
+@dataclass
+class Plot:
+    title: str
+    xlabel: str
+    ylabel: str
+    series: list[Series]
+    logx: bool = False
+    logy: bool = False
+
+
+@dataclass
+class Evidence:
+    """What a check measured: the comparison ``observed`` vs ``threshold`` and its justification."""
+
+    metric: str
+    observed: float | None
+    threshold: float | None
+    reason: str
+    passed: bool
+    analytic: Any = None
+    numeric: Any = None
+    uncertainty: Any = None
+    details: dict = field(default_factory=dict)
+    plots: list[Plot] = field(default_factory=list)
+
+
+@dataclass
+class Result:
+    """The outcome of one check: its verdict with the evidence, or the error that broke it."""
+
+    id: str
+    claim: str
+    source: str
+    verdict: str
+    params: dict
+    seconds: float
+    evidence: Evidence | None = None
+    error: str | None = None
+
+    @property
+    def observed(self) -> float | None:
+        return self.evidence.observed if self.evidence else None
+
+    @property
+    def threshold(self) -> float | None:
+        return self.evidence.threshold if self.evidence else None
+
+    @property
+    def reason(self) -> str:
+        return self.evidence.reason if self.evidence else (self.error or "")
+
+    @property
+    def details(self) -> dict:
+        return self.evidence.details if self.evidence else {}
+
+
+# ----------------------------------------------------------------------------------------------
+# The run context
+# ----------------------------------------------------------------------------------------------
+def stream_key(*parts: str) -> int:
+    """A stable 64-bit integer from strings (independent of PYTHONHASHSEED)."""
+    digest = hashlib.sha256("\x1f".join(parts).encode()).digest()
+    return int.from_bytes(digest[:8], "little")
+
+
+class Context:
+    """What a running check may use: seeded random streams, a task map and progress reporting.
+
+    Every random stream derives from ``(seed, check id, stream name)``, so results do not depend
+    on which other checks run, in what order, or on which executor.
+    """
+
+    def __init__(self, check_id: str, seed: int, profile: str, *, executor: Executor | None = None,
+                 progress: Callable[[str, float], None] | None = None) -> None:
+        self.check_id = check_id
+        self.seed = seed
+        self.profile = profile
+        self._executor = executor
+        self._progress = progress
+
+    def seed_sequence(self, name: str = "") -> np.random.SeedSequence:
+        return np.random.SeedSequence([self.seed, stream_key(self.check_id, name)])
+
+    def rng(self, name: str = "") -> np.random.Generator:
+        """An independent generator for the named stream of this check."""
+        return np.random.default_rng(self.seed_sequence(name))
+
+    def seeds(self, n: int, name: str = "tasks") -> list[np.random.SeedSequence]:
+        """``n`` independent, picklable seed sequences for parallel tasks."""
+        return self.seed_sequence(name).spawn(n)
+
+    def map(self, fn: Callable[..., Any], tasks: Sequence[tuple]) -> list[Any]:
+        """``[fn(*task) for task in tasks]``, in order, on the executor when one is set."""
+        tasks = list(tasks)
+        if self._executor is None or len(tasks) < 2:
+            out = []
+            for i, task in enumerate(tasks):
+                out.append(fn(*task))
+                self.progress((i + 1) / len(tasks))
+            return out
+        futures = [self._executor.submit(fn, *task) for task in tasks]
+        out = []
+        for i, fut in enumerate(futures):
+            out.append(fut.result())
+            self.progress((i + 1) / len(tasks))
+        return out
+
+    def progress(self, fraction: float) -> None:
+        if self._progress is not None:
+            self._progress(self.check_id, float(fraction))
+
+
+# ----------------------------------------------------------------------------------------------
+# The registry
+# ----------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Check:
+    id: str
+    claim: str
+    source: str
+    params: tuple[Param, ...]
+    run: Callable[[dict, Context], Evidence]
+    paper: dict
+    validate: Callable[[dict], None] | None
+
+    def param(self, name: str) -> Param | None:
+        return next((p for p in self.params if p.name == name), None)
+
+    def resolve(self, profile: str, overrides: dict[str, Any]) -> dict:
+        """The validated parameters for a profile with overrides (values or command-line strings)."""
+        values = {}
+        for prm in self.params:
+            if prm.name in overrides:
+                raw = overrides[prm.name]
+                values[prm.name] = prm.parse(raw) if isinstance(raw, str) and prm.kind is not str else prm.validate(raw)
+            elif profile == "paper" and prm.name in self.paper:
+                values[prm.name] = prm.validate(self.paper[prm.name])
+            else:
+                values[prm.name] = prm.validate(prm.default)
+        if self.validate is not None:
+            try:
+                self.validate(values)
+            except InputError:
+                raise
+            except (ValueError, TypeError) as exc:
+                raise InputError(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from None
+        return values
+
+
+REGISTRY: dict[str, Check] = {}
+
+
+def check(*, id: str, claim: str, source: str, params: Sequence[Param] = (), paper: dict | None = None,
+          validate: Callable[[dict], None] | None = None) -> Callable:
+    """Register ``run(p, ctx) -> Evidence`` as the check ``id``."""
+
+    def register(run: Callable[[dict, Context], Evidence]) -> Callable[[dict, Context], Evidence]:
+        names = [p.name for p in params]
+        dupes = {n for n in names if names.count(n) > 1}
+        if dupes:  # a check overriding a shared model option keeps only its own (last) definition
+            kept: dict[str, Param] = {}
+            for prm in params:
+                kept[prm.name] = prm
+            plist = tuple(kept.values())
+        else:
+            plist = tuple(params)
+        unknown = set(paper or {}) - {p.name for p in plist}
+        if unknown:
+            raise TypeError(f"check {id}: paper profile sets unknown parameters {sorted(unknown)}")
+        REGISTRY[id] = Check(id, claim, source, plist, run, dict(paper or {}), validate)
+        return run
+
+    return register
+
+
+def progress_printer(stream=sys.stderr) -> Callable[[str, float], None]:
+    """A one-line progress display for a terminal."""
+
+    def show(check_id: str, fraction: float) -> None:
+        width = 30
+        done = int(round(width * min(max(fraction, 0.0), 1.0)))
+        stream.write(f"\r{check_id:<40} [{'#' * done}{'.' * (width - done)}] {100 * fraction:5.1f}%")
+        stream.flush()
+
+    return show

@@ -1,0 +1,1 @@
+"""Checks of Paper B (mean-field transformers at low temperature)."""

@@ -1,0 +1,114 @@
+"""Run selected checks under a profile and seed, and collect their results in a :class:`Report`."""
+from __future__ import annotations
+
+import math
+import time
+from concurrent.futures import Executor
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from checks.framework import PROFILES, Check, Context, Evidence, InputError, Result
+from checks.registry import all_checks
+
+VERSION = "0.1.0"
+
+
+@dataclass
+class Report:
+    """The results of one audit, with what produced them (profile, seed, overrides)."""
+
+    profile: str
+    seed: int
+    options: dict
+    results: list[Result] = field(default_factory=list)
+    version: str = VERSION
+
+    @property
+    def ok(self) -> bool:
+        return all(r.verdict == "pass" for r in self.results)
+
+
+def catalogue() -> list[dict]:
+    """The id, claim and source of every check, in catalogue order."""
+    return [{"id": c.id, "claim": c.claim, "source": c.source} for c in all_checks()]
+
+
+def select(ids: list[str] | None) -> list[Check]:
+    """The checks named by ``ids``: exact ids, or a family (``signal``, ``meanfield``)."""
+    checks = all_checks()
+    if not ids:
+        return checks
+    chosen: list[Check] = []
+    for name in ids:
+        match = [c for c in checks if c.id == name or c.id.startswith(name.rstrip(".") + ".")]
+        if not match:
+            raise InputError(f"unknown check id {name!r} (see 'attnverify list')")
+        chosen += [c for c in match if c not in chosen]
+    return chosen
+
+
+def plan(ids: list[str] | None = None, *, profile: str = "quick",
+         overrides: dict[str, Any] | None = None) -> list[tuple[Check, dict]]:
+    """Validate everything a run needs before anything runs: ids, profile, overrides, parameters."""
+    if profile not in PROFILES:
+        raise InputError(f"unknown profile {profile!r} (choose from {', '.join(PROFILES)})")
+    overrides = dict(overrides or {})
+    chosen = select(ids)
+    known = {p.name for c in chosen for p in c.params}
+    for key in overrides:
+        if key not in known:
+            raise InputError(f"unknown parameter {key!r} for the selected checks")
+    plans = []
+    for c in chosen:
+        mine = {k: v for k, v in overrides.items() if c.param(k) is not None}
+        try:
+            plans.append((c, c.resolve(profile, mine)))
+        except InputError as exc:
+            raise InputError(f"{c.id}: {exc}") from None
+    return plans
+
+
+def run_one(check: Check, params: dict, *, seed: int, profile: str, executor: Executor | None = None,
+            progress: Callable[[str, float], None] | None = None) -> Result:
+    """Run one check; an exception inside it gives the verdict ``error``, never a crash."""
+    ctx = Context(check.id, seed, profile, executor=executor, progress=progress)
+    start = time.perf_counter()
+    evidence: Evidence | None = None
+    error: str | None = None
+    try:
+        with np.errstate(over="raise", invalid="raise"):
+            evidence = check.run(dict(params), ctx)
+        if not isinstance(evidence, Evidence):
+            raise TypeError(f"the check returned {type(evidence).__name__}, not Evidence")
+        for name in ("observed", "threshold"):
+            value = getattr(evidence, name)
+            if value is not None and not math.isfinite(float(value)):
+                raise FloatingPointError(f"{name} is {value}: the check produced a non-finite number")
+        verdict = "pass" if evidence.passed else "fail"
+    except Exception as exc:  # noqa: BLE001 -- a broken check is a verdict, not a crash
+        message = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        error = f"{type(exc).__name__}: {message}" if message else type(exc).__name__
+        evidence, verdict = None, "error"
+    seconds = time.perf_counter() - start
+    return Result(check.id, check.claim, check.source, verdict, params, seconds, evidence, error)
+
+
+def run(ids: list[str] | None = None, *, profile: str = "quick", seed: int = 0,
+        overrides: dict[str, Any] | None = None, executor: Executor | None = None,
+        progress: Callable[[str, float], None] | None = None) -> Report:
+    """Run the checks ``ids`` (all when None) and return the :class:`Report`.
+
+    Raises :class:`InputError` for an unknown id, profile or parameter, or an invalid value, before
+    any check runs. The same seed gives the same results: each check's random streams derive from
+    ``(seed, check id)``.
+    """
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise InputError(f"seed: expected a non-negative integer, got {seed!r}")
+    plans = plan(ids, profile=profile, overrides=overrides)
+    report = Report(profile=profile, seed=int(seed), options=dict(overrides or {}))
+    for c, params in plans:
+        report.results.append(run_one(c, params, seed=int(seed), profile=profile, executor=executor,
+                                      progress=progress))
+    return report

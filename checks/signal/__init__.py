@@ -1,0 +1,1 @@
+"""Checks of Paper A (signal-subspace recovery by a learned softmax query)."""

@@ -1,0 +1,1 @@
+"""Numeric side of attnverify: NumPy, SciPy and mpmath simulators (never SymPy, never ``theory``)."""
