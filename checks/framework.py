@@ -173,18 +173,27 @@ class Plot:
 
 @dataclass
 class Evidence:
-    """What a check measured: the comparison ``observed`` vs ``threshold`` and its justification."""
+    """What a check measured: the comparison ``observed`` vs ``threshold`` and its justification.
+
+    ``comparison`` says which side of the threshold passes (``"<="`` or ``">="``), for display;
+    ``passed`` is the check's decision (it may combine the comparison with further conditions).
+    """
 
     metric: str
     observed: float | None
     threshold: float | None
     reason: str
     passed: bool
+    comparison: str = "<="
     analytic: Any = None
     numeric: Any = None
     uncertainty: Any = None
     details: dict = field(default_factory=dict)
     plots: list[Plot] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self.comparison not in ("<=", "<", ">=", ">"):
+            raise ValueError(f"comparison must be one of <=, <, >=, >; got {self.comparison!r}")
 
 
 @dataclass

@@ -38,7 +38,7 @@ def result_dict(r: Result) -> dict:
     return jsonable({
         "id": r.id, "claim": r.claim, "source": r.source, "verdict": r.verdict,
         "observed": r.observed, "threshold": r.threshold, "reason": r.reason,
-        "metric": ev.metric if ev else None,
+        "metric": ev.metric if ev else None, "comparison": ev.comparison if ev else None,
         "analytic": ev.analytic if ev else None, "numeric": ev.numeric if ev else None,
         "uncertainty": ev.uncertainty if ev else None,
         "error": r.error, "params": r.params, "details": r.details, "seconds": round(r.seconds, 3),
@@ -60,10 +60,10 @@ def fmt(x: float | None) -> str:
 
 def table(report: Report) -> str:
     """The audit table: id, verdict, observed vs threshold, seconds."""
-    rows = [("check", "verdict", "observed", "threshold", "seconds")]
-    rows += [(r.id, r.verdict.upper(), fmt(r.observed), fmt(r.threshold), f"{r.seconds:.1f}")
-             for r in report.results]
-    widths = [max(len(row[i]) for row in rows) for i in range(5)]
+    rows = [("check", "verdict", "observed", "", "threshold", "seconds")]
+    rows += [(r.id, r.verdict.upper(), fmt(r.observed), r.evidence.comparison if r.evidence else "",
+              fmt(r.threshold), f"{r.seconds:.1f}") for r in report.results]
+    widths = [max(len(row[i]) for row in rows) for i in range(6)]
     lines = ["  ".join(cell.ljust(w) if i < 2 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths)))
              for row in rows]
     lines.insert(1, "  ".join("-" * w for w in widths))
@@ -114,7 +114,8 @@ def write_report(report: Report, directory: str | os.PathLike) -> Path:
           f"Profile `{report.profile}`, seed {report.seed}, version {report.version}. "
           f"Overrides: {json.dumps(jsonable(report.options)) if report.options else 'none'}.", "",
           "| check | verdict | observed | threshold | seconds |", "|---|---|---|---|---|"]
-    md += [f"| `{r.id}` | **{r.verdict}** | {fmt(r.observed)} | {fmt(r.threshold)} | {r.seconds:.1f} |"
+    md += [f"| `{r.id}` | **{r.verdict}** | {fmt(r.observed)} | "
+           f"{(r.evidence.comparison + ' ') if r.evidence else ''}{fmt(r.threshold)} | {r.seconds:.1f} |"
            for r in report.results]
     for r in report.results:
         md += ["", f"## `{r.id}`: {r.verdict}", "", f"**Claim** ({r.source}): {r.claim}", ""]
@@ -123,7 +124,8 @@ def write_report(report: Report, directory: str | os.PathLike) -> Path:
         else:
             ev = r.evidence
             md += [f"**Metric**: {ev.metric}", "",
-                   f"**Observed** {fmt(ev.observed)} against **threshold** {fmt(ev.threshold)}.", "",
+                   f"**Observed** {fmt(ev.observed)}; passes when observed {ev.comparison} "
+                   f"**threshold** {fmt(ev.threshold)}.", "",
                    f"**Why this threshold**: {ev.reason}", ""]
             for name in ("analytic", "numeric", "uncertainty"):
                 value = getattr(ev, name)
