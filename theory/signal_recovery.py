@@ -1,0 +1,522 @@
+r"""Paper A (signal-subspace recovery by a softmax query): closed forms derived with SymPy.
+
+Model.  A sequence has L tokens in R^d; R informative tokens x_i = c xi + z_i, L - R nuisance tokens
+x_i = z_i, with z_i ~ N(0, sigma^2 I_d), |xi| = |q| = 1, rho = <q, xi>.  Scores s_i = beta <q, x_i>,
+attention a = softmax(s), output f_q(X) = sum_i a_i x_i, objective J = E |f_q(X)|^2.
+``sign="fixed"``: c = theta.  ``sign="symmetric"``: c = eps theta with one Rademacher eps per sequence.
+
+Long-sequence limit (R, L - R -> oo, R/L fixed): numerator and denominator of the softmax average
+obey a law of large numbers, so f_q -> f_oo = (R E_I[e^s x] + (L-R) E_N[e^s x]) / (R E_I[e^s] + (L-R) E_N[e^s]).
+With g = <q, z> ~ N(0, sigma^2) the Gaussian expectations E e^{beta g}, E g e^{beta g}, E e^{2 beta g}
+are computed by SymPy (sympy.stats); P_perp_q z is independent of the scores and has mean zero.
+Leading finite-L term: (d - 1) sigma^2 E sum_i a_i^2 (the orthogonal noise energy), with
+sum_i a_i^2 replaced by its ratio-LLN limit.  It is the only O(1/L) term carrying a factor d.
+
+The expected nuisance attention mass is 1 - w(rho), with an optional O(1/L) ratio bias (delta method).
+Equilibria of rho' = F(rho) = (1 - rho^2) J'(rho) are certified with interval arithmetic (mpmath.iv).
+Nothing is derived at import time; every derivation is cached (functools.lru_cache).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from numbers import Integral, Real
+from typing import Callable
+
+import mpmath
+import sympy as sp
+from sympy.printing.pycode import MpmathPrinter
+
+from theory.derivation import Step
+
+rho = sp.Symbol("rho", real=True)
+theta, beta, sigma, R, L, d = sp.symbols("theta beta sigma R L d", positive=True)
+
+_SIGNS = ("fixed", "symmetric")
+_ARGS = (rho, theta, beta, sigma, R, L, d)
+_IV_PREC = 113  # bits of the interval arithmetic (quad precision)
+
+
+def _check_sign(sign: str) -> str:
+    if not isinstance(sign, str):
+        raise TypeError(f"sign must be a str, got {type(sign).__name__}")
+    if sign not in _SIGNS:
+        raise ValueError(f"sign must be 'fixed' or 'symmetric', got {sign!r}")
+    return sign
+
+
+# ---------------------------------------------------------------------------------------------
+# Gaussian expectations and the long-sequence limit
+# ---------------------------------------------------------------------------------------------
+@lru_cache(maxsize=None)
+def gaussian_moments() -> dict[str, sp.Expr]:
+    """E e^{beta g}, E g e^{beta g} (exponential tilting), E e^{2 beta g} for g ~ N(0, sigma^2), by sympy.stats."""
+    from sympy.stats import E, Normal
+
+    g = Normal("g", 0, sigma)
+    return {
+        "mgf": sp.simplify(E(sp.exp(beta * g))),
+        "tilt": sp.simplify(E(g * sp.exp(beta * g))),
+        "mgf2": sp.simplify(E(sp.exp(2 * beta * g))),
+    }
+
+
+@lru_cache(maxsize=None)
+def _limit_for_shift(c: sp.Expr) -> dict[str, sp.Expr]:
+    """Long-sequence limit when informative tokens are x = c xi + z (c a SymPy expression).
+
+    A token with mean shift m has score s = beta m rho + beta g and
+    e^s x = e^{beta m rho} e^{beta g} (m xi + g q + P_perp z);
+    taking expectations gives E e^s = e^{beta m rho} mgf and E e^s x = e^{beta m rho} (m mgf xi + tilt q).
+    Returns the informative mass w, the (xi, q)-coordinates of f_oo, J_oo = |f_oo|^2 and the limit of
+    L-scaled sum_i a_i^2 times (d-1) sigma^2 (the finite-size term).
+    """
+    m = gaussian_moments()
+    e_inf, e_nui = sp.exp(beta * c * rho) * m["mgf"], m["mgf"]           # E e^s, informative / nuisance
+    denom = R * e_inf + (L - R) * e_nui
+    num_xi = R * sp.exp(beta * c * rho) * c * m["mgf"]                    # xi-coordinate of the numerator
+    num_q = R * sp.exp(beta * c * rho) * m["tilt"] + (L - R) * m["tilt"]  # q-coordinate of the numerator
+    a_xi, a_q = sp.simplify(num_xi / denom), sp.simplify(num_q / denom)
+    gram = sp.Matrix([[1, rho], [rho, 1]])                                # <xi,xi>, <xi,q>, <q,q>
+    coef = sp.Matrix([a_xi, a_q])
+    J = sp.expand((coef.T * gram * coef)[0, 0])
+    w = sp.simplify(R * e_inf / denom)
+    e2_inf, e2_nui = sp.exp(2 * beta * c * rho) * m["mgf2"], m["mgf2"]    # E e^{2s}
+    sum_a2 = sp.factor(sp.powsimp(sp.expand((R * e2_inf + (L - R) * e2_nui) / denom**2)))
+    # second-order delta method for the nuisance mass M = A/(A+B): A, B = sums of e^s over nuisance / informative
+    # tokens (independent), E M ~ f(mu) + (1/2) tr(Hess f(mu) diag(Var A, Var B))
+    A, B = sp.symbols("A B", positive=True)
+    f = A / (A + B)
+    hess = sp.hessian(f, (A, B))
+    mu = {A: (L - R) * e_nui, B: R * e_inf}
+    var_a = (L - R) * (m["mgf2"] - m["mgf"] ** 2)
+    var_b = R * sp.exp(2 * beta * c * rho) * (m["mgf2"] - m["mgf"] ** 2)
+    mass_bias = sp.factor(sp.powsimp(sp.expand(((hess[0, 0] * var_a + hess[1, 1] * var_b) / 2).subs(mu))))
+    return {"w": w, "a_xi": a_xi, "a_q": a_q, "J": J, "sum_a2": sum_a2,
+            "finite": (d - 1) * sigma**2 * sum_a2, "mass_bias": mass_bias}
+
+
+def _average(sign: str, key: str) -> sp.Expr:
+    if _check_sign(sign) == "fixed":
+        return _limit_for_shift(theta)[key]
+    return (_limit_for_shift(theta)[key] + _limit_for_shift(-theta)[key]) / 2
+
+
+@lru_cache(maxsize=None)
+def informative_mass(sign: str = "fixed") -> sp.Expr:
+    """Limit attention mass w(rho) on the R informative tokens; symmetric: (w(rho) + w(-rho)) / 2."""
+    return _average(sign, "w")
+
+
+@lru_cache(maxsize=None)
+def nuisance_mass(sign: str = "fixed", finite_size: bool = False) -> sp.Expr:
+    """Expected attention mass on the L - R nuisance tokens at alignment rho: 1 - w(rho) in the long-sequence
+    limit; ``finite_size`` adds the O(1/L) ratio bias of E[A/(A+B)] (second-order delta method, A and B the
+    nuisance and informative sums of e^s, with Var e^{beta g} = E e^{2 beta g} - (E e^{beta g})^2)."""
+    M = 1 - informative_mass(sign)
+    return M + _average(sign, "mass_bias") if finite_size else M
+
+
+@lru_cache(maxsize=None)
+def population_objective(sign: str = "fixed", finite_size: bool = False) -> sp.Expr:
+    """J(rho) = |f_oo|^2 (fixed: theta^2 w^2 + 2 beta sigma^2 theta rho w + beta^2 sigma^4, derived);
+    symmetric: the average over eps = +-1.  ``finite_size`` adds :func:`finite_size_term`."""
+    J = _average(sign, "J")
+    return J + finite_size_term(sign) if finite_size else J
+
+
+@lru_cache(maxsize=None)
+def finite_size_term(sign: str = "fixed") -> sp.Expr:
+    """(d - 1) sigma^2 E sum a_i^2
+    ~ (d - 1) sigma^2 e^{beta^2 sigma^2} (R e^{2 beta theta rho} + L - R) / (R e^{beta theta rho} + L - R)^2."""
+    return _average(sign, "finite")
+
+
+@lru_cache(maxsize=None)
+def reduced_field(sign: str = "fixed", finite_size: bool = False) -> sp.Expr:
+    """F(rho) = (1 - rho^2) dJ/drho: the xi-component of the Riemannian gradient flow of J on the sphere."""
+    return (1 - rho**2) * sp.diff(population_objective(sign, finite_size), rho)
+
+
+class _G1(sp.Function):
+    """d G / d u of the arbitrary function G(u, v)."""
+
+
+class _G2(sp.Function):
+    """d G / d v of the arbitrary function G(u, v)."""
+
+
+class _G(sp.Function):
+    """An arbitrary smooth G(u, v); SymPy's chain rule uses its partial derivatives _G1, _G2."""
+
+    def fdiff(self, argindex: int = 1):
+        return (_G1, _G2)[argindex - 1](*self.args)
+
+
+@lru_cache(maxsize=None)
+def reduction_identity(n: int = 3) -> sp.Expr:
+    """<xi, P_perp_q grad_q G(<q,xi>, |q|^2)> - (1 - <q,xi>^2) d1G(<q,xi>, 1) on S^{n-1} x S^{n-1}.
+
+    G is an arbitrary smooth function (partial derivatives d1G, d2G left abstract), q and xi general vectors of
+    R^n put on the unit sphere by eliminating their last coordinate; SymPy does the chain rule.  The
+    expression simplifies to 0, so rho' = <xi, q'> = (1 - rho^2) J'(rho) for the Riemannian gradient flow of J.
+    """
+    qs = sp.symbols(f"q1:{n + 1}", real=True)
+    xs = sp.symbols(f"x1:{n + 1}", real=True)
+    q, xi = sp.Matrix(qs), sp.Matrix(xs)
+    u, v = (q.T * xi)[0, 0], (q.T * q)[0, 0]
+    grad = sp.Matrix([sp.diff(_G(u, v), qi) for qi in qs])
+    riem = (sp.eye(n) - q * q.T) * grad
+    expr = (xi.T * riem)[0, 0] - (1 - u**2) * _G1(u, 1)
+    on_sphere = {qs[-1]: sp.sqrt(1 - sum(t**2 for t in qs[:-1])), xs[-1]: sp.sqrt(1 - sum(t**2 for t in xs[:-1]))}
+    return expr.subs(on_sphere)
+
+
+# ---------------------------------------------------------------------------------------------
+# Numeric evaluation: certified equilibria
+# ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Equilibrium:
+    """An equilibrium rho of rho' = F(rho), its eigenvalue F'(rho) and stability (F'(rho) < 0).
+
+    ``certified`` is False only when interval arithmetic could not prove the sign of F' (a degenerate zero)."""
+
+    rho: float
+    eigenvalue: float
+    stable: bool
+    certified: bool = True
+
+
+_PARAM_NAMES = ("theta", "beta", "sigma", "R", "L", "d")
+
+
+def _validate(params: dict) -> tuple:
+    if not isinstance(params, dict):
+        raise TypeError(f"params must be a dict, got {type(params).__name__}")
+    vals = []
+    for name in _PARAM_NAMES:
+        if name not in params:
+            raise ValueError(f"params is missing {name!r}")
+        x = params[name]
+        if isinstance(x, bool) or not isinstance(x, Real):
+            raise TypeError(f"{name} must be a number, got {type(x).__name__}")
+        if not math.isfinite(float(x)):
+            raise ValueError(f"{name} must be finite, got {x}")
+        if name in ("R", "L", "d"):
+            if not isinstance(x, Integral) and float(x) != int(x):
+                raise ValueError(f"{name} must be an integer, got {x}")
+            x = int(x)
+        vals.append(x if name in ("R", "L", "d") else float(x))
+    th, be, si, r, l, dd = vals
+    if th < 0:
+        raise ValueError(f"theta must be >= 0, got {th}")
+    if be <= 0:
+        raise ValueError(f"beta must be > 0, got {be}")
+    if si <= 0:
+        raise ValueError(f"sigma must be > 0, got {si}")
+    if r < 1:
+        raise ValueError(f"R must be >= 1, got {r}")
+    if r >= l:
+        raise ValueError(f"need R < L (at least one nuisance token), got R={r}, L={l}")
+    if dd < 2:
+        raise ValueError(f"d must be >= 2, got {dd}")
+    return tuple(vals)
+
+
+def _lambdify_iv(expr: sp.Expr, args=_ARGS) -> Callable:
+    """Rigorous interval version of ``expr`` (mpmath.iv; rationals become exact interval quotients)."""
+    return sp.lambdify(args, expr, modules=[{"mpmath": mpmath.iv}], printer=MpmathPrinter, cse=True)
+
+
+@lru_cache(maxsize=None)
+def _field_functions(sign: str, finite_size: bool) -> dict[str, Callable]:
+    J = population_objective(sign, finite_size)
+    Jp = sp.diff(J, rho)
+    Jpp = sp.diff(Jp, rho)
+    Fp = sp.diff(reduced_field(sign, finite_size), rho)
+    return {"Jp": _lambdify_iv(Jp), "Jpp": _lambdify_iv(Jpp), "Fp": _lambdify_iv(Fp)}
+
+
+class _ivprec:
+    """Temporarily set the precision of mpmath.iv."""
+
+    def __enter__(self):
+        self.old = mpmath.iv.prec
+        mpmath.iv.prec = _IV_PREC
+
+    def __exit__(self, *exc):
+        mpmath.iv.prec = self.old
+
+
+def _iv_point(x: float):
+    return mpmath.iv.mpf(x)
+
+
+def _contains_zero(y) -> bool:
+    return y.a <= 0 <= y.b
+
+
+def isolate_roots(h: Callable, dh: Callable, lo: float, hi: float, *, tol: float = 1e-13,
+                  max_boxes: int = 20000) -> tuple[list[tuple[float, float]], list[tuple[float, float]]]:
+    """Enclose every zero of h in [lo, hi] by interval bisection + interval Newton (h, dh act on mpmath.iv intervals).
+
+    A box X is discarded when 0 is in neither h(X) nor the mean-value form h(m) + h'(X)(X - m) (no zero), or
+    when the Newton image N(X) = m - h(m)/h'(X) misses X.  When 0 is not in h'(X) and N(X) lies in the interior
+    of X, X holds exactly one zero (interval Newton theorem);
+    it is then shrunk to width <= tol.  Returns (certified boxes, unresolved boxes of width <= tol), touching boxes
+    merged (a zero on a shared edge is found from both sides).
+    Every zero of h in [lo, hi] lies in one of the returned boxes.  Split ratio 0.4711 (off-centre, so that
+    symmetric zeros such as rho = 0 do not land on a box edge).
+    """
+    iv = mpmath.iv
+    certified, unresolved, stack, n_boxes = [], [], [(mpmath.mpf(lo), mpmath.mpf(hi))], 0
+    while stack:
+        a, b = stack.pop()
+        n_boxes += 1
+        if n_boxes > max_boxes:
+            raise ValueError("root isolation did not terminate: the field is (nearly) degenerate at these params")
+        X = iv.mpf([a, b])
+        if not _contains_zero(h(X)):
+            continue
+        dX = dh(X)
+        m = a + (b - a) / 2
+        hm = h(iv.mpf(m))
+        if not _contains_zero(hm + dX * (X - iv.mpf(m))):          # mean-value form h(m) + h'(X)(X - m)
+            continue
+        if not _contains_zero(dX):
+            N = iv.mpf(m) - hm / dX
+            if N.b < a or N.a > b:
+                continue
+            if a < N.a and N.b < b:                      # unique zero in X: refine by interval Newton
+                while True:
+                    lo_, hi_ = max(a, N.a), min(b, N.b)
+                    if hi_ - lo_ <= tol * max(1, abs(lo_)) or (lo_, hi_) == (a, b):
+                        break
+                    a, b = lo_, hi_
+                    m = a + (b - a) / 2
+                    N = iv.mpf(m) - h(iv.mpf(m)) / dh(iv.mpf([a, b]))
+                certified.append((float(lo_), float(hi_)))
+                continue
+        if b - a <= tol:
+            unresolved.append((float(a), float(b)))
+            continue
+        s = a + (b - a) * mpmath.mpf("0.4711")
+        stack.extend([(s, b), (a, s)])
+    return _merge(certified), _merge(unresolved)
+
+
+def _merge(boxes: list[tuple[float, float]], gap: float = 1e-12) -> list[tuple[float, float]]:
+    out: list[list[float]] = []
+    for a, b in sorted(boxes):
+        if out and a <= out[-1][1] + gap:
+            out[-1][1] = max(out[-1][1], b)
+        else:
+            out.append([a, b])
+    return [tuple(x) for x in out]
+
+
+@lru_cache(maxsize=256)
+def _equilibria_cached(vals: tuple, sign: str, finite_size: bool) -> tuple[Equilibrium, ...]:
+    fn = _field_functions(sign, finite_size)
+    with _ivprec():
+        P = [mpmath.iv.mpf(v) for v in vals]
+        h = lambda X: fn["Jp"](X, *P)                   # noqa: E731  interior zeros of F = zeros of J'
+        dh = lambda X: fn["Jpp"](X, *P)                  # noqa: E731
+        cert, unres = isolate_roots(h, dh, -1.0, 1.0)
+        out = []
+        for r0 in (-1.0, 1.0):
+            ev = fn["Fp"](_iv_point(r0), *P)
+            out.append(Equilibrium(r0, float(ev.mid), bool(ev.b < 0), certified=not _contains_zero(ev)))
+        for a, b in cert:
+            if b >= 1.0 or a <= -1.0:
+                continue  # a zero of J' at rho = +-1 coincides with the endpoint equilibrium
+            ev = fn["Fp"](mpmath.iv.mpf([a, b]), *P)
+            r = (a + b) / 2
+            out.append(Equilibrium(r, float(ev.mid), bool(ev.b < 0), certified=not _contains_zero(ev)))
+        for a, b in unres:
+            r = (a + b) / 2
+            if abs(abs(r) - 1) < 1e-9:
+                out = [Equilibrium(e.rho, e.eigenvalue, e.stable, False) if e.rho == round(r) else e for e in out]
+                continue
+            ev = fn["Fp"](mpmath.iv.mpf([a, b]), *P)
+            out.append(Equilibrium(r, float(ev.mid), bool(ev.b < 0), certified=False))
+    return tuple(sorted(out, key=lambda e: e.rho))
+
+
+def _check_finite_size_validity(vals: tuple, finite_size: bool) -> None:
+    """The d/L term is a 1/L expansion in the effective token count L e^{-beta^2 sigma^2} (= 1 / E sum a_i^2 at
+    theta = 0); it is meaningless (and numerically a cancellation of e^{beta^2 sigma^2}-sized terms) below 1."""
+    th, be, si, r, l, dd = vals
+    if finite_size and (be * si) ** 2 > math.log(l):
+        raise ValueError(f"finite_size=True needs beta^2 sigma^2 <= log L (effective token count L e^(-beta^2 sigma^2) "
+                         f">= 1), got beta^2 sigma^2 = {(be * si) ** 2:.4g} > log L = {math.log(l):.4g}")
+
+
+def equilibria(params: dict, sign: str = "fixed", finite_size: bool = False) -> list[Equilibrium]:
+    """Every equilibrium of rho' = F(rho) on [-1, 1], sorted by rho, with eigenvalue F'(rho) and stability.
+
+    rho = +-1 are always equilibria (F = (1 - rho^2) J'), with F'(+-1) = -+2 J'(+-1).  Interior equilibria are the
+    zeros of J' in (-1, 1).  Guarantee: J' and J'' are evaluated in rigorous interval arithmetic (mpmath.iv,
+    113-bit); [-1, 1] is covered by boxes that are either discarded because 0 is not in J'(box), or shown by the
+    interval Newton test to contain exactly one zero (then refined to width ~1e-13), or left unresolved at width
+    1e-13 (a degenerate zero, returned with ``certified=False``).  Hence no interior equilibrium is missed.
+    Stability is F'(rho) < 0, with F'(rho) enclosed by intervals (``certified`` False if the enclosure holds 0).
+    params: theta, beta, sigma, R, L, d (extra keys ignored).  theta = 0 makes F identically 0: ValueError;
+    finite_size=True with beta^2 sigma^2 > log L (fewer than one effective token): ValueError.
+    """
+    vals = _validate(params)
+    _check_sign(sign)
+    if vals[0] == 0:
+        raise ValueError("theta = 0: F vanishes identically, every rho is an equilibrium")
+    _check_finite_size_validity(vals, finite_size)
+    eqs = list(_equilibria_cached(vals, sign, bool(finite_size)))
+    if not all(math.isfinite(e.eigenvalue) for e in eqs):
+        raise ValueError(f"parameters too extreme: the linearisation F'(rho) overflows double precision at {params}")
+    return eqs
+
+
+# ---------------------------------------------------------------------------------------------
+# Threshold in theta for the stability of -xi
+# ---------------------------------------------------------------------------------------------
+@lru_cache(maxsize=None)
+def _minus_xi_functions(sign: str, finite_size: bool) -> tuple[sp.Expr, Callable, Callable]:
+    """phi(theta) = J'(-1)/theta (every term of J' carries a factor theta; expand cancels it), as interval functions.
+
+    F'(-1) = 2 J'(-1) = 2 theta phi(theta): -xi is attracting iff phi < 0."""
+    Jp_m1 = sp.diff(population_objective(sign, finite_size), rho).subs(rho, -1)
+    phi = sp.Add(*[t / theta for t in sp.Add.make_args(sp.expand(Jp_m1, deep=False))])
+    if not phi.subs(theta, 0).is_finite:
+        raise ArithmeticError("J'(-1)/theta kept a pole at theta = 0")
+    args = (theta, beta, sigma, R, L, d)
+    return phi, _lambdify_iv(phi, args), _lambdify_iv(sp.diff(phi, theta), args)
+
+
+def default_theta_max(params: dict) -> float:
+    """Upper end of the theta search: 20 e-folds of the informative weight beyond the log-odds of R/(L - R),
+    and 20 sigma; beyond it w(-1) < e^-20 R/(L-R) so the sign of J'(-1) is that of sigma^2 (1 - beta theta) < 0."""
+    th, be, si, r, l, dd = _validate(params)
+    return max((20.0 + math.log1p(r / (l - r))) / be, 20.0 * si, 20.0 / be)
+
+
+@lru_cache(maxsize=256)
+def _minus_xi_cached(vals: tuple, sign: str, finite_size: bool, theta_max: float) -> tuple:
+    _, phi, dphi = _minus_xi_functions(sign, finite_size)
+    with _ivprec():
+        P = [mpmath.iv.mpf(v) for v in vals[1:]]
+        h = lambda X: phi(X, *P)                          # noqa: E731
+        dh = lambda X: dphi(X, *P)                        # noqa: E731
+        cert, unres = isolate_roots(h, dh, 0.0, theta_max)
+        # a zero at theta = 0 itself is trivial (no signal); keep the zeros in (0, theta_max]
+        roots = [(a + b) / 2 for a, b in _merge(cert + unres) if a > 0]
+        end = phi(mpmath.iv.mpf(theta_max), *P)
+    if end.b < 0:
+        return (roots[-1] if roots else 0.0), tuple(roots), "attracting at theta_max"
+    if end.a > 0:
+        return None, tuple(roots), "repelling at theta_max"
+    return None, tuple(roots), "undecided at theta_max"
+
+
+def minus_xi_threshold(params: dict, sign: str = "fixed", finite_size: bool = False,
+                       theta_max: float | None = None) -> float | None:
+    """theta* such that rho = -1 is attracting (F'(-1) = 2 J'(-1) < 0) for every theta in (theta*, theta_max].
+
+    The other params (beta, sigma, R, L, d) are taken from ``params`` (its theta is ignored).  All zeros of
+    phi(theta) = J'(-1)/theta in [0, theta_max] are enclosed by interval Newton (see :func:`isolate_roots`),
+    theta* is the largest one (0.0 if phi < 0 on the whole range), None if -xi is not attracting at theta_max.
+    Fixed sign: theta* ~ 1/beta when R << L.  Symmetric sign: J is even, so F'(-1) = F'(+1) and the threshold
+    is the one of +xi as well (both attract or neither does).  Default theta_max: :func:`default_theta_max`.
+    """
+    vals = _validate(params)
+    _check_sign(sign)
+    _check_finite_size_validity(vals, finite_size)
+    tm = default_theta_max(params) if theta_max is None else float(theta_max)
+    if not (math.isfinite(tm) and tm > 0):
+        raise ValueError(f"theta_max must be finite and > 0, got {theta_max}")
+    return _minus_xi_cached(vals, sign, bool(finite_size), tm)[0]
+
+
+def minus_xi_sign_changes(params: dict, sign: str = "fixed", finite_size: bool = False,
+                          theta_max: float | None = None) -> list[float]:
+    """All theta in [0, theta_max] where F'(-1) changes sign (enclosed zeros of J'(-1)/theta)."""
+    vals = _validate(params)
+    _check_sign(sign)
+    tm = default_theta_max(params) if theta_max is None else float(theta_max)
+    return list(_minus_xi_cached(vals, sign, bool(finite_size), tm)[1])
+
+
+# ---------------------------------------------------------------------------------------------
+# The derivation, step by step
+# ---------------------------------------------------------------------------------------------
+@lru_cache(maxsize=None)
+def _derivation(sign: str) -> tuple[Step, ...]:
+    m = gaussian_moments()
+    w_sym = sp.Symbol("w", positive=True)
+    lim = _limit_for_shift(theta)
+    w = lim["w"]
+    steps = [
+        Step("Score noise: with g = <q, z> ~ N(0, sigma^2), the moment generating function",
+             m["mgf"], "sympy.stats E[exp(beta g)], g ~ Normal(0, sigma)",
+             r"\mathbb{E}\,e^{\beta g}"),
+        Step("Exponential tilting: E[e^{beta <q,z>} z] = E[g e^{beta g}] q (the part of z orthogonal to q is "
+             "independent of g and centred)", m["tilt"],
+             "sympy.stats E[g exp(beta g)]", r"\mathbb{E}\,g e^{\beta g}"),
+        Step("Second moment of the weights", m["mgf2"],
+             "sympy.stats E[exp(2 beta g)]", r"\mathbb{E}\,e^{2\beta g}"),
+        Step("Informative attention mass in the long-sequence limit: R E_I[e^s] / (R E_I[e^s] + (L-R) E_N[e^s])",
+             w, "law of large numbers for numerator and denominator, E_I[e^s] = e^{beta theta rho} E e^{beta g}",
+             r"w(\rho)"),
+        Step("Its derivative is logistic", beta * theta * w_sym * (1 - w_sym),
+             "dw/drho - beta theta w (1 - w) simplifies to "
+             f"{sp.simplify(sp.diff(w, rho) - beta * theta * w * (1 - w))}",
+             r"w'(\rho)"),
+        Step("Limit output f_oo = a_xi xi + a_q q, coordinate on xi", theta * w_sym,
+             f"a_xi - theta w simplifies to {sp.simplify(lim['a_xi'] - theta * w)}", r"a_\xi"),
+        Step("Coordinate on q (tilted mean of g)", lim["a_q"], "E g e^{beta g} / E e^{beta g}, simplified", r"a_q"),
+    ]
+    J_w = sp.expand((theta * w_sym) ** 2 + 2 * rho * theta * w_sym * lim["a_q"] + lim["a_q"] ** 2)
+    steps.append(Step("J(rho) = |f_oo|^2 with <xi, q> = rho (fixed sign), in terms of w",
+                      J_w, f"|a_xi xi + a_q q|^2 from the Gram matrix; J - (this with w = w(rho)) simplifies to "
+                      f"{sp.simplify(lim['J'] - J_w.subs(w_sym, w))}", r"J_{\mathrm{fixed}}(\rho)"))
+    if sign == "symmetric":
+        Jm = _limit_for_shift(-theta)["J"]
+        steps.append(Step("Sequence with eps = -1 is the fixed model with xi -> -xi: J_{-}(rho) = J_fixed(-rho)",
+                          sp.simplify(Jm - lim["J"].subs(rho, -rho)),
+                          "limit recomputed with mean shift -theta; the difference simplifies to this",
+                          r"J_{-}(\rho)-J_{\mathrm{fixed}}(-\rho)"))
+        steps.append(Step("Symmetric objective: average over eps", population_objective("symmetric"),
+                          "E over the Rademacher sign", r"J_{\mathrm{sym}}(\rho)"))
+        steps.append(Step("Mean informative mass", informative_mass("symmetric"), "average over eps",
+                          r"\bar w(\rho)"))
+    steps.append(Step("Leading finite-L term: (d-1) sigma^2 E sum a_i^2 (P_perp_q z_i independent of the scores, "
+                      "tr P_perp_q = d - 1)", finite_size_term(sign),
+                      "ratio LLN: E sum a_i^2 ~ (R E_I e^{2s} + (L-R) E_N e^{2s}) / (R E_I e^s + (L-R) E_N e^s)^2",
+                      r"\Delta_d(\rho)"))
+    ident = reduction_identity()
+    steps.append(Step("Riemannian reduction: <xi, P_perp_q grad G(<q,xi>, |q|^2)> = (1 - rho^2) d1G on the sphere",
+                      sp.simplify(ident),
+                      "chain rule by SymPy in R^3 with q, xi on the unit sphere; the difference simplifies to this",
+                      r"\langle\xi, P^\perp_q \nabla G\rangle - (1-\rho^2)\,\partial_1 G"))
+    steps.append(Step("Reduced vector field rho' = F(rho)",
+                      (1 - rho**2) * sp.Derivative(sp.Function("J")(rho), rho),
+                      "the reduction applied to G(u, v) = J_ext: J(rho) = G(rho, 1)", r"F(\rho)"))
+    if sign == "fixed":
+        wf = sp.Function("w")(rho)
+        Fw = ((1 - rho**2) * sp.diff(J_w.subs(w_sym, wf), rho)).subs(sp.Derivative(wf, rho),
+                                                                      beta * theta * wf * (1 - wf))
+        steps.append(Step("Reduced field in terms of w (using w' = beta theta w (1 - w))",
+                          sp.factor(Fw.subs(wf, w_sym)),
+                          f"F - (this with w = w(rho)) simplifies to "
+                          f"{sp.simplify(reduced_field('fixed') - Fw.subs(wf, w))}", r"F_{\mathrm{fixed}}(\rho)"))
+    Fs = reduced_field(sign)
+    Jp = sp.diff(population_objective(sign), rho)
+    steps.append(Step("Linearisation at the poles: F'(+-1) = -+2 J'(+-1)",
+                      sp.simplify(sp.diff(Fs, rho).subs(rho, 1) + 2 * Jp.subs(rho, 1)),
+                      "differentiate (1 - rho^2) J' and evaluate at rho = 1 (rho = -1 likewise); the sum "
+                      "simplifies to this", r"F'(1) + 2 J'(1)"))
+    return tuple(steps)
+
+
+def derivation(sign: str = "fixed") -> list[Step]:
+    """The Paper A derivation as steps (statement, SymPy result, reason, LaTeX label); every result is computed."""
+    return list(_derivation(_check_sign(sign)))
