@@ -10,6 +10,7 @@ import json
 import sys
 from pathlib import Path
 
+from checks import bench_cli, selftest_cli
 from checks.framework import PROFILES, InputError, progress_printer
 
 
@@ -59,6 +60,8 @@ def build_parser() -> Parser:
     latex.add_argument("--from-json", metavar="PATH", help="take the audit table from a JSON report "
                        "(default: run the quick audit)")
     latex.add_argument("--seed", default="0", help="seed of the audit run (without --from-json)")
+    bench_cli.add_parser(sub)
+    selftest_cli.add_parser(sub)
     return parser
 
 
@@ -147,7 +150,9 @@ def main(argv: list[str] | None = None) -> int:
         if getattr(args, "profile", "quick") not in PROFILES:
             raise InputError(f"unknown profile {args.profile!r} (choose from {', '.join(PROFILES)})")
         handler = {"list": lambda: cmd_list(), "run": lambda: cmd_run(args),
-                   "derive": lambda: cmd_derive(args), "latex": lambda: cmd_latex(args)}[args.command]
+                   "derive": lambda: cmd_derive(args), "latex": lambda: cmd_latex(args),
+                   "bench": lambda: bench_cli.cmd_bench(args),
+                   "selftest": lambda: selftest_cli.cmd_selftest(args)}[args.command]
         return handler()
     except (UsageError, InputError) as exc:
         print(f"attnverify: error: {exc}", file=sys.stderr)

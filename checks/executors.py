@@ -46,7 +46,7 @@ def make_executor(kind: str = "local", *, jobs: int | None = None,
                                dashboard_address=None, processes=True)
     try:
         try:
-            client = Client(cluster if cluster is not None else scheduler, timeout=30)
+            client = Client(cluster if cluster is not None else scheduler, timeout=10)
         except OSError as exc:
             raise InputError(f"--scheduler: cannot reach a Dask scheduler at {scheduler!r} ({exc})") from None
         try:

@@ -314,7 +314,7 @@ class Check:
                 self.validate(values)
             except InputError:
                 raise
-            except (ValueError, TypeError) as exc:
+            except (ValueError, TypeError, ArithmeticError) as exc:
                 raise InputError(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from None
         return values
 

@@ -110,7 +110,7 @@ def write_report(report: Report, directory: str | os.PathLike) -> Path:
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
     write_json(report, out / "report.json")
-    md = [f"# attnverify audit", "",
+    md = ["# attnverify audit", "",
           f"Profile `{report.profile}`, seed {report.seed}, version {report.version}. "
           f"Overrides: {json.dumps(jsonable(report.options)) if report.options else 'none'}.", "",
           "| check | verdict | observed | threshold | seconds |", "|---|---|---|---|---|"]

@@ -50,6 +50,9 @@ def _model(B, V) -> tuple[np.ndarray, np.ndarray]:
     B = _matrix(B, "B")
     V = _matrix(V, "V", B.shape[0])
     _check_invertible(B)
+    scale = np.linalg.norm(B, 2) * np.linalg.norm(V, 2)
+    if not scale <= 1e100:
+        raise ValueError(f"B and V are too large: |B| |V| = {scale:.3g} > 1e100, the field would overflow float64")
     return B, V
 
 

@@ -659,7 +659,7 @@ def _derivation() -> tuple[Step, ...]:
                           f"of multiplicity {dim_E} (gaps g_k > 0): Pi(x0) = P_E x0/|P_E x0|.",
                           lim, "sympy.limit (u = e^-tau -> 0+)", rf"\Pi_{{\dim E={dim_E}}}(x_0)"))
         steps.append(Step(f"Stationarity: X_inf(Pi x) = 0 (dim E = {dim_E}).", _diag_stationarity(d, dim_E),
-                          "sympy.simplify", rf"X_\infty(\Pi x)"))
+                          "sympy.simplify", r"X_\infty(\Pi x)"))
     Jt, ev = _diag_jacobian(3)
     steps.append(Step("Linearisation at x* = e_1 (A = diag(mu_i), general B): tangent Jacobian eigenvalues "
                       "(mu_j - mu_1)/|B^T x*|; the rate is gamma/|B^T x*|.", ev,

@@ -12,7 +12,6 @@ from checks.framework import Param
 
 MODEL_PARAMS = (
     Param("d", int, 2, "dimension d (tokens on the sphere S^{d-1})", low=2),
-    Param("beta", float, 100.0, "inverse temperature beta", low=0.0, low_open=True),
     Param("Q", "matrix", np.eye(2), "query matrix Q (d x d)"),
     Param("K", "matrix", np.diag([1.0, 3.0]), "key matrix K (d x d)"),
     Param("V", "matrix", np.diag([2.0, 1.0]), "value matrix V (d x d)"),

@@ -103,13 +103,13 @@ def projection_stationary(p: dict, ctx: Context) -> Evidence:
     fine = dists[:, -1, :]
     fits = [fit_rate(times, dd, lo, hi) for dd in fine]
     fitted = np.array([f for f, _ in fits])
-    rel = np.abs(fitted - rates) / rates
+    rel = np.abs(fitted - rates) / np.abs(rates)   # a negative derived rate must not pass as a small error
     # window/refinement study: fit the two halves of the window (geometric split) and the coarser rtol
     mid = np.sqrt(lo * hi)
     lower = np.array([fit_rate(times, dd, lo, mid)[0] for dd in fine])
     upper = np.array([fit_rate(times, dd, mid, hi)[0] for dd in fine])
     coarse = np.array([fit_rate(times, dd, lo, hi)[0] for dd in dists[:, 0, :]])
-    spread = float(np.max(np.abs(np.stack([lower, upper, coarse]) - fitted) / rates))
+    spread = float(np.max(np.abs(np.stack([lower, upper, coarse]) - fitted) / np.abs(rates)))
     observed, thr = float(np.max(rel)), float(p["rate_tol"])
     return Evidence(
         metric="max over trajectories of |fitted rate - derived rate| / derived rate",
@@ -120,7 +120,7 @@ def projection_stationary(p: dict, ctx: Context) -> Evidence:
                 f"threshold {thr:.0e} must exceed 10x that (it does: {bool(10 * spread <= thr)}). "
                 f"Stationarity: max |X_inf(Pi x)| = {stat:.1e} <= {stat_thr:.1e} (round-off bound "
                 f"64 d eps |V| (1 + 2 kappa(B)))"),
-        passed=bool(observed <= thr and 10 * spread <= thr and stat <= stat_thr),
+        passed=bool(observed <= thr and 10 * spread <= thr and stat <= stat_thr and np.all(rates > 0)),
         analytic=rates.tolist(), numeric=fitted.tolist(), uncertainty=spread,
         details={"stationarity_max": stat, "stationarity_threshold": stat_thr, "n_points": int(len(X)),
                  "derived_rates": rates.tolist(), "fitted_rates": fitted.tolist(),

@@ -1,0 +1,315 @@
+"""``attnverify bench``: performance ratios measured side by side in one process, so that machine noise cancels.
+
+Every figure is a ratio of two timings taken in the same run (median of repeats unless stated), except the
+W2 timings, which are reported with their fitted scaling exponent. ``scale`` (0 < scale <= 1) shrinks every
+problem size for a quick smoke run; the targets refer to scale = 1.
+
+Keys of the result (``run_all``):
+  sga_step_over_rng            one batched SGA step (L = 10500, d = 20, 30 runs) / drawing its Gaussians alone
+  particles_speedup_vs_naive   time to max trajectory error <= 1e-4 (N = 2000, d = 3, beta = 100, t in [0, 5]):
+                               naive explicit Euler / the project's ``simulate``
+  truncated_kernel_speedup     dense ``attention_field`` / ``attention_field_truncated`` (beta = 1e4, N = 1e4, d = 2)
+  truncated_kernel_max_error   max |dense - truncated| there
+  dense_kernel_fraction_of_peak  (np.exp over N x N + the two GEMMs of the kernel's shapes) / attention_field
+  w2_exponent                  fitted p in time ~ N^p for exact W2 at N = 500 .. 5000
+"""
+from __future__ import annotations
+
+import math
+import os
+import platform
+import time
+from typing import Callable
+
+import numpy as np
+import scipy
+
+from benchmarks.naive import euler_naive
+from numerics.particles import attention_field, simulate
+from numerics.sga import projected_sga
+from numerics.signal_model import SignalModel
+from numerics.truncated import attention_field_truncated, interaction_pairs
+from numerics.wasserstein import w2
+
+TARGETS = {"sga_step_over_rng": ("<=", 1.5), "particles_speedup_vs_naive": (">=", 10.0),
+           "truncated_kernel_speedup": (">=", 10.0), "truncated_kernel_max_error": ("<=", 1e-10)}
+ACCURACY = 1e-4            # trajectory accuracy the particle integrators must reach
+REF_RTOL = 1e-8            # reference: simulate's global error is ~30 x rtol here (3e-6 -> 9.6e-5), so ~3e-7 << 1e-4
+
+
+def _timed(fn: Callable[[], object]) -> tuple[float, object]:
+    t0 = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - t0, out
+
+
+def median_time(fn: Callable[[], object], repeats: int) -> float:
+    """Median wall time of ``repeats`` calls after one untimed warm-up call."""
+    fn()
+    return float(np.median([_timed(fn)[0] for _ in range(repeats)]))
+
+
+def _sphere(rng: np.random.Generator, n: int, d: int) -> np.ndarray:
+    X = rng.standard_normal((n, d))
+    return X / np.linalg.norm(X, axis=1)[:, None]
+
+
+def _size(n: int, scale: float, low: int) -> int:
+    return max(low, int(round(n * scale)))
+
+
+# ----------------------------------------------------------------------------- SGA step vs RNG
+def bench_sga(scale: float = 1.0, repeats: int = 7, seed: int = 0) -> dict:
+    """Per-step time of ``projected_sga`` (sample + gradient + update) over the time of its Gaussian draw.
+
+    One step draws rng.standard_normal((30, L, d)); the ratio is the median over interleaved repeats of per-step SGA
+    time / that draw, with the same generator and dtype. Also times the RNG variants (float32, out=, SFC64).
+    """
+    L, d, runs = _size(10500, scale, 60), 20, 30
+    model = SignalModel(theta=0.25, beta=1.0, sigma=1.0, R=max(1, L // 21), L=L, d=d)
+    rho0 = np.zeros(runs)
+    n_steps = 4
+    out: dict = {"L": L, "d": d, "runs": runs}
+    for dtype in (np.float64, np.float32):
+        rng = np.random.default_rng(seed)
+        step = lambda: projected_sga(model, rho0, n_steps, 1.0, 10.0, rng, dtype=dtype)  # noqa: E731
+        draw = lambda: rng.standard_normal((runs, L, d), dtype=dtype)                      # noqa: E731
+        step(), draw()                                                  # warm-up
+        pairs = [(_timed(step)[0] / (n_steps + 1), _timed(draw)[0]) for _ in range(repeats)]   # interleaved
+        t_step, t_rng = np.median(pairs, axis=0)                        # n_steps + 1 sequences are drawn per call
+        out[np.dtype(dtype).name] = {"step_s": float(t_step), "rng_s": float(t_rng),
+                                     "ratio": float(np.median([a / b for a, b in pairs]))}
+    buf64, buf32 = np.empty((runs, L, d)), np.empty((runs, L, d), np.float32)
+    pcg, sfc = np.random.default_rng(seed), np.random.Generator(np.random.SFC64(seed))
+    out["rng_variants_s"] = {
+        "PCG64 float64": median_time(lambda: pcg.standard_normal((runs, L, d)), repeats),
+        "PCG64 float64 out=": median_time(lambda: pcg.standard_normal(out=buf64), repeats),
+        "PCG64 float32 out=": median_time(lambda: pcg.standard_normal(out=buf32, dtype=np.float32), repeats),
+        "SFC64 float64 out=": median_time(lambda: sfc.standard_normal(out=buf64), repeats),
+        "SFC64 float32 out=": median_time(lambda: sfc.standard_normal(out=buf32, dtype=np.float32), repeats),
+    }
+    out["sga_step_over_rng"] = out["float64"]["ratio"]                 # the project's default dtype
+    return out
+
+
+# ----------------------------------------------------------------------------- particles: simulate vs naive Euler
+def particle_problem(scale: float = 1.0, seed: int = 0):
+    """(X0, Q, K, V, beta, t_end): N = 2000 uniform points on S^2, B = Q^T K = diag(1, 2, 3), V = diag(1.5, 1, 2)."""
+    N = _size(2000, scale, 60)
+    X0 = _sphere(np.random.default_rng(seed), N, 3)
+    return X0, np.eye(3), np.diag([1.0, 2.0, 3.0]), np.diag([1.5, 1.0, 2.0]), 100.0, 5.0
+
+
+def bench_particles(scale: float = 1.0, naive_budget_s: float = 75.0, n_out: int = 10, seed: int = 0) -> dict:
+    """Time to reach max trajectory error <= 1e-4 at t = 0, 0.5, ..., 5 against ``simulate`` at rtol 1e-8.
+
+    Project: the loosest rtol on the grid 10^(-k/2) (atol = rtol/100) that meets 1e-4, found from 1e-5 up or
+    down, timed in that search. Naive: ``euler_naive`` from 200 steps, doubling until the error
+    is <= 1e-4. If the next doubling would exceed ``naive_budget_s`` (checked from the second run on, once the
+    measured order lies in [0.5, 2]), the needed step count is extrapolated
+    from the convergence order p of the last two runs, used as max(p, 1): Euler is first order, and a
+    pre-asymptotic p above 1 predicts fewer steps, so it can only understate the speedup (p is reported)
+    and the naive time is the measured per-step time times that count (``naive_extrapolated`` is then True).
+    """
+    X0, Q, K, V, beta, t_end = particle_problem(scale, seed)
+    times = np.linspace(0.0, t_end, n_out + 1)
+    t_ref, ref = _timed(lambda: simulate(X0, Q, K, V, beta, times, rtol=REF_RTOL, atol=REF_RTOL * 1e-2))
+
+    def project(rtol: float) -> tuple[float, float]:
+        t, Y = _timed(lambda: simulate(X0, Q, K, V, beta, times, rtol=rtol, atol=rtol * 1e-2))
+        return t, float(np.max(np.abs(Y - ref)))
+
+    tried: dict[float, tuple[float, float]] = {}
+    k = 10                                                # rtol = 10^(-k/2)
+    while True:
+        rtol = 10.0 ** (-k / 2)
+        tried[rtol] = project(rtol)
+        ok = tried[rtol][1] <= ACCURACY
+        up = 10.0 ** (-(k - 1) / 2)
+        if ok and up not in tried and k > 2:
+            k -= 1                                        # passes: try looser
+        elif not ok and not any(e <= ACCURACY for _, e in tried.values()) and k < 24:
+            k += 1                                        # fails and nothing passed yet: try tighter
+        else:
+            break
+    passing = [r for r, (_, e) in tried.items() if e <= ACCURACY]
+    if not passing:
+        raise RuntimeError("simulate did not reach the accuracy on the rtol grid")
+    best = max(passing)
+    t_proj = tried[best][0]
+
+    B = Q.T @ K
+    runs = []                                            # (n_steps, seconds, error)
+    n = 200                                              # 100 steps is unstable at this size (error ~2)
+    while True:
+        t, Y = _timed(lambda: euler_naive(X0, B, V, beta, t_end, n, n_out))
+        err = float(np.max(np.abs(Y - ref))) if np.all(np.isfinite(Y)) else math.inf
+        runs.append((n, t, err))
+        order = math.log2(runs[-2][2] / err) if len(runs) >= 2 and math.isfinite(runs[-2][2]) else math.nan
+        if err <= ACCURACY:
+            break
+        if len(runs) >= 2 and 0.5 <= order <= 2.0 and 2 * t > naive_budget_s - sum(r[1] for r in runs):
+            break                                        # over budget and in the asymptotic regime: extrapolate
+        if n >= 2**22:
+            raise RuntimeError(f"naive Euler did not converge (error {err:.3g} at {n} steps)")
+        n *= 2
+    n_last, t_last, e_last = runs[-1]
+    extrapolated = e_last > ACCURACY
+    if extrapolated:
+        halvings = math.ceil(math.log2(e_last / ACCURACY) / max(order, 1.0))   # never below Euler's order 1
+        n_need = n_last * 2 ** halvings
+        t_naive = t_last / n_last * n_need
+    else:
+        n_need, t_naive = n_last, t_last
+    return {"N": X0.shape[0], "d": 3, "beta": beta, "t_end": t_end, "accuracy": ACCURACY,
+            "reference_rtol": REF_RTOL, "reference_s": t_ref,
+            "project_rtol": best, "project_s": t_proj, "project_error": tried[best][1],
+            "project_tried": {f"{r:.3g}": {"s": s, "error": e} for r, (s, e) in sorted(tried.items())},
+            "naive_runs": [{"n_steps": a, "s": s, "error": e} for a, s, e in runs],
+            "naive_order": order, "naive_steps": n_need, "naive_s": t_naive, "naive_extrapolated": extrapolated,
+            "particles_speedup_vs_naive": t_naive / t_proj}
+
+
+# ----------------------------------------------------------------------------- truncated kernel
+def bench_truncated(scale: float = 1.0, tol: float = 1e-12, repeats: int = 3, seed: int = 0) -> dict:
+    """Dense ``attention_field`` vs ``attention_field_truncated`` at beta = 1e4, N = 1e4, d = 2.
+
+    B = diag(1, 3), V = diag(2, 1), uniform random points; speedup = median dense time / median truncated time.
+    """
+    N, beta = _size(10_000, scale, 200), 1e4
+    X = _sphere(np.random.default_rng(seed), N, 2)
+    B, V = np.diag([1.0, 3.0]), np.diag([2.0, 1.0])
+    dense = attention_field(X, B, V, beta)
+    trunc = attention_field_truncated(X, B, V, beta, tol=tol)
+    t_dense = median_time(lambda: attention_field(X, B, V, beta), repeats)
+    t_trunc = median_time(lambda: attention_field_truncated(X, B, V, beta, tol=tol), 2 * repeats + 1)
+    pairs = int(interaction_pairs(X, B, beta, tol=tol)[0][-1])
+    return {"N": N, "d": 2, "beta": beta, "tol": tol, "dense_s": t_dense, "truncated_s": t_trunc,
+            "pairs": pairs, "pair_fraction": pairs / N**2,
+            "error_bound": 2 * tol * float(np.max(np.linalg.norm(X @ V.T, axis=1))),
+            "truncated_kernel_speedup": t_dense / t_trunc,
+            "truncated_kernel_max_error": float(np.max(np.abs(dense - trunc)))}
+
+
+# ----------------------------------------------------------------------------- dense-kernel throughput
+def bench_dense_throughput(scale: float = 1.0, repeats: int = 5, seed: int = 0) -> dict:
+    """Pair interactions per second of ``attention_field`` (N = 2000, d = 3, beta = 100) and the same as a fraction
+    of this machine's floor for that work: np.exp over an N x N array + the score GEMM (N x d)(d x N) + the
+    read-out GEMM (N x N)(N x d), timed on the same shapes."""
+    N, d, beta = _size(2000, scale, 100), 3, 100.0
+    rng = np.random.default_rng(seed)
+    X = _sphere(rng, N, d)
+    B, V = np.diag([1.0, 2.0, 3.0]), np.diag([1.5, 1.0, 2.0])
+    t_field = median_time(lambda: attention_field(X, B, V, beta), repeats)
+    S = beta * ((X @ B) @ X.T)
+    S -= S.max(axis=1, keepdims=True)
+    buf = np.empty_like(S)
+    VX, XB = X @ V.T, X @ B
+    t_exp = median_time(lambda: np.exp(S, out=buf), repeats)
+    t_scores = median_time(lambda: np.matmul(XB, X.T, out=buf), repeats)
+    t_read = median_time(lambda: buf @ VX, repeats)
+    floor = t_exp + t_scores + t_read
+    return {"N": N, "d": d, "field_s": t_field, "exp_s": t_exp, "score_gemm_s": t_scores, "readout_gemm_s": t_read,
+            "pairs_per_s": N**2 / t_field, "floor_pairs_per_s": N**2 / floor,
+            "dense_kernel_fraction_of_peak": floor / t_field}
+
+
+# ----------------------------------------------------------------------------- exact W2
+def bench_w2(scale: float = 1.0, seed: int = 0) -> dict:
+    """Time of ``numerics.wasserstein.w2`` (assignment problem) between two N-point clouds in R^3, and the least-squares
+    exponent p of time ~ N^p over N = 500, 1000, 2000, 5000 (scaled)."""
+    rng = np.random.default_rng(seed)
+    sizes = sorted({_size(n, scale, 20 * (i + 1)) for i, n in enumerate((500, 1000, 2000, 5000))})
+    secs = []
+    for n in sizes:
+        X, Y = rng.standard_normal((n, 3)), rng.standard_normal((n, 3))
+        secs.append(_timed(lambda: w2(X, Y))[0])
+    p = float(np.polyfit(np.log(sizes), np.log(secs), 1)[0]) if len(sizes) > 1 else math.nan
+    return {"sizes": sizes, "seconds": secs, "w2_exponent": p}
+
+
+# ----------------------------------------------------------------------------- all
+def machine_info() -> dict:
+    """CPU count, NumPy/SciPy versions and the BLAS NumPy was built against."""
+    info = {"cpu_count": os.cpu_count(), "python": platform.python_version(), "numpy": np.__version__,
+            "scipy": scipy.__version__, "platform": platform.platform()}
+    if hasattr(os, "sched_getaffinity"):
+        info["cpus_available"] = len(os.sched_getaffinity(0))
+    try:
+        blas = np.show_config(mode="dicts")["Build Dependencies"]["blas"]
+        info["blas"] = f"{blas.get('name', '?')} {blas.get('version', '')}".strip()
+    except Exception:  # noqa: BLE001 -- BLAS info is optional
+        info["blas"] = "unknown"
+    return info
+
+
+SECTIONS = (("sga", bench_sga), ("particles", bench_particles), ("truncated", bench_truncated),
+            ("dense", bench_dense_throughput), ("w2", bench_w2))
+
+
+def run_all(scale: float = 1.0, progress: Callable[[str], None] | None = None,
+            naive_budget_s: float | None = None) -> dict:
+    """Every benchmark at ``scale``; the headline keys at the top level, the details under each section name.
+
+    ``naive_budget_s`` (default 75 s x scale) bounds the time spent running the naive Euler baseline.
+    """
+    if not (isinstance(scale, (int, float)) and not isinstance(scale, bool) and 0 < scale <= 1):
+        raise ValueError(f"scale must be a number in (0, 1], got {scale!r}")
+    result: dict = {"scale": float(scale), "machine": machine_info()}
+    for name, fn in SECTIONS:
+        if progress:
+            progress(name)
+        kwargs = {"naive_budget_s": 75.0 * scale if naive_budget_s is None else naive_budget_s} \
+            if name == "particles" else {}
+        t, section = _timed(lambda: fn(scale, **kwargs))
+        section["wall_s"] = t
+        result[name] = section
+    result["sga_step_over_rng"] = result["sga"]["sga_step_over_rng"]
+    result["particles_speedup_vs_naive"] = result["particles"]["particles_speedup_vs_naive"]
+    result["truncated_kernel_speedup"] = result["truncated"]["truncated_kernel_speedup"]
+    result["truncated_kernel_max_error"] = result["truncated"]["truncated_kernel_max_error"]
+    result["dense_kernel_fraction_of_peak"] = result["dense"]["dense_kernel_fraction_of_peak"]
+    result["dense_pairs_per_s"] = result["dense"]["pairs_per_s"]
+    result["w2_exponent"] = result["w2"]["w2_exponent"]
+    result["w2_seconds"] = dict(zip(map(str, result["w2"]["sizes"]), result["w2"]["seconds"]))
+    result["targets_met"] = {k: _meets(result[k], op, v) for k, (op, v) in TARGETS.items()}
+    return result
+
+
+def _meets(value: float, op: str, bound: float) -> bool:
+    return bool(value <= bound) if op == "<=" else bool(value >= bound)
+
+
+def format_table(result: dict) -> str:
+    """The headline figures as a plain-text table."""
+    p, tr, dn = result["particles"], result["truncated"], result["dense"]
+    rows = [
+        ("sga_step_over_rng", f"{result['sga_step_over_rng']:.3f}",
+         f"L={result['sga']['L']} d={result['sga']['d']} runs=30 float64; float32 "
+         f"{result['sga']['float32']['ratio']:.3f}"),
+        ("particles_speedup_vs_naive", f"{result['particles_speedup_vs_naive']:.1f}",
+         f"N={p['N']}: simulate rtol={p['project_rtol']:.3g} {p['project_s']:.2f}s vs Euler "
+         f"{p['naive_steps']} steps {p['naive_s']:.1f}s{' (extrapolated)' if p['naive_extrapolated'] else ''}"),
+        ("truncated_kernel_speedup", f"{result['truncated_kernel_speedup']:.1f}",
+         f"N={tr['N']} beta=1e4: dense {tr['dense_s']:.3f}s, truncated {tr['truncated_s']:.4f}s, "
+         f"pairs {tr['pair_fraction']:.2%}"),
+        ("truncated_kernel_max_error", f"{result['truncated_kernel_max_error']:.2e}",
+         f"tol={tr['tol']:g}, proven bound {tr['error_bound']:.1e} + rounding"),
+        ("dense_kernel_fraction_of_peak", f"{result['dense_kernel_fraction_of_peak']:.2f}",
+         f"N={dn['N']}: {dn['pairs_per_s']:.3g} pairs/s vs exp+GEMM floor {dn['floor_pairs_per_s']:.3g}"),
+        ("w2_exponent", f"{result['w2_exponent']:.2f}",
+         ", ".join(f"N={n}: {s:.2f}s" for n, s in zip(result["w2"]["sizes"], result["w2"]["seconds"]))),
+    ]
+    width = max(len(r[0]) for r in rows)
+    lines = [f"{'metric':<{width}}  {'value':>9}  {'target':<13}  details"]
+    for key, value, detail in rows:
+        target = ""
+        if key in TARGETS:
+            op, bound = TARGETS[key]
+            target = f"{op}{bound:g} " + ("ok" if result["targets_met"][key] else "MISS")
+        lines.append(f"{key:<{width}}  {value:>9}  {target:<13}  {detail}")
+    m = result["machine"]
+    lines.append(f"machine: {m.get('cpus_available', m['cpu_count'])} CPUs, numpy {m['numpy']}, {m['blas']}")
+    if result["scale"] < 1:
+        lines.append(f"scale {result['scale']:g}: reduced sizes; the targets refer to scale 1")
+    return "\n".join(lines)

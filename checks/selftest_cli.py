@@ -1,0 +1,121 @@
+"""``attnverify selftest --mutants [--only NAME ...] [--json PATH] [--seed S]`` and ``attnverify selftest --seeds N``.
+
+``--mutants``: inject each mutant of :mod:`checks.mutants` in turn, run the checks it names (quick profile,
+serially), and print which checks catch it; ``--json`` writes
+``{"mutants": n, "caught": k, "rows": [{"mutant", "caught_by": [...], ...}], ...}``.
+``--seeds N``: the false-alarm sweep of :mod:`benchmarks.seed_sweep` (quick profile under seeds 0..N-1).
+
+Wiring (in ``checks.cli``): ``selftest_cli.add_parser(sub)`` in ``build_parser`` and
+``"selftest": lambda: selftest_cli.cmd_selftest(args)`` in the handler table. Exit code 0 when every mutant is
+caught (or every check passes under every seed), 1 otherwise, 2 on bad input (raised as InputError).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from checks.framework import InputError
+
+
+def add_parser(subparsers) -> argparse.ArgumentParser:
+    """Add the ``selftest`` subcommand to an argparse subparsers object."""
+    p = subparsers.add_parser("selftest", help="mutation self-test (--mutants) or false-alarm sweep (--seeds N)")
+    p.add_argument("--mutants", action="store_true", help="run the mutant catalogue (about 5 minutes)")
+    p.add_argument("--only", nargs="+", default=None, metavar="NAME", help="with --mutants: only these mutants")
+    p.add_argument("--list", dest="list_mutants", action="store_true", help="list the mutants and exit")
+    p.add_argument("--seeds", default=None, metavar="N", help="run the quick audit under seeds 0..N-1 "
+                   "(about 1.5 minutes per seed) and report each check's pass rate")
+    p.add_argument("--seed", default="0", help="with --mutants: the seed of every run (default 0)")
+    p.add_argument("--json", dest="json_path", metavar="PATH", help="write the results as JSON")
+    p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    return p
+
+
+def _count(name: str, text: str, minimum: int) -> int:
+    try:
+        value = int(str(text).strip())
+    except ValueError:
+        raise InputError(f"{name}: expected an integer >= {minimum}, got {text!r}") from None
+    if value < minimum:
+        raise InputError(f"{name}: expected an integer >= {minimum}, got {value}")
+    return value
+
+
+def _verdict_text(r: dict) -> str:
+    if r["verdict"] == "error":
+        tag = "crash, not counted" if r["crash"] else "error"
+        return f"{tag} ({r['error']})"
+    if r["observed"] is None:
+        return r["verdict"]
+    return f"{r['verdict']} (observed {r['observed']:.4g}, threshold {r['threshold']:.4g})"
+
+
+def mutants_table(result: dict) -> str:
+    """Plain-text table: one line per (mutant, check)."""
+    lines = [f"{'mutant':<38} {'caught':<7} check: verdict", "-" * 100]
+    for row in result["rows"]:
+        for i, r in enumerate(row["results"]):
+            head = f"{row['mutant']:<38} {('yes' if row['caught'] else 'NO'):<7}" if i == 0 else " " * 46
+            lines.append(f"{head} {r['check']}: {_verdict_text(r)}")
+    gaps = [f"  {row['mutant']}: not caught: {row['known_gap']}" for row in result["rows"] if row.get("known_gap")]
+    lines += ["-" * 100, *gaps] if gaps else []
+    bad = [b["check"] for b in result["baseline"] if b["verdict"] != "pass"]
+    lines.append("-" * 100)
+    lines.append(f"caught {result['caught']} of {result['mutants']} mutants in {result['seconds']:.0f} s "
+                 f"(seed {result['seed']}, quick profile)" + (f"; baseline NOT passing: {bad}" if bad else ""))
+    return "\n".join(lines)
+
+
+def _check_json_path(path: str | None) -> None:
+    if path and not Path(path).parent.exists():
+        raise InputError(f"--json: directory {str(Path(path).parent)!r} does not exist")
+
+
+def cmd_selftest(args: argparse.Namespace) -> int:
+    """Run the mutation self-test or the seed sweep; print a table; write JSON to ``args.json_path`` if given."""
+    from checks.mutants import KNOWN_GAPS, MUTANTS, by_name
+
+    if getattr(args, "list_mutants", False):
+        for m in MUTANTS:
+            print(f"{m.name:<38} {m.module}.{m.attribute:<24} {m.description}")
+        return 0
+    if bool(args.mutants) == (args.seeds is not None):
+        raise InputError("selftest: give exactly one of --mutants or --seeds N")
+    _check_json_path(args.json_path)
+    say = (lambda text: None) if args.quiet else (lambda text: print(text, file=sys.stderr, flush=True))
+    if args.seeds is not None:
+        return _seed_sweep(_count("--seeds", args.seeds, 1), args.json_path, say)
+    seed = _count("--seed", args.seed, 0)
+    try:
+        chosen = [by_name(n) for n in args.only] if args.only else list(MUTANTS)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+    from checks.mutation import selftest
+
+    say(f"selftest: baseline run of the checks the {len(chosen)} mutants name ...")
+    result = selftest(chosen, seed=seed, progress=lambda i, n, name: say(f"selftest: mutant {i + 1}/{n}: {name} ..."))
+    for row in result["rows"]:
+        row["known_gap"] = None if row["caught"] else KNOWN_GAPS.get(row["mutant"])
+    print(mutants_table(result))
+    if args.json_path:
+        Path(args.json_path).write_text(json.dumps(result, indent=2) + "\n")
+        print(f"wrote {args.json_path}")
+    return 0 if result["caught"] == result["mutants"] and result["baseline_all_pass"] else 1
+
+
+def _seed_sweep(n: int, json_path: str | None, say) -> int:
+    import time
+
+    from benchmarks.seed_sweep import markdown, result_dict, sweep
+
+    start = time.perf_counter()
+    per_seed = sweep(list(range(n)), on_seed=lambda s, rows: say(
+        f"selftest: seed {s}: {sum(r['verdict'] == 'pass' for r in rows)}/{len(rows)} pass"))
+    result = result_dict(per_seed, time.perf_counter() - start)
+    print(markdown(result["checks"], n))
+    if json_path:
+        Path(json_path).write_text(json.dumps(result, indent=2) + "\n")
+        print(f"wrote {json_path}")
+    return 0 if result["all_pass"] else 1

@@ -1,0 +1,167 @@
+"""Truncated-interaction attention kernel: at large beta only pairs inside a spherical cap interact.
+
+Same field as ``numerics.particles.attention_field``: X_i = P_perp_{x_i} sum_j w_ij V x_j with
+w_ij = softmax_j(l_ij), l_ij = beta <b_i, x_j>, b_i = B^T x_i.
+
+Cutoff. Let m_i = max_j l_ij and c = log(N / tol). Every j with l_ij < m_i - c has weight
+w_ij = e^{l_ij - m_i} / Z_i < e^{-c} = tol / N (Z_i >= 1 because the maximiser contributes e^0), so the
+dropped softmax mass is delta_i < tol. With K_i the kept set and M_i, M'_i the full and renormalised truncated
+averages, sum_{K_i} w_ij V x_j = (1 - delta_i) M'_i, hence
+
+    M_i - M'_i = sum_{j not in K_i} w_ij V x_j - delta_i M'_i,   |M_i - M'_i| <= 2 delta_i max_j |V x_j|,
+
+and P_perp has norm <= 1, so  |X_i - X'_i| <= 2 tol max_j |V x_j|  (plus rounding).
+
+Neighbour search. For unit x_j, l_ij = beta r_i <y*_i, x_j> with r_i = |b_i|, y*_i = b_i / r_i. Any particle j0
+gives l_i0 := l_{i j0} <= m_i, so {l_ij >= m_i - c} is contained in the cap {<y*_i, x_j> >= kappa_i},
+kappa_i = (l_i0 - c) / (beta r_i), which also contains the maximiser (l = m_i >= l_i0). We take j0 among the
+particles nearest y*_i, but nothing assumes it is the maximiser: any j0 gives a valid cap (a near-maximal one a
+small cap). The cap is widened by a margin that covers rounding and the allowed 1e-8 deviation of |x_j| from 1;
+the exact logits are computed on the candidates, m_i is their maximum (exact: the maximiser is a candidate) and
+every candidate is kept (the dropped set only shrinks, so the bound above still holds). Candidates: d = 2,
+sorted angles and a binary search of the arc; d >= 3, ``scipy.spatial.cKDTree.query_ball_point`` with chord
+radius sqrt(2 - 2 kappa). Cost O(P d + N log N) for P
+candidate pairs, via CSR index arrays and segment reductions (``np.maximum.reduceat``, ``np.add.reduceat``),
+in row blocks of at most a few million pairs (bounded memory even when the cap is the whole sphere).
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from scipy.spatial import cKDTree
+
+from numerics.particles import _beta, _check_invertible, _matrix, _model, _points, _tangent
+
+_NORM_SLACK = 3e-8     # > 2 x the 1e-8 deviation of |x_j| from 1 that the particle module accepts
+_COS_SLACK = 1e-12     # absolute slack on the cap's cosine, covers rounding of kappa and of the dot products
+_CHUNK = 4_000_000     # candidate pairs per row block
+
+
+def _tol(tol) -> float:
+    if isinstance(tol, bool) or not isinstance(tol, numbers.Real):
+        raise TypeError(f"tol must be a real number, got {type(tol).__name__}")
+    t = float(tol)
+    if not (0.0 < t < 1.0):
+        raise ValueError(f"tol must lie in (0, 1), got {tol}")
+    return t
+
+
+def _csr(starts: np.ndarray, counts: np.ndarray, n_ring: int) -> np.ndarray:
+    """The flat positions starts[i] + 0..counts[i]-1 (mod n_ring), row after row, without a loop."""
+    ends = np.cumsum(counts)
+    offset = np.arange(ends[-1] if ends.size else 0, dtype=np.int64) - np.repeat(ends - counts - starts, counts)
+    return offset % n_ring
+
+
+class _Caps:
+    """Candidate caps {x : <y*_i, x / |x|> >= kappa_i} for every row i, their sizes, and their members by row block.
+
+    kappa_i = (l_i0 - c) / (beta r_i) with l_i0 the logit of a particle near y*_i (so l_i0 <= m_i), widened by the
+    safety margins; c = log(N / tol). d = 2: arcs of the sorted angles; d >= 3: k-d tree balls of chord
+    radius sqrt(2 - 2 kappa_i).
+    """
+
+    def __init__(self, X: np.ndarray, B: np.ndarray, beta: float, tol: float):
+        N, d = X.shape
+        self.N, self.XB = N, X @ B
+        r = np.linalg.norm(self.XB, axis=1)
+        Y = self.XB / r[:, None]
+        c = np.log(N / tol)
+        if d == 2:
+            ang = np.arctan2(X[:, 1], X[:, 0])
+            self.order = np.argsort(ang, kind="stable")
+            sa = ang[self.order]
+            phi = np.arctan2(Y[:, 1], Y[:, 0])
+            k = np.searchsorted(sa, phi)                      # j0: the better of the two sorted neighbours of phi_i
+            ja, jb = self.order[k % N], self.order[(k - 1) % N]
+            near = np.maximum(np.einsum("ij,ij->i", Y, X[ja]), np.einsum("ij,ij->i", Y, X[jb]))
+        else:
+            self.tree = cKDTree(X / np.linalg.norm(X, axis=1)[:, None])
+            near = np.einsum("ij,ij->i", Y, X[self.tree.query(Y, k=1)[1]])
+        kappa = near - c / (beta * r)                         # = (l_i0 - c) / (beta r_i)
+        kappa = kappa - _NORM_SLACK * np.abs(kappa) - _COS_SLACK   # |x_j| within 1e-8 of 1, rounding
+        kappa = np.clip(kappa, -1.0, 1.0)
+        if d == 2:
+            half = np.arccos(kappa) + 1e-9                    # angular margin for arctan2 rounding
+            ext = np.concatenate((sa - 2 * np.pi, sa, sa + 2 * np.pi))
+            a = np.searchsorted(ext, phi - half, side="left")
+            counts = np.searchsorted(ext, phi + half, side="right") - a
+            full = (counts >= N) | (half >= np.pi)
+            self.start, counts = np.where(full, 0, a), np.where(full, N, counts)
+        else:
+            self.Y, self.chord = Y, np.sqrt(2.0 - 2.0 * kappa) * (1 + 1e-12) + 1e-12
+            counts = self.tree.query_ball_point(Y, self.chord, return_length=True)
+        if np.any(counts == 0):                               # impossible in exact arithmetic: the argmax is in
+            raise RuntimeError("truncated kernel: empty candidate set (rounding beyond the safety margin)")
+        self.indptr = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+
+    def cols(self, a: int, b: int) -> np.ndarray:
+        """Candidate columns of rows a..b-1, row after row."""
+        if hasattr(self, "order"):
+            return self.order[_csr(self.start[a:b], np.diff(self.indptr[a:b + 1]), self.N)]
+        hits = self.tree.query_ball_point(self.Y[a:b], self.chord[a:b], return_sorted=False)
+        return np.concatenate(hits).astype(np.int64)
+
+    def blocks(self, max_pairs: int):
+        """Row blocks [a, b) with at most max_pairs candidate pairs each (or a single row)."""
+        a = 0
+        while a < self.N:
+            b = int(np.searchsorted(self.indptr, self.indptr[a] + max_pairs, side="right")) - 1
+            b = min(self.N, max(b, a + 1))
+            yield a, b
+            a = b
+
+
+def interaction_pairs(X: np.ndarray, B: np.ndarray, beta: float, *,
+                      tol: float = 1e-12) -> tuple[np.ndarray, np.ndarray]:
+    """Candidate pairs of the truncated kernel as CSR arrays (indptr (N+1,), cols (P,)); row i lists the j it sums over.
+
+    Guaranteed: the set contains every j with beta <B^T x_i, x_j> >= m_i - log(N / tol) and the row maximiser.
+    Memory O(P); the kernel itself works in row blocks.
+    """
+    B = _matrix(B, "B")
+    _check_invertible(B)
+    b = _finite_beta(beta)
+    X = _points(X, B.shape[0])
+    caps = _Caps(X, B, b, _tol(tol))
+    return caps.indptr, caps.cols(0, X.shape[0])
+
+
+def _finite_beta(beta) -> float:
+    b = _beta(beta)
+    if np.isinf(b):
+        raise ValueError("beta must be finite for the truncated kernel (use attention_field for beta = inf)")
+    return b
+
+
+def attention_field_truncated(X: np.ndarray, B: np.ndarray, V: np.ndarray, beta: float, *,
+                              tol: float = 1e-12) -> np.ndarray:
+    """Attention field with the softmax truncated to l_ij >= m_i - log(N / tol), (N, d) -> (N, d).
+
+    Error bound (module docstring): max_i |X_i - X'_i| <= 2 tol max_j |V x_j| against
+    ``attention_field``, up to rounding. Cost proportional to the number of candidate pairs (see
+    ``interaction_pairs``), about N^2 * (cap area fraction) ~ N^2 sqrt(log(N/tol) / beta) on the circle.
+    Needs finite beta > 0, 0 < tol < 1, B invertible and unit rows in X.
+    """
+    B, V = _model(B, V)
+    b = _finite_beta(beta)
+    t = _tol(tol)
+    X = _points(X, B.shape[0])
+    caps = _Caps(X, B, b, t)
+    XT, VXT = np.ascontiguousarray(X.T), np.ascontiguousarray((X @ V.T).T)   # coordinate-major for fast gathers
+    M = np.empty_like(X)
+    for a, e in caps.blocks(_CHUNK):                     # row blocks bound the memory (a loop over blocks)
+        cols, counts = caps.cols(a, e), np.diff(caps.indptr[a:e + 1])
+        starts = caps.indptr[a:e] - caps.indptr[a]
+        XB = caps.XB[a:e]
+        s = np.repeat(XB[:, 0], counts) * XT[0].take(cols)   # <B^T x_i, x_j> on the candidate pairs, one
+        for k in range(1, X.shape[1]):                        # coordinate at a time (a loop over d)
+            s += np.repeat(XB[:, k], counts) * XT[k].take(cols)
+        s -= np.repeat(np.maximum.reduceat(s, starts), counts)   # log-space: the row max is exactly 0
+        s *= b
+        w = np.exp(s, out=s)
+        Z = np.add.reduceat(w, starts)
+        for k in range(X.shape[1]):
+            M[a:e, k] = np.add.reduceat(w * VXT[k].take(cols), starts) / Z
+    return _tangent(X, M)

@@ -1,0 +1,182 @@
+"""The mutation self-test: injection machinery, the catalogue, a few fast mutants caught; the seed-sweep helpers."""
+from __future__ import annotations
+
+import argparse
+import inspect
+import json
+import math
+
+import numpy as np
+import pytest
+import sympy as sp
+
+import numerics.sga
+import numerics.signal_mc
+import numerics.signal_model
+import theory.signal_recovery as S
+from checks.mutants import KNOWN_GAPS, MUTANTS, by_name
+from checks.mutation import Mutant, injected, is_crash, run_mutant, selftest
+from checks.registry import all_checks
+
+
+# ------------------------------------------------------------------------------------------------ machinery
+def test_every_reference_is_patched_and_restored():
+    """softmax_weights is imported by name into two modules: both see the mutant, then the original."""
+    original = numerics.signal_model.softmax_weights
+    holders = (numerics.signal_model, numerics.sga)
+    m = by_name("softmax_no_max_subtraction")
+    with injected(m):
+        patched = {mod.softmax_weights for mod in holders}
+        assert len(patched) == 1 and original not in patched
+        s = np.array([[0.0, 1.0, 2.0]])
+        with np.errstate(over="raise"), pytest.raises(FloatingPointError):
+            numerics.sga.softmax_weights(s + 800.0)                     # the naive softmax overflows
+    assert all(mod.softmax_weights is original for mod in holders)
+    assert np.allclose(original(np.array([[800.0, 801.0]])).sum(), 1.0)
+
+
+def test_caches_cleared_so_dependent_results_see_the_mutant():
+    """reduced_field is cached and built from population_objective: inside the block it is the mutant's
+    F = (1 - rho^2) d/drho J(-rho); after the block it is the original again (no stale cache either way)."""
+    F0 = S.reduced_field("fixed")
+    J0 = S.population_objective("fixed")
+    with injected(by_name("J_sign_flip")):
+        F1 = S.reduced_field("fixed")
+        assert sp.simplify(F1 - (1 - S.rho**2) * sp.diff(J0.subs(S.rho, -S.rho), S.rho)) == 0
+        assert sp.simplify(F1 - F0) != 0
+    assert sp.simplify(S.reduced_field("fixed") - F0) == 0
+
+
+def test_restored_after_an_exception():
+    original = numerics.sga.tangent
+    with pytest.raises(RuntimeError, match="boom"):
+        with injected(by_name("sga_no_tangent_projection")):
+            assert numerics.sga.tangent is not original
+            raise RuntimeError("boom")
+    assert numerics.sga.tangent is original
+
+
+# ------------------------------------------------------------------------------------------------ catalogue
+def params(sig: inspect.Signature) -> list[tuple]:
+    """Names, kinds and defaults of a signature (annotations aside)."""
+    return [(p.name, p.kind, p.default) for p in sig.parameters.values()]
+
+
+def test_catalogue_is_faithful():
+    """>= 12 uniquely named mutants over both papers; every target exists, every listed check is registered,
+    and each replacement keeps the original's call signature (so a catch is not a TypeError)."""
+    import importlib
+
+    ids = {c.id for c in all_checks()}
+    assert len(MUTANTS) >= 12 and len({m.name for m in MUTANTS}) == len(MUTANTS)
+    assert {c.split(".")[0] for m in MUTANTS for c in m.checks} == {"signal", "meanfield"}
+    assert set(KNOWN_GAPS) <= {m.name for m in MUTANTS}
+    for m in MUTANTS:
+        assert set(m.checks) <= ids, m.name
+        original = getattr(importlib.import_module(m.module), m.attribute)
+        replacement = m.make(original)
+        assert replacement is not original
+        if inspect.isfunction(replacement):
+            mine = inspect.signature(replacement, follow_wrapped=False)
+            assert params(mine) == params(inspect.signature(original)), m.name
+        else:
+            assert isinstance(replacement, type) and issubclass(replacement, original), m.name
+
+
+def test_mutants_change_the_mathematics():
+    """Independent hand algebra: J(rho) at theta -> 0 is beta^2 sigma^4 (pure noise tilt) for the correct form;
+    the cross-term mutant adds 2 rho a_xi a_q = 2 rho theta w beta sigma^2 -> 0 as theta -> 0, but at rho = 1,
+    theta = 1 it differs by exactly 2 theta w beta sigma^2 with w the informative mass."""
+    subs = {S.theta: 1, S.beta: 1, S.sigma: 1, S.R: 1, S.L: 3, S.d: 2, S.rho: 1}
+    J = S.population_objective("fixed").subs(subs)
+    w = S.informative_mass("fixed").subs(subs)                      # e / (e + 2)
+    assert sp.simplify(w - sp.E / (sp.E + 2)) == 0
+    with injected(by_name("J_cross_term_x2")):
+        Jm = S.population_objective("fixed").subs(subs)
+    assert sp.simplify(Jm - J - 2 * w) == 0
+
+
+# ------------------------------------------------------------------------------------------------ caught
+def test_fast_mutants_are_caught_and_baseline_passes():
+    """Three fast mutants, one per kind (stability, rate, field), run through the real checks."""
+    names = ["stability_flipped", "rate_c_x2", "X_inf_without_tangent_projection"]
+    result = selftest([by_name(n) for n in names])
+    assert result["baseline_all_pass"], result["baseline"]
+    assert result["mutants"] == 3 and result["caught"] == 3
+    for row in result["rows"]:
+        assert row["caught_by"] and all(not r["crash"] for r in row["results"])
+        catching = [r for r in row["results"] if r["catches"]]
+        assert all(r["verdict"] == "fail" and r["observed"] > r["threshold"] for r in catching)
+
+
+def test_crash_is_not_a_catch():
+    """A mutant with the wrong signature errors with TypeError: recorded as a crash, not as caught."""
+    broken = Mutant("broken", "theory.mean_field", "convergence_rate", lambda orig: (lambda: 1.0),
+                    ("meanfield.projection_stationary",), "wrong signature")
+    row = run_mutant(broken)
+    [r] = row["results"]
+    assert r["verdict"] == "error" and r["error"].startswith("TypeError") and r["crash"]
+    assert not row["caught"] and row["caught_by"] == []
+    assert not is_crash({"verdict": "error", "error": "FloatingPointError: overflow encountered in exp"})
+
+
+def test_cli_json(tmp_path):
+    from checks.selftest_cli import add_parser, cmd_selftest
+
+    parser = argparse.ArgumentParser()
+    add_parser(parser.add_subparsers())
+    out = tmp_path / "selftest.json"
+    code = cmd_selftest(parser.parse_args(["selftest", "--mutants", "--only", "rate_c_x2", "--json", str(out),
+                                           "--quiet"]))
+    data = json.loads(out.read_text())
+    assert code == 0 and data["mutants"] == 1 and data["caught"] == 1
+    [row] = data["rows"]
+    assert row["mutant"] == "rate_c_x2" and row["caught_by"] == ["meanfield.projection_stationary"]
+    # the fitted rate is the true gamma/|B^T x*|, the mutant claims twice that: relative error 1/2
+    assert math.isclose(row["results"][0]["observed"], 0.5, rel_tol=1e-3)
+
+
+def test_cli_bad_input():
+    from checks.framework import InputError
+    from checks.selftest_cli import add_parser, cmd_selftest
+
+    parser = argparse.ArgumentParser()
+    add_parser(parser.add_subparsers())
+    for argv in (["selftest"], ["selftest", "--mutants", "--seeds", "2"], ["selftest", "--seeds", "0"],
+                 ["selftest", "--seeds", "x"], ["selftest", "--mutants", "--only", "nope"],
+                 ["selftest", "--mutants", "--seed", "-1"], ["selftest", "--mutants", "--json", "/no/such/dir/x.json"]):
+        with pytest.raises(InputError) as exc:
+            cmd_selftest(parser.parse_args(argv))
+        assert str(exc.value) and "\n" not in str(exc.value)
+
+
+@pytest.mark.slow
+def test_full_selftest():
+    """Every mutant outside KNOWN_GAPS is caught, by a genuine verdict (no crash), on a passing baseline."""
+    result = selftest(MUTANTS)
+    assert result["baseline_all_pass"]
+    caught = {r["mutant"] for r in result["rows"] if r["caught"]}
+    assert caught == {m.name for m in MUTANTS} - set(KNOWN_GAPS)
+
+
+# ------------------------------------------------------------------------------------------------ seed sweep
+def test_clopper_pearson_upper_bound():
+    from benchmarks.seed_sweep import upper_bound
+
+    # k = 0: P(0 failures | p) = (1 - p)^n = 0.05 solves to p = 1 - 0.05^(1/n)
+    assert math.isclose(upper_bound(0, 20), 1 - 0.05 ** (1 / 20), rel_tol=1e-9)
+    # k = n - 1: P(n failures | p) = p^n = 0.05 at the lower end; the upper bound solves 1 - p^n = 0.05
+    assert math.isclose(upper_bound(19, 20), 0.95 ** (1 / 20), rel_tol=1e-9)
+    assert upper_bound(20, 20) == 1.0
+    with pytest.raises(ValueError):
+        upper_bound(3, 2)
+
+
+def test_sweep_on_a_cheap_check():
+    from benchmarks.seed_sweep import markdown, result_dict, sweep
+
+    per_seed = sweep([0, 1], ["meanfield.zero_temperature_flow"])
+    res = result_dict(per_seed, 0.0)
+    entry = res["checks"]["meanfield.zero_temperature_flow"]
+    assert res["n_seeds"] == 2 and entry["runs"] == 2 and entry["passes"] == 2 and res["all_pass"]
+    assert "meanfield.zero_temperature_flow | 2/2" in markdown(res["checks"], 2)
