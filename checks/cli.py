@@ -37,7 +37,8 @@ def parse_sets(items: list[str]) -> dict[str, str]:
 def build_parser() -> Parser:
     parser = Parser(prog="attnverify", description="Symbolic-numeric verifier for softmax-attention theory.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
-    sub.add_parser("list", help="the catalogue of checks")
+    lister = sub.add_parser("list", help="the catalogue of checks")
+    lister.add_argument("--params", action="store_true", help="also list each check's parameters and defaults")
     run = sub.add_parser("run", help="run checks and print the audit table")
     run.add_argument("ids", nargs="*", help="check ids or families (signal, meanfield); default: all")
     run.add_argument("--profile", default="quick", help="quick (default) or paper")
@@ -75,11 +76,17 @@ def non_negative_int(name: str, text: str) -> int:
     return value
 
 
-def cmd_list() -> int:
-    from checks.runner import catalogue
+def cmd_list(with_params: bool = False) -> int:
+    from checks.registry import all_checks
 
-    for entry in catalogue():
-        print(f"{entry['id']:<36} {entry['source']:<22} {entry['claim']}")
+    for c in all_checks():
+        print(f"{c.id:<36} {c.source:<22} {c.claim}")
+        if with_params:
+            for prm in c.params:
+                default = prm.default.tolist() if hasattr(prm.default, "tolist") else prm.default
+                paper = f" (paper: {c.paper[prm.name]})" if prm.name in c.paper else ""
+                print(f"    --set {prm.name}=...  default {default}{paper}: {prm.help}")
+            print()
     return 0
 
 
@@ -149,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
         if getattr(args, "profile", "quick") not in PROFILES:
             raise InputError(f"unknown profile {args.profile!r} (choose from {', '.join(PROFILES)})")
-        handler = {"list": lambda: cmd_list(), "run": lambda: cmd_run(args),
+        handler = {"list": lambda: cmd_list(args.params), "run": lambda: cmd_run(args),
                    "derive": lambda: cmd_derive(args), "latex": lambda: cmd_latex(args),
                    "bench": lambda: bench_cli.cmd_bench(args),
                    "selftest": lambda: selftest_cli.cmd_selftest(args)}[args.command]
