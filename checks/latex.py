@@ -44,9 +44,10 @@ def audit_table(checks: list[dict]) -> str:
     def num(x) -> str:
         return tex_text(f"{x:.4g}") if isinstance(x, (int, float)) else "--"
 
+    rules = {"<=": r"$\le$", "<": "$<$", ">=": r"$\ge$", ">": "$>$"}
     rows = [rf"\texttt{{{tex_text(c['id'])}}} & {tex_text(c['verdict'])} & {num(c.get('observed'))} & "
-            rf"{num(c.get('threshold'))} \\" for c in checks]
-    return "\n".join([r"\begin{tabular}{llrr}", r"\hline", r"check & verdict & observed & threshold \\",
+            rf"{rules.get(c.get('comparison'), '')} & {num(c.get('threshold'))} \\" for c in checks]
+    return "\n".join([r"\begin{tabular}{llrcr}", r"\hline", r"check & verdict & observed & pass if & threshold \\",
                       r"\hline", *rows, r"\hline", r"\end{tabular}"])
 
 
