@@ -11,7 +11,7 @@ import numpy as np
 
 import theory.mean_field as mf
 from checks.framework import Context, Evidence, Param, Plot, Series, check
-from checks.meanfield._model import MODEL_PARAMS, model_matrices, validate_model
+from checks.meanfield._model import KERNEL_PARAM, MODEL_PARAMS, model_matrices, validate_model
 from checks.meanfield.w2 import particles_per_window, sample_circle
 from numerics.particles import simulate
 
@@ -23,9 +23,10 @@ def dominant_projector(M: np.ndarray) -> np.ndarray:
     return U[:, top] @ U[:, top].T
 
 
-def trajectory(X0: np.ndarray, Q, K, V, beta: float, times: np.ndarray, rtol: float) -> np.ndarray:
+def trajectory(X0: np.ndarray, Q, K, V, beta: float, times: np.ndarray, rtol: float,
+               kernel: str = "dense") -> np.ndarray:
     """Particle positions at the output times (task for ctx.map)."""
-    return simulate(X0, Q, K, V, beta, times, rtol=rtol, atol=rtol * 1e-2)
+    return simulate(X0, Q, K, V, beta, times, rtol=rtol, atol=rtol * 1e-2, kernel=kernel)
 
 
 def switch_time(t: np.ndarray, q: np.ndarray, level: float = 0.5) -> float:
@@ -75,8 +76,10 @@ def _validate(p: dict) -> None:
             Param("n_times", int, 121, "output times in [0, t_max]", low=5),
             Param("level", float, 0.99, "concentration level: q_V(t_max) >= level counts as concentrated",
                   low=0.5, high=1.0, low_open=True, high_open=True),
+            KERNEL_PARAM,
             Param("rtol", float, 1e-6, "integrator relative tolerance", low=1e-12, high=1e-2)],
-    paper={"betas": (10.0, 100.0, 1000.0, 5000.0), "n_particles": 2000, "t_max": 45.0, "n_times": 361},
+    paper={"kernel": "truncated",
+           "betas": (10.0, 100.0, 1000.0, 5000.0), "n_particles": 2000, "t_max": 45.0, "n_times": 361},
     validate=_validate,
 )
 def terminal_phase(p: dict, ctx: Context) -> Evidence:
@@ -85,7 +88,7 @@ def terminal_phase(p: dict, ctx: Context) -> Evidence:
     betas = np.array(p["betas"], dtype=float)
     t = np.linspace(0.0, p["t_max"], p["n_times"])
     X0 = sample_circle(p["n_particles"], ctx.rng("particles"))
-    trajs = ctx.map(trajectory, [(X0, Q, K, V, float(b), t, p["rtol"]) for b in betas])
+    trajs = ctx.map(trajectory, [(X0, Q, K, V, float(b), t, p["rtol"], p["kernel"]) for b in betas])
     P_V = dominant_projector(V)                      # Conjecture 1's target
     P_E = mf.spectrum(B, V).P_E                      # the zero-temperature target (theory): E of V B^T
     qV = np.array([np.mean(np.sum((X @ P_V) * X, axis=2), axis=1) for X in trajs])
@@ -114,7 +117,7 @@ def terminal_phase(p: dict, ctx: Context) -> Evidence:
                  "scaling": fits, "V_and_VBt_share_dominant_eigenspace": same,
                  "n_particles": p["n_particles"],
                  "particles_per_softmax_window": [particles_per_window(p["n_particles"], B, b) for b in betas],
-                 "integrator": f"DOPRI5(4) + projection, rtol {p['rtol']}"},
+                 "integrator": f"DOPRI5(4) + projection, rtol {p['rtol']}, {p['kernel']} kernel"},
         plots=[Plot(title="terminal phase: mass on the dominant eigenspace of V (solid) and of V B^T (dotted)",
                     xlabel="t", ylabel="q",
                     series=[Series(f"q_V beta={b:g}", t, q, style="-") for b, q in zip(betas, qV)]

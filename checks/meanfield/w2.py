@@ -11,7 +11,7 @@ from scipy.optimize import minimize
 
 import theory.mean_field as mf
 from checks.framework import Context, Evidence, Param, Plot, Series, check
-from checks.meanfield._model import MODEL_PARAMS, model_matrices, validate_model
+from checks.meanfield._model import KERNEL_PARAM, MODEL_PARAMS, model_matrices, validate_model
 from checks.meanfield.limit import density, rate
 from numerics.particles import simulate
 from numerics.wasserstein import w2
@@ -41,9 +41,10 @@ def particles_per_window(n: int, B: np.ndarray, beta: float) -> float:
     return float(np.min(n * 2 * w * density(phi) / _MASS))
 
 
-def w2_curve(X0: np.ndarray, Q, K, V, beta: float, times: np.ndarray, target: np.ndarray, rtol: float) -> np.ndarray:
+def w2_curve(X0: np.ndarray, Q, K, V, beta: float, times: np.ndarray, target: np.ndarray, rtol: float,
+             kernel: str = "dense") -> np.ndarray:
     """Exact W2(mu^beta_t, Pi#mu_0) at each time (task for ctx.map)."""
-    traj = simulate(X0, Q, K, V, beta, times, rtol=rtol, atol=rtol * 1e-2)
+    traj = simulate(X0, Q, K, V, beta, times, rtol=rtol, atol=rtol * 1e-2, kernel=kernel)
     return np.array([w2(Xt, target) for Xt in traj])
 
 
@@ -122,8 +123,10 @@ def _validate(p: dict) -> None:
             Param("n_particles", int, 500, "particles N (stratified sample of mu_0)", low=10),
             Param("t_max", float, 16.0, "final time", low=0.0, low_open=True),
             Param("n_times", int, 33, "output times in [0, t_max]", low=5),
+            KERNEL_PARAM,
             Param("rtol", float, 1e-6, "integrator relative tolerance", low=1e-12, high=1e-2)],
-    paper={"betas": (10.0, 100.0, 1000.0, 5000.0), "n_particles": 2000, "t_max": 30.0, "n_times": 61},
+    paper={"kernel": "truncated",
+           "betas": (10.0, 100.0, 1000.0, 5000.0), "n_particles": 2000, "t_max": 30.0, "n_times": 61},
     validate=_validate,
 )
 def w2_bound(p: dict, ctx: Context) -> Evidence:
@@ -133,7 +136,7 @@ def w2_bound(p: dict, ctx: Context) -> Evidence:
     t = np.linspace(0.0, p["t_max"], p["n_times"])
     X0 = sample_circle(p["n_particles"], ctx.rng("particles"))
     target = np.asarray(mf.projection_map(B, V)(X0), dtype=float)          # Pi(x_i(0)): the support of Pi#mu_0
-    W = np.array(ctx.map(w2_curve, [(X0, Q, K, V, float(b), t, target, p["rtol"]) for b in betas]))
+    W = np.array(ctx.map(w2_curve, [(X0, Q, K, V, float(b), t, target, p["rtol"], p["kernel"]) for b in betas]))
     Kf, C1, c = fit_bound(betas, t, W)
     bound = Kf * (rate(betas)[:, None] * np.exp(C1 * t[None]) + np.exp(-c * t[None]))
     mins = [_minimum(t, w) for w in W]
@@ -167,7 +170,7 @@ def w2_bound(p: dict, ctx: Context) -> Evidence:
                  "n_particles": p["n_particles"], "particles_per_softmax_window": resolution,
                  "w2_method": "exact (assignment problem, scipy linear_sum_assignment) between the N particles and "
                               "the N points Pi(x_i(0))",
-                 "integrator": f"DOPRI5(4) + projection, rtol {p['rtol']}"},
+                 "integrator": f"DOPRI5(4) + projection, rtol {p['rtol']}, {p['kernel']} kernel"},
         plots=[Plot(title="W2(mu_t^beta, Pi#mu_0) and the fitted Theorem-1 bound", xlabel="t", ylabel="W2",
                     series=[Series(f"beta={b:g}", t, w, style="-") for b, w in zip(betas, W)]
                     + [Series(f"bound beta={b:g}", t, bd, style=":") for b, bd in zip(betas, bound)],
