@@ -278,3 +278,9 @@ def test_closed_form_flow_from_E_perp_stays_finite():
     # a tiny E-component still takes over eventually (the E^perp point is unstable)
     Y = mf.closed_form_flow(np.array([1.0, 1e-12]), B0, V0, np.array([0.0, 1e4]))
     assert np.all(np.isfinite(Y)) and np.allclose(Y[-1], [0, 1])
+
+
+def test_closed_form_flow_with_a_huge_spectrum_is_a_clear_error():
+    """|mu| ~ 1e300 would need astronomically many quadrature panels: a ValueError that says so."""
+    with pytest.raises(ValueError, match="quadrature panels"):
+        mf.closed_form_flow(np.array([0.6, 0.8]), np.eye(2), np.diag([1e300, 2e299]), [0.0, 1.0])

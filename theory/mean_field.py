@@ -362,7 +362,10 @@ def closed_form_flow(x0, B, V, times) -> np.ndarray:
         return speed(u, *consts)
 
     def integral(a: float, b: float) -> float:
-        n = max(1, int(np.ceil(abs(b - a) / h)))
+        n = max(1, int(np.ceil(min(abs(b - a) / h, 1e7))))
+        if n >= 1e7:
+            raise ValueError(f"the time change needs over 1e7 quadrature panels: max|mu| = {1 / (4 * h):.3g} "
+                             "is too large for these times (rescale V B^T)")
         edges = np.linspace(a, b, n + 1)
         mid, half = (edges[1:] + edges[:-1]) / 2, (edges[1:] - edges[:-1]) / 2
         nodes = mid[:, None] + half[:, None] * _GL_NODES
