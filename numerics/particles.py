@@ -22,13 +22,18 @@ _CHUNK = 2_000_000      # entries of one (rows x N) score block
 
 
 # ----------------------------------------------------------------------------- validation
-def _matrix(M, name: str, d: int | None = None) -> np.ndarray:
-    if isinstance(M, (str, bytes)) or M is None:
-        raise TypeError(f"{name} must be a numeric array, got {type(M).__name__}")
+def float_array(value, name: str) -> np.ndarray:
+    """``value`` as a float array, or TypeError naming ``name`` when it is not numeric."""
+    if isinstance(value, (str, bytes)) or value is None:
+        raise TypeError(f"{name} must be a numeric array, got {type(value).__name__}")
     try:
-        A = np.asarray(M, dtype=float)
+        return np.asarray(value, dtype=float)
     except (TypeError, ValueError) as exc:
         raise TypeError(f"{name} must be a numeric array ({exc})") from None
+
+
+def _matrix(M, name: str, d: int | None = None) -> np.ndarray:
+    A = float_array(M, name)
     if A.ndim != 2 or A.shape[0] != A.shape[1]:
         raise ValueError(f"{name} must be a square matrix, got shape {A.shape}")
     if A.shape[0] < 2:
@@ -66,12 +71,7 @@ def _beta(beta) -> float:
 
 
 def _points(X, d: int, name: str = "X") -> np.ndarray:
-    if isinstance(X, (str, bytes)) or X is None:
-        raise TypeError(f"{name} must be a numeric array, got {type(X).__name__}")
-    try:
-        P = np.asarray(X, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be a numeric array ({exc})") from None
+    P = float_array(X, name)
     if P.ndim != 2 or P.shape[1] != d or P.shape[0] < 1:
         raise ValueError(f"{name} must have shape (N, {d}) with N >= 1, got {P.shape}")
     if not np.all(np.isfinite(P)):

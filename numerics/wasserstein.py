@@ -9,16 +9,13 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
+from numerics.particles import float_array
+
 
 def _pair(X, Y) -> tuple[np.ndarray, np.ndarray]:
     out = []
     for name, Z in (("X", X), ("Y", Y)):
-        if isinstance(Z, (str, bytes)) or Z is None:
-            raise TypeError(f"{name} must be a numeric array, got {type(Z).__name__}")
-        try:
-            A = np.asarray(Z, dtype=float)
-        except (TypeError, ValueError) as exc:
-            raise TypeError(f"{name} must be a numeric array ({exc})") from None
+        A = float_array(Z, name)
         if A.ndim != 2 or A.shape[0] < 1 or A.shape[1] < 1:
             raise ValueError(f"{name} must have shape (N, d) with N >= 1, got {A.shape}")
         if not np.all(np.isfinite(A)):
