@@ -21,7 +21,9 @@ PACKAGES = ("theory", "numerics", "checks")
 class Mutant:
     """A named wrong version of ``module.attribute``, and the checks that should catch it.
 
-    ``make(original)`` returns the replacement, built from the original object.
+    ``make(original)`` returns the replacement, built from the original object. ``equivalent`` is empty, or the
+    proof that the mutated statement is still true for every admissible input (an equivalent mutant: no correct
+    check can reject it, so it is run and reported but not counted against the checks).
     """
 
     name: str
@@ -30,6 +32,7 @@ class Mutant:
     make: Callable[[Any], Any]
     checks: tuple[str, ...]
     description: str
+    equivalent: str = ""
 
 
 def project_modules() -> list:
@@ -102,14 +105,15 @@ def run_mutant(mutant: Mutant, *, seed: int = 0, profile: str = "quick", baselin
         r["crash"] = is_crash(r)
         r["catches"] = r["verdict"] != "pass" and not r["crash"] and r["baseline_verdict"] == "pass"
     return {"mutant": mutant.name, "module": mutant.module, "attribute": mutant.attribute,
-            "description": mutant.description, "checks": list(mutant.checks),
+            "description": mutant.description, "equivalent": mutant.equivalent or None, "checks": list(mutant.checks),
             "caught_by": [r["check"] for r in results if r["catches"]],
             "caught": any(r["catches"] for r in results), "results": results}
 
 
 def selftest(mutants, *, seed: int = 0, profile: str = "quick", progress=None) -> dict:
     """Baseline run of every check the mutants name, then each mutant in turn (serially, so the injection
-    reaches the checks). Returns ``{"mutants": n, "caught": k, "rows": [...], "baseline": [...]}``."""
+    reaches the checks). Returns ``{"mutants": n, "caught": k, "equivalent": e, "all_caught": bool, "rows": [...],
+    "baseline": [...]}``; ``all_caught``: every mutant that is not equivalent is caught."""
     import time
 
     from checks.runner import run
@@ -125,6 +129,8 @@ def selftest(mutants, *, seed: int = 0, profile: str = "quick", progress=None) -
         if progress is not None:
             progress(i, len(mutants), m.name)
         rows.append(run_mutant(m, seed=seed, profile=profile, baseline=verdicts))
-    return {"mutants": len(rows), "caught": sum(r["caught"] for r in rows), "seed": seed, "profile": profile,
+    return {"mutants": len(rows), "caught": sum(r["caught"] for r in rows),
+            "equivalent": sum(bool(r["equivalent"]) for r in rows),
+            "all_caught": all(r["caught"] or r["equivalent"] for r in rows), "seed": seed, "profile": profile,
             "baseline": base, "baseline_all_pass": all(b["verdict"] == "pass" for b in base),
             "seconds": round(time.perf_counter() - start, 1), "rows": rows}

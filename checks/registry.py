@@ -15,6 +15,7 @@ ORDER = (
     "signal.equilibria_stability",
     "signal.ode_tracks_sga",
     "signal.attention_on_noise",
+    "signal.low_temperature",
     "signal.alignment_30_runs",
     "signal.sign_ambiguity",
     "meanfield.zero_temperature_limit",

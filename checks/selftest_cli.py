@@ -57,13 +57,18 @@ def mutants_table(result: dict) -> str:
     lines = [f"{'mutant':<38} {'caught':<7} check: verdict", "-" * 100]
     for row in result["rows"]:
         for i, r in enumerate(row["results"]):
-            head = f"{row['mutant']:<38} {('yes' if row['caught'] else 'NO'):<7}" if i == 0 else " " * 46
+            tag = "yes" if row["caught"] else "equiv." if row.get("equivalent") else "NO"
+            head = f"{row['mutant']:<38} {tag:<7}" if i == 0 else " " * 46
             lines.append(f"{head} {r['check']}: {_verdict_text(r)}")
     gaps = [f"  {row['mutant']}: not caught: {row['known_gap']}" for row in result["rows"] if row.get("known_gap")]
+    gaps += [f"  {row['mutant']}: equivalent mutant (a true statement): {row['equivalent']}"
+             for row in result["rows"] if row.get("equivalent") and not row["caught"]]
     lines += ["-" * 100, *gaps] if gaps else []
     bad = [b["check"] for b in result["baseline"] if b["verdict"] != "pass"]
     lines.append("-" * 100)
-    lines.append(f"caught {result['caught']} of {result['mutants']} mutants in {result['seconds']:.0f} s "
+    n_eq = result.get("equivalent", 0)
+    lines.append(f"caught {result['caught']} of {result['mutants']} mutants"
+                 + (f" ({n_eq} equivalent, true as stated)" if n_eq else "") + f" in {result['seconds']:.0f} s "
                  f"(seed {result['seed']}, quick profile)" + (f"; baseline NOT passing: {bad}" if bad else ""))
     return "\n".join(lines)
 
@@ -102,7 +107,7 @@ def cmd_selftest(args: argparse.Namespace) -> int:
     if args.json_path:
         Path(args.json_path).write_text(json.dumps(result, indent=2) + "\n")
         print(f"wrote {args.json_path}")
-    return 0 if result["caught"] == result["mutants"] and result["baseline_all_pass"] else 1
+    return 0 if result["all_caught"] and result["baseline_all_pass"] else 1
 
 
 def _seed_sweep(n: int, json_path: str | None, say) -> int:

@@ -2,7 +2,8 @@
 
 Gradient (exact, no autodiff): with s = beta X q, a = softmax(s), f = sum_i a_i x_i, da_i/dq = beta a_i (x_i - f), so
     grad_q ||f||^2 = 2 beta sum_i a_i (<x_i, f> - ||f||^2) x_i            (valid for any q in R^d).
-Step: g = (I - q q^T) grad (tangent part), q <- (q + eta_k g) / sqrt(1 + eta_k^2 ||g||^2) (g is orthogonal to q),
+Step (sga_step): g = (I - q q^T) grad (tangent part), q <- (q + eta_k g) / |q + eta_k g| = (q + eta_k g) / sqrt(1 +
+eta_k^2 ||g||^2) (g is orthogonal to q),
 with a fresh sequence X_k per step and eta_k = a / (k + b) (Robbins-Monro: sum eta = inf, sum eta^2 < inf).
 The alignment then moves by rho_{k+1} = (rho_k + eta <xi, g>) / sqrt(1 + eta^2 ||g||^2).
 """
@@ -32,8 +33,19 @@ def objective_gradient(X: np.ndarray, q: np.ndarray, beta: float) -> tuple[np.nd
 
 
 def tangent(grad: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """(I - q q^T / |q|^2) grad, row by row."""
-    return grad - (np.einsum("nd,nd->n", grad, q) / np.einsum("nd,nd->n", q, q))[:, None] * q
+    """(I - q q^T / |q|^2) grad along the last axis (q broadcasts against grad)."""
+    return grad - (np.sum(grad * q, axis=-1, keepdims=True) / np.sum(q * q, axis=-1, keepdims=True)) * q
+
+
+def sga_step(q: np.ndarray, grad: np.ndarray, eta: float) -> tuple[np.ndarray, np.ndarray]:
+    """One projected SGA step on the sphere: g = (I - q q^T) grad, q' = (q + eta g) / |q + eta g|.
+
+    For a unit q, |q + eta g| = sqrt(1 + eta^2 |g|^2) since g is orthogonal to q. Returns (q', |g|^2); q broadcasts
+    against grad along the leading axes. Both the SGA runs and the one-step drift estimator use this step.
+    """
+    g = tangent(grad, q)
+    step = q + eta * g
+    return step / np.linalg.norm(step, axis=-1, keepdims=True), np.sum(g * g, axis=-1)
 
 
 @dataclass(frozen=True)
@@ -92,16 +104,13 @@ def projected_sga(model: SignalModel, rho0: np.ndarray, n_steps: int, a: float, 
             break
         X = sample_tokens(model, n_runs, rng, dtype)
         _, grad, att = objective_gradient(X, q.astype(dtype, copy=False), model.beta)
-        g = tangent(grad.astype(np.float64), q)
-        energy = np.einsum("nd,nd->n", g, g)
+        q_next, energy = sga_step(q, grad.astype(np.float64), eta[k] if k < n_steps else 0.0)
         if recorded:
             rho_rec[:, j] = q[:, 0]
             mass_rec[:, j] = att[:, model.R:].sum(axis=1)
             energy_rec[:, j] = energy
             j += 1
-        if k < n_steps:
-            q = (q + eta[k] * g) / np.sqrt(1.0 + eta[k] ** 2 * energy)[:, None]
-            q /= np.linalg.norm(q, axis=1, keepdims=True)   # remove rounding drift off the sphere
+        q = q_next
     return SGAPath(step=rec, time=times[rec], rho=rho_rec, nuisance_mass=mass_rec, grad_energy=energy_rec,
                    q_final=q)
 
@@ -110,7 +119,8 @@ def sga_drift(model: SignalModel, rho: np.ndarray, eta: float, n_samples: int,
               rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One SGA step from q = rho e_1 + sqrt(1-rho^2) e_2: mean increment E[rho' - rho], its standard error, E||g||^2.
 
-    rho' = (rho + eta <xi, g>) / sqrt(1 + eta^2 ||g||^2) with g the tangent gradient on a fresh sequence; the
+    rho' = (rho + eta <xi, g>) / sqrt(1 + eta^2 ||g||^2) with g the tangent gradient on a fresh sequence (the same
+    sga_step as projected_sga); the
     n_samples sequences are shared across the rho grid (common random numbers); errors are sd / sqrt(n).
     """
     if not isinstance(model, SignalModel):
@@ -134,8 +144,7 @@ def sga_drift(model: SignalModel, rho: np.ndarray, eta: float, n_samples: int,
         c -= ff[:, None, :]
         c *= att
         grad = (2.0 * model.beta) * (np.swapaxes(c, 1, 2) @ X)       # (n, r, d)
-        g = grad - np.einsum("nrd,rd->nr", grad, Q)[:, :, None] * Q[None]
-        e = np.einsum("nrd,nrd->nr", g, g)
-        inc[start:start + n] = (rho + eta * g[:, :, 0]) / np.sqrt(1.0 + eta**2 * e) - rho
+        q_next, e = sga_step(Q[None], grad, eta)
+        inc[start:start + n] = q_next[:, :, 0] - rho
         energy[start:start + n] = e
     return inc.mean(axis=0), inc.std(axis=0, ddof=1) / np.sqrt(n_samples), energy.mean(axis=0)

@@ -85,3 +85,40 @@ def test_bad_model_input_is_rejected():
         checks.run(["signal.objective_vs_montecarlo"], profile="quick", seed=0, overrides={"R": 2000})
     with pytest.raises(ValueError):
         checks.run(["signal.ode_tracks_sga"], profile="quick", seed=0, overrides={"eta0s": (0.1, 0.3)})
+
+
+def test_low_temperature_passes_and_has_scores_beyond_exp_range():
+    res = run("signal.low_temperature")
+    assert res.verdict == "pass", (res.error, res.observed, res.threshold)
+    assert res.details["scores_beyond_exp_range"] and res.details["power_1.1_beta_rejected"]
+
+
+def test_low_temperature_with_a_naive_softmax_is_an_error(monkeypatch):
+    """exp(s)/sum exp(s) without max-subtraction overflows at scores ~ 900: the check must not pass."""
+    import numerics.signal_model as sm
+
+    def naive(scores, axis=-1):
+        e = np.exp(scores)
+        return e / e.sum(axis=axis, keepdims=True)
+    monkeypatch.setattr(sm, "softmax_weights", naive)
+    res = run("signal.low_temperature")
+    assert res.verdict == "error" and "overflow" in res.error
+
+
+def test_low_temperature_fails_without_the_in_plane_term(monkeypatch):
+    """On the nuisance plateau (rho < rho_0) the q-direction noise sigma^2 / (L - R) is 1/d of J: resolved."""
+    import checks.signal.low_temperature as lt
+    import theory.signal_recovery as SR
+    from checks.signal._model import numeric_function
+
+    def without(sign, finite_size):
+        expr = SR.population_objective(sign, False) + SR.finite_size_term(sign)
+        return numeric_function(expr, (SR.rho, SR.theta, SR.beta, SR.sigma, SR.R, SR.L, SR.d))
+    monkeypatch.setattr(lt, "closed_form", without)
+    res = run("signal.low_temperature")
+    assert res.verdict == "fail", (res.observed, res.threshold)
+
+
+def test_low_temperature_refuses_inputs_where_the_omitted_term_is_resolved():
+    with pytest.raises(checks.InputError, match="O\\(1/R\\) in-plane ratio bias"):
+        run("signal.low_temperature", sigma=1e-3)

@@ -220,3 +220,34 @@ def test_bad_numerics_arguments_raise():
                  lambda: solve_reduced_ode(lambda r: float("nan"), 0.1, [0.0, 1.0])):
         with pytest.raises(ValueError):
             call()
+
+
+def test_sga_step_ignores_the_radial_gradient_and_stays_on_the_sphere():
+    """The projected step only sees (I - q q^T) grad: adding any multiple of q to the gradient changes nothing,
+    |q'| = 1, and rho' = (rho + eta <xi, g>) / sqrt(1 + eta^2 |g|^2) (the formula the drift expansion rests on)."""
+    from numerics.sga import sga_step
+
+    rng = np.random.default_rng(3)
+    q = query_at(np.array([-0.3, 0.1, 0.8]), 5, rng)
+    grad = rng.standard_normal((3, 5))
+    eta = 0.7
+    q1, e1 = sga_step(q, grad, eta)
+    q2, e2 = sga_step(q, grad + 2.5 * q, eta)
+    assert np.allclose(q1, q2, atol=1e-15) and np.allclose(e1, e2, rtol=1e-14)
+    assert np.allclose(np.linalg.norm(q1, axis=1), 1.0, atol=1e-15)
+    g = grad - np.sum(grad * q, axis=1, keepdims=True) * q
+    assert np.allclose(q1[:, 0], (q[:, 0] + eta * g[:, 0]) / np.sqrt(1 + eta**2 * np.sum(g * g, axis=1)), atol=1e-15)
+
+
+def test_drift_estimator_and_sga_runs_take_the_same_step(monkeypatch):
+    """sga_drift and projected_sga both go through sga_step: a wrong step shows up in both."""
+    import numerics.sga as sga
+
+    calls = []
+    original = sga.sga_step
+    monkeypatch.setattr(sga, "sga_step", lambda *a: calls.append(1) or original(*a))
+    model = SignalModel(theta=1.0, beta=1.0, sigma=1.0, R=2, L=6, d=3)
+    sga.sga_drift(model, np.array([0.1]), 0.1, 4, np.random.default_rng(0))
+    n_drift = len(calls)
+    sga.projected_sga(model, np.zeros(2), 3, 1.0, 2.0, np.random.default_rng(0))
+    assert n_drift >= 1 and len(calls) > n_drift

@@ -51,7 +51,8 @@ def _check_sign(sign: str) -> str:
 # ---------------------------------------------------------------------------------------------
 @lru_cache(maxsize=None)
 def gaussian_moments() -> dict[str, sp.Expr]:
-    """E e^{beta g}, E g e^{beta g} (exponential tilting), E e^{2 beta g} for g ~ N(0, sigma^2), by sympy.stats."""
+    """E e^{beta g}, E g e^{beta g} (exponential tilting), E e^{2 beta g}, E g e^{2 beta g}, E g^2 e^{2 beta g} for
+    g ~ N(0, sigma^2), by sympy.stats."""
     from sympy.stats import E, Normal
 
     g = Normal("g", 0, sigma)
@@ -59,6 +60,8 @@ def gaussian_moments() -> dict[str, sp.Expr]:
         "mgf": sp.simplify(E(sp.exp(beta * g))),
         "tilt": sp.simplify(E(g * sp.exp(beta * g))),
         "mgf2": sp.simplify(E(sp.exp(2 * beta * g))),
+        "tilt2": sp.simplify(E(g * sp.exp(2 * beta * g))),
+        "sq2": sp.simplify(E(g**2 * sp.exp(2 * beta * g))),
     }
 
 
@@ -94,7 +97,35 @@ def _limit_for_shift(c: sp.Expr) -> dict[str, sp.Expr]:
     var_b = R * sp.exp(2 * beta * c * rho) * (m["mgf2"] - m["mgf"] ** 2)
     mass_bias = sp.factor(sp.powsimp(sp.expand(((hess[0, 0] * var_a + hess[1, 1] * var_b) / 2).subs(mu))))
     return {"w": w, "a_xi": a_xi, "a_q": a_q, "J": J, "sum_a2": sum_a2,
-            "finite": (d - 1) * sigma**2 * sum_a2, "mass_bias": mass_bias}
+            "finite": (d - 1) * sigma**2 * sum_a2, "mass_bias": mass_bias, "in_plane": _in_plane_bias(c)}
+
+
+def _in_plane_bias(c: sp.Expr) -> sp.Expr:
+    """O(1/L) bias of the in-plane part of E|f|^2 (second-order delta method).
+
+    In the plane of (xi, q) the numerator is A_xi xi + A_q q with A_xi = sum_i m_i e^{s_i}, A_q = sum_i g_i e^{s_i}
+    (m_i = c on informative tokens, 0 on nuisance ones), the denominator D = sum_i e^{s_i}, and the in-plane
+    |f|^2 = h(A_xi, A_q, D) = (A_xi^2 + 2 rho A_xi A_q + A_q^2) / D^2. Its bias is (1/2) tr(Hess h(mu) Sigma) with
+    mu, Sigma the mean and covariance of (A_xi, A_q, D): sums over the tokens of E[v] and Cov[v], v = e^s (m, g, 1),
+    E[v v^T] = e^{2 beta m rho} [[m^2 M2, m T2, m M2], [m T2, S2, T2], [m M2, T2, M2]] from the Gaussian moments.
+    (The orthogonal noise sum_i e^{s_i} P_perp_q z_i is independent of (A_xi, A_q, D), centred: it only gives the
+    (d - 1) term.)
+    """
+    mo = gaussian_moments()
+    M1, T1, M2, T2, S2 = mo["mgf"], mo["tilt"], mo["mgf2"], mo["tilt2"], mo["sq2"]
+
+    def mean_cov(m: sp.Expr):
+        e = sp.exp(beta * m * rho)
+        mean = e * sp.Matrix([m * M1, T1, M1])
+        second = e**2 * sp.Matrix([[m**2 * M2, m * T2, m * M2], [m * T2, S2, T2], [m * M2, T2, M2]])
+        return mean, second - mean * mean.T
+
+    (mean_i, cov_i), (mean_n, cov_n) = mean_cov(c), mean_cov(sp.Integer(0))
+    mu, Sigma = R * mean_i + (L - R) * mean_n, R * cov_i + (L - R) * cov_n
+    Ax, Aq, D = sp.symbols("A_xi A_q D", real=True)
+    h = (Ax**2 + 2 * rho * Ax * Aq + Aq**2) / D**2
+    H = sp.hessian(h, (Ax, Aq, D)).subs(dict(zip((Ax, Aq, D), mu)))
+    return sp.simplify(sum(H[j, k] * Sigma[j, k] for j in range(3) for k in range(3)) / 2)
 
 
 def _average(sign: str, key: str) -> sp.Expr:
@@ -121,9 +152,10 @@ def nuisance_mass(sign: str = "fixed", finite_size: bool = False) -> sp.Expr:
 @lru_cache(maxsize=None)
 def population_objective(sign: str = "fixed", finite_size: bool = False) -> sp.Expr:
     """J(rho) = |f_oo|^2 (fixed: theta^2 w^2 + 2 beta sigma^2 theta rho w + beta^2 sigma^4, derived);
-    symmetric: the average over eps = +-1.  ``finite_size`` adds :func:`finite_size_term`."""
+    symmetric: the average over eps = +-1.  ``finite_size`` adds the O(1/L) terms: :func:`finite_size_term` (the
+    orthogonal noise, factor d - 1) and :func:`in_plane_term`."""
     J = _average(sign, "J")
-    return J + finite_size_term(sign) if finite_size else J
+    return J + finite_size_term(sign) + in_plane_term(sign) if finite_size else J
 
 
 @lru_cache(maxsize=None)
@@ -131,6 +163,13 @@ def finite_size_term(sign: str = "fixed") -> sp.Expr:
     """(d - 1) sigma^2 E sum a_i^2
     ~ (d - 1) sigma^2 e^{beta^2 sigma^2} (R e^{2 beta theta rho} + L - R) / (R e^{beta theta rho} + L - R)^2."""
     return _average(sign, "finite")
+
+
+@lru_cache(maxsize=None)
+def in_plane_term(sign: str = "fixed") -> sp.Expr:
+    """The O(1/L) bias of the (xi, q)-plane part of E|f|^2 (no factor d): the q-direction noise sigma^2 E sum a_i^2,
+    the ratio bias of the tilted mean and the fluctuation of the informative mass (second-order delta method)."""
+    return _average(sign, "in_plane")
 
 
 @lru_cache(maxsize=None)
@@ -383,13 +422,26 @@ def equilibria(params: dict, sign: str = "fixed", finite_size: bool = False) -> 
 def _minus_xi_functions(sign: str, finite_size: bool) -> tuple[sp.Expr, Callable, Callable]:
     """phi(theta) = J'(-1)/theta (every term of J' carries a factor theta; expand cancels it), as interval functions.
 
-    F'(-1) = 2 J'(-1) = 2 theta phi(theta): -xi is attracting iff phi < 0."""
+    F'(-1) = 2 J'(-1) = 2 theta phi(theta): -xi is attracting iff phi < 0. The expanded form is only needed on boxes
+    near theta = 0 (inf X < 0.05 or sup X >= 4 inf X); elsewhere phi(X) = J'(-1)(X) / X (the same function, with a much shorter
+    expression), and phi'(X) = (d/dtheta J'(-1)(X) - phi(X)) / X."""
     Jp_m1 = sp.diff(population_objective(sign, finite_size), rho).subs(rho, -1)
-    phi = sp.Add(*[t / theta for t in sp.Add.make_args(sp.expand(Jp_m1, deep=False))])
+    phi = sp.Add(*[t / theta for t in sp.Add.make_args(sp.expand(Jp_m1))])
     if not phi.subs(theta, 0).is_finite:
         raise ArithmeticError("J'(-1)/theta kept a pole at theta = 0")
     args = (theta, beta, sigma, R, L, d)
-    return phi, _lambdify_iv(phi, args), _lambdify_iv(sp.diff(phi, theta), args)
+    near = _lambdify_iv(phi, args), _lambdify_iv(sp.diff(phi, theta), args)
+    away = _lambdify_iv(Jp_m1, args), _lambdify_iv(sp.diff(Jp_m1, theta), args)
+
+    def touches_zero(X) -> bool:                  # near 0, or 1/X overestimates by more than 4x: the expanded form
+        return X.a < 0.05 or X.b >= 4 * X.a
+
+    def phi_iv(X, *P):
+        return near[0](X, *P) if touches_zero(X) else away[0](X, *P) / X
+
+    def dphi_iv(X, *P):
+        return near[1](X, *P) if touches_zero(X) else (away[1](X, *P) - away[0](X, *P) / X) / X
+    return phi, phi_iv, dphi_iv
 
 
 def default_theta_max(params: dict) -> float:
@@ -492,6 +544,10 @@ def _derivation(sign: str) -> tuple[Step, ...]:
                       "tr P_perp_q = d - 1)", finite_size_term(sign),
                       "ratio LLN: E sum a_i^2 ~ (R E_I e^{2s} + (L-R) E_N e^{2s}) / (R E_I e^s + (L-R) E_N e^s)^2",
                       r"\Delta_d(\rho)"))
+    steps.append(Step("In-plane O(1/L) term: the bias of (A_xi^2 + 2 rho A_xi A_q + A_q^2)/D^2 (q-direction noise, "
+                      "ratio bias, informative-mass fluctuation); no factor d", in_plane_term(sign),
+                      "second-order delta method, (1/2) tr(Hess h Sigma) with the token moments E e^{2 beta g}, "
+                      "E g e^{2 beta g}, E g^2 e^{2 beta g} (sympy.stats)", r"\Delta_\parallel(\rho)"))
     ident = reduction_identity()
     steps.append(Step("Riemannian reduction: <xi, P_perp_q grad G(<q,xi>, |q|^2)> = (1 - rho^2) d1G on the sphere",
                       sp.simplify(ident),

@@ -1,5 +1,12 @@
-"""Paper A model options shared by its checks (THEORY.md, Paper A, "Model")."""
+"""Paper A model options shared by its checks (THEORY.md, Paper A, "Model"), and the numeric evaluation of its
+closed forms."""
 from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import mpmath as mp
+import numpy as np
+import sympy as sp
 
 from checks.framework import Param
 
@@ -16,8 +23,39 @@ MODEL_PARAMS = (
 
 
 def validate_model(p: dict) -> None:
-    """Cross-parameter constraints: 1 <= R < L (at least one nuisance token)."""
+    """Cross-parameter constraints: 1 <= R < L (at least one nuisance token), and beta^2 sigma^2 <= log L, the range
+    of the finite-size term (at least one effective token: L e^(-beta^2 sigma^2) >= 1) that every closed form
+    compared with sampled sequences includes."""
     if p["R"] > p["L"]:
         raise ValueError(f"R = {p['R']} exceeds L = {p['L']}: R counts informative tokens among L")
     if p["R"] == p["L"]:
         raise ValueError(f"R = L = {p['L']}: the model needs at least one nuisance token (R < L)")
+    if p.get("finite_size", True) and p["beta"] * p["sigma"] > np.sqrt(np.log(p["L"])):
+        raise ValueError(f"the finite-size term needs beta^2 sigma^2 <= log L, got beta sigma = "
+                         f"{p['beta'] * p['sigma']:.4g} > sqrt(log L) = {np.sqrt(np.log(p['L'])):.4g}")
+
+
+def numeric_function(expr: sp.Expr, args: Sequence[sp.Symbol], dps: int = 30) -> Callable[..., np.ndarray]:
+    """``expr`` as a vectorised float function of ``args``: NumPy in double precision, and ``dps``-digit mpmath at
+    the points where double overflows (e^{beta theta rho} beyond e^709 gives inf/inf = NaN in NumPy), so a closed
+    form with large scores is never inf or NaN. A value outside the double range itself is a ValueError."""
+    fast = sp.lambdify(args, expr, "numpy", cse=True)
+    exact = sp.lambdify(args, expr, "mpmath")
+
+    def f(*values):
+        if all(isinstance(v, (float, int)) for v in values):          # scalar fast path (ODE right-hand sides)
+            with np.errstate(all="ignore"):
+                y = float(fast(*values))
+            if np.isfinite(y):
+                return y
+        arrays = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in values))
+        with np.errstate(all="ignore"):
+            out = np.array(np.broadcast_to(fast(*arrays), arrays[0].shape), dtype=float)
+        bad = ~np.isfinite(out)
+        if np.any(bad):
+            with mp.workdps(dps):
+                out[bad] = [float(exact(*map(mp.mpf, point))) for point in zip(*(a[bad] for a in arrays))]
+            if not np.all(np.isfinite(out)):
+                raise ValueError(f"the closed form {sp.srepr(expr)[:40]}... exceeds the double range at these parameters")
+        return out
+    return f

@@ -18,8 +18,8 @@ from scipy.stats import norm
 
 import theory.signal_recovery as S
 from checks.framework import Context, Evidence, Param, Plot, Series, check
-from checks.signal._model import MODEL_PARAMS
-from checks.signal.equilibria import model_values, validate_finite_size
+from checks.signal._model import MODEL_PARAMS, numeric_function, validate_model
+from checks.signal.equilibria import model_values
 from numerics.sga import projected_sga
 from numerics.signal_model import SignalModel
 
@@ -27,7 +27,7 @@ from numerics.signal_model import SignalModel
 def mass_function(vals: dict, sign: str, finite_size: bool):
     """rho -> expected nuisance mass (NumPy), from the SymPy closed form."""
     subs = {getattr(S, k): v for k, v in vals.items()}
-    return sp.lambdify(S.rho, S.nuisance_mass(sign, finite_size).subs(subs), "numpy")
+    return numeric_function(S.nuisance_mass(sign, finite_size).subs(subs), (S.rho,))
 
 
 def run_sga(model_kwargs: dict, rho0: np.ndarray, n_steps: int, a: float, b: float,
@@ -78,7 +78,7 @@ def scaling_limits(vals: dict) -> dict:
             Param("z_level", float, 1e-3, "false-alarm rate of the two-sided test", low=0.0, high=1.0,
                   low_open=True, high_open=True)],
     paper={"n_runs": 30, "n_steps": 2000, "n_scaling_mc": 2000},
-    validate=validate_finite_size,
+    validate=validate_model,
 )
 def attention_on_noise(p: dict, ctx: Context) -> Evidence:
     sign, vals = p["sign"], model_values(p)

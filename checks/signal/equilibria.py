@@ -12,11 +12,10 @@ from __future__ import annotations
 from typing import Callable
 
 import numpy as np
-import sympy as sp
 
 import theory.signal_recovery as S
 from checks.framework import Context, Evidence, Param, Plot, Series, check
-from checks.signal._model import MODEL_PARAMS, validate_model
+from checks.signal._model import MODEL_PARAMS, numeric_function, validate_model
 from numerics.reduced_ode import solve_reduced_ode
 
 _MODEL_KEYS = ("theta", "beta", "sigma", "R", "L", "d")
@@ -27,18 +26,10 @@ def model_values(p: dict, **override) -> dict:
     return {k: override[k] if k in override else p[k] for k in _MODEL_KEYS}
 
 
-def validate_finite_size(p: dict) -> None:
-    """validate_model plus the range of the (d-1)/L term: beta^2 sigma^2 <= log L (at least one effective token)."""
-    validate_model(p)
-    if p.get("finite_size", True) and p["beta"] * p["sigma"] > np.sqrt(np.log(p["L"])):
-        raise ValueError(f"the finite-size term needs beta^2 sigma^2 <= log L, got beta sigma = "
-                         f"{p['beta'] * p['sigma']:.4g} > sqrt(log L) = {np.sqrt(np.log(p['L'])):.4g}")
-
-
 def field_function(vals: dict, sign: str, finite_size: bool) -> Callable:
-    """F(rho) of theory.signal_recovery.reduced_field at numeric params, as a NumPy function (via lambdify)."""
+    """F(rho) of theory.signal_recovery.reduced_field at numeric params, as a NumPy function (numeric_function)."""
     subs = {getattr(S, k): v for k, v in vals.items()}
-    return sp.lambdify(S.rho, S.reduced_field(sign, finite_size).subs(subs), "numpy")
+    return numeric_function(S.reduced_field(sign, finite_size).subs(subs), (S.rho,))
 
 
 def ode_side(F: Callable, rho_eq: float, rho0: float, t_end: float) -> tuple[str, np.ndarray, np.ndarray]:
@@ -88,7 +79,7 @@ def classify_by_ode(F: Callable, eqs: list, delta: float, t_cap: float = 1e5) ->
             Param("threshold_margin", float, 0.1, "relative margin around theta* for the -xi threshold test",
                   low=0.0, high=0.9, low_open=True)],
     paper={"delta": 0.01},
-    validate=validate_finite_size,
+    validate=validate_model,
 )
 def equilibria_stability(p: dict, ctx: Context) -> Evidence:
     sign, fs = p["sign"], p["finite_size"]

@@ -17,8 +17,8 @@ import numpy as np
 
 import theory.signal_recovery as S
 from checks.framework import Context, Evidence, Param, Plot, Series, check
-from checks.signal._model import MODEL_PARAMS
-from checks.signal.equilibria import field_function, model_values, validate_finite_size
+from checks.signal._model import MODEL_PARAMS, validate_model
+from checks.signal.equilibria import field_function, model_values
 from numerics.reduced_ode import solve_reduced_ode
 from numerics.sga import projected_sga
 from numerics.signal_model import SignalModel
@@ -96,7 +96,7 @@ def run_sga(model_kwargs: dict, rho0: np.ndarray, n_steps: int, a: float, b: flo
             Param("reach_tol", float, 0.1, "distance to an equilibrium counted as reaching it", low=0.0,
                   high=1.0, low_open=True)],
     paper={"runs_per_start": 10, "eta0": 0.01, "max_steps": 30000},
-    validate=validate_finite_size,
+    validate=validate_model,
 )
 def sign_ambiguity(p: dict, ctx: Context) -> Evidence:
     starts = np.asarray(p["starts"], dtype=float)
