@@ -10,7 +10,9 @@ obey a law of large numbers, so f_q -> f_oo = (R E_I[e^s x] + (L-R) E_N[e^s x]) 
 With g = <q, z> ~ N(0, sigma^2) the Gaussian expectations E e^{beta g}, E g e^{beta g}, E e^{2 beta g}
 are computed by SymPy (sympy.stats); P_perp_q z is independent of the scores and has mean zero.
 Leading finite-L term: (d - 1) sigma^2 E sum_i a_i^2 (the orthogonal noise energy), with
-sum_i a_i^2 replaced by its ratio-LLN limit.  It is the only O(1/L) term carrying a factor d.
+sum_i a_i^2 replaced by its ratio-LLN limit.  It is the only O(1/L) term carrying a factor d; the other O(1/L)
+terms (q-direction noise, ratio bias, informative-mass fluctuation) come from the second-order delta method
+in the (xi, q) plane (:func:`in_plane_term`).
 
 The expected nuisance attention mass is 1 - w(rho), with an optional O(1/L) ratio bias (delta method).
 Equilibria of rho' = F(rho) = (1 - rho^2) J'(rho) are certified with interval arithmetic (mpmath.iv).
