@@ -37,3 +37,12 @@ def validate_model(p: dict) -> None:
         if np.shape(p[name]) != (p["d"], p["d"]):
             raise ValueError(f"{name} has shape {np.shape(p[name])}, expected ({p['d']}, {p['d']}) for d = {p['d']}")
     check_assumptions(*model_matrices(p))
+
+
+def validate_betas(betas, minimum: int) -> np.ndarray:
+    """The beta sweep as a float array: at least ``minimum`` strictly increasing values (ValueError otherwise)."""
+    b = np.array(betas, dtype=float)
+    if len(b) < minimum or np.any(np.diff(b) <= 0):
+        words = {2: "two", 3: "three", 4: "four"}
+        raise ValueError(f"betas must be at least {words.get(minimum, minimum)} increasing values")
+    return b

@@ -10,7 +10,7 @@ import numpy as np
 
 import theory.mean_field as mf
 from checks.framework import Context, Evidence, Param, Plot, Series, check
-from checks.meanfield._model import MODEL_PARAMS, model_matrices, validate_model
+from checks.meanfield._model import MODEL_PARAMS, model_matrices, validate_betas, validate_model
 from numerics.laplace import laplace_field_info
 
 
@@ -53,9 +53,7 @@ def _validate(p: dict) -> None:
     validate=_validate,
 )
 def zero_temperature_limit(p: dict, ctx: Context) -> Evidence:
-    betas = np.array(p["betas"], dtype=float)
-    if len(betas) < 3 or np.any(np.diff(betas) <= 0):
-        raise ValueError("betas must be at least three increasing values")
+    betas = validate_betas(p["betas"], 3)
     B, V = model_matrices(p)
     n = p["n_grid"]
     angles = 2 * np.pi * (np.arange(n) + ctx.rng("grid").uniform()) / n

@@ -11,7 +11,7 @@ import numpy as np
 
 import theory.mean_field as mf
 from checks.framework import Context, Evidence, Param, Plot, Series, check
-from checks.meanfield._model import KERNEL_PARAM, MODEL_PARAMS, model_matrices, validate_model
+from checks.meanfield._model import KERNEL_PARAM, MODEL_PARAMS, model_matrices, validate_betas, validate_model
 from checks.meanfield.w2 import particles_per_window, sample_circle
 from numerics.particles import simulate
 
@@ -58,9 +58,7 @@ def _validate(p: dict) -> None:
     lam = np.linalg.eigvalsh(V)
     if lam[-1] - lam[-2] <= 1e-9 * max(1.0, abs(lam[-1])):
         raise ValueError("V has no spectral gap: its dominant eigenspace is the whole plane")
-    b = np.array(p["betas"])
-    if len(b) < 2 or np.any(np.diff(b) <= 0):
-        raise ValueError("betas must be at least two increasing values")
+    validate_betas(p["betas"], 2)
 
 
 @check(

@@ -11,7 +11,7 @@ from scipy.optimize import minimize
 
 import theory.mean_field as mf
 from checks.framework import Context, Evidence, Param, Plot, Series, check
-from checks.meanfield._model import KERNEL_PARAM, MODEL_PARAMS, model_matrices, validate_model
+from checks.meanfield._model import KERNEL_PARAM, MODEL_PARAMS, model_matrices, validate_betas, validate_model
 from checks.meanfield.limit import density, rate
 from numerics.particles import simulate
 from numerics.wasserstein import w2
@@ -107,9 +107,7 @@ def _validate(p: dict) -> None:
     validate_model(p)
     if p["d"] != 2:
         raise ValueError("meanfield.w2_bound samples a density on the circle: d must be 2")
-    b = np.array(p["betas"])
-    if len(b) < 4 or np.any(np.diff(b) <= 0):
-        raise ValueError("betas must be at least four increasing values")
+    validate_betas(p["betas"], 4)
 
 
 @check(

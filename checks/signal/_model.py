@@ -56,6 +56,6 @@ def numeric_function(expr: sp.Expr, args: Sequence[sp.Symbol], dps: int = 30) ->
             with mp.workdps(dps):
                 out[bad] = [float(exact(*map(mp.mpf, point))) for point in zip(*(a[bad] for a in arrays))]
             if not np.all(np.isfinite(out)):
-                raise ValueError(f"the closed form {sp.srepr(expr)[:40]}... exceeds the double range at these parameters")
+                raise ValueError("a closed form exceeds the double range (|value| > 1.8e308) at these parameters")
         return out
     return f

@@ -33,16 +33,21 @@ MAX_BIAS_OVER_SE = 0.25
 _DEFAULTS = {"theta": 1.0, "beta": 1000.0, "sigma": 1e-5, "d": 5}
 
 
+def logistic_step(theta: float, beta: float, R: int, L: int) -> tuple[float, float]:
+    """Centre rho_0 = log((L - R)/R) / (beta theta) and width 1/(beta theta) of the informative mass's step."""
+    return float(np.log((L - R) / R) / (beta * theta)), 1.0 / (beta * theta)
+
+
 def alignment_grid(theta: float, beta: float, R: int, L: int, sign: str) -> np.ndarray:
     """Plateau points +-0.5, +-0.9 and the step rho_0 + k/(beta theta), k = -4..4 (mirrored for sign='symmetric'),
     inside [-1, 1]."""
-    rho0, width = np.log((L - R) / R) / (beta * theta), 1.0 / (beta * theta)
+    rho0, width = logistic_step(theta, beta, R, L)
     step = rho0 + width * np.arange(-4, 5)
     pts = np.concatenate([[-0.9, -0.5, 0.5, 0.9], step, -step if sign == "symmetric" else []])
     return np.unique(np.round(pts[np.abs(pts) <= 1.0], 15))
 
 
-def neglected_bias_over_se(p: dict, rho_max: float = 0.9) -> float:
+def in_plane_ratio_bias_over_se(p: dict, rho_max: float = 0.9) -> float:
     """The in-plane O(1/R) ratio bias on the informative plateau in standard errors (module docstring)."""
     bs = p["beta"] * p["sigma"]
     return float(rho_max * bs * np.exp(bs**2 / 2) * np.sqrt(p["n_sequences"] / p["R"]))
@@ -52,7 +57,7 @@ def _validate(p: dict) -> None:
     validate_model(p)
     if p["theta"] <= 0:
         raise ValueError("signal.low_temperature needs theta > 0 (the informative mass has no step at theta = 0)")
-    b = neglected_bias_over_se(p)
+    b = in_plane_ratio_bias_over_se(p)
     if b > MAX_BIAS_OVER_SE:
         raise ValueError(f"the O(1/R) in-plane ratio bias would be {b:.3g} standard errors (> {MAX_BIAS_OVER_SE:g}), "
                          f"so its O(1/R^2) remainder could be resolved: lower beta*sigma or n_sequences, or raise R")
@@ -83,27 +88,28 @@ def low_temperature(p: dict, ctx: Context) -> Evidence:
     z, z_hot = (mu - analytic) / se, (mu - hotter) / se
     z_star = bonferroni_z(p["z_level"], rhos.size)
     max_z, max_z_hot = float(np.max(np.abs(z))), float(np.max(np.abs(z_hot)))
-    rho0 = float(np.log((p["L"] - p["R"]) / p["R"]) / (p["beta"] * p["theta"]))
+    rho0, width = logistic_step(p["theta"], p["beta"], p["R"], p["L"])
+    bias = in_plane_ratio_bias_over_se(p)
     max_score = float(p["beta"] * (p["theta"] * np.max(np.abs(rhos)) + 8 * p["sigma"]))
     return Evidence(
         metric="max |z| over the rho grid, z = (MC - closed form) / se",
         observed=max_z, threshold=z_star,
         reason=f"Bonferroni-corrected two-sided normal quantile for {rhos.size} z-scores at family-wise false-alarm "
                f"rate {p['z_level']:g} (se = sd/sqrt({p['n_sequences']})); the O(1/R) in-plane ratio bias is "
-               f"{neglected_bias_over_se(p):.2g} se (its O(1/R^2) remainder is negligible); the closed form at "
+               f"{bias:.2g} se (its O(1/R^2) remainder is negligible); the closed form at "
                f"1.1 beta must be rejected (power)",
         passed=bool(max_z <= z_star and max_z_hot > z_star),
         analytic=analytic, numeric=mu, uncertainty=se,
-        details={"rho": rhos, "z": z, "step_centre_rho0": rho0, "step_width": 1.0 / (p["beta"] * p["theta"]),
+        details={"rho": rhos, "z": z, "step_centre_rho0": rho0, "step_width": width,
                  "largest_score": max_score, "scores_beyond_exp_range": bool(max_score > np.log(np.finfo(float).max)),
-                 "in_plane_ratio_bias_over_se": neglected_bias_over_se(p), "J_at_1.1_beta": hotter, "z_at_1.1_beta": z_hot,
+                 "in_plane_ratio_bias_over_se": bias, "J_at_1.1_beta": hotter, "z_at_1.1_beta": z_hot,
                  "max_abs_z_at_1.1_beta": max_z_hot, "power_1.1_beta_rejected": bool(max_z_hot > z_star),
                  "z_threshold": z_star,
                  "evaluation": "closed form in double precision, 30-digit mpmath where double overflows; Monte Carlo "
                                "softmax with max-subtraction (log-space)"},
         plots=[Plot(title=f"J(rho) at low temperature (beta={p['beta']:g}, theta={p['theta']:g})",
                     xlabel="(rho - rho_0) beta theta", ylabel="J",
-                    series=[Series("closed form", (rhos - rho0) * p["beta"] * p["theta"], analytic),
-                            Series("Monte Carlo", (rhos - rho0) * p["beta"] * p["theta"], mu, yerr=se, style="o")],
+                    series=[Series("closed form", (rhos - rho0) / width, analytic),
+                            Series("Monte Carlo", (rhos - rho0) / width, mu, yerr=se, style="o")],
                     )],
     )
