@@ -9,9 +9,9 @@ import math
 import numpy as np
 import pytest
 
-from benchmarks.bench import TARGETS, run_all
-from benchmarks.naive import euler_naive
-from checks import bench_cli
+from attnverify.bench import TARGETS, run_all
+from attnverify.naive import euler_naive
+from attnverify import bench_cli
 from checks.framework import InputError
 from numerics.particles import simulate
 

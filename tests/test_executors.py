@@ -4,9 +4,9 @@ from __future__ import annotations
 import pytest
 
 import checks
-from checks.cli import main
-from checks.executors import make_executor
-from checks.report import report_dict
+from attnverify.cli import main
+from attnverify.executors import make_executor
+from attnverify.report import report_dict
 
 CHECK = "meanfield.zero_temperature_flow"  # a fast check whose tasks go through ctx.map
 

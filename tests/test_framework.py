@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 import checks
-from checks.cli import main
+from attnverify.cli import main
 from checks.framework import REGISTRY, Evidence, InputError, Param, Plot, Series, check
-from checks.report import report_dict, write_report
+from attnverify.report import report_dict, write_report
 
 TOY = ("toy.passes", "toy.fails", "toy.raises", "toy.nan")
 
@@ -147,7 +147,7 @@ def test_catalogue_lists_claims_and_sources():
 
 
 def test_console_entry_points_agree():
-    """``python -m checks`` is the CLI: a bad id gives exit 2 and one line, no traceback."""
-    proc = subprocess.run([sys.executable, "-m", "checks", "run", "no.such.check"], capture_output=True, text=True)
+    """``python -m attnverify`` is the CLI: a bad id gives exit 2 and one line, no traceback."""
+    proc = subprocess.run([sys.executable, "-m", "attnverify", "run", "no.such.check"], capture_output=True, text=True)
     assert proc.returncode == 2
     assert proc.stderr.strip().count("\n") == 0 and "Traceback" not in proc.stderr

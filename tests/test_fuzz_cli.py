@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import checks.runner as runner
-from checks.cli import main
+from attnverify.cli import main
 from checks.framework import InputError
 from checks.registry import all_checks
 

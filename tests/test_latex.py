@@ -7,8 +7,8 @@ import subprocess
 
 import pytest
 
-from checks.cli import main
-from checks.latex import tex_text
+from attnverify.cli import main
+from attnverify.latex import tex_text
 
 
 def test_tex_text_escapes_and_maps_unicode():

@@ -14,8 +14,8 @@ import numerics.sga
 import numerics.signal_mc
 import numerics.signal_model
 import theory.signal_recovery as S
-from checks.mutants import KNOWN_GAPS, MUTANTS, by_name
-from checks.mutation import Mutant, injected, is_crash, run_mutant, selftest
+from attnverify.mutants import KNOWN_GAPS, MUTANTS, by_name
+from attnverify.mutation import Mutant, injected, is_crash, run_mutant, selftest
 from checks.registry import all_checks
 
 
@@ -121,7 +121,7 @@ def test_crash_is_not_a_catch():
 
 
 def test_cli_json(tmp_path):
-    from checks.selftest_cli import add_parser, cmd_selftest
+    from attnverify.selftest_cli import add_parser, cmd_selftest
 
     parser = argparse.ArgumentParser()
     add_parser(parser.add_subparsers())
@@ -138,7 +138,7 @@ def test_cli_json(tmp_path):
 
 def test_cli_bad_input():
     from checks.framework import InputError
-    from checks.selftest_cli import add_parser, cmd_selftest
+    from attnverify.selftest_cli import add_parser, cmd_selftest
 
     parser = argparse.ArgumentParser()
     add_parser(parser.add_subparsers())
@@ -163,7 +163,7 @@ def test_full_selftest():
 
 # ------------------------------------------------------------------------------------------------ seed sweep
 def test_clopper_pearson_upper_bound():
-    from benchmarks.seed_sweep import upper_bound
+    from attnverify.seed_sweep import upper_bound
 
     # k = 0: P(0 failures | p) = (1 - p)^n = 0.05 solves to p = 1 - 0.05^(1/n)
     assert math.isclose(upper_bound(0, 20), 1 - 0.05 ** (1 / 20), rel_tol=1e-9)
@@ -175,7 +175,7 @@ def test_clopper_pearson_upper_bound():
 
 
 def test_sweep_on_a_cheap_check():
-    from benchmarks.seed_sweep import markdown, result_dict, sweep
+    from attnverify.seed_sweep import markdown, result_dict, sweep
 
     per_seed = sweep([0, 1], ["meanfield.zero_temperature_flow"])
     res = result_dict(per_seed, 0.0)

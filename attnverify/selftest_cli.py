@@ -1,11 +1,11 @@
 """``attnverify selftest --mutants [--only NAME ...] [--json PATH] [--seed S]`` and ``attnverify selftest --seeds N``.
 
-``--mutants``: inject each mutant of :mod:`checks.mutants` in turn, run the checks it names (quick profile,
+``--mutants``: inject each mutant of :mod:`attnverify.mutants` in turn, run the checks it names (quick profile,
 serially), and print which checks catch it; ``--json`` writes
 ``{"mutants": n, "caught": k, "rows": [{"mutant", "caught_by": [...], ...}], ...}``.
-``--seeds N``: the false-alarm sweep of :mod:`benchmarks.seed_sweep` (quick profile under seeds 0..N-1).
+``--seeds N``: the false-alarm sweep of :mod:`attnverify.seed_sweep` (quick profile under seeds 0..N-1).
 
-Wiring (in ``checks.cli``): ``selftest_cli.add_parser(sub)`` in ``build_parser`` and
+Wiring (in ``attnverify.cli``): ``selftest_cli.add_parser(sub)`` in ``build_parser`` and
 ``"selftest": lambda: selftest_cli.cmd_selftest(args)`` in the handler table. Exit code 0 when every mutant is
 caught (or every check passes under every seed), 1 otherwise, 2 on bad input (raised as InputError).
 """
@@ -80,7 +80,7 @@ def _check_json_path(path: str | None) -> None:
 
 def cmd_selftest(args: argparse.Namespace) -> int:
     """Run the mutation self-test or the seed sweep; print a table; write JSON to ``args.json_path`` if given."""
-    from checks.mutants import KNOWN_GAPS, MUTANTS, by_name
+    from attnverify.mutants import KNOWN_GAPS, MUTANTS, by_name
 
     if getattr(args, "list_mutants", False):
         for m in MUTANTS:
@@ -97,7 +97,7 @@ def cmd_selftest(args: argparse.Namespace) -> int:
         chosen = [by_name(n) for n in args.only] if args.only else list(MUTANTS)
     except ValueError as exc:
         raise InputError(str(exc)) from None
-    from checks.mutation import selftest
+    from attnverify.mutation import selftest
 
     say(f"selftest: baseline run of the checks the {len(chosen)} mutants name ...")
     result = selftest(chosen, seed=seed, progress=lambda i, n, name: say(f"selftest: mutant {i + 1}/{n}: {name} ..."))
@@ -113,7 +113,7 @@ def cmd_selftest(args: argparse.Namespace) -> int:
 def _seed_sweep(n: int, json_path: str | None, say) -> int:
     import time
 
-    from benchmarks.seed_sweep import markdown, result_dict, sweep
+    from attnverify.seed_sweep import markdown, result_dict, sweep
 
     start = time.perf_counter()
     per_seed = sweep(list(range(n)), on_seed=lambda s, rows: say(

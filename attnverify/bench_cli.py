@@ -1,8 +1,8 @@
 """``attnverify bench [--json PATH] [--scale S] [--naive-budget SECONDS] [--quiet]``.
 
-Runs the performance benchmarks (``benchmarks.bench.run_all``), prints a table and writes JSON.
+Runs the performance benchmarks (``attnverify.bench.run_all``), prints a table and writes JSON.
 
-Wiring (in ``checks.cli``): ``bench_cli.add_parser(sub)`` in ``build_parser`` and ``"bench": lambda:
+Wiring (in ``attnverify.cli``): ``bench_cli.add_parser(sub)`` in ``build_parser`` and ``"bench": lambda:
 bench_cli.cmd_bench(args)`` in the handler table. Exit code 0 when the benchmarks ran (missed targets are
 marked MISS in the table and false under ``targets_met`` in the JSON, not an error), 2 on bad input.
 """
@@ -65,12 +65,12 @@ def _plain(obj):
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    """Run ``benchmarks.bench.run_all``; print the table; write JSON to ``args.json_path`` if given."""
+    """Run ``attnverify.bench.run_all``; print the table; write JSON to ``args.json_path`` if given."""
     scale = _scale(args.scale)
     budget = _seconds(args.naive_budget)
     if args.json_path and not Path(args.json_path).parent.exists():
         raise InputError(f"--json: directory {str(Path(args.json_path).parent)!r} does not exist")
-    from benchmarks.bench import format_table, run_all
+    from attnverify.bench import format_table, run_all
 
     def progress(name: str) -> None:
         print(f"bench: {name} ...", file=sys.stderr, flush=True)

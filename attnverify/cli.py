@@ -10,7 +10,7 @@ import json
 import sys
 from pathlib import Path
 
-from checks import bench_cli, selftest_cli
+from attnverify import bench_cli, selftest_cli
 from checks.framework import PROFILES, InputError, progress_printer
 
 
@@ -91,8 +91,8 @@ def cmd_list(with_params: bool = False) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from checks.executors import make_executor
-    from checks.report import table, write_json, write_report
+    from attnverify.executors import make_executor
+    from attnverify.report import table, write_json, write_report
     from checks.runner import plan, run
 
     seed = non_negative_int("--seed", args.seed)
@@ -124,14 +124,14 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_derive(args: argparse.Namespace) -> int:
-    from checks.derive import render
+    from attnverify.derive import render
 
     print(render(args.model, latex=args.latex))
     return 0
 
 
 def cmd_latex(args: argparse.Namespace) -> int:
-    from checks.latex import document
+    from attnverify.latex import document
 
     if args.from_json:
         try:
@@ -140,7 +140,7 @@ def cmd_latex(args: argparse.Namespace) -> int:
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise InputError(f"--from-json: cannot read a report from {args.from_json!r} ({type(exc).__name__})")
     else:
-        from checks.report import report_dict
+        from attnverify.report import report_dict
         from checks.runner import run
 
         report = report_dict(run(seed=non_negative_int("--seed", args.seed)))

@@ -24,7 +24,7 @@ from typing import Callable
 import numpy as np
 import scipy
 
-from benchmarks.naive import euler_naive
+from attnverify.naive import euler_naive
 from numerics.particles import attention_field, simulate
 from numerics.sga import projected_sga
 from numerics.signal_model import SignalModel

@@ -7,7 +7,7 @@ in n seeds the false-alarm rate of a check has the exact (Clopper-Pearson) one-s
 
 Usage::
 
-    python -m benchmarks.seed_sweep [--seeds N] [--first S] [--checks ID ...] [--json PATH] [--md PATH]
+    python -m attnverify.seed_sweep [--seeds N] [--first S] [--checks ID ...] [--json PATH] [--md PATH]
 
 Results are written after every seed, so an interrupted sweep still leaves a partial table.
 """
@@ -112,7 +112,7 @@ def _count(text: str, name: str, minimum: int) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.seed_sweep", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m attnverify.seed_sweep", description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", default="20", help="number of seeds (default 20)")
     parser.add_argument("--first", default="0", help="first seed (default 0)")
     parser.add_argument("--checks", nargs="*", default=None, help="check ids or families (default: all)")

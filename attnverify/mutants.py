@@ -11,7 +11,7 @@ import functools
 import numpy as np
 import sympy as sp
 
-from checks.mutation import Mutant
+from attnverify.mutation import Mutant
 
 SR = "theory.signal_recovery"
 MF = "theory.mean_field"

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 
-from checks.derive import MODELS, derivation
+from attnverify.derive import MODELS, derivation
 
 GREEK = {
     "α": r"\alpha", "β": r"\beta", "γ": r"\gamma", "δ": r"\delta", "ε": r"\varepsilon", "η": r"\eta",

@@ -1,0 +1,3 @@
+from attnverify.cli import main
+
+raise SystemExit(main())

@@ -1,3 +1,0 @@
-from checks.cli import main
-
-raise SystemExit(main())
