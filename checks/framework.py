@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import hashlib
 import math
+import pickle
 import sys
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, MutableMapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -235,6 +236,12 @@ def stream_key(*parts: str) -> int:
     return int.from_bytes(digest[:8], "little")
 
 
+def task_key(fn: Callable[..., Any], task: tuple) -> str:
+    """A stable key of a task: the function's qualified name and the pickled arguments (SHA-256)."""
+    payload = pickle.dumps((getattr(fn, "__module__", ""), getattr(fn, "__qualname__", repr(fn)), task), protocol=4)
+    return hashlib.sha256(payload).hexdigest()
+
+
 class Context:
     """What a running check may use: seeded random streams, a task map and progress reporting.
 
@@ -243,12 +250,14 @@ class Context:
     """
 
     def __init__(self, check_id: str, seed: int, profile: str, *, executor: Executor | None = None,
-                 progress: Callable[[str, float], None] | None = None) -> None:
+                 progress: Callable[[str, float], None] | None = None,
+                 memo: MutableMapping[str, Any] | None = None) -> None:
         self.check_id = check_id
         self.seed = seed
         self.profile = profile
         self._executor = executor
         self._progress = progress
+        self._memo = memo
 
     def seed_sequence(self, name: str = "") -> np.random.SeedSequence:
         return np.random.SeedSequence([self.seed, stream_key(self.check_id, name)])
@@ -262,8 +271,22 @@ class Context:
         return self.seed_sequence(name).spawn(n)
 
     def map(self, fn: Callable[..., Any], tasks: Sequence[tuple]) -> list[Any]:
-        """``[fn(*task) for task in tasks]``, in order, on the executor when one is set."""
+        """``[fn(*task) for task in tasks]``, in order, on the executor when one is set.
+
+        With a ``memo`` (a mapping given by the caller, e.g. the power self-test, which reruns a check many times
+        with only its analytic side changed), a task whose function and arguments were seen before is not run
+        again. Tasks are the numeric side: they never read the theory, so their result depends only on them."""
         tasks = list(tasks)
+        if self._memo is not None:
+            keys = [task_key(fn, task) for task in tasks]
+            todo = [(k, t) for k, t in dict(zip(keys, tasks)).items() if k not in self._memo]
+            memo, self._memo = self._memo, None
+            try:
+                for k, value in zip([k for k, _ in todo], self.map(fn, [t for _, t in todo])):
+                    memo[k] = value
+            finally:
+                self._memo = memo
+            return [memo[k] for k in keys]
         if self._executor is None or len(tasks) < 2:
             out = []
             for i, task in enumerate(tasks):

@@ -10,6 +10,7 @@ from typing import Any, Callable
 import numpy as np
 
 from checks.framework import PROFILES, Check, Context, Evidence, InputError, Result
+from checks.claims import evaluate_claims
 from checks.registry import all_checks
 
 VERSION = "0.1.0"
@@ -23,6 +24,7 @@ class Report:
     seed: int
     options: dict
     results: list[Result] = field(default_factory=list)
+    claims: list = field(default_factory=list)          # list[checks.claims.ClaimResult], from the results
     version: str = VERSION
 
     @property
@@ -71,9 +73,10 @@ def plan(ids: list[str] | None = None, *, profile: str = "quick",
 
 
 def run_one(check: Check, params: dict, *, seed: int, profile: str, executor: Executor | None = None,
-            progress: Callable[[str, float], None] | None = None) -> Result:
-    """Run one check; an exception inside it gives the verdict ``error``, never a crash."""
-    ctx = Context(check.id, seed, profile, executor=executor, progress=progress)
+            progress: Callable[[str, float], None] | None = None, memo: dict | None = None) -> Result:
+    """Run one check; an exception inside it gives the verdict ``error``, never a crash. ``memo``: see
+    :meth:`checks.framework.Context.map`."""
+    ctx = Context(check.id, seed, profile, executor=executor, progress=progress, memo=memo)
     start = time.perf_counter()
     evidence: Evidence | None = None
     error: str | None = None
@@ -111,4 +114,5 @@ def run(ids: list[str] | None = None, *, profile: str = "quick", seed: int = 0,
     for c, params in plans:
         report.results.append(run_one(c, params, seed=int(seed), profile=profile, executor=executor,
                                       progress=progress))
+    report.claims = evaluate_claims(report.results)
     return report
