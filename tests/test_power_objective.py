@@ -156,7 +156,7 @@ def test_attention_rejects_the_mass_at_a_five_per_cent_wrong_theta():
 
 @pytest.mark.slow  # one more SymPy derivation under injection (~10 s)
 def test_attention_design_does_not_come_from_the_theory():
-    """The numeric side's design is fixed: a wrong theory leaves the Monte Carlo (the design and its means) unchanged."""
+    """The numeric side's design is fixed: a wrong theory leaves the Monte Carlo (design and means) unchanged."""
     ok = _run("signal.attention_on_noise", **ATTENTION_FAST)
     with injected(_wrong("nuisance_mass", _at(S.theta, 2.0), "mass_theta_x2")):
         bad = _run("signal.attention_on_noise", **ATTENTION_FAST)

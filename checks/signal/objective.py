@@ -93,7 +93,8 @@ def block_statistics(est: Estimate, closed: np.ndarray, ref: int = 0) -> dict:
     total, se_total = est.contrast(np.ones(k))
     ratio, ratio_se = total / closed.sum(), se_total / closed.sum()
     return {"z": z_level, "z_contrast": z_contrast, "ratio": ratio, "ratio_se": ratio_se,
-            "z_ratio": float(normal_equivalent((ratio - 1.0) / ratio_se, est.dof)), "dof": est.dof, "sum_mc": total, "sum_mc_var": se_total**2,
+            "z_ratio": float(normal_equivalent((ratio - 1.0) / ratio_se, est.dof)), "dof": est.dof,
+            "sum_mc": total, "sum_mc_var": se_total**2,
             "sum_closed": float(closed.sum())}
 
 
@@ -112,8 +113,8 @@ def family_statistics(ests: list[Estimate], closed: list[np.ndarray]) -> dict:
 @check(
     id="signal.objective_vs_montecarlo",
     claim="The population objective J(rho) = E||f_q(X)||^2 has the closed form J_inf(rho) + (d-1) sigma^2 E sum a_i^2 "
-          "+ O(1/L) in-plane terms (long-sequence limit plus the finite-size terms); compared with Monte Carlo on a rho "
-          "grid: levels, contrasts across rho and the overall scale.",
+          "+ O(1/L) in-plane terms (long-sequence limit plus the finite-size terms); compared with Monte Carlo on a "
+          "rho grid: levels, contrasts across rho and the overall scale.",
     source="Paper A, claim 1",
     params=[*(dataclasses.replace(q, default=_DEFAULTS[q.name]) if q.name in _DEFAULTS else q
               for q in MODEL_PARAMS if q.name not in ("theta", "d")),
