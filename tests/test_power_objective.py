@@ -146,6 +146,12 @@ def test_objective_rejects_J_at_a_ten_per_cent_wrong_theta_even_at_weak_signal()
     assert np.max(np.abs(res.details["blocks"][0]["z_contrast_vs_rho_minus_1"])) > res.threshold
 
 
+def test_objective_refuses_runs_that_would_resolve_the_closed_forms_remainder():
+    """At R = 50, L = 1050 the O(d/(L R)) remainder is -7e-4 J (measured): 2000 sequences would resolve it."""
+    with pytest.raises(checks.InputError, match="O\\(d/\\(L R\\)\\) remainder"):
+        _run("signal.objective_vs_montecarlo", R=50, L=1050, n_sequences=2000)
+
+
 # ------------------------------------------------------------------------------------------------ attention
 def test_attention_rejects_the_mass_at_a_five_per_cent_wrong_theta():
     assert _run("signal.attention_on_noise", **ATTENTION_FAST).verdict == "pass"

@@ -24,8 +24,10 @@ theta = 2, rho = 1 (-1.6e-4 J). The defaults R = 400, L = 8400 (a further factor
 below ~0.3 standard errors at every point (quick profile, seeds 0..9: pooled ratio MC/closed - 1 =
 (0.5 +- 1.2)e-5, scatter 3.7e-5 against a reported standard error of 5.4e-5 per run), while a 1e-3 error of J, or J
 at theta, beta or sigma off by 1e-3, is rejected at every seed 0..4 (the quick profile's minimum detectable
-perturbation). Power: the same test applied to the limit without the finite-size term must reject, otherwise the
-Monte Carlo could not tell the finite-size term apart and the check fails.
+perturbation). Inputs whose predicted remainder exceeds MAX_REMAINDER_OVER_SE predicted standard errors are refused
+(remainder_over_se: a guard scaled from these measurements). Power: the same test applied to the limit without the
+finite-size term must reject, otherwise the Monte Carlo could not tell the finite-size term apart and the check
+fails.
 """
 from __future__ import annotations
 
@@ -42,6 +44,30 @@ from numerics.signal_mc import Estimate, objective_rb_cv
 from numerics.signal_model import SignalModel
 
 _DEFAULTS = {"R": 400, "L": 8400}
+#: measured at beta = sigma = 1 (module docstring): remainder of the closed form <= REMAINDER_K d / (L R) of J (the
+#: worst point, theta = 2, rho = 1, gives K = 4.9 at L = 1050 and 6.7 at L = 4200), and the per-point relative
+#: standard error of the estimator ~ SE_K / sqrt(n L) (worst point, measured at L = 4200 and 8400)
+REMAINDER_K, SE_K = 7.0, 0.17
+MAX_REMAINDER_OVER_SE = 0.5
+
+
+def remainder_over_se(p: dict) -> float:
+    """Predicted size of the neglected O(d/(L R)) remainder in (predicted) standard errors of one grid point; the
+    factor e^{beta^2 sigma^2 - 1} carries the measurement at beta sigma = 1 to other temperatures (the effective
+    number of tokens is L e^{-beta^2 sigma^2}). A guard against runs whose precision exceeds the closed form's
+    accuracy (they would reject a correct closed form), not a proof."""
+    growth = float(np.exp(min((p["beta"] * p["sigma"]) ** 2 - 1.0, 50.0)))
+    remainder = REMAINDER_K * max(p["ds"]) * growth / (p["L"] * p["R"])
+    se = SE_K / np.sqrt(p["n_sequences"] * p["L"])
+    return float(remainder / se)
+
+
+def _validate(p: dict) -> None:
+    validate_model(p)
+    b = remainder_over_se(p)
+    if b > MAX_REMAINDER_OVER_SE:
+        raise ValueError(f"the closed form's O(d/(L R)) remainder would be ~{b:.2g} standard errors (> "
+                         f"{MAX_REMAINDER_OVER_SE:g}): raise R and L, or lower n_sequences or d")
 
 
 def closed_form(sign: str, finite_size: bool):
@@ -125,7 +151,7 @@ def family_statistics(ests: list[Estimate], closed: list[np.ndarray]) -> dict:
             Param("z_level", float, 1e-3, "family-wise false-alarm rate", low=0.0, high=1.0, low_open=True,
                   high_open=True)],
     paper={"n_sequences": 1000, "n_rho": 21, "R": 800, "L": 16800},
-    validate=validate_model,
+    validate=_validate,
 )
 def objective_vs_montecarlo(p: dict, ctx: Context) -> Evidence:
     rhos = np.linspace(-1.0, 1.0, p["n_rho"])
@@ -175,6 +201,7 @@ def objective_vs_montecarlo(p: dict, ctx: Context) -> Evidence:
                  "max_abs_z_contrasts": float(max(np.max(np.abs(b["z_contrast"])) for b in fam["blocks"])),
                  "limit_without_finite_size_rejected": bool(rejected),
                  "n_sequences": p["n_sequences"], "R": p["R"], "L": p["L"],
+                 "predicted_remainder_over_se": remainder_over_se(p),
                  "d_over_L": [d / p["L"] for d in p["ds"]],
                  "estimator": "conditional Monte Carlo over the (d-2) orthogonal directions, control variates, common "
                               "random numbers across rho",
