@@ -442,6 +442,8 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("attnverify: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:          # output piped into head & co.: not an error
+        return 0
     except Exception as exc:  # noqa: BLE001 -- never a traceback
         print(f"attnverify: internal error: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}",
               file=sys.stderr)

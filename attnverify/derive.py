@@ -15,9 +15,8 @@ import pickle
 import re
 import shutil
 import sys
+from importlib import metadata
 from pathlib import Path
-
-import sympy as sp
 
 from checks.framework import InputError
 
@@ -42,11 +41,12 @@ def cache_root() -> Path | None:
 
 
 def code_version() -> str:
-    """SHA-256 (16 hex digits) of the theory package's sources, the SymPy and the Python version."""
+    """SHA-256 (16 hex digits) of the theory package's sources and this module (which renders the text), the
+    SymPy and the Python version."""
     import theory
 
-    h = hashlib.sha256(f"sympy {sp.__version__} python {sys.version_info[:2]}".encode())
-    for path in sorted(Path(theory.__file__).parent.glob("*.py")):
+    h = hashlib.sha256(f"sympy {metadata.version('sympy')} python {sys.version_info[:2]}".encode())
+    for path in [*sorted(Path(theory.__file__).parent.glob("*.py")), Path(__file__)]:
         h.update(path.name.encode() + b"\0" + path.read_bytes())
     return h.hexdigest()[:16]
 
@@ -107,7 +107,8 @@ _SUP = str.maketrans("0123456789+-=()*n", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼�
 def _script(text: str, table: dict, mark: str) -> str:
     plain = text.translate(table)
     return plain if all(ch in table.values() or ch == "*" for ch in plain if ch not in "⁾⁽") and \
-        not any(ch.isascii() and ch.isalnum() for ch in plain) else f"{mark}{text}"
+        not any(ch.isascii() and ch.isalnum() for ch in plain) else (f"{mark}{text}" if len(text) == 1 else
+                                                                    f"{mark}({text})")
 
 
 def label_text(label: str) -> str:
@@ -136,6 +137,86 @@ def _wrap(text: str, width: int, indent: str) -> list[str]:
     return textwrap.wrap(text, width=width, initial_indent=indent, subsequent_indent=indent + "  ") or [indent]
 
 
+def pretty_lines(expr, width: int) -> list[str]:
+    """``expr`` in Unicode pretty print within ``width`` columns where SymPy's own line wrapping cannot: a sum
+    is printed term by term, a product factor by factor (each block on its own lines, with its operator)."""
+    import sympy as sp
+
+    rows = sp.pretty(expr, use_unicode=True, wrap_line=False).splitlines()
+    if max((len(r) for r in rows), default=0) <= width:
+        return rows
+    if not isinstance(expr, (sp.Add, sp.Mul)) or width < 30:
+        return sp.pretty(expr, use_unicode=True, wrap_line=True, num_columns=width).splitlines()
+    def fits(e) -> bool:
+        return max((len(r) for r in sp.pretty(e, use_unicode=True, wrap_line=False).splitlines()), default=0) <= width
+
+    def groups(items: list, join) -> list:
+        """Consecutive items joined while the joined block fits the width."""
+        out, cur = [], []
+        for it in items:
+            if cur and fits(join(*cur, it)):
+                cur.append(it)
+            else:
+                if cur:
+                    out.append(cur)
+                cur = [it]
+        return out + ([cur] if cur else [])
+
+    out: list[str] = []
+    if isinstance(expr, sp.Add):
+        terms = [(t.could_extract_minus_sign(), t) for t in expr.as_ordered_terms()]
+        first = True
+        for neg, t in terms:
+            body = -t if neg else t
+            if not first or neg:
+                out.append("−" if neg else "+")
+            first = False
+            out += ["  " + r for r in pretty_lines(body, width - 2)]
+        # merge consecutive small terms back into one block
+        return _merge_small(out, expr, width)
+    num, den = sp.fraction(expr)
+    for i, grp in enumerate(groups(list(sp.Mul.make_args(num)), lambda *a: sp.Mul(*a, evaluate=False))):
+        if i:
+            out.append("×")
+        block = sp.Mul(*grp, evaluate=False) if len(grp) > 1 else grp[0]
+        out += ["  " + r for r in pretty_lines(block, width - 2)]
+    if den != 1:
+        out.append("÷")
+        out += ["  " + r for r in pretty_lines(den, width - 2)]
+    return out
+
+
+def _merge_small(lines: list[str], expr, width: int) -> list[str]:
+    """Print a sum by blocks of consecutive terms that fit the width together (a term that does not fit alone is
+    broken further by :func:`pretty_lines`)."""
+    import sympy as sp
+
+    terms = expr.as_ordered_terms()
+    out: list[str] = []
+    cur: list = []
+
+    def width_of(e) -> int:
+        return max((len(r) for r in sp.pretty(e, use_unicode=True, wrap_line=False).splitlines()), default=0)
+
+    def flush() -> None:
+        if cur:
+            block = sp.Add(*cur, evaluate=False)
+            neg = block.could_extract_minus_sign() and len(cur) == 1
+            if out or neg:
+                out.append("−" if neg else "+")
+            shown = -block if neg else block
+            out.extend("  " + r for r in (sp.pretty(shown, use_unicode=True, wrap_line=False).splitlines()
+                                          if width_of(shown) <= width - 2 else pretty_lines(shown, width - 2)))
+            cur.clear()
+
+    for t in terms:
+        if cur and width_of(sp.Add(*cur, t, evaluate=False)) > width - 2:
+            flush()
+        cur.append(t)
+    flush()
+    return out
+
+
 def _render_steps(title: str, steps: list, *, latex: bool, width: int) -> str:
     lines = [title, ""]
     for i, step in enumerate(steps, 1):
@@ -145,8 +226,7 @@ def _render_steps(title: str, steps: list, *, latex: bool, width: int) -> str:
         else:
             if step.label:
                 lines.append(f"   {label_text(step.label)} =")
-            body = sp.pretty(step.result, use_unicode=True, wrap_line=True, num_columns=max(40, width - 6))
-            lines += ["      " + row for row in body.splitlines()]
+            lines += ["      " + row for row in pretty_lines(step.result, max(40, width - 6))]
         lines += _wrap(f"because: {step.reason}", width, "   ")
         lines.append("")
     return "\n".join(lines)
@@ -155,8 +235,20 @@ def _render_steps(title: str, steps: list, *, latex: bool, width: int) -> str:
 def render(model: str, latex: bool = False, *, sign: str = "fixed", width: int | None = None,
            values: dict | None = None) -> str:
     """The derivation as text: each step's statement, its SymPy result (Unicode pretty print wrapped to
-    ``width`` columns, or LaTeX), and why it holds. ``values`` (Paper A) substitutes model parameters."""
+    ``width`` columns, or LaTeX), and why it holds. ``values`` (Paper A) substitutes model parameters.
+    The text itself is cached too (keyed by the options), so a warm call imports no SymPy."""
     width = width or terminal_width()
+    if model not in MODELS:
+        raise InputError(f"unknown model {model!r} (choose from {', '.join(MODELS)})")
+    opts = repr((model, sign, width, bool(latex), sorted((values or {}).items())))
+    path = _cache_file(model, sign)
+    text_path = None if path is None else path.with_name(
+        path.stem + "-" + hashlib.sha256(opts.encode()).hexdigest()[:12] + ".txt")
+    if text_path is not None and text_path.is_file():
+        try:
+            return text_path.read_text(encoding="utf-8")
+        except OSError:
+            pass
     steps = derivation(model, sign)
     title = MODELS[model][1] + (f" ({sign}-sign model)" if model == "signal" else "")
     if values:
@@ -164,7 +256,15 @@ def render(model: str, latex: bool = False, *, sign: str = "fixed", width: int |
 
         steps = [type(s)(s.statement, S.subs(s.result, **values), s.reason, s.label) for s in steps]
         title += "; at " + ", ".join(f"{k} = {v}" for k, v in values.items())
-    return _render_steps(title, steps, latex=latex, width=width)
+    text = _render_steps(title, steps, latex=latex, width=width)
+    if text_path is not None:
+        try:
+            tmp = text_path.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(text, encoding="utf-8")
+            os.replace(tmp, text_path)
+        except OSError:
+            pass
+    return text
 
 
 # ----------------------------------------------------------------------------------------------
@@ -173,6 +273,8 @@ def render(model: str, latex: bool = False, *, sign: str = "fixed", width: int |
 def meanfield_for(B, V) -> list:
     """Steps for concrete matrices B = QᵀK and V: A = V Bᵀ, its spectrum, the projector P_E and Π(x), the
     Jacobian and Lyapunov rates, and the Theorem 1 bound with c set to the derived rate."""
+    import sympy as sp
+
     from theory import mean_field as M
     from theory.derivation import Step
 
@@ -214,5 +316,7 @@ def meanfield_for(B, V) -> list:
 
 
 def render_meanfield_for(B, V, *, latex: bool = False, width: int | None = None) -> str:
+    import sympy as sp
+
     title = "Paper B for B = QᵀK = " + sp.sstr(sp.Matrix(B).tolist()) + ", V = " + sp.sstr(sp.Matrix(V).tolist())
     return _render_steps(title, meanfield_for(B, V), latex=latex, width=width or terminal_width())
