@@ -195,13 +195,19 @@ def plan_explained(ids: list[str] | None, profile: str, overrides: dict[str, str
         line = f"--set {key}: taken by {', '.join(took)}"
         notes.append(line + (f"; ignored by {', '.join(ignored)}" if ignored else ""))
     shared = _model_defaults(chosen)
+    from checks.registry import all_checks
+
+    counts: dict[str, int] = {}
+    for c in all_checks():
+        for prm in c.params:
+            counts[prm.name] = counts.get(prm.name, 0) + 1
     for c in chosen:
         mine = {k: v for k, v in overrides.items() if c.param(k) is not None}
         try:
             c.resolve(profile, mine)
         except InputError as exc:
-            own = [p for p in c.params if p.name not in mine and p.name in shared
-                   and _set_syntax(p.default) != shared[p.name] and re.search(rf"\b{re.escape(p.name)}\b", str(exc))]
+            own = [p for p in c.params if p.name not in mine and re.search(rf"\b{re.escape(p.name)}\b", str(exc))
+                   and (_set_syntax(p.default) != shared.get(p.name) or counts.get(p.name, 0) == 1)]
             extra = ""
             if own and mine:
                 extra = (" -- with this check's own default" + ("s " if len(own) > 1 else " ")

@@ -121,9 +121,9 @@ def label_text(label: str) -> str:
     for tex in sorted(_TEX_WORDS, key=len, reverse=True):
         s = re.sub(re.escape(tex) + r"(?![A-Za-z])", _TEX_WORDS[tex], s)
     s = re.sub(r"_\{([^{}]*)\}", lambda m: _script(m.group(1), _SUB, "_"), s)
-    s = re.sub(r"_([^\s{}\\])", lambda m: _script(m.group(1), _SUB, "_"), s)
+    s = re.sub(r"_([^\s{}\\(])", lambda m: _script(m.group(1), _SUB, "_"), s)
     s = re.sub(r"\^\{([^{}]*)\}", lambda m: _script(m.group(1), _SUP, "^"), s)
-    s = re.sub(r"\^([^\s{}\\])", lambda m: _script(m.group(1), _SUP, "^"), s)
+    s = re.sub(r"\^([^\s{}\\(])", lambda m: _script(m.group(1), _SUP, "^"), s)
     return s.replace("{", "").replace("}", "").replace("\\", "").strip()
 
 
