@@ -107,7 +107,7 @@ _SUP = str.maketrans("0123456789+-=()*n", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼�
 def _script(text: str, table: dict, mark: str) -> str:
     plain = text.translate(table)
     return plain if all(ch in table.values() or ch == "*" for ch in plain if ch not in "⁾⁽") and \
-        not any(ch.isascii() and ch.isalnum() for ch in plain) else (f"{mark}{text}" if text.isalnum() else
+        not any(ch.isascii() and ch.isalnum() for ch in plain) else (f"{mark}{text}" if text.isalnum() or len(text) == 1 else
                                                                     f"{mark}({text})")
 
 
