@@ -22,9 +22,47 @@ Paper B (matrices as nested lists, NumPy arrays or SymPy matrices)::
 """
 from __future__ import annotations
 
+import functools
+import inspect
+import os
+import pickle
 from typing import Any
 
 import sympy as sp
+
+
+def _persistent(fn):
+    """Keep a Paper A closed form in the derivation cache (:mod:`attnverify.derive`), keyed by the code version
+    and the arguments: deriving J takes seconds, reading it back milliseconds."""
+    sig = inspect.signature(fn)
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        from attnverify.derive import cache_root, code_version
+
+        bound = sig.bind(*args, **kwargs)
+        bound.apply_defaults()
+        args = bound.args
+
+        root = cache_root()
+        path = None if root is None else root / "derivations" / f"{fn.__name__}-{'-'.join(map(str, args))}-{code_version()}.pickle"
+        if path is not None and path.is_file():
+            try:
+                return pickle.loads(path.read_bytes())
+            except Exception:  # noqa: BLE001 -- a broken entry is recomputed
+                pass
+        value = fn(*args)
+        if path is not None:
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                tmp = path.with_suffix(f".{os.getpid()}.tmp")
+                tmp.write_bytes(pickle.dumps(value, protocol=4))
+                os.replace(tmp, path)
+            except OSError:
+                pass
+        return value
+
+    return wrapper
 
 
 def _A():
@@ -33,31 +71,37 @@ def _A():
     return signal_recovery
 
 
+@_persistent
 def J(sign: str = "fixed", finite_size: bool = False) -> sp.Expr:
     """Population objective J(rho) (Paper A)."""
     return _A().population_objective(sign, finite_size)
 
 
+@_persistent
 def w(sign: str = "fixed") -> sp.Expr:
     """Informative attention mass w(rho) in the long-sequence limit (Paper A)."""
     return _A().informative_mass(sign)
 
 
+@_persistent
 def nuisance_mass(sign: str = "fixed", finite_size: bool = False) -> sp.Expr:
     """Expected attention mass on the nuisance tokens (Paper A)."""
     return _A().nuisance_mass(sign, finite_size)
 
 
+@_persistent
 def F(sign: str = "fixed", finite_size: bool = False) -> sp.Expr:
     """Reduced field F(rho) = (1 - rho^2) dJ/drho (Paper A)."""
     return _A().reduced_field(sign, finite_size)
 
 
+@_persistent
 def finite_size_term(sign: str = "fixed") -> sp.Expr:
     """(d - 1) sigma^2 E sum a_i^2, the O(1/L) orthogonal-noise term of J (Paper A)."""
     return _A().finite_size_term(sign)
 
 
+@_persistent
 def in_plane_term(sign: str = "fixed") -> sp.Expr:
     """The O(1/L) in-plane term of J (Paper A)."""
     return _A().in_plane_term(sign)
