@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import re
 
-import sympy as sp
-
 from attnverify.derive import MODELS, derivation
 
 GREEK = {
@@ -165,10 +163,12 @@ def _visible(tex: str) -> int:
     return len(re.sub(r"\\[A-Za-z]+", "x", tex).replace("{", "").replace("}", "").replace(" ", ""))
 
 
-def _pieces(expr: sp.Basic, width: int) -> list[str]:
+def _pieces(expr: "sp.Basic", width: int) -> list[str]:
     """``expr`` as LaTeX pieces whose concatenation (with spaces) is the expression and between which a line may
     break: the terms of a sum, the factors of a product, a long sum factor opened with ``\\Bigl(`` and closed
     with ``\\Bigr)`` (which, unlike ``\\left``/``\\right``, may stand on different lines)."""
+    import sympy as sp
+
     tex = sp.latex(expr)
     if _visible(tex) <= width or not isinstance(expr, sp.Expr):
         return [tex]
@@ -223,8 +223,10 @@ def _pack(pieces: list[str], width: int) -> list[str]:
     return lines + ([cur] if cur else [])
 
 
-def expression_lines(expr: sp.Basic, width: int = _MAX) -> list[str]:
+def expression_lines(expr: "sp.Basic", width: int = _MAX) -> list[str]:
     """``expr`` as LaTeX lines of at most about ``width`` visible characters, cut between terms and factors."""
+    import sympy as sp
+
     return _pack(_pieces(expr, width), width)
 
 
@@ -242,6 +244,8 @@ def _slug(label: str) -> str:
 
 def equation(step, label: str | None) -> str:
     """One step's result as a numbered equation (``split`` when it needs several lines)."""
+    import sympy as sp
+
     lhs = step.label if step.label and not isinstance(step.result, sp.Eq) else ""
     if isinstance(step.result, sp.Eq):
         lhs, rhs = sp.latex(step.result.lhs), step.result.rhs
@@ -306,6 +310,47 @@ def figures_part(report: dict, figures: dict[str, list[str]]) -> list[str]:
     return parts
 
 
+def _compute_sections() -> tuple[list[str], list[tuple[str, str]]]:
+    parts, all_labels = [], []
+    for model, sign, prefix in (("signal", "fixed", "A"), ("signal", "symmetric", "A-sym"), ("meanfield", "fixed", "B")):
+        title = MODELS[model][1] + (f", {sign}-sign model" if model == "signal" else "")
+        sec, labels = derivation_section(title, derivation(model, sign), prefix)
+        parts += sec
+        all_labels += labels
+    return parts, all_labels
+
+
+def derivation_sections() -> tuple[list[str], list[tuple[str, str]]]:
+    """The three derivation sections and their equation labels, cached beside the derivations (keyed by the code
+    version and this module's source): typesetting the long expressions takes seconds, reading them back none."""
+    import hashlib
+    import json
+    import os
+    from pathlib import Path
+
+    from attnverify.derive import cache_root, code_version
+
+    root = cache_root()
+    key = hashlib.sha256((code_version() + Path(__file__).read_text()).encode()).hexdigest()[:16]
+    path = None if root is None else root / "derivations" / f"latex-{key}.json"
+    if path is not None and path.is_file():
+        try:
+            parts, labels = json.loads(path.read_text(encoding="utf-8"))
+            return parts, [tuple(x) for x in labels]
+        except (OSError, ValueError):
+            pass
+    parts, labels = _compute_sections()
+    if path is not None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(json.dumps([parts, labels]), encoding="utf-8")
+            os.replace(tmp, path)
+        except OSError:
+            pass
+    return parts, labels
+
+
 PREAMBLE = [
     r"\documentclass[10pt]{article}", r"\usepackage[utf8]{inputenc}",
     r"\IfFileExists{lmodern.sty}{\usepackage[T1]{fontenc}\usepackage{lmodern}}{}",
@@ -322,12 +367,8 @@ def document(report: dict | None, *, figures: dict[str, list[str]] | None = None
     parts += ["Every formula below was produced by SymPy from the model; none is typed in. Equations are labelled "
               r"\texttt{eq:A-\ldots} (Paper A, fixed-sign model), \texttt{eq:A-sym-\ldots} (symmetric model) and "
               r"\texttt{eq:B-\ldots} (Paper B).", ""]
-    all_labels = []
-    for model, sign, prefix in (("signal", "fixed", "A"), ("signal", "symmetric", "A-sym"), ("meanfield", "fixed", "B")):
-        title = MODELS[model][1] + (f", {sign}-sign model" if model == "signal" else "")
-        sec, labels = derivation_section(title, derivation(model, sign), prefix)
-        parts += sec
-        all_labels += labels
+    sections, all_labels = derivation_sections()
+    parts += sections
     if report is not None:
         parts += [r"\section{Audit}",
                   tex_text(f"Profile {report['profile']}, seed {report['seed']}, version {report['version']}."),
