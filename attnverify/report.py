@@ -137,10 +137,12 @@ def mathtext(label: str) -> str:
         sub = m.group(2) or m.group(3)
         sub = sub.strip("{}") if sub else None
         return f"$\\{m.group(1)}" + (f"_{{{sub}}}" if sub else "") + "$"
-    s = _GREEK_RE.sub(greek, label)
+    s = label.replace("Pi#", "Π♯")
+    s = _GREEK_RE.sub(greek, s)
     s = _SUB_RE.sub(lambda m: f"${m.group(1)}_{{{m.group(2).strip('{}')}}}$", s)
     s = re.sub(r"(?<![A-Za-z$])W2(?![A-Za-z0-9])", r"$W_2$", s)
-    s = s.replace("sqrt", "√").replace("^2", "²").replace("Pi#", "Π♯")
+    s = s.replace("sqrt", "√").replace("^2", "²")
+    s = re.sub(r"\$([^$]*)\$\^\$([^$]*)\$", r"$\1^{\2}$", s)          # mu_t^beta: one superscript
     return s
 
 
@@ -159,7 +161,7 @@ def draw_plot(plot: Plot):
     long, a wrapped title, and the zero line when the data change sign."""
     import matplotlib.pyplot as plt
 
-    n = len(plot.series)
+    n = len({s.label for s in plot.series})
     keys: dict[str, int] = {}
     for s in plot.series:
         keys.setdefault(_colour_key(s.label), len(keys))
@@ -169,11 +171,13 @@ def draw_plot(plot: Plot):
     outside = n > 8
     fig, ax = plt.subplots(figsize=(8.6 if outside else 6.4, 4.4))
     ys = []
+    seen: set[str] = set()
     for s in plot.series:
         x, y = np.asarray(s.x, dtype=float), np.asarray(s.y, dtype=float)
         ys.append(y[np.isfinite(y)])
         c = colour[_colour_key(s.label)]
-        label = mathtext(s.label) if s.label else None
+        label = mathtext(s.label) if s.label and s.label not in seen else None   # one legend entry per label
+        seen.add(s.label)
         if s.yerr is not None:
             ax.errorbar(x, y, yerr=np.asarray(s.yerr, dtype=float), fmt=s.style, label=label, capsize=2, color=c)
         else:
@@ -331,7 +335,7 @@ def to_markdown(report: Report, *, plots: dict[str, list[str]] | None = None, co
                    f"| observed | {fmt(ev.observed)} |", f"| passes if | observed {ev.comparison} {fmt(ev.threshold)} |"]
             for name in ("analytic", "numeric", "uncertainty"):
                 value = getattr(ev, name)
-                if value is not None:
+                if value is not None and _md_value(value) != "see report.json":
                     md.append(f"| {name} | {_md_cell(_md_value(value))} |")
             md += ["", f"*Why this threshold:* {ev.reason}"]
             md += [f"\n![{_md_cell(ev.plots[i].title)}]({name})" for i, name in enumerate(plots.get(r.id, []))]
