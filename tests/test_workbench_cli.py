@@ -255,3 +255,32 @@ def test_derive_bad_input(capsys):
     assert main(["derive", "signal", "--sign", "odd"]) == 2
     assert main(["derive", "signal", "--set", "thetta=1"]) == 2
     assert main(["derive", "signal", "--set", "theta=-1"]) == 2
+
+
+def test_latex_runs_the_audit_with_figures_and_claims(toys, tmp_path, monkeypatch):
+    from checks.registry import all_checks
+
+    only = [c for c in all_checks() if c.id in ("toyw.a", "toyw.b")]
+    monkeypatch.setattr(runner, "all_checks", lambda: only)
+    out = tmp_path / "audit.tex"
+    assert main(["latex", "-o", str(out), "--quiet"]) == 0
+    text = out.read_text()
+    assert r"\includegraphics[width=0.8\linewidth]{audit_figures/toyw_a_0.png}" in text
+    assert (tmp_path / "audit_figures" / "toyw_a_0.png").stat().st_size > 1000
+    assert r"\texttt{A.toy\_if} & A & holds\_if & scale $< 9.5$ \\" in text      # the claims ledger
+
+
+def test_progress_only_moves_forward_with_an_eta():
+    import io
+
+    from attnverify.progress import Progress
+
+    stream = io.StringIO()
+    p = Progress(["x.a", "x.b"], stream)
+    shown = []
+    for cid, f in [("x.a", 0.5), ("x.a", 1.0), ("x.a", 0.2), ("x.b", 0.0), ("x.b", 0.6)]:
+        p(cid, f)
+        shown.append(p.best)
+    p.done("x.b")
+    assert shown == sorted(shown) and p.best == 1.0
+    assert "ETA" in stream.getvalue() and "[2/2] x.b" in stream.getvalue()
