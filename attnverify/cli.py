@@ -62,6 +62,8 @@ def build_parser() -> Parser:
     claims = sub.add_parser("claims", help="run the checks that feed the papers' claims; print the claims ledger")
     _add_run_options(claims)
     claims.add_argument("--json", dest="json_path", metavar="PATH", help="write the JSON report")
+    claims.add_argument("--markdown", action="store_true", help="print the ledger and the findings as Markdown "
+                        "(for the README's findings section), stating the profile and seed")
     _add_force(claims)
     derive = sub.add_parser("derive", help="print a derivation step by step")
     derive.add_argument("model", help="signal or meanfield")
@@ -307,6 +309,15 @@ def cmd_claims(args: argparse.Namespace) -> int:
         print("no claims are registered")
         return 0
     report = run_with_outputs(args, ids, {}, args.json_path, None)
+    if args.markdown:
+        from attnverify.report import to_markdown
+
+        md = to_markdown(report, formulas=False)
+        sections = md.split("\n## ")
+        keep = [sec for sec in sections[1:] if sec.split("\n", 1)[0] in ("Claims", "Findings")]
+        print(f"From `attnverify claims --profile {report.profile} --seed {report.seed}` "
+              f"(version {report.version}).\n\n### " + "\n### ".join(keep).rstrip())
+        return 0 if report.ok else 1
     print(claims_table(report))
     broken = [r.id for r in report.results if r.verdict != "pass"]
     if broken:

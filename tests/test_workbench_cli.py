@@ -188,6 +188,10 @@ def test_claims_command_prints_the_ledger_alone(toys, tmp_path, capsys, monkeypa
     assert "A.toy_holds" in text and "A.toy_if" in text and "toyw.a  " not in text
     doc = json.loads(out.read_text())
     assert [c["id"] for c in doc["checks"]] == ["toyw.a", "toyw.b"]    # toyw.c feeds no claim: not run
+    assert main(["claims", "--quiet", "--markdown", "--seed", "3"]) == 0
+    md = capsys.readouterr().out
+    assert md.startswith("From `attnverify claims --profile quick --seed 3`")
+    assert "### Claims" in md and "### Findings" in md and "| `A.toy_if` | A | **holds_if** | scale < 9.5 |" in md
 
 
 def test_report_md_opens_with_tables_and_findings(toys, tmp_path):
