@@ -141,6 +141,7 @@ def mathtext(label: str) -> str:
     s = _GREEK_RE.sub(greek, s)
     s = _SUB_RE.sub(lambda m: f"${m.group(1)}_{{{m.group(2).strip('{}')}}}$", s)
     s = re.sub(r"(?<![A-Za-z$])W2(?![A-Za-z0-9])", r"$W_2$", s)
+    s = re.sub(r"(?<![A-Za-z$])([A-Z])\^T(?![A-Za-z])", r"$\1^{T}$", s)
     s = s.replace("sqrt", "√").replace("^2", "²")
     s = re.sub(r"\$([^$]*)\$\^\$([^$]*)\$", r"$\1^{\2}$", s)          # mu_t^beta: one superscript
     return s
@@ -189,7 +190,8 @@ def draw_plot(plot: Plot):
     if plot.logy:
         ax.set_yscale("log")
     ally = np.concatenate(ys) if ys else np.array([])
-    if not plot.logy and ally.size and ally.min() < 0 < ally.max():
+    field = plot.ylabel.strip().split(" ")[0] in ("F", "F(rho)", "drift")     # a vector field: its zeros matter
+    if not plot.logy and ally.size and (ally.min() < 0 < ally.max() or (field and ally.min() <= 0 <= ally.max())):
         ax.axhline(0.0, color="0.4", lw=0.8, zorder=0)
     if any(s.label for s in plot.series) and n <= 24:
         if outside:
