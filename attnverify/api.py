@@ -49,7 +49,7 @@ class Report(_runner.Report):
         from attnverify.outputs import check_dir
         from attnverify.report import write_report
 
-        check_dir(directory, "save", force=force)
+        check_dir(directory, "save", force=force, hint="force=True")
         return write_report(self, directory)
 
     def to_markdown(self, formulas: bool = True) -> str:

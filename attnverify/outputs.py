@@ -50,7 +50,7 @@ def check_file(path: str | os.PathLike, flag: str, *, force: bool = False) -> Pa
 
 
 def check_dir(path: str | os.PathLike, flag: str, *, force: bool = False,
-              contents: tuple[str, ...] = ("report.json", "report.md")) -> Path:
+              contents: tuple[str, ...] = ("report.json", "report.md"), hint: str = "--force") -> Path:
     """``path`` as a :class:`Path` if a directory of outputs (``contents``) can be written there."""
     p = Path(path)
     if str(path).strip() == "":
@@ -62,7 +62,7 @@ def check_dir(path: str | os.PathLike, flag: str, *, force: bool = False,
             raise InputError(f"{flag}: cannot write into {str(p)!r} (permission denied)")
         present = [name for name in contents if (p / name).exists()]
         if present and not force:
-            raise InputError(f"{flag}: {str(p / present[0])!r} exists (use --force to overwrite it)")
+            raise InputError(f"{flag}: {str(p / present[0])!r} exists (use {hint} to overwrite it)")
         return p
     _check_parent(p / "x", flag)
     return p

@@ -94,7 +94,7 @@ def test_run_report_result_and_reprs(toy, tmp_path):
     assert fig.axes[0].get_xlabel() == r"$\rho$"                # mathtext labels
     out = rep.save(tmp_path / "rep")
     assert (out / "report.md").is_file() and (out / "toyapi_a_0.png").is_file()
-    with pytest.raises(attnverify.InputError, match="--force"):
+    with pytest.raises(attnverify.InputError, match="force=True"):
         rep.save(tmp_path / "rep")
     rep.save(tmp_path / "rep", force=True)
 
