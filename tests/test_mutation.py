@@ -84,16 +84,17 @@ def test_catalogue_is_faithful():
 
 
 def test_mutants_change_the_mathematics():
-    """Independent hand algebra: J(rho) at theta -> 0 is beta^2 sigma^4 (pure noise tilt) for the correct form;
-    the cross-term mutant adds 2 rho a_xi a_q = 2 rho theta w beta sigma^2 -> 0 as theta -> 0, but at rho = 1,
-    theta = 1 it differs by exactly 2 theta w beta sigma^2 with w the informative mass."""
+    """Hand values at theta = beta = sigma = 1, R = 1, L = 3, rho = 1 (long-sequence limit): the informative mass is
+    w = R e^{beta theta rho} / (R e^{beta theta rho} + L - R) = e/(e + 2), f_oo = w theta xi + beta sigma^2 q, so
+    J = w^2 theta^2 + 2 rho w theta beta sigma^2 + beta^2 sigma^4 = (w + 1)^2; the cross-term mutant counts
+    2 rho w theta beta sigma^2 twice: w^2 + 4 w + 1."""
     subs = {S.theta: 1, S.beta: 1, S.sigma: 1, S.R: 1, S.L: 3, S.d: 2, S.rho: 1}
-    J = S.population_objective("fixed").subs(subs)
-    w = S.informative_mass("fixed").subs(subs)                      # e / (e + 2)
-    assert sp.simplify(w - sp.E / (sp.E + 2)) == 0
+    w = sp.E / (sp.E + 2)
+    assert sp.simplify(S.informative_mass("fixed").subs(subs) - w) == 0
+    assert sp.simplify(S.population_objective("fixed").subs(subs) - (w + 1) ** 2) == 0
     with injected(by_name("J_cross_term_x2")):
         Jm = S.population_objective("fixed").subs(subs)
-    assert sp.simplify(Jm - J - 2 * w) == 0
+    assert sp.simplify(Jm - (w**2 + 4 * w + 1)) == 0
 
 
 # ------------------------------------------------------------------------------------------------ caught
