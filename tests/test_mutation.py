@@ -145,17 +145,32 @@ def test_cli_bad_input():
     add_parser(parser.add_subparsers())
     for argv in (["selftest"], ["selftest", "--mutants", "--seeds", "2"], ["selftest", "--seeds", "0"],
                  ["selftest", "--seeds", "x"], ["selftest", "--mutants", "--only", "nope"],
-                 ["selftest", "--mutants", "--seed", "-1"], ["selftest", "--mutants", "--json", "/no/such/dir/x.json"]):
+                 ["selftest", "--mutants", "--seed", "-1"], ["selftest", "--mutants", "--jobs", "0"], ["selftest", "--mutants", "--json", "/no/such/dir/x.json"]):
         with pytest.raises(InputError) as exc:
             cmd_selftest(parser.parse_args(argv))
         assert str(exc.value) and "\n" not in str(exc.value)
 
 
-@pytest.mark.slow
+def test_parallel_selftest_has_the_serial_rows():
+    """jobs = 2 (forked workers, each injecting its own mutant) gives the rows of the serial run, seconds aside;
+    two cheap mutants whose checks differ, so a mutant leaking into another task would change a verdict."""
+    def strip(rows):
+        return [{**r, "results": [{k: v for k, v in x.items() if k != "seconds"} for x in r["results"]]} for r in rows]
+
+    chosen = [by_name("rate_c_x2"), by_name("X_inf_without_tangent_projection")]
+    serial, parallel = selftest(chosen), selftest(chosen, jobs=2)
+    assert strip(parallel["rows"]) == strip(serial["rows"]) and parallel["caught"] == serial["caught"] == 2
+    assert [{k: v for k, v in b.items() if k != "seconds"} for b in parallel["baseline"]] == \
+        [{k: v for k, v in b.items() if k != "seconds"} for b in serial["baseline"]]
+    for bad in (0, -1, 1.5, True, "2"):
+        with pytest.raises(ValueError, match="jobs"):
+            selftest(chosen, jobs=bad)
+
+
 def test_full_selftest():
     """Every mutant that is neither equivalent nor in KNOWN_GAPS is caught, by a genuine verdict (no crash), on a
-    passing baseline."""
-    result = selftest(MUTANTS)
+    passing baseline (the README's mutant figures; two worker processes, as CI has two cores)."""
+    result = selftest(MUTANTS, jobs=2)
     assert result["baseline_all_pass"]
     caught = {r["mutant"] for r in result["rows"] if r["caught"]}
     assert caught == {m.name for m in MUTANTS if not m.equivalent} - set(KNOWN_GAPS)
