@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 import theory.signal_recovery as S
+from checks.claims import ClaimVerdict, claim
 from checks.framework import Context, Evidence, Param, Plot, Series, check
 from checks.signal._model import MODEL_PARAMS, validate_model
 from checks.signal.equilibria import model_values
@@ -208,3 +209,108 @@ def sign_ambiguity(p: dict, ctx: Context) -> Evidence:
                  "runs_per_start": p["runs_per_start"], "reach_tol": p["reach_tol"]},
         plots=plots,
     )
+
+
+def _where(params: dict) -> str:
+    return ", ".join(f"{k}={params[k]:g}" for k in ("beta", "sigma", "R", "L", "d"))
+
+
+def _limits(row: dict, reach_tol: float) -> set:
+    """The poles (+-1) that the settled runs of a table row ended at."""
+    return {int(np.sign(x)) for x, v in zip(row["final_limit"], row["run_verdicts"])
+            if v == "ok" and abs(abs(x) - 1) <= reach_tol}
+
+
+@claim(id="A.up_to_sign", paper="A",
+       statement="SGA converges almost surely to xi up to sign: both +xi and -xi are limits, each from its own basin.",
+       source="Paper A, claim 3", needs=("signal.sign_ambiguity",), uses=("signal.equilibria_stability",))
+def _up_to_sign(results: dict) -> ClaimVerdict:
+    """Fixed-sign model: holds_if theta > theta* when the runs reach -xi only above theta* (and the drift measured in
+    signal.equilibria_stability, when it ran, shows -xi repelling below theta* and attracting above); refuted when
+    only theta < theta* was tried and no run reached -xi. Symmetric model: holds when both poles are reached at
+    every theta."""
+    res = results["signal.sign_ambiguity"]
+    d, tol = res.details, res.details["reach_tol"]
+    ts = d["theta_star_fixed"]
+    rows = {(r["sign"], r["theta"]): _limits(r, tol) for r in d["table"]}
+    fixed = {th: lim for (sg, th), lim in rows.items() if sg == "fixed"}
+    sym = {th: lim for (sg, th), lim in rows.items() if sg == "symmetric"}
+    ev = {"signal.sign_ambiguity": {"theta_star_fixed": ts,
+                                    "limits": {f"{sg} theta={th:g}": sorted(lim) for (sg, th), lim in rows.items()}}}
+    thr = []
+    if "signal.equilibria_stability" in results:
+        de = results["signal.equilibria_stability"].details
+        thr = [(t["theta"], t["observed"]) for t in de["threshold_tests"]]
+        ev["signal.equilibria_stability"] = {"theta_star_fixed": de["theta_star_fixed"],
+                                             "minus_xi_measured": {f"theta={a:.4g}": o for a, o in thr}}
+    sym_ok = all(lim == {-1, 1} for lim in sym.values())
+    if sym and not sym_ok:
+        return ClaimVerdict("inconclusive", "symmetric model: some theta has runs on both sides of 0 but not both "
+                            "poles as limits", evidence=ev)
+    sym_txt = f"symmetric model: both poles reached at theta = {', '.join(f'{t:g}' for t in sym)}" if sym else ""
+    if not fixed:
+        return ClaimVerdict("holds", sym_txt, evidence=ev)
+    below = {th: lim for th, lim in fixed.items() if ts is None or th < ts}
+    above = {th: lim for th, lim in fixed.items() if ts is not None and th > ts}
+    if any(-1 in lim for lim in below.values()) or any(lim != {-1, 1} for lim in above.values()):
+        return ClaimVerdict("inconclusive", f"fixed sign: the limits reached ({ev['signal.sign_ambiguity']['limits']})"
+                            f" do not split at theta* = {ts}", evidence=ev)
+    thr_ok = all((o == "repelling") == (a < ts) for a, o in thr) if thr else None
+    if thr_ok is False:
+        return ClaimVerdict("inconclusive", "the measured stability of -xi around theta* disagrees with the runs",
+                            evidence=ev)
+    if below and above:
+        extra = (f"; the drift next to -xi is measured repelling at theta = {min(a for a, _ in thr):.4g} and "
+                 f"attracting at {max(a for a, _ in thr):.4g}" if thr else "")
+        return ClaimVerdict(
+            "holds_if", f"fixed sign: no run reaches -xi at theta = {', '.join(f'{t:g}' for t in below)} (< theta*), "
+            f"runs reach both poles at theta = {', '.join(f'{t:g}' for t in above)} (> theta*){extra}; "
+            f"{sym_txt or 'symmetric model not run'}",
+            condition=(f"theta > theta* = {ts:.4g} in the fixed-sign model ({_where(res.params)}); every theta > 0 "
+                       "in the symmetric model"), evidence=ev)
+    if below:
+        th = min(below)
+        return ClaimVerdict(
+            "refuted", f"fixed sign: every run, including those started at rho0 = {min(d['starts']):g}, settled at +xi"
+            f"; -xi is not a limit below theta* = {ts:.4g}" + (f"; {sym_txt}" if sym_txt else ""),
+            condition=f"fixed sign, theta = {th:g}, {_where(res.params)}: {d['runs_per_start'] * len(d['starts'])} "
+                      "of as many runs end at +xi, none at -xi", evidence=ev)
+    return ClaimVerdict("holds", f"fixed sign: both poles reached at theta = {', '.join(f'{t:g}' for t in above)} "
+                        f"(all > theta* = {ts:.4g}, no theta below it tried); {sym_txt}", evidence=ev)
+
+
+@claim(id="A.any_initialisation", paper="A",
+       statement="SGA converges to {+xi, -xi} from any initialisation.",
+       source="Paper A, claim 3", needs=("signal.sign_ambiguity",), uses=("signal.equilibria_stability",))
+def _any_initialisation(results: dict) -> ClaimVerdict:
+    """holds when every SGA run settled at +-xi (and, when signal.equilibria_stability ran, no interior equilibrium
+    is measured attracting); refuted by a run that settled elsewhere (or a measured interior attractor)."""
+    res = results["signal.sign_ambiguity"]
+    d, tol = res.details, res.details["reach_tol"]
+    runs = [(r["sign"], r["theta"], r0, x) for r in d["table"]
+            for r0, x in zip(np.repeat(d["starts"], d["runs_per_start"]), r["final_limit"])]
+    off = [x for x in runs if abs(abs(x[3]) - 1) > tol]
+    ev = {"signal.sign_ambiguity": {"runs": len(runs), "runs_off_poles": len(off), "starts": d["starts"],
+                                    "reach_tol": tol}}
+    if off:
+        sg, th, r0, x = off[0]
+        return ClaimVerdict("refuted", f"{len(off)} of {len(runs)} SGA runs settled away from +-xi",
+                            condition=f"sign={sg}, theta={th:g}, {_where(res.params)}, rho0={r0:g}: settled at "
+                                      f"rho = {x:.4g}", evidence=ev)
+    note = ""
+    if "signal.equilibria_stability" in results:
+        de = results["signal.equilibria_stability"].details
+        traps = [r["rho"] for r in de["equilibria"] if abs(r["rho"]) < 1 and r["observed"] == "attracting"]
+        traps += list(de["measured_interior_traps_on_grid"])
+        ev["signal.equilibria_stability"] = {"measured_interior_attractors": traps}
+        if traps:
+            return ClaimVerdict("refuted", "the measured drift has an interior attractor",
+                                condition=f"{_where(res.params)}: attracting interior point near rho = {traps[0]:.4g}",
+                                evidence=ev)
+        rep = [r["rho"] for r in de["equilibria"] if abs(r["rho"]) < 1]
+        note = ("; the measured drift has no interior attractor" +
+                (f" (only repellers, at rho = {', '.join(f'{x:.3g}' for x in rep)}: initialisations exactly there, a "
+                 "null set, do not move)" if rep else ""))
+    return ClaimVerdict("holds", f"every one of {len(runs)} SGA runs (starts {d['starts']}, both model options, "
+                        f"theta in {sorted({r[1] for r in runs})}) settled within {tol:g} of +-xi{note}",
+                        evidence=ev)
