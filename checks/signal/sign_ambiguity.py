@@ -128,7 +128,7 @@ def judge_run(eqs: list, rho0: float, limit: float, reach_tol: float) -> str:
             Param("a", float, 50.0, "step-size scale a in eta_k = a/(k+b)", low=0.0, low_open=True),
             Param("chunk", int, 1000, "SGA steps between two settling tests", low=1),
             Param("min_steps", int, 2000, "steps before the first settling test", low=1),
-            Param("max_steps", int, 10000, "cap on SGA steps per configuration", low=1),
+            Param("max_steps", int, 12000, "cap on SGA steps per configuration", low=1),
             Param("window", float, 0.25, "final window, as a fraction of the run's ODE time", low=0.0, high=1.0,
                   low_open=True),
             Param("min_window", float, 5.0, "shortest final window in ODE time: a run whose window is shorter has "
