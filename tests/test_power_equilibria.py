@@ -57,12 +57,14 @@ def test_sign_ambiguity_rejects_theory_on_the_wrong_side(monkeypatch):
 
 
 def test_equilibria_rejects_theta_mismatch_of_its_mdp(monkeypatch):
-    """theta (1 + 0.5): the theory at 0.8 theta* x 1.5 = 1.2 theta* calls -xi attracting where it repels."""
-    monkeypatch.setattr(S, "equilibria", _theory_at(factor=1.5))
+    """theta (1 + 0.2), the claimed MDP: at the threshold test's 0.85 theta* the theory is evaluated at 1.02 theta* and
+    calls -xi attracting, against its own theta*; the measured drift never agrees with that label (its probe, a quarter
+    of the 0.015-wide basin the wrong theory claims, may be too close to -xi for the sign to be resolved)."""
+    monkeypatch.setattr(S, "equilibria", _theory_at(factor=1.2))
     res = _run("signal.equilibria_stability", grid_points=5)
     assert res.verdict == "fail", res.error
     low = [t for t in res.details["threshold_tests"] if t["expected"] == "repelling"][0]
-    assert low["observed"] == "repelling" and low["certified"] == "attracting"
+    assert low["certified"] == "attracting" and low["observed"] in ("repelling", "inconclusive")
 
 
 # --------------------------------------------------------------------------- unresolved numerics: error with reason

@@ -119,7 +119,7 @@ def bonferroni_z(alpha: float, n_tests: int) -> float:
             Param("delta", float, 0.05, "offset of the probes from each equilibrium", low=0.0, high=0.5,
                   low_open=True),
             Param("grid_points", int, 9, "interior grid points for sign changes the theory does not list", low=1),
-            Param("threshold_margin", float, 0.2, "relative margin around theta* for the -xi threshold test "
+            Param("threshold_margin", float, 0.15, "relative margin around theta* for the -xi threshold test "
                   "(J'(-1) ~ (theta - theta*): smaller margins need quadratically more samples)",
                   low=0.0, high=0.9, low_open=True),
             Param("n_samples", int, 1000, "initial Monte Carlo sequences per drift estimate", low=10),
