@@ -113,8 +113,8 @@ def bonferroni_z(alpha: float, n_tests: int) -> float:
     params=[*[q for q in MODEL_PARAMS if q.name not in ("d", "R")],
             Param("R", int, 350, "informative tokens (R/L = 1/3: J' ~ 0.1, so its sign is resolved by a few thousand "
                   "sequences; at R/L = 1/21 it is ~0.01 and needs ~100x more)", low=1),
-            Param("d", int, 2, "token dimension (the sign pattern of F does not depend on d at this L; sampling cost "
-                  "grows with d)", low=2),
+            Param("d", int, 2, "token dimension (d enters J only through the (d-1)/L term; the sampling cost grows "
+                  "with d)", low=2),
             Param("finite_size", bool, True, "include the (d-1)/L finite-size term in J (the simulation has finite L)"),
             Param("delta", float, 0.05, "offset of the probes from each equilibrium", low=0.0, high=0.5,
                   low_open=True),

@@ -7,7 +7,8 @@ a fresh orthogonal direction, exact in law since the model is invariant under ro
 has *settled* or max_steps is reached.  A run has settled when, over its final window (the last ``window`` fraction of
 its ODE time sum eta_k), the mean of the window's last quarter differs from the mean of its first quarter by at most
 max(settle_tol, 3 x the standard error of that difference from the run's own fluctuations about a linear trend);
-its observed limit is the mean of the final quarter; a window shorter than min_window ODE time never counts as settled.  No closed form sizes or judges the runs.
+its observed limit is the mean of the final quarter; a window shorter than min_window ODE time never counts as
+settled.  No closed form sizes or judges the runs.
 
 Theory (theory.signal_recovery.equilibria with the (d-1)/L term, the simulation having finite L): the certified
 equilibria and their labels.  Each run is judged: its observed limit must lie within reach_tol of an equilibrium
@@ -147,7 +148,8 @@ def sign_ambiguity(p: dict, ctx: Context) -> Evidence:
     configs = [(sign, float(th)) for sign in ("fixed", "symmetric") for th in p["thetas"]]
     seeds = ctx.seeds(len(configs))
     tasks = [(dict(model_values(p, theta=th), sign=sign), rho0, p["a"], b, p["chunk"], p["min_steps"],
-              max(p["max_steps"], 1), p["window"], p["settle_tol"], p["min_window"], seeds[i]) for i, (sign, th) in enumerate(configs)]
+              max(p["max_steps"], 1), p["window"], p["settle_tol"], p["min_window"], seeds[i])
+             for i, (sign, th) in enumerate(configs)]
     results = ctx.map(sga_until_settled, tasks)
 
     table, plots, unsettled, bad_runs = [], [], [], []
