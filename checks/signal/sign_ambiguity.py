@@ -1,25 +1,31 @@
 """Paper A, claim 3: SGA converges to xi "up to sign" -- which of +-xi are limits, per model option and signal strength.
 
-For sign in {fixed, symmetric} and each theta, batched projected SGA runs start from rho0 on both sides of 0.
-Theory: the limit of a run started at rho0 is the equilibrium that the reduced ODE reaches from rho0 (the next
-equilibrium in the direction of F(rho0)); the attainable limits are the attracting equilibria
-(theory.signal_recovery.equilibria with the (d-1)/L term, since the simulation has finite L).  A run's observed
-limit is the attracting equilibrium within ``reach_tol`` of its final rho.
-Step sizes eta_k = a/(k + b) with b = a/eta0; the horizon (ODE time sum eta_k) is 1.5x the ODE time the slowest
-start needs to come within 0.05 of its predicted limit, plus 5 (the margin covers the O(eta) lag of SGA behind
-the ODE).  Default model point R/L = 1/3, d = 2 (see the parameter help); other points via overrides.
+For sign in {fixed, symmetric} and each theta, batched projected SGA runs (numerics.sga.projected_sga, full
+d-dimensional tokens) start from rho0 on both sides of 0.  The numeric side stands alone: each run is continued in
+chunks (step sizes eta_k = a/(k + b), b = a/eta0, the schedule carried over; a chunk restarts from the run's rho with
+a fresh orthogonal direction, exact in law since the model is invariant under rotations that fix xi) until every run
+has *settled* or max_steps is reached.  A run has settled when, over its final window (the last ``window`` fraction of
+its ODE time sum eta_k), the mean of the window's last quarter differs from the mean of its first quarter by at most
+max(settle_tol, 3 x the standard error of that difference from the run's own fluctuations about a linear trend);
+its observed limit is the mean of the final quarter; a window shorter than min_window ODE time never counts as
+settled.  No closed form sizes or judges the runs.
+
+Theory (theory.signal_recovery.equilibria with the (d-1)/L term, the simulation having finite L): the certified
+equilibria and their labels.  Each run is judged: its observed limit must lie within reach_tol of an equilibrium
+(else: it rests where the theory lists none -- fail), that equilibrium must be attracting (a run resting at a
+repeller -- fail), and it must be the attractor the labels predict from rho0 (of the two equilibria around rho0,
+the attracting one -- else fail).  A run that has not settled makes the check raise (verdict error, with the reason).
+Default model point R/L = 1/3, d = 2 (see the parameter help); other points via overrides.
 """
 from __future__ import annotations
-
-import math
 
 import numpy as np
 
 import theory.signal_recovery as S
+from checks.claims import ClaimVerdict, claim
 from checks.framework import Context, Evidence, Param, Plot, Series, check
 from checks.signal._model import MODEL_PARAMS, validate_model
-from checks.signal.equilibria import field_function, model_values
-from numerics.reduced_ode import solve_reduced_ode
+from checks.signal.equilibria import model_values
 from numerics.sga import projected_sga
 from numerics.signal_model import SignalModel
 
@@ -31,56 +37,85 @@ _MEANING = {
 }
 
 
-def flow_limit(eqs: list, F, rho0: float) -> float:
-    """Limit of the 1-D flow rho' = F(rho) from rho0: the next equilibrium in the direction of F(rho0)."""
-    rhos = [e.rho for e in eqs]
-    f = float(F(rho0))
-    if f > 0:
-        return min(r for r in rhos if r > rho0)
-    if f < 0:
-        return max(r for r in rhos if r < rho0)
-    return rho0
+def settle_state(time: np.ndarray, rho: np.ndarray, window: float, settle_tol: float, min_window: float) -> dict:
+    """Settling of each run from its own record (time (m,), rho (n_runs, m)): over the final window [t_end (1 -
+    window), t_end], move = mean(last quarter) - mean(first quarter); noise = sd of the window's residuals about a
+    linear fit, se = noise sqrt(2/m) (m points per quarter); settled iff |move| <= max(settle_tol, 3 se) and the window
+    spans at least min_window of ODE time (a shorter one cannot tell a slow run from a resting one); limit = mean(last
+    quarter)."""
+    t_end = time[-1]
+    idx = np.nonzero(time >= t_end * (1.0 - window))[0]
+    if idx.size < 8 or t_end * window < min_window:
+        return {"settled": np.zeros(rho.shape[0], bool), "move": np.full(rho.shape[0], np.inf),
+                "allowed": np.full(rho.shape[0], settle_tol), "limit": rho[:, -1].copy(), "window_points": idx.size}
+    w = rho[:, idx]
+    tw = time[idx]
+    q = idx.size // 4
+    first, last = w[:, :q].mean(axis=1), w[:, -q:].mean(axis=1)
+    move = last - first
+    coef = np.polyfit(tw - tw.mean(), w.T, 1)                          # (2, n_runs)
+    resid = w - (coef[0][:, None] * (tw - tw.mean()) + coef[1][:, None])
+    noise = resid.std(axis=1, ddof=2)
+    allowed = np.maximum(settle_tol, 3.0 * noise * np.sqrt(2.0 / q))
+    return {"settled": np.abs(move) <= allowed, "move": move, "allowed": allowed, "limit": last,
+            "window_points": int(idx.size)}
 
 
-def predicted_limit(eqs: list, F, rho0: float) -> float:
-    """The limit the stability classification predicts from rho0: of the two equilibria around rho0, the one
-    labelled attracting (in 1-D exactly one of them is, for simple zeros); the flow decides only if the labels
-    do not (rho0 itself an equilibrium, or an inconsistent classification)."""
+def sga_until_settled(model_kwargs: dict, rho0: np.ndarray, a: float, b: float, chunk: int, min_steps: int,
+                      max_steps: int, window: float, settle_tol: float, min_window: float,
+                      seed: np.random.SeedSequence) -> tuple[np.ndarray, np.ndarray, int]:
+    """Numeric side: batched projected SGA from rho0, continued chunk by chunk until every run has settled
+    (settle_state) after at least min_steps, or max_steps; returns (ODE times, rho record (n_runs, m), steps)."""
+    model = SignalModel(**model_kwargs)
+    rng = np.random.default_rng(seed)
+    times, recs = [np.zeros(1)], [np.asarray(rho0, float)[:, None]]
+    rho, done = np.asarray(rho0, float), 0
+    while done < max_steps:
+        n = min(chunk, max_steps - done)
+        path = projected_sga(model, np.clip(rho, -1.0, 1.0), n, a, b + done, rng,
+                             record_every=max(1, n // 50))
+        times.append(times[-1][-1] + path.time[1:])
+        recs.append(path.rho[:, 1:])
+        rho, done = path.rho[:, -1], done + n
+        if done >= min_steps and np.all(settle_state(np.concatenate(times), np.hstack(recs), window,
+                                                     settle_tol, min_window)["settled"]):
+            break
+    return np.concatenate(times), np.hstack(recs), done
+
+
+def predicted_limit(eqs: list, rho0: float) -> float | None:
+    """The limit the certified labels predict from rho0: of the two equilibria around rho0 the attracting one (in
+    1-D exactly one of them is, for simple zeros); None when the labels do not decide (rho0 an equilibrium, or two
+    neighbours with the same label)."""
     below = [e for e in eqs if e.rho < rho0]
     above = [e for e in eqs if e.rho > rho0]
     around = [e for e in (below[-1] if below else None, above[0] if above else None) if e is not None]
     stable = [e.rho for e in around if e.stable]
-    return stable[0] if len(stable) == 1 else flow_limit(eqs, F, rho0)
+    return stable[0] if len(stable) == 1 else None
 
 
-def ode_time_to(F, rho0: float, target: float, tol: float = 0.05, t_max: float = 1e4) -> float:
-    """First ODE time (resolution 1/400 of the horizon tried) at which |rho(t) - target| <= tol; t_max if never.
-
-    Horizons 25, 100, 400, ... are tried in turn (rtol 1e-9: only the hitting time is needed)."""
-    horizon = 25.0
-    while True:
-        t = np.linspace(0.0, min(horizon, t_max), 401)
-        r = solve_reduced_ode(lambda x: float(F(x)), rho0, t, rtol=1e-9, atol=1e-12)
-        hit = np.nonzero(np.abs(r - target) <= tol)[0]
-        if hit.size:
-            return float(t[hit[0]])
-        if horizon >= t_max:
-            return t_max
-        horizon *= 4
-
-
-def run_sga(model_kwargs: dict, rho0: np.ndarray, n_steps: int, a: float, b: float,
-            seed: np.random.SeedSequence) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Batched projected SGA; returns (ODE times, rho paths (n_runs, n_rec), final rho)."""
-    path = projected_sga(SignalModel(**model_kwargs), rho0, n_steps, a, b, np.random.default_rng(seed),
-                         record_every=max(1, n_steps // 50))
-    return path.time, path.rho, path.q_final[:, 0]
+def judge_run(eqs: list, rho0: float, limit: float, reach_tol: float) -> str:
+    """'ok', or why a settled run contradicts the theory: resting where no equilibrium is listed, at a repeller, or
+    at an attractor other than the one predicted from rho0."""
+    near = [e for e in eqs if abs(e.rho - limit) <= reach_tol]
+    if not near:
+        return "rests where the theory lists no equilibrium"
+    e = min(near, key=lambda e: abs(e.rho - limit))
+    if not e.stable:
+        return f"rests at rho = {e.rho:.4g}, which the theory calls repelling"
+    pred = predicted_limit(eqs, rho0)
+    if pred is None:
+        return "the theory's labels do not predict a limit from rho0 (inconsistent classification)"
+    if e.rho != pred:
+        return f"ends at the attractor {e.rho:.4g}, the theory predicts {pred:.4g} from rho0"
+    return "ok"
 
 
 @check(
     id="signal.sign_ambiguity",
     claim=("SGA converges to xi up to sign: for each model option (fixed, symmetric) and signal strength, the limits "
-           "reached by SGA runs started on both sides of 0 are those the stability analysis predicts."),
+           "where SGA runs started on both sides of 0 settle are attractors of the certified stability analysis, the "
+           "ones it predicts from each start."),
     source="Paper A, claim 3",
     params=[*[q for q in MODEL_PARAMS if q.name not in ("sign", "theta", "d", "R")],
             Param("R", int, 350, "informative tokens (R/L = 1/3: a weak-signal drift ~7x that of R/L = 1/21, "
@@ -92,81 +127,192 @@ def run_sga(model_kwargs: dict, rho0: np.ndarray, n_steps: int, a: float, b: flo
             Param("runs_per_start", int, 3, "independent SGA runs per rho0", low=1),
             Param("eta0", float, 0.02, "first step size a/b", low=0.0, low_open=True),
             Param("a", float, 50.0, "step-size scale a in eta_k = a/(k+b)", low=0.0, low_open=True),
-            Param("max_steps", int, 8000, "cap on SGA steps per configuration", low=10),
-            Param("reach_tol", float, 0.1, "distance to an equilibrium counted as reaching it", low=0.0,
-                  high=1.0, low_open=True)],
-    paper={"runs_per_start": 10, "eta0": 0.01, "max_steps": 30000},
+            Param("chunk", int, 1000, "SGA steps between two settling tests", low=1),
+            Param("min_steps", int, 2000, "steps before the first settling test", low=1),
+            Param("max_steps", int, 12000, "cap on SGA steps per configuration", low=1),
+            Param("window", float, 0.25, "final window, as a fraction of the run's ODE time", low=0.0, high=1.0,
+                  low_open=True),
+            Param("min_window", float, 5.0, "shortest final window in ODE time: a run whose window is shorter has "
+                  "not settled (over a short window a slow run looks at rest)", low=0.0, low_open=True),
+            Param("settle_tol", float, 0.02, "largest movement of a settled run over its final window", low=0.0,
+                  low_open=True),
+            Param("reach_tol", float, 0.1, "distance from a settled limit to the equilibrium it is attributed to",
+                  low=0.0, high=1.0, low_open=True)],
+    paper={"runs_per_start": 10, "eta0": 0.01, "max_steps": 40000, "settle_tol": 0.01},
     validate=validate_model,
 )
 def sign_ambiguity(p: dict, ctx: Context) -> Evidence:
     starts = np.asarray(p["starts"], dtype=float)
     rho0 = np.repeat(starts, p["runs_per_start"])
     b = p["a"] / p["eta0"]
-    configs, tasks = [], []
-    seeds = ctx.seeds(2 * len(p["thetas"]))
-    for sign in ("fixed", "symmetric"):
-        for th in p["thetas"]:
-            vals = model_values(p, theta=float(th))
-            eqs = S.equilibria(vals, sign, True)
-            F = field_function(vals, sign, True)
-            pred = [predicted_limit(eqs, F, r) for r in starts]
-            t_need = 1.5 * max(ode_time_to(F, r, lim) for r, lim in zip(starts, pred)) + 5.0
-            n_steps = int(min(p["max_steps"], math.ceil(b * math.expm1(t_need / p["a"]))))
-            configs.append({"sign": sign, "theta": float(th), "eqs": eqs, "pred": pred, "n_steps": n_steps,
-                            "t_need": t_need, "F": F})
-            tasks.append((dict(vals, sign=sign), rho0, max(n_steps, 1), p["a"], b, seeds[len(tasks)]))
-    results = ctx.map(run_sga, tasks)
+    configs = [(sign, float(th)) for sign in ("fixed", "symmetric") for th in p["thetas"]]
+    seeds = ctx.seeds(len(configs))
+    tasks = [(dict(model_values(p, theta=th), sign=sign), rho0, p["a"], b, p["chunk"], p["min_steps"],
+              max(p["max_steps"], 1), p["window"], p["settle_tol"], p["min_window"], seeds[i])
+             for i, (sign, th) in enumerate(configs)]
+    results = ctx.map(sga_until_settled, tasks)
 
-    table, plots, mismatches = [], [], 0
-    for cfg, (times, paths, final) in zip(configs, results):
-        attractors = [e.rho for e in cfg["eqs"] if e.stable]
-        # a run's limit is the attractor whose basin holds its final rho (the 1-D flow from there); it has
-        # *reached* it when within reach_tol. A run still on its way is not a wrong limit; a run in another
-        # basin is, and so is a predicted limit that no run demonstrably converges to (reached, distance halved).
-        basin = [flow_limit(cfg["eqs"], cfg["F"], float(rf)) for rf in final]
-        reached = [b_ if abs(rf - b_) <= p["reach_tol"] else None for rf, b_ in zip(final, basin)]
-        expected = np.repeat(cfg["pred"], p["runs_per_start"])
-        wrong_basin = int(sum(b_ != e for b_, e in zip(basin, expected)))
-        moved = np.abs(final - np.asarray(basin)) <= 0.5 * np.abs(rho0 - np.asarray(basin))  # halved the distance
-        unreached = sorted(set(cfg["pred"]) - {o for o, m in zip(reached, moved) if o is not None and m})
-        bad = wrong_basin + len(unreached)
-        observed = reached
-        mismatches += bad
+    table, plots, unsettled, bad_runs = [], [], [], []
+    for (sign, th), (times, paths, steps) in zip(configs, results):
+        st = settle_state(times, paths, p["window"], p["settle_tol"], p["min_window"])
+        eqs = S.equilibria(model_values(p, theta=th), sign, True)
+        attractors = [e.rho for e in eqs if e.stable]
+        verdicts = []
+        for i, r0 in enumerate(rho0):
+            if not st["settled"][i]:
+                why = (f"moved {st['move'][i]:+.3g} over the final window (allowed {st['allowed'][i]:.3g})"
+                       if np.isfinite(st["move"][i]) else
+                       f"final window {p['window'] * times[-1]:.3g} ODE time < min_window {p['min_window']:g}")
+                unsettled.append(f"{sign}, theta={th:g}, rho0={r0:g}: {why} after {steps} steps")
+                verdicts.append("not settled")
+                continue
+            v = judge_run(eqs, float(r0), float(st["limit"][i]), p["reach_tol"])
+            verdicts.append(v)
+            if v != "ok":
+                bad_runs.append({"sign": sign, "theta": th, "rho0": float(r0), "limit": float(st["limit"][i]),
+                                 "why": v})
         poles = [x for x in attractors if abs(x) == 1.0]
+        limits = [float(x) for x, s in zip(st["limit"], st["settled"]) if s]
         table.append({
-            "sign": cfg["sign"], "theta": cfg["theta"],
+            "sign": sign, "theta": th,
             "attracting_equilibria": attractors,
             "theory_limits": "+-xi" if poles == [-1.0, 1.0] else "+xi only" if poles == [1.0] else str(poles),
-            "predicted_limits_from_starts": sorted(set(cfg["pred"])),
-            "observed_limits": sorted({o for o in observed if o is not None}),
-            "runs_still_converging": int(sum(o is None for o in observed)),
-            "runs_in_wrong_basin": wrong_basin,
-            "predicted_limits_reached_by_no_run": unreached,
-            "n_steps": cfg["n_steps"], "ode_horizon": float(times[-1]),
-            "final_rho": np.round(final, 6).tolist(),
+            "predicted_limits_from_starts": sorted({x for x in (predicted_limit(eqs, float(r)) for r in starts)
+                                                    if x is not None}),
+            "observed_limits": sorted({round(x) if abs(abs(x) - 1) <= p["reach_tol"] else round(x, 3)
+                                       for x in limits}),
+            "runs_settled": int(st["settled"].sum()), "runs": int(rho0.size),
+            "runs_contradicting_theory": int(sum(v not in ("ok", "not settled") for v in verdicts)),
+            "run_verdicts": verdicts,
+            "steps": int(steps), "ode_horizon": float(times[-1]),
+            "final_limit": np.round(st["limit"], 6).tolist(), "final_move": np.round(st["move"], 6).tolist(),
         })
-        plots.append(Plot(title=f"SGA alignment, sign={cfg['sign']}, theta={cfg['theta']:g}", xlabel="t (sum eta)",
-                          ylabel="rho",
-                          series=[Series(f"SGA rho0={r0:g}", times, paths[i]) for i, r0 in enumerate(rho0)]
-                          + [Series(f"ODE rho0={r0:g}", times,
-                                    solve_reduced_ode(lambda x, F=cfg["F"]: float(F(x)), r0, times, rtol=1e-9,
-                                                      atol=1e-12), style="--") for r0 in starts]))
+        plots.append(Plot(title=f"SGA alignment, sign={sign}, theta={th:g}", xlabel="t (sum eta)", ylabel="rho",
+                          series=[Series(f"SGA rho0={r0:g}", times, paths[i]) for i, r0 in enumerate(rho0)]))
+    if not bad_runs and unsettled:
+        raise RuntimeError(f"{len(unsettled)} SGA run(s) did not settle within max_steps = {p['max_steps']} (raise "
+                           f"max_steps or a): " + "; ".join(unsettled[:4]) + (" ..." if len(unsettled) > 4 else ""))
     n_runs = len(rho0) * len(configs)
     return Evidence(
-        metric="SGA runs ending in another basin than predicted, plus predicted limits that no run reaches",
-        observed=float(mismatches), threshold=0.0,
-        reason=(f"exact comparison over {n_runs} runs: each run's final rho must lie in the basin of the attractor "
-                "the certified stability analysis predicts from its rho0, and every predicted limit must be reached "
-                "(within reach_tol) by at least one run that at least halved its distance to it (default starts lie "
-                ">= 0.19 from "
-                "every interior repeller, > 4 noise widths sqrt(eta |g|^2 / 2|F'|), so a noise-driven basin change "
-                "is a rare event, not tolerated)"),
-        passed=mismatches == 0,
+        metric="settled SGA runs resting off the theory's equilibria, at a repeller, or at another attractor than "
+               "predicted from rho0",
+        observed=float(len(bad_runs)), threshold=0.0,
+        reason=(f"exact comparison over {n_runs} runs, each judged where it settled (its own final window; movement "
+                f"<= max({p['settle_tol']:g}, 3 se of its own noise)); default starts lie >= 0.19 from every interior "
+                "repeller, > 4 noise widths sqrt(eta |g|^2 / 2|F'|), so a noise-driven basin change is a rare event, "
+                "not tolerated; an unsettled run is an error, never dropped"),
+        passed=not bad_runs,
         analytic=[row["theory_limits"] for row in table],
         numeric=[row["observed_limits"] for row in table],
-        details={"table": table, "meaning_of_up_to_sign": _MEANING,
+        details={"table": table, "runs_contradicting_theory": bad_runs, "unsettled_runs": unsettled,
+                 "meaning_of_up_to_sign": _MEANING,
                  "theta_star_fixed": S.minus_xi_threshold(model_values(p, theta=1.0), "fixed", True),
                  "step_sizes": f"eta_k = {p['a']:g}/(k + {b:g})", "starts": starts.tolist(),
-                 "runs_per_start": p["runs_per_start"]},
+                 "runs_per_start": p["runs_per_start"], "reach_tol": p["reach_tol"]},
         plots=plots,
     )
+
+
+def _where(params: dict) -> str:
+    return ", ".join(f"{k}={params[k]:g}" for k in ("beta", "sigma", "R", "L", "d"))
+
+
+def _limits(row: dict, reach_tol: float) -> set:
+    """The poles (+-1) that the settled runs of a table row ended at."""
+    return {int(np.sign(x)) for x, v in zip(row["final_limit"], row["run_verdicts"])
+            if v == "ok" and abs(abs(x) - 1) <= reach_tol}
+
+
+@claim(id="A.up_to_sign", paper="A",
+       statement="SGA converges almost surely to xi up to sign: both +xi and -xi are limits, each from its own basin.",
+       source="Paper A, claim 3", needs=("signal.sign_ambiguity",), uses=("signal.equilibria_stability",))
+def _up_to_sign(results: dict) -> ClaimVerdict:
+    """Fixed-sign model: holds_if theta > theta* when the runs reach -xi only above theta* (and the drift measured in
+    signal.equilibria_stability, when it ran, shows -xi repelling below theta* and attracting above); refuted when
+    only theta < theta* was tried and no run reached -xi. Symmetric model: holds when both poles are reached at
+    every theta."""
+    res = results["signal.sign_ambiguity"]
+    d, tol = res.details, res.details["reach_tol"]
+    ts = d["theta_star_fixed"]
+    rows = {(r["sign"], r["theta"]): _limits(r, tol) for r in d["table"]}
+    fixed = {th: lim for (sg, th), lim in rows.items() if sg == "fixed"}
+    sym = {th: lim for (sg, th), lim in rows.items() if sg == "symmetric"}
+    ev = {"signal.sign_ambiguity": {"theta_star_fixed": ts,
+                                    "limits": {f"{sg} theta={th:g}": sorted(lim) for (sg, th), lim in rows.items()}}}
+    thr = []
+    if "signal.equilibria_stability" in results:
+        de = results["signal.equilibria_stability"].details
+        thr = [(t["theta"], t["observed"]) for t in de["threshold_tests"]]
+        ev["signal.equilibria_stability"] = {"theta_star_fixed": de["theta_star_fixed"],
+                                             "minus_xi_measured": {f"theta={a:.4g}": o for a, o in thr}}
+    sym_ok = all(lim == {-1, 1} for lim in sym.values())
+    if sym and not sym_ok:
+        return ClaimVerdict("inconclusive", "symmetric model: some theta has runs on both sides of 0 but not both "
+                            "poles as limits", evidence=ev)
+    sym_txt = f"symmetric model: both poles reached at theta = {', '.join(f'{t:g}' for t in sym)}" if sym else ""
+    if not fixed:
+        return ClaimVerdict("holds", sym_txt, evidence=ev)
+    below = {th: lim for th, lim in fixed.items() if ts is None or th < ts}
+    above = {th: lim for th, lim in fixed.items() if ts is not None and th > ts}
+    if any(-1 in lim for lim in below.values()) or any(lim != {-1, 1} for lim in above.values()):
+        return ClaimVerdict("inconclusive", f"fixed sign: the limits reached ({ev['signal.sign_ambiguity']['limits']})"
+                            f" do not split at theta* = {ts}", evidence=ev)
+    thr_ok = all((o == "repelling") == (a < ts) for a, o in thr) if thr else None
+    if thr_ok is False:
+        return ClaimVerdict("inconclusive", "the measured stability of -xi around theta* disagrees with the runs",
+                            evidence=ev)
+    if below and above:
+        extra = (f"; the drift next to -xi is measured repelling at theta = {min(a for a, _ in thr):.4g} and "
+                 f"attracting at {max(a for a, _ in thr):.4g}" if thr else "")
+        return ClaimVerdict(
+            "holds_if", f"fixed sign: no run reaches -xi at theta = {', '.join(f'{t:g}' for t in below)} (< theta*), "
+            f"runs reach both poles at theta = {', '.join(f'{t:g}' for t in above)} (> theta*){extra}; "
+            f"{sym_txt or 'symmetric model not run'}",
+            condition=(f"theta > theta* = {ts:.4g} in the fixed-sign model ({_where(res.params)}); every theta > 0 "
+                       "in the symmetric model"), evidence=ev)
+    if below:
+        th = min(below)
+        return ClaimVerdict(
+            "refuted", f"fixed sign: every run, including those started at rho0 = {min(d['starts']):g}, settled at +xi"
+            f"; -xi is not a limit below theta* = {ts:.4g}" + (f"; {sym_txt}" if sym_txt else ""),
+            condition=f"fixed sign, theta = {th:g}, {_where(res.params)}: {d['runs_per_start'] * len(d['starts'])} "
+                      "of as many runs end at +xi, none at -xi", evidence=ev)
+    return ClaimVerdict("holds", f"fixed sign: both poles reached at theta = {', '.join(f'{t:g}' for t in above)} "
+                        f"(all > theta* = {ts:.4g}, no theta below it tried); {sym_txt}", evidence=ev)
+
+
+@claim(id="A.any_initialisation", paper="A",
+       statement="SGA converges to {+xi, -xi} from any initialisation.",
+       source="Paper A, claim 3", needs=("signal.sign_ambiguity",), uses=("signal.equilibria_stability",))
+def _any_initialisation(results: dict) -> ClaimVerdict:
+    """holds when every SGA run settled at +-xi (and, when signal.equilibria_stability ran, no interior equilibrium
+    is measured attracting); refuted by a run that settled elsewhere (or a measured interior attractor)."""
+    res = results["signal.sign_ambiguity"]
+    d, tol = res.details, res.details["reach_tol"]
+    runs = [(r["sign"], r["theta"], r0, x) for r in d["table"]
+            for r0, x in zip(np.repeat(d["starts"], d["runs_per_start"]), r["final_limit"])]
+    off = [x for x in runs if abs(abs(x[3]) - 1) > tol]
+    ev = {"signal.sign_ambiguity": {"runs": len(runs), "runs_off_poles": len(off), "starts": d["starts"],
+                                    "reach_tol": tol}}
+    if off:
+        sg, th, r0, x = off[0]
+        return ClaimVerdict("refuted", f"{len(off)} of {len(runs)} SGA runs settled away from +-xi",
+                            condition=f"sign={sg}, theta={th:g}, {_where(res.params)}, rho0={r0:g}: settled at "
+                                      f"rho = {x:.4g}", evidence=ev)
+    note = ""
+    if "signal.equilibria_stability" in results:
+        de = results["signal.equilibria_stability"].details
+        traps = [r["rho"] for r in de["equilibria"] if abs(r["rho"]) < 1 and r["observed"] == "attracting"]
+        traps += list(de["measured_interior_traps_on_grid"])
+        ev["signal.equilibria_stability"] = {"measured_interior_attractors": traps}
+        if traps:
+            return ClaimVerdict("refuted", "the measured drift has an interior attractor",
+                                condition=f"{_where(res.params)}: attracting interior point near rho = {traps[0]:.4g}",
+                                evidence=ev)
+        rep = [r["rho"] for r in de["equilibria"] if abs(r["rho"]) < 1]
+        note = ("; the measured drift has no interior attractor" +
+                (f" (only repellers, at rho = {', '.join(f'{x:.3g}' for x in rep)}: initialisations exactly there, a "
+                 "null set, do not move)" if rep else ""))
+    return ClaimVerdict("holds", f"every one of {len(runs)} SGA runs (starts {d['starts']}, both model options, "
+                        f"theta in {sorted({r[1] for r in runs})}) settled within {tol:g} of +-xi{note}",
+                        evidence=ev)
