@@ -190,13 +190,16 @@ def _raise_top_eigenvalue(delta: float) -> Callable:
     return transform
 
 
-def _theta_star() -> float:
-    """theta* of the quick defaults (fixed sign, finite-size terms): below it -xi repels, above it attracts."""
+def _theta_star(check_params: dict | None = None) -> float:
+    """theta* (fixed sign, finite-size terms) at the check's model point (beta, sigma, R, L, d; the shared
+    defaults for those it does not set): below it -xi repels, above it attracts."""
     import theory.signal_recovery as S
 
     from checks.signal._model import MODEL_PARAMS
 
-    params = {p.name: p.default for p in MODEL_PARAMS if p.name in ("theta", "beta", "sigma", "R", "L", "d")}
+    keys = ("theta", "beta", "sigma", "R", "L", "d")
+    params = {p.name: p.default for p in MODEL_PARAMS if p.name in keys}
+    params.update({k: v for k, v in (check_params or {}).items() if k in keys})
     value = S.minus_xi_threshold(params, "fixed", True)
     if value is None:
         raise RuntimeError("no theta* at the default parameters: the regime family has no other side")
@@ -208,13 +211,19 @@ def _theta_star() -> float:
 # ---------------------------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Family:
-    """A way to perturb the analytic side; ``mutants(delta)`` gives the replacements for a signed delta
-    (``kind`` "scale"/"mismatch" walk the ladder with both signs; "fixed"/"regime" ignore delta)."""
+    """A way to perturb the analytic side; ``build(delta, params)`` gives the replacements for a signed delta
+    and the check's parameters (``kind`` "scale"/"mismatch" walk the ladder with both signs; "fixed"/"regime"
+    ignore delta)."""
 
     name: str
     kind: str
     description: str
-    mutants: Callable[[float], list[Mutant]]
+    build: Callable[..., list[Mutant]]
+
+    def mutants(self, delta: float, params: dict | None = None) -> list[Mutant]:
+        if self.kind == "regime":
+            return self.build(delta, params)
+        return self.build(delta)
 
     @property
     def laddered(self) -> bool:
@@ -229,8 +238,8 @@ def _fixed(mutant_name: str) -> Callable[[float], list[Mutant]]:
     return build
 
 
-def _regime(_delta: float) -> list[Mutant]:
-    ts = _theta_star()
+def _regime(_delta: float, params: dict | None = None) -> list[Mutant]:
+    ts = _theta_star(params)
     return _signal_param_mismatch("theta", lambda th: ts * ts / th, lambda sym: ts * ts / sym)
 
 
@@ -324,10 +333,11 @@ PLAN: tuple[Row, ...] = (
 # Running
 # ---------------------------------------------------------------------------------------------------------------
 @contextmanager
-def perturbed(family: Family, delta: float) -> Iterator[None]:
-    """Within the block the analytic side is perturbed by ``family`` at the signed ``delta``."""
+def perturbed(family: Family, delta: float, params: dict | None = None) -> Iterator[None]:
+    """Within the block the analytic side is perturbed by ``family`` at the signed ``delta`` (``params``: the
+    check's parameters, for the regime family's threshold)."""
     with ExitStack() as stack:
-        for m in family.mutants(delta):
+        for m in family.mutants(delta, params):
             stack.enter_context(injected(m))
         yield
 
@@ -368,7 +378,7 @@ class _Runner:
         signs = (1.0, -1.0) if family.laddered else (1.0,)
         runs = []
         for sgn in signs:
-            with perturbed(family, sgn * delta):
+            with perturbed(family, sgn * delta, self.params):
                 for s in self.seeds:
                     r = self.run(s)
                     runs.append({"delta": sgn * delta, "seed": s, "verdict": r.verdict,
