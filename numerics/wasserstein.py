@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from numerics.particles import float_array
+from numerics.validation import float_array
 
 
 def _pair(X, Y) -> tuple[np.ndarray, np.ndarray]:
