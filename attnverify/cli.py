@@ -53,6 +53,9 @@ def build_parser() -> Parser:
                      "(with --executor dask; default: a new LocalCluster)")
     run.add_argument("--jobs", default=None, help="workers for sweeps (default: all cores)")
     run.add_argument("--quiet", action="store_true", help="no progress display")
+    run.add_argument("--cache-dir", dest="cache_dir", metavar="DIR", help="where finished sweep tasks are stored "
+                     "and reused by a rerun (default: $ATTNVERIFY_CACHE_DIR or ~/.cache/attnverify/tasks)")
+    run.add_argument("--no-cache", dest="no_cache", action="store_true", help="do not store or reuse task results")
     derive = sub.add_parser("derive", help="print a derivation step by step")
     derive.add_argument("model", help="signal or meanfield")
     derive.add_argument("--latex", action="store_true", help="print the results as LaTeX")
@@ -104,16 +107,19 @@ def cmd_run(args: argparse.Namespace) -> int:
     for path in filter(None, [args.json_path]):
         if not Path(path).parent.exists():
             raise InputError(f"--json: directory {str(Path(path).parent)!r} does not exist")
+    store = _task_store(args)
     progress = None
     if sys.stderr.isatty() and not args.quiet:
         progress = progress_printer(sys.stderr)
     try:
         with make_executor(args.executor, jobs=jobs, scheduler=args.scheduler) as executor:
             report = run(args.ids, profile=args.profile, seed=seed, overrides=overrides, executor=executor,
-                         progress=progress)
+                         progress=progress, store=store)
     finally:
         if progress is not None:
             sys.stderr.write("\r" + " " * 80 + "\r")
+    if store is not None and not args.quiet:
+        print(store.summary(), file=sys.stderr)
     print(table(report))
     if args.json_path:
         write_json(report, args.json_path)
@@ -121,6 +127,21 @@ def cmd_run(args: argparse.Namespace) -> int:
         out = write_report(report, args.report_dir)
         print(f"report written to {out / 'report.md'}")
     return 0 if report.ok else 1
+
+
+def _task_store(args: argparse.Namespace):
+    """The persistent task store of ``run`` (checks.store), or None with --no-cache."""
+    from checks.store import TaskStore, default_dir
+
+    if args.no_cache:
+        if args.cache_dir:
+            raise InputError("--cache-dir and --no-cache exclude each other")
+        return None
+    path = Path(args.cache_dir) if args.cache_dir else default_dir()
+    try:
+        return TaskStore(path)
+    except OSError as exc:
+        raise InputError(f"--cache-dir: cannot use {str(path)!r} ({exc.strerror or type(exc).__name__})") from None
 
 
 def cmd_derive(args: argparse.Namespace) -> int:
