@@ -5,9 +5,9 @@ For rows b_i (= B^T x_i), points x_j and values v_j (= V x_j) it computes
     m_i = sum_j w_ij v_j,   w_ij = exp(beta (s_ij - s_i*)) / sum_k exp(beta (s_ik - s_i*)),   s_ij = <b_i, x_j>,
 
 with s_i* = max_j s_ij (log-space: every exponent is <= 0 and the largest is exactly 0, so Z_i >= 1 and nothing
-overflows for any finite beta > 0, 1e12 included). j runs over all points (``dense_moments``) or over a
-per-row candidate list given as CSR arrays (``csr_moments``, the truncated kernel). Both call the same row
-routine: scores, row maximum, exponentials and the weighted sums of one row are computed in a buffer of that
+overflows for any finite beta > 0, 1e12 included). j runs over all points (``dense_moments``), over a window
+of consecutive points per row (``window_moments``, the truncated kernel on the circle) or over a per-row candidate
+list given as CSR arrays (``csr_moments``, the truncated kernel for d >= 3). All call the same row routine: scores, row maximum, exponentials and the weighted sums of one row are computed in a buffer of that
 row's length, never an N x N array; rows are spread over all cores (``numba.prange``).
 
 exp. NumPy's exp is not fused with the reductions, so this module has its own vectorisable float64 exp for
@@ -88,16 +88,17 @@ def _exp_nonpositive(x: float) -> float:
 
 
 @njit(fastmath=_FLAGS)
-def _row(b, XT, VXT, beta, cols, lo, n, dense, s, out):
-    """out <- sum_j w_j v_j over the row's points j (all when ``dense``, else cols[lo:lo + n]); s: scratch (n,)."""
+def _row(b, XT, VXT, beta, cols, lo, n, window, s, out):
+    """out <- sum_j w_j v_j over the row's points j: j = lo .. lo + n - 1 when ``window`` (contiguous, vectorised
+    loads), else j in cols[lo:lo + n] (gathers); s: scratch of length n."""
     d = XT.shape[0]
-    if dense:
+    if window:
         for j in range(n):
-            s[j] = b[0] * XT[0, j]
+            s[j] = b[0] * XT[0, lo + j]
         for k in range(1, d):
             bk = b[k]
             for j in range(n):
-                s[j] += bk * XT[k, j]
+                s[j] += bk * XT[k, lo + j]
     else:
         for j in range(n):
             s[j] = b[0] * XT[0, cols[lo + j]]
@@ -115,9 +116,9 @@ def _row(b, XT, VXT, beta, cols, lo, n, dense, s, out):
         z += e
     for k in range(d):
         acc = 0.0
-        if dense:
+        if window:
             for j in range(n):
-                acc += s[j] * VXT[k, j]
+                acc += s[j] * VXT[k, lo + j]
         else:
             for j in range(n):
                 acc += s[j] * VXT[k, cols[lo + j]]
@@ -125,14 +126,13 @@ def _row(b, XT, VXT, beta, cols, lo, n, dense, s, out):
 
 
 @njit(parallel=True, cache=True)
-def _dense(XB, XT, VXT, beta):
+def _windows(XB, XT, VXT, beta, starts, counts):
     N, d = XB.shape
     M = np.empty((N, d))
     none = np.empty(0, np.int64)
-    n = XT.shape[1]
     for i in prange(N):
-        s = np.empty(n)
-        _row(XB[i], XT, VXT, beta, none, 0, n, True, s, M[i])
+        s = np.empty(counts[i])
+        _row(XB[i], XT, VXT, beta, none, starts[i], counts[i], True, s, M[i])
     return M
 
 
@@ -164,8 +164,25 @@ def dense_moments(XB: np.ndarray, X: np.ndarray, VX: np.ndarray, beta: float) ->
     """m_i = sum_j softmax_j(beta <XB_i, X_j>) VX_j over all j, shape (rows of XB, d). Inputs validated by the caller:
     finite, beta finite > 0, X and VX of shape (N, d), XB of shape (R, d)."""
     XB, XT, VXT = _operands(XB, X, VX)
+    rows, n = XB.shape[0], XT.shape[1]
     with _LOCK:
-        return _dense(XB, XT, VXT, float(beta))
+        return _windows(XB, XT, VXT, float(beta), np.zeros(rows, np.int64), np.full(rows, n, np.int64))
+
+
+def window_moments(XB: np.ndarray, X: np.ndarray, VX: np.ndarray, beta: float, starts: np.ndarray,
+                   counts: np.ndarray) -> np.ndarray:
+    """m_i = softmax average of VX_j over the consecutive points j = starts[i] .. starts[i] + counts[i] - 1 of X
+    (the truncated kernel on the circle passes its angle-sorted points twice over, so that every arc is a window).
+    counts >= 1 and every window inside X."""
+    XB, XT, VXT = _operands(XB, X, VX)
+    starts = np.ascontiguousarray(starts, dtype=np.int64)
+    counts = np.ascontiguousarray(counts, dtype=np.int64)
+    if starts.shape != (XB.shape[0],) or counts.shape != starts.shape:
+        raise ValueError("window_moments: starts and counts need one entry per row of XB")
+    if np.any(counts < 1) or np.any(starts < 0) or np.any(starts + counts > XT.shape[1]):
+        raise ValueError("window_moments: every window must hold >= 1 point and lie inside X")
+    with _LOCK:
+        return _windows(XB, XT, VXT, float(beta), starts, counts)
 
 
 def csr_moments(XB: np.ndarray, X: np.ndarray, VX: np.ndarray, beta: float, indptr: np.ndarray,

@@ -31,7 +31,7 @@ import numpy as np
 from scipy.spatial import cKDTree
 
 from numerics import validation as _v
-from numerics.kernel import csr_moments
+from numerics.kernel import csr_moments, window_moments
 
 _NORM_SLACK = 3e-8     # > 2 x the 1e-8 deviation of |x_j| from 1 that the particle module accepts
 _COS_SLACK = 1e-12     # absolute slack on the cap's cosine, covers rounding of kappa and of the dot products
@@ -134,7 +134,11 @@ def attention_field_truncated(X: np.ndarray, B: np.ndarray, V: np.ndarray, beta:
     X = _v.points(X, B.shape[0])
     caps = _Caps(X, B, b, t)
     VX = X @ V.T
-    M = np.empty_like(X)
-    for a, e in caps.blocks(_CHUNK):                     # row blocks bound the memory of the candidate lists
-        M[a:e] = csr_moments(caps.XB[a:e], X, VX, b, caps.indptr[a:e + 1] - caps.indptr[a], caps.cols(a, e))
+    if hasattr(caps, "order"):                           # d = 2: arcs of the angle-sorted points, seen twice over
+        twice = np.concatenate((caps.order, caps.order))   # so that an arc across angle pi is one window
+        M = window_moments(caps.XB, X[twice], VX[twice], b, caps.start % X.shape[0], np.diff(caps.indptr))
+    else:
+        M = np.empty_like(X)
+        for a, e in caps.blocks(_CHUNK):                 # row blocks bound the memory of the candidate lists
+            M[a:e] = csr_moments(caps.XB[a:e], X, VX, b, caps.indptr[a:e + 1] - caps.indptr[a], caps.cols(a, e))
     return M - np.einsum("ij,ij->i", M, X)[:, None] * X     # P_perp_{x_i} m_i

@@ -12,7 +12,7 @@ from concurrent.futures import ProcessPoolExecutor
 import numpy as np
 import pytest
 
-from numerics.kernel import csr_moments, dense_moments, exp_nonpositive
+from numerics.kernel import csr_moments, dense_moments, exp_nonpositive, window_moments
 from numerics.particles import attention_field, simulate
 from numerics.truncated import attention_field_truncated
 
@@ -80,6 +80,22 @@ def test_csr_rows_are_softmax_over_their_columns():
     got = csr_moments(XB, X, VX, 7.0, indptr, np.concatenate(lists))
     want = np.array([reference_moments(XB[i:i + 1], X[c], VX[c], 7.0)[0] for i, c in enumerate(lists)])
     assert rel(got, want) <= 1e-12
+
+
+def test_window_rows_are_softmax_over_their_window():
+    rng = np.random.default_rng(8)
+    N, d = 50, 2
+    X, VX, XB = sphere(rng, N, d), rng.standard_normal((N, d)), rng.standard_normal((N, d)) * 3
+    starts, counts = rng.integers(0, N, N), rng.integers(1, N + 1, N)
+    X2, V2 = np.vstack((X, X)), np.vstack((VX, VX))          # windows may run past the end: seen twice over
+    got = window_moments(XB, X2, V2, 9.0, starts, counts)
+    want = np.array([reference_moments(XB[i:i + 1], X2[a:a + c], V2[a:a + c], 9.0)[0]
+                     for i, (a, c) in enumerate(zip(starts, counts))])
+    assert rel(got, want) <= 1e-12
+    with pytest.raises(ValueError, match="window_moments"):
+        window_moments(XB[:1], X, VX, 1.0, np.array([N - 1]), np.array([2]))
+    with pytest.raises(ValueError, match="window_moments"):
+        window_moments(XB[:1], X, VX, 1.0, np.array([0]), np.array([0]))
 
 
 @pytest.mark.parametrize("bad", [dict(indptr=[0, 2, 2]), dict(indptr=[0, 1]), dict(cols=[0, 99])])
