@@ -119,6 +119,15 @@ def interaction_pairs(X: np.ndarray, B: np.ndarray, beta: float, *,
     return caps.indptr, caps.cols(0, X.shape[0])
 
 
+def pair_count(X: np.ndarray, B: np.ndarray, beta: float, *, tol: float = 1e-12) -> int:
+    """The number of candidate pairs of the truncated kernel (the length of ``interaction_pairs``'s cols), without
+    building the list: memory O(N)."""
+    B = _v.matrix(B, "B")
+    _v.check_invertible(B)
+    X = _v.points(X, B.shape[0])
+    return int(_Caps(X, B, _v.finite_beta(beta), _v.tol(tol)).indptr[-1])
+
+
 def attention_field_truncated(X: np.ndarray, B: np.ndarray, V: np.ndarray, beta: float, *,
                               tol: float = 1e-12) -> np.ndarray:
     """Attention field with the softmax truncated to l_ij >= m_i - log(N / tol), (N, d) -> (N, d).
