@@ -92,13 +92,16 @@ def _row(b, XT, VXT, beta, cols, lo, n, window, s, out):
     """out <- sum_j w_j v_j over the row's points j: j = lo .. lo + n - 1 when ``window`` (contiguous, vectorised
     loads), else j in cols[lo:lo + n] (gathers); s: scratch of length n."""
     d = XT.shape[0]
-    if window:
+    if window:                                       # 1-D slices (layout C): LLVM vectorises these loops
+        x = XT[0, lo:lo + n]
+        b0 = b[0]
         for j in range(n):
-            s[j] = b[0] * XT[0, lo + j]
+            s[j] = b0 * x[j]
         for k in range(1, d):
+            x = XT[k, lo:lo + n]
             bk = b[k]
             for j in range(n):
-                s[j] += bk * XT[k, lo + j]
+                s[j] += bk * x[j]
     else:
         for j in range(n):
             s[j] = b[0] * XT[0, cols[lo + j]]
@@ -117,8 +120,9 @@ def _row(b, XT, VXT, beta, cols, lo, n, window, s, out):
     for k in range(d):
         acc = 0.0
         if window:
+            v = VXT[k, lo:lo + n]
             for j in range(n):
-                acc += s[j] * VXT[k, lo + j]
+                acc += s[j] * v[j]
         else:
             for j in range(n):
                 acc += s[j] * VXT[k, cols[lo + j]]
