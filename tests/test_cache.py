@@ -156,7 +156,7 @@ SCRIPT = textwrap.dedent('''
     from checks.framework import Evidence, Param, check
 
     def slow_task(k, seed):
-        time.sleep(0.4)
+        time.sleep(0.2)
         rng = np.random.default_rng(seed)
         return {"k": k, "x": rng.standard_normal(3), "pair": (float(rng.uniform()), np.int64(k))}
 

@@ -99,7 +99,7 @@ def test_target_of_many_points_falls_back_to_the_bracket():
 @pytest.mark.parametrize("shape", ["gaussian", "circle"])
 def test_bracket_contains_the_exact_value(shape):
     rng = np.random.default_rng(7)
-    n = 1500
+    n = 1000
     if shape == "gaussian":
         X, Y = rng.standard_normal((n, 3)), rng.standard_normal((n, 3)) + [0.3, 0.0, 0.0]
     else:
