@@ -59,11 +59,19 @@ def _pair(X, Y) -> tuple[np.ndarray, np.ndarray]:
     return A, B
 
 
+def _finite_costs(*costs: np.ndarray) -> None:
+    for C in costs:
+        if not np.all(np.isfinite(C)):
+            raise ValueError("squared distances overflow float64: the points are too far apart (|x - y|^2 > 1.8e308)")
+
+
 def _sq_cost(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
-    """C_ij = ||X_i - Y_j||^2 by broadcasting per coordinate (no cancellation)."""
+    """C_ij = ||X_i - Y_j||^2 by broadcasting per coordinate (no cancellation); ValueError when it overflows."""
     C = np.zeros((X.shape[0], Y.shape[0]))
-    for k in range(X.shape[1]):
-        C += np.subtract.outer(X[:, k], Y[:, k]) ** 2
+    with np.errstate(over="ignore"):
+        for k in range(X.shape[1]):
+            C += np.subtract.outer(X[:, k], Y[:, k]) ** 2
+    _finite_costs(C)
     return C
 
 
@@ -123,8 +131,10 @@ def w2_two_atoms(X: np.ndarray, a: np.ndarray, b: np.ndarray, mass_a: float, wei
     if not 0.0 <= m <= 1.0:
         raise ValueError(f"mass_a must lie in [0, 1], got {mass_a}")
     w = _weights(weights, n, "weights")
-    ca = np.sum((X - a) ** 2, axis=1)
-    cb = np.sum((X - b) ** 2, axis=1)
+    with np.errstate(over="ignore", invalid="ignore"):
+        ca = np.sum((X - a) ** 2, axis=1)
+        cb = np.sum((X - b) ** 2, axis=1)
+    _finite_costs(ca, cb)
     order = np.argsort(ca - cb, kind="stable")
     before = np.concatenate(([0.0], np.cumsum(w[order])[:-1]))     # mass of a filled before each point
     to_a = np.clip(m - before, 0.0, w[order])                      # full, split or none
@@ -195,7 +205,10 @@ def w2_to_target(X: np.ndarray, Y: np.ndarray, tol: float = 1e-9, **bracket_opti
 
 
 def _sorted_projection_w2(X: np.ndarray, Y: np.ndarray, theta: np.ndarray) -> float:
-    return float(np.sqrt(np.mean((np.sort(X @ theta) - np.sort(Y @ theta)) ** 2)))
+    with np.errstate(over="ignore", invalid="ignore"):
+        D = (np.sort(X @ theta) - np.sort(Y @ theta)) ** 2
+    _finite_costs(D)
+    return float(np.sqrt(np.mean(D)))
 
 
 def w2_bracket(X: np.ndarray, Y: np.ndarray, *, exact_limit: int = 4_000_000, n_directions: int = 64,

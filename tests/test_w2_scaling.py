@@ -129,6 +129,9 @@ def test_large_two_atom_problem_is_fast_enough_to_run():
     lambda: w2_atoms(np.ones((3, 2)), np.ones((2, 3)), [0.5, 0.5]),
     lambda: w2_bracket(np.ones((3, 2)), np.ones((4, 2))),
     lambda: merge_atoms(np.ones((3, 2)), -1.0),
+    lambda: w2_two_atoms(np.array([[1e300, 0.0], [0.0, 0.0]]), [0, 0], [1e300, 0], 0.5),   # |x - a|^2 overflows
+    lambda: w2(np.array([[1e300, 0.0], [0.0, 0.0]]), np.array([[1e300, 0.0], [0.0, 0.0]])),
+    lambda: w2_bracket(np.array([[1e300, 0.0], [0.0, 0.0]]), np.zeros((2, 2)), exact_limit=0),
 ])
 def test_bad_input_is_one_clear_error(call):
     with pytest.raises((ValueError, TypeError)):
