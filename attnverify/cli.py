@@ -332,14 +332,15 @@ def cmd_claims(args: argparse.Namespace) -> int:
 
 
 def _task_store(args: argparse.Namespace):
-    """The persistent task store of ``run`` and ``claims`` (checks.store), or None with --no-cache."""
+    """The persistent task store of the commands that run checks (checks.store), or None with --no-cache."""
     from checks.store import TaskStore, default_dir
 
-    if args.no_cache:
-        if args.cache_dir:
+    no_cache, cache_dir = getattr(args, "no_cache", False), getattr(args, "cache_dir", None)   # latex has neither
+    if no_cache:
+        if cache_dir:
             raise InputError("--cache-dir and --no-cache exclude each other")
         return None
-    path = Path(args.cache_dir) if args.cache_dir else default_dir()
+    path = Path(cache_dir) if cache_dir else default_dir()
     try:
         return TaskStore(path)
     except OSError as exc:
