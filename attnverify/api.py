@@ -113,11 +113,12 @@ def _head(markdown: str) -> str:
 def run(ids: list[str] | str | None = None, *, profile: str = "quick", seed: int = 0,
         overrides: dict[str, Any] | None = None, executor: Executor | None = None,
         progress: Callable[[str, float], None] | None = None,
-        on_result: Callable[[Report], None] | None = None) -> Report:
+        on_result: Callable[[Report], None] | None = None, store: Any = None) -> Report:
     """Run the checks ``ids`` (a check id, a family such as ``"signal"``, a list of them, or None for all) and
     return the :class:`Report` with its claims ledger. Bad input raises :class:`~checks.framework.InputError`
     before anything runs; the same seed gives the same results. ``on_result(report)`` is called after each
-    check with the report so far (claims not yet evaluated)."""
+    check with the report so far (claims not yet evaluated). ``store``: a ``checks.store.TaskStore``; finished
+    sweep tasks are saved there as they finish and reused by a rerun (same report as an uninterrupted run)."""
     if isinstance(ids, str):
         ids = [ids]
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
@@ -126,7 +127,7 @@ def run(ids: list[str] | str | None = None, *, profile: str = "quick", seed: int
     report = Report(profile=profile, seed=int(seed), options=dict(overrides or {}))
     for c, params in plans:
         report.results.append(Result.of(_runner.run_one(c, params, seed=int(seed), profile=profile,
-                                                        executor=executor, progress=progress)))
+                                                        executor=executor, progress=progress, store=store)))
         if on_result is not None:
             on_result(report)
     report.claims = _claims.evaluate_claims(report.results)

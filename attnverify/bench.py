@@ -12,6 +12,13 @@ Keys of the result (``run_all``):
   truncated_kernel_max_error   max |dense - truncated| there
   dense_kernel_fraction_of_peak  (np.exp over N x N + the two GEMMs of the kernel's shapes) / attention_field
   w2_exponent                  fitted p in time ~ N^p for exact W2 at N = 500 .. 5000
+  fused_kernel_speedup_vs_numpy  stabilised NumPy field (full N x N scores, np.exp, GEMM) / the fused kernel's
+                               ``attention_field`` (N = 4096, d = 3, beta = 100), interleaved in one run
+  w2_speedup_vs_assignment     exact W2 to a two-atom target (N = 5000): assignment problem / ``w2_two_atoms``
+  truncated_cost_exponent      fitted p in time ~ N^p of ``attention_field_truncated`` at beta = 1e4, N = 1e3 .. 1e5
+                               (d = 2), with the interacting-pair fraction at each N
+  paper_profile_seconds        (only with ``paper_profile=True``) seconds of each check of the paper profile, and the
+                               total, measured by running it
 """
 from __future__ import annotations
 
@@ -28,11 +35,12 @@ from attnverify.naive import euler_naive
 from numerics.particles import attention_field, simulate
 from numerics.sga import projected_sga
 from numerics.signal_model import SignalModel
-from numerics.truncated import attention_field_truncated, interaction_pairs
-from numerics.wasserstein import w2
+from numerics.truncated import attention_field_truncated, interaction_pairs, pair_count
+from numerics.wasserstein import w2, w2_assignment, w2_two_atoms
 
 TARGETS = {"sga_step_over_rng": ("<=", 1.5), "particles_speedup_vs_naive": (">=", 10.0),
-           "truncated_kernel_speedup": (">=", 10.0), "truncated_kernel_max_error": ("<=", 1e-10)}
+           "truncated_kernel_speedup": (">=", 10.0), "truncated_kernel_max_error": ("<=", 1e-10),
+           "fused_kernel_speedup_vs_numpy": (">=", 10.0), "w2_speedup_vs_assignment": (">=", 100.0)}
 ACCURACY = 1e-4            # trajectory accuracy the particle integrators must reach
 REF_RTOL = 1e-8            # reference: simulate's global error is ~30 x rtol here (3e-6 -> 9.6e-5), so ~3e-7 << 1e-4
 
@@ -228,6 +236,96 @@ def bench_w2(scale: float = 1.0, seed: int = 0) -> dict:
     return {"sizes": sizes, "seconds": secs, "w2_exponent": p}
 
 
+# ----------------------------------------------------------------------------- fused kernel vs NumPy
+def numpy_field(X: np.ndarray, B: np.ndarray, V: np.ndarray, beta: float) -> np.ndarray:
+    """The stabilised NumPy field (the baseline): S = beta X B X^T minus its row maxima, W = exp(S), m = W V X / sum W,
+    then the tangent projection. Full N x N arrays, NumPy's exp, BLAS GEMMs."""
+    S = beta * ((X @ B) @ X.T)
+    S -= S.max(axis=1, keepdims=True)
+    W = np.exp(S, out=S)
+    M = (W @ (X @ V.T)) / W.sum(axis=1)[:, None]
+    return M - np.einsum("ij,ij->i", M, X)[:, None] * X
+
+
+def bench_fused(scale: float = 1.0, repeats: int = 7, seed: int = 0) -> dict:
+    """``attention_field`` (the fused numba kernel) against ``numpy_field`` at N = 4096, d = 3, beta = 100: the
+    median over interleaved repeats of the ratio of the two timings (machine noise hits both alike)."""
+    N, d, beta = _size(4096, scale, 128), 3, 100.0
+    X = _sphere(np.random.default_rng(seed), N, d)
+    B, V = np.diag([1.0, 2.0, 3.0]), np.diag([1.5, 1.0, 2.0])
+    fused, ref = attention_field(X, B, V, beta), numpy_field(X, B, V, beta)      # also the warm-up (and compile)
+    pairs = [(_timed(lambda: numpy_field(X, B, V, beta))[0], _timed(lambda: attention_field(X, B, V, beta))[0])
+             for _ in range(repeats)]
+    t_np, t_fused = np.median(pairs, axis=0)
+    return {"N": N, "d": d, "beta": beta, "numpy_s": float(t_np), "fused_s": float(t_fused),
+            "fused_pairs_per_s": N**2 / float(t_fused), "numpy_pairs_per_s": N**2 / float(t_np),
+            "max_relative_difference": float(np.max(np.abs(fused - ref)) / np.max(np.abs(ref))),
+            "threads": _numba_threads(),
+            "fused_kernel_speedup_vs_numpy": float(np.median([a / b for a, b in pairs]))}
+
+
+def _numba_threads() -> int:
+    import numba
+
+    return int(numba.get_num_threads())
+
+
+# ----------------------------------------------------------------------------- W2 to two atoms
+def bench_w2_two_atoms(scale: float = 1.0, repeats: int = 5, seed: int = 0) -> dict:
+    """Exact W2 from N = 5000 points (a Gaussian cloud in R^2) to the two-atom target with atoms +-u and masses
+    n_plus/N, 1 - n_plus/N (as N points): ``w2_assignment`` (timed once) / ``w2_two_atoms`` (median)."""
+    N = _size(5000, scale, 100)
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((N, 2)) + [0.3, 0.0]
+    u = np.array([np.cos(0.4), np.sin(0.4)])
+    n_plus = int(np.sum(X @ u > 0.2))
+    Y = np.vstack([np.tile(u, (n_plus, 1)), np.tile(-u, (N - n_plus, 1))])
+    t_assign, exact = _timed(lambda: w2_assignment(X, Y))
+    fast = w2_two_atoms(X, u, -u, n_plus / N)
+    t_fast = median_time(lambda: w2_two_atoms(X, u, -u, n_plus / N), repeats)
+    return {"N": N, "n_plus": n_plus, "assignment_s": t_assign, "two_atoms_s": t_fast, "w2": fast,
+            "relative_difference": abs(fast - exact) / exact, "equal_to_1e-10": bool(abs(fast - exact) <= 1e-10 * exact),
+            "w2_speedup_vs_assignment": t_assign / t_fast}
+
+
+# ----------------------------------------------------------------------------- truncated kernel: cost in N
+def bench_truncated_scaling(scale: float = 1.0, repeats: int = 3, seed: int = 0) -> dict:
+    """Time of ``attention_field_truncated`` at beta = 1e4 (d = 2, B = diag(1, 3), V = diag(2, 1), uniform points)
+    for N = 1e3, 3e3, 1e4, 3e4, 1e5 (scaled), the least-squares exponent p of time ~ N^p, and the fraction of the
+    N^2 pairs that interact (candidate pairs / N^2) at each N."""
+    beta, B, V = 1e4, np.diag([1.0, 3.0]), np.diag([2.0, 1.0])
+    sizes = sorted({_size(n, scale, 100 * (i + 1)) for i, n in enumerate((1_000, 3_000, 10_000, 30_000, 100_000))})
+    rng = np.random.default_rng(seed)
+    secs, fractions = [], []
+    for n in sizes:
+        X = _sphere(rng, n, 2)
+        secs.append(median_time(lambda: attention_field_truncated(X, B, V, beta), repeats))
+        fractions.append(pair_count(X, B, beta) / n**2)
+    p = float(np.polyfit(np.log(sizes), np.log(secs), 1)[0]) if len(sizes) > 1 else math.nan
+    return {"beta": beta, "d": 2, "sizes": sizes, "seconds": secs, "pair_fraction": fractions,
+            "truncated_cost_exponent": p}
+
+
+# ----------------------------------------------------------------------------- paper profile (opt-in)
+def bench_paper_profile(executor_kind: str = "local", seed: int = 0,
+                        progress: Callable[[str], None] | None = None) -> dict:
+    """Seconds of each check of the ``paper`` profile, run one after the other on ``executor_kind`` (default: a
+    process pool on all cores) without a task store, and the total. Long (tens of minutes on 2 cores)."""
+    from attnverify.executors import make_executor
+    from checks.runner import run
+    from checks.registry import all_checks
+
+    out: dict = {"executor": executor_kind, "seconds": {}, "verdicts": {}}
+    with make_executor(executor_kind) as ex:
+        for c in all_checks():
+            if progress:
+                progress(f"paper profile: {c.id}")
+            t, rep = _timed(lambda: run([c.id], profile="paper", seed=seed, executor=ex))
+            out["seconds"][c.id], out["verdicts"][c.id] = t, rep.results[0].verdict
+    out["total_s"] = float(sum(out["seconds"].values()))
+    return out
+
+
 # ----------------------------------------------------------------------------- all
 def machine_info() -> dict:
     """CPU count, NumPy/SciPy versions and the BLAS NumPy was built against."""
@@ -244,14 +342,16 @@ def machine_info() -> dict:
 
 
 SECTIONS = (("sga", bench_sga), ("particles", bench_particles), ("truncated", bench_truncated),
-            ("dense", bench_dense_throughput), ("w2", bench_w2))
+            ("dense", bench_dense_throughput), ("w2", bench_w2), ("fused", bench_fused),
+            ("w2_two_atoms", bench_w2_two_atoms), ("truncated_scaling", bench_truncated_scaling))
 
 
 def run_all(scale: float = 1.0, progress: Callable[[str], None] | None = None,
-            naive_budget_s: float | None = None) -> dict:
+            naive_budget_s: float | None = None, paper_profile: bool = False) -> dict:
     """Every benchmark at ``scale``; the headline keys at the top level, the details under each section name.
 
     ``naive_budget_s`` (default 75 s x scale) bounds the time spent running the naive Euler baseline.
+    ``paper_profile``: also run the whole paper profile and report ``paper_profile_seconds`` (long).
     """
     if not (isinstance(scale, (int, float)) and not isinstance(scale, bool) and 0 < scale <= 1):
         raise ValueError(f"scale must be a number in (0, 1], got {scale!r}")
@@ -272,7 +372,18 @@ def run_all(scale: float = 1.0, progress: Callable[[str], None] | None = None,
     result["dense_pairs_per_s"] = result["dense"]["pairs_per_s"]
     result["w2_exponent"] = result["w2"]["w2_exponent"]
     result["w2_seconds"] = dict(zip(map(str, result["w2"]["sizes"]), result["w2"]["seconds"]))
+    result["fused_kernel_speedup_vs_numpy"] = result["fused"]["fused_kernel_speedup_vs_numpy"]
+    result["w2_speedup_vs_assignment"] = result["w2_two_atoms"]["w2_speedup_vs_assignment"]
+    result["truncated_cost_exponent"] = result["truncated_scaling"]["truncated_cost_exponent"]
+    result["truncated_pair_fraction"] = dict(zip(map(str, result["truncated_scaling"]["sizes"]),
+                                                 result["truncated_scaling"]["pair_fraction"]))
+    if paper_profile:
+        t, section = _timed(lambda: bench_paper_profile(progress=progress))
+        section["wall_s"] = t
+        result["paper_profile"] = section
+        result["paper_profile_seconds"] = {**section["seconds"], "total": section["total_s"]}
     result["targets_met"] = {k: _meets(result[k], op, v) for k, (op, v) in TARGETS.items()}
+    result["targets_met"]["w2_speedup_vs_assignment"] &= result["w2_two_atoms"]["equal_to_1e-10"]
     return result
 
 
@@ -283,6 +394,7 @@ def _meets(value: float, op: str, bound: float) -> bool:
 def format_table(result: dict) -> str:
     """The headline figures as a plain-text table."""
     p, tr, dn = result["particles"], result["truncated"], result["dense"]
+    fu, wa, ts = result["fused"], result["w2_two_atoms"], result["truncated_scaling"]
     rows = [
         ("sga_step_over_rng", f"{result['sga_step_over_rng']:.3f}",
          f"L={result['sga']['L']} d={result['sga']['d']} runs=30 float64; float32 "
@@ -299,7 +411,20 @@ def format_table(result: dict) -> str:
          f"N={dn['N']}: {dn['pairs_per_s']:.3g} pairs/s vs exp+GEMM floor {dn['floor_pairs_per_s']:.3g}"),
         ("w2_exponent", f"{result['w2_exponent']:.2f}",
          ", ".join(f"N={n}: {s:.2f}s" for n, s in zip(result["w2"]["sizes"], result["w2"]["seconds"]))),
+        ("fused_kernel_speedup_vs_numpy", f"{result['fused_kernel_speedup_vs_numpy']:.1f}",
+         f"N={fu['N']} d=3 beta=100: NumPy {fu['numpy_s']:.3f}s, fused {fu['fused_s']:.4f}s "
+         f"({fu['fused_pairs_per_s']:.3g} pairs/s, {fu['threads']} threads), rel. diff {fu['max_relative_difference']:.1e}"),
+        ("w2_speedup_vs_assignment", f"{result['w2_speedup_vs_assignment']:.0f}",
+         f"N={wa['N']} two atoms: assignment {wa['assignment_s']:.2f}s, threshold {wa['two_atoms_s'] * 1e3:.2f}ms, "
+         f"rel. diff {wa['relative_difference']:.1e}"),
+        ("truncated_cost_exponent", f"{result['truncated_cost_exponent']:.2f}",
+         "beta=1e4: " + ", ".join(f"N={n}: {s:.3f}s ({f:.2%} pairs)" for n, s, f in
+                                  zip(ts["sizes"], ts["seconds"], ts["pair_fraction"]))),
     ]
+    if "paper_profile_seconds" in result:
+        pp = result["paper_profile_seconds"]
+        rows.append(("paper_profile_seconds", f"{pp['total']:.0f}",
+                     ", ".join(f"{k}: {v:.0f}s" for k, v in pp.items() if k != "total")))
     width = max(len(r[0]) for r in rows)
     lines = [f"{'metric':<{width}}  {'value':>9}  {'target':<13}  details"]
     for key, value, detail in rows:

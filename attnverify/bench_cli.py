@@ -1,4 +1,4 @@
-"""``attnverify bench [--json PATH] [--scale S] [--naive-budget SECONDS] [--quiet]``.
+"""``attnverify bench [--json PATH] [--scale S] [--naive-budget SECONDS] [--paper-profile] [--quiet]``.
 
 Runs the performance benchmarks (``attnverify.bench.run_all``), prints a table and writes JSON.
 
@@ -26,6 +26,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                        help="time allowed for running the naive Euler baseline before its step count is "
                        "extrapolated (default 75 x scale; a large value runs the full halving, hours)")
     bench.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    bench.add_argument("--paper-profile", dest="paper_profile", action="store_true",
+                       help="also run the whole paper profile and report the seconds of each check (long)")
     return bench
 
 
@@ -75,7 +77,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
     def progress(name: str) -> None:
         print(f"bench: {name} ...", file=sys.stderr, flush=True)
 
-    result = run_all(scale, progress=None if args.quiet else progress, naive_budget_s=budget)
+    result = run_all(scale, progress=None if args.quiet else progress, naive_budget_s=budget,
+                     paper_profile=getattr(args, "paper_profile", False))
     print(format_table(result))
     if args.json_path:
         Path(args.json_path).write_text(json.dumps(_plain(result), indent=2) + "\n")

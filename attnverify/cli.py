@@ -100,6 +100,9 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
                    "(with --executor dask; default: a new LocalCluster)")
     p.add_argument("--jobs", default=None, help="workers for sweeps (default: all cores)")
     p.add_argument("--quiet", action="store_true", help="no progress display, no override summary")
+    p.add_argument("--cache-dir", dest="cache_dir", metavar="DIR", help="where finished sweep tasks are stored "
+                   "and reused by a rerun (default: $ATTNVERIFY_CACHE_DIR or ~/.cache/attnverify/tasks)")
+    p.add_argument("--no-cache", dest="no_cache", action="store_true", help="do not store or reuse task results")
 
 
 def non_negative_int(name: str, text: str) -> int:
@@ -239,6 +242,7 @@ def run_with_outputs(args: argparse.Namespace, ids: list[str] | None, overrides:
     seed = non_negative_int("--seed", args.seed)
     plans, notes = plan_explained(ids, args.profile, overrides)
     jobs = _executor_args(args)
+    store = _task_store(args)
     if notes and not args.quiet:
         for line in notes:
             print(textwrap.fill(line, max(60, shutil.get_terminal_size((100, 24)).columns),
@@ -264,7 +268,7 @@ def run_with_outputs(args: argparse.Namespace, ids: list[str] | None, overrides:
     try:
         with make_executor(args.executor, jobs=jobs, scheduler=args.scheduler) as executor:
             report = run(ids, profile=args.profile, seed=seed, overrides=overrides, executor=executor,
-                         progress=progress, on_result=on_result)
+                         progress=progress, on_result=on_result, store=store)
     except BaseException as exc:
         if progress is not None:
             progress.clear()
@@ -278,6 +282,8 @@ def run_with_outputs(args: argparse.Namespace, ids: list[str] | None, overrides:
         raise
     if progress is not None:
         progress.clear()
+    if store is not None and not args.quiet:
+        print(store.summary(), file=sys.stderr)
     if json_path:
         write_json(report, json_path)
     if report_dir:
@@ -323,6 +329,22 @@ def cmd_claims(args: argparse.Namespace) -> int:
     if broken:
         print(f"\nchecks that did not pass (their claims are inconclusive): {', '.join(broken)}")
     return 0 if report.ok else 1
+
+
+def _task_store(args: argparse.Namespace):
+    """The persistent task store of the commands that run checks (checks.store), or None with --no-cache."""
+    from checks.store import TaskStore, default_dir
+
+    no_cache, cache_dir = getattr(args, "no_cache", False), getattr(args, "cache_dir", None)   # latex has neither
+    if no_cache:
+        if cache_dir:
+            raise InputError("--cache-dir and --no-cache exclude each other")
+        return None
+    path = Path(cache_dir) if cache_dir else default_dir()
+    try:
+        return TaskStore(path)
+    except OSError as exc:
+        raise InputError(f"--cache-dir: cannot use {str(path)!r} ({exc.strerror or type(exc).__name__})") from None
 
 
 # ----------------------------------------------------------------------------------------------

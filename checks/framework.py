@@ -12,7 +12,7 @@ import hashlib
 import math
 import pickle
 import sys
-from concurrent.futures import Executor
+from concurrent.futures import Executor, as_completed
 from dataclasses import dataclass, field
 from collections.abc import Callable, MutableMapping, Sequence
 from typing import Any
@@ -287,13 +287,14 @@ class Context:
 
     def __init__(self, check_id: str, seed: int, profile: str, *, executor: Executor | None = None,
                  progress: Callable[[str, float], None] | None = None,
-                 memo: MutableMapping[str, Any] | None = None) -> None:
+                 memo: MutableMapping[str, Any] | None = None, store: Any = None) -> None:
         self.check_id = check_id
         self.seed = seed
         self.profile = profile
         self._executor = executor
         self._progress = progress
         self._memo = memo
+        self._store = store          # a checks.store.CheckStore (persistent task results) or None
 
     def seed_sequence(self, name: str = "") -> np.random.SeedSequence:
         return np.random.SeedSequence([self.seed, stream_key(self.check_id, name)])
@@ -311,7 +312,9 @@ class Context:
 
         With a ``memo`` (a mapping given by the caller, e.g. the power self-test, which reruns a check many times
         with only its analytic side changed), a task whose function and arguments were seen before is not run
-        again. Tasks are the numeric side: they never read the theory, so their result depends only on them."""
+        again. Tasks are the numeric side: they never read the theory, so their result depends only on them.
+        With a ``store`` (``checks.store``), every task result is written to disk as soon as it finishes and tasks
+        stored by an earlier run are read back instead of run, so a killed run resumes where it stopped."""
         tasks = list(tasks)
         if self._memo is not None:
             keys = [task_key(fn, task) for task in tasks]
@@ -323,17 +326,36 @@ class Context:
             finally:
                 self._memo = memo
             return [memo[k] for k in keys]
-        if self._executor is None or len(tasks) < 2:
-            out = []
-            for i, task in enumerate(tasks):
-                out.append(fn(*task))
-                self.progress((i + 1) / len(tasks))
+        out: list[Any] = [None] * len(tasks)
+        todo = list(range(len(tasks)))
+        keys: list[str] = []
+        if self._store is not None:                 # finished tasks of an earlier (killed) run are read back
+            keys = [self._store.key(fn, task) for task in tasks]
+            todo = []
+            for i, k in enumerate(keys):
+                hit, value = self._store.get(k)
+                if hit:
+                    out[i] = value
+                else:
+                    todo.append(i)
+
+        def finished(i: int, value: Any, done: int) -> None:
+            out[i] = value
+            if self._store is not None:
+                self._store.put(keys[i], value)     # stored as soon as it finishes
+            self.progress((len(tasks) - len(todo) + done) / len(tasks))
+
+        if self._executor is None or len(todo) < 2:
+            for n, i in enumerate(todo):
+                finished(i, fn(*tasks[i]), n + 1)
             return out
-        futures = [self._executor.submit(fn, *task) for task in tasks]
-        out = []
-        for i, fut in enumerate(futures):
-            out.append(fut.result())
-            self.progress((i + 1) / len(tasks))
+        futures = {self._executor.submit(fn, *tasks[i]): i for i in todo}
+        try:
+            for n, fut in enumerate(as_completed(futures)):
+                finished(futures[fut], fut.result(), n + 1)
+        finally:
+            for fut in futures:
+                fut.cancel()
         return out
 
     def progress(self, fraction: float) -> None:

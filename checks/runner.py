@@ -73,10 +73,12 @@ def plan(ids: list[str] | None = None, *, profile: str = "quick",
 
 
 def run_one(check: Check, params: dict, *, seed: int, profile: str, executor: Executor | None = None,
-            progress: Callable[[str, float], None] | None = None, memo: dict | None = None) -> Result:
-    """Run one check; an exception inside it gives the verdict ``error``, never a crash. ``memo``: see
-    :meth:`checks.framework.Context.map`."""
-    ctx = Context(check.id, seed, profile, executor=executor, progress=progress, memo=memo)
+            progress: Callable[[str, float], None] | None = None, memo: dict | None = None,
+            store: Any = None) -> Result:
+    """Run one check; an exception inside it gives the verdict ``error``, never a crash. ``memo`` and ``store``
+    (a ``checks.store.TaskStore``): see :meth:`checks.framework.Context.map`."""
+    ctx = Context(check.id, seed, profile, executor=executor, progress=progress, memo=memo,
+                  store=store.for_check(check.id, params, seed) if store is not None else None)
     start = time.perf_counter()
     evidence: Evidence | None = None
     error: str | None = None
@@ -100,12 +102,13 @@ def run_one(check: Check, params: dict, *, seed: int, profile: str, executor: Ex
 
 def run(ids: list[str] | None = None, *, profile: str = "quick", seed: int = 0,
         overrides: dict[str, Any] | None = None, executor: Executor | None = None,
-        progress: Callable[[str, float], None] | None = None) -> Report:
+        progress: Callable[[str, float], None] | None = None, store: Any = None) -> Report:
     """Run the checks ``ids`` (all when None) and return the :class:`Report`.
 
     Raises :class:`InputError` for an unknown id, profile or parameter, or an invalid value, before
     any check runs. The same seed gives the same results: each check's random streams derive from
-    ``(seed, check id)``.
+    ``(seed, check id)``. ``store``: a ``checks.store.TaskStore``; finished sweep tasks are saved there and reused
+    by a rerun (same report as an uninterrupted run).
     """
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise InputError(f"seed: expected a non-negative integer, got {seed!r}")
@@ -113,6 +116,6 @@ def run(ids: list[str] | None = None, *, profile: str = "quick", seed: int = 0,
     report = Report(profile=profile, seed=int(seed), options=dict(overrides or {}))
     for c, params in plans:
         report.results.append(run_one(c, params, seed=int(seed), profile=profile, executor=executor,
-                                      progress=progress))
+                                      progress=progress, store=store))
     report.claims = evaluate_claims(report.results)
     return report

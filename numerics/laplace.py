@@ -26,7 +26,7 @@ from typing import Callable
 import mpmath as mp
 import numpy as np
 
-from numerics.particles import _matrix
+from numerics.validation import matrix as _matrix
 
 _GUARD = 10          # guard digits above the requested dps
 _LOW, _HIGH = 12, 24  # Gauss-Legendre pair per interval

@@ -13,72 +13,14 @@ they need square d x d matrices with d >= 2, finite entries, B invertible and po
 """
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
-_SPHERE_TOL = 1e-8      # |(||x|| - 1)| allowed for input points
-_CHUNK = 2_000_000      # entries of one (rows x N) score block
+from numerics import validation as _v
+from numerics.kernel import dense_moments
+from numerics.truncated import attention_field_truncated
+from numerics.validation import float_array  # noqa: F401 -- re-exported (older callers import it from here)
 
-
-# ----------------------------------------------------------------------------- validation
-def float_array(value, name: str) -> np.ndarray:
-    """``value`` as a float array, or TypeError naming ``name`` when it is not numeric."""
-    if isinstance(value, (str, bytes)) or value is None:
-        raise TypeError(f"{name} must be a numeric array, got {type(value).__name__}")
-    try:
-        return np.asarray(value, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be a numeric array ({exc})") from None
-
-
-def _matrix(M, name: str, d: int | None = None) -> np.ndarray:
-    A = float_array(M, name)
-    if A.ndim != 2 or A.shape[0] != A.shape[1]:
-        raise ValueError(f"{name} must be a square matrix, got shape {A.shape}")
-    if A.shape[0] < 2:
-        raise ValueError(f"{name} must be d x d with d >= 2, got d = {A.shape[0]}")
-    if d is not None and A.shape[0] != d:
-        raise ValueError(f"{name} must be {d} x {d}, got shape {A.shape}")
-    if not np.all(np.isfinite(A)):
-        raise ValueError(f"{name} has non-finite entries")
-    return A
-
-
-def _check_invertible(B: np.ndarray) -> None:
-    s = np.linalg.svd(B, compute_uv=False)
-    if s[-1] <= 1e-12 * max(s[0], 1e-300):
-        raise ValueError(f"B = Q^T K is singular (smallest singular value {s[-1]:.3g})")
-
-
-def _model(B, V) -> tuple[np.ndarray, np.ndarray]:
-    B = _matrix(B, "B")
-    V = _matrix(V, "V", B.shape[0])
-    _check_invertible(B)
-    scale = np.linalg.norm(B, 2) * np.linalg.norm(V, 2)
-    if not scale <= 1e100:
-        raise ValueError(f"B and V are too large: |B| |V| = {scale:.3g} > 1e100, the field would overflow float64")
-    return B, V
-
-
-def _beta(beta) -> float:
-    if isinstance(beta, bool) or not isinstance(beta, numbers.Real):
-        raise TypeError(f"beta must be a real number, got {type(beta).__name__}")
-    b = float(beta)
-    if np.isnan(b) or b <= 0:
-        raise ValueError(f"beta must be > 0 (or np.inf), got {beta}")
-    return b
-
-
-def _points(X, d: int, name: str = "X") -> np.ndarray:
-    P = float_array(X, name)
-    if P.ndim != 2 or P.shape[1] != d or P.shape[0] < 1:
-        raise ValueError(f"{name} must have shape (N, {d}) with N >= 1, got {P.shape}")
-    if not np.all(np.isfinite(P)):
-        raise ValueError(f"{name} has non-finite entries")
-    if np.max(np.abs(np.linalg.norm(P, axis=1) - 1.0)) > _SPHERE_TOL:
-        raise ValueError(f"{name}: every point must lie on the unit sphere (||x_i|| = 1)")
-    return P
+_matrix, _model, _beta, _points = _v.matrix, _v.model, _v.beta, _v.points
 
 
 # ----------------------------------------------------------------------------- the field
@@ -88,36 +30,18 @@ def _tangent(X: np.ndarray, M: np.ndarray) -> np.ndarray:
 
 
 class _Field:
-    """The field on validated input (no checks; used inside the integrator). Keeps one score buffer so
-    repeated calls do not allocate (and page-fault) a fresh N x N block each time."""
+    """The field on validated input (no checks; used inside the integrator): P_perp_{x_i} m_i with m_i the softmax
+    average of V x_j from ``numerics.kernel.dense_moments`` (one fused pass per row, log-space, all cores)."""
 
     def __init__(self, B: np.ndarray, V: np.ndarray, beta: float):
-        self.B, self.V, self.beta, self.buf = B, V, beta, None
+        self.B, self.V, self.beta = B, V, beta
 
     def __call__(self, X: np.ndarray) -> np.ndarray:
         XB = X @ self.B                              # row i = (B^T x_i)^T
         if np.isinf(self.beta):
             M = (XB @ self.V.T) / np.linalg.norm(XB, axis=1)[:, None]
             return _tangent(X, M)
-        N, d = X.shape
-        VX = X @ self.V.T                            # row j = (V x_j)^T
-        M = np.empty_like(X)
-        rows = min(N, max(1, _CHUNK // N))
-        if self.buf is None or self.buf.shape != (rows, N):
-            self.buf = np.empty((rows, N))
-        for a in range(0, N, rows):                  # row blocks bound the memory at O(rows * N)
-            Xa = XB[a:a + rows]
-            S = self.buf[:len(Xa)]
-            np.multiply.outer(Xa[:, 0], X[:, 0], out=S)   # S_ij = <B^T x_i, x_j> as rank-d outer products
-            for k in range(1, d):                    # (loop over the d coordinates, not the particles:
-                S += np.multiply.outer(Xa[:, k], X[:, k])  # avoids BLAS thread overhead for thin products)
-            S -= S.max(axis=1, keepdims=True)        # log-space: exponents <= 0, the row max is exactly 0
-            S *= self.beta
-            W = np.exp(S, out=S)
-            Z = W.sum(axis=1)
-            for k in range(d):
-                M[a:a + rows, k] = np.einsum("ij,j->i", W, VX[:, k]) / Z   # no BLAS threads
-        return _tangent(X, M)
+        return _tangent(X, dense_moments(XB, X, X @ self.V.T, self.beta))
 
 
 def _field(X: np.ndarray, B: np.ndarray, V: np.ndarray, beta: float) -> np.ndarray:
@@ -130,7 +54,7 @@ def attention_field(X: np.ndarray, B: np.ndarray, V: np.ndarray, beta: float) ->
 
     X_i = P_perp_{x_i} sum_j w_ij V x_j with w_ij = softmax_j(beta <B^T x_i, x_j>), computed in
     log-space (scores minus their row maximum), so it is finite for any beta > 0 (1e6, 1e12, ...);
-    cost O(N^2 d), memory bounded by row blocks. ``beta = np.inf`` gives the continuum
+    cost O(N^2 d) in one fused pass per row (``numerics.kernel``), memory O(N d). ``beta = np.inf`` gives the continuum
     zero-temperature field P_perp_x V B^T x / ||B^T x||. Rows of X must be unit vectors.
     """
     B, V = _model(B, V)
@@ -248,14 +172,14 @@ def simulate(x0: np.ndarray, Q: np.ndarray, K: np.ndarray, V: np.ndarray, beta: 
     ms = np.inf if max_step is None else float(max_step)
     if np.isnan(ms) or ms <= 0:
         raise ValueError(f"max_step must be > 0, got {max_step}")
-    use_truncated = kernel == "truncated" and np.isfinite(b)
-    field = _truncated_field(B, V, b, truncate_tol, X0) if use_truncated else _Field(B, V, b)
-    return _integrate(field, X0, T, rtol, atol, ms)
+    return _integrate(field_for(kernel, B, V, b, truncate_tol, X0), X0, T, rtol, atol, ms)
 
 
-def _truncated_field(B: np.ndarray, V: np.ndarray, beta: float, tol: float, X0: np.ndarray):
-    """The truncated-interaction field evaluated at points normalised onto the sphere."""
-    from numerics.truncated import attention_field_truncated   # that module imports this one
-
-    attention_field_truncated(X0, B, V, beta, tol=tol)            # validates tol before integrating
-    return lambda X: attention_field_truncated(_normalise(X), B, V, beta, tol=tol)
+def field_for(kernel: str, B: np.ndarray, V: np.ndarray, beta: float, tol: float, X0: np.ndarray):
+    """The one place that chooses the field evaluator for the integrator: ``"dense"`` (all pairs) or
+    ``"truncated"`` (``attention_field_truncated`` at points normalised onto the sphere; dense at beta = inf).
+    Inputs are validated; ``tol`` is checked here, before any integration, by one evaluation at X0."""
+    if kernel == "truncated" and np.isfinite(beta):
+        attention_field_truncated(X0, B, V, beta, tol=tol)
+        return lambda X: attention_field_truncated(_normalise(X), B, V, beta, tol=tol)
+    return _Field(B, V, beta)

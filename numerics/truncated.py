@@ -21,30 +21,21 @@ the exact logits are computed on the candidates, m_i is their maximum (exact: th
 every candidate is kept (the dropped set only shrinks, so the bound above still holds). Candidates: d = 2,
 sorted angles and a binary search of the arc; d >= 3, ``scipy.spatial.cKDTree.query_ball_point`` with chord
 radius sqrt(2 - 2 kappa). Cost O(P d + N log N) for P
-candidate pairs, via CSR index arrays and segment reductions (``np.maximum.reduceat``, ``np.add.reduceat``),
-in row blocks of at most a few million pairs (bounded memory even when the cap is the whole sphere).
+candidate pairs: CSR index arrays, then the fused row kernel ``numerics.kernel.csr_moments`` (scores, maximum,
+exp and sums in one pass per row, all cores), in row blocks of at most a few million candidate pairs (bounded
+memory even when the cap is the whole sphere).
 """
 from __future__ import annotations
-
-import numbers
 
 import numpy as np
 from scipy.spatial import cKDTree
 
-from numerics.particles import _beta, _check_invertible, _matrix, _model, _points, _tangent
+from numerics import validation as _v
+from numerics.kernel import csr_moments, window_moments
 
 _NORM_SLACK = 3e-8     # > 2 x the 1e-8 deviation of |x_j| from 1 that the particle module accepts
 _COS_SLACK = 1e-12     # absolute slack on the cap's cosine, covers rounding of kappa and of the dot products
 _CHUNK = 4_000_000     # candidate pairs per row block
-
-
-def _tol(tol) -> float:
-    if isinstance(tol, bool) or not isinstance(tol, numbers.Real):
-        raise TypeError(f"tol must be a real number, got {type(tol).__name__}")
-    t = float(tol)
-    if not (0.0 < t < 1.0):
-        raise ValueError(f"tol must lie in (0, 1), got {tol}")
-    return t
 
 
 def _csr(starts: np.ndarray, counts: np.ndarray, n_ring: int) -> np.ndarray:
@@ -120,19 +111,21 @@ def interaction_pairs(X: np.ndarray, B: np.ndarray, beta: float, *,
     Guaranteed: the set contains every j with beta <B^T x_i, x_j> >= m_i - log(N / tol) and the row maximiser.
     Memory O(P); the kernel itself works in row blocks.
     """
-    B = _matrix(B, "B")
-    _check_invertible(B)
-    b = _finite_beta(beta)
-    X = _points(X, B.shape[0])
-    caps = _Caps(X, B, b, _tol(tol))
+    B = _v.matrix(B, "B")
+    _v.check_invertible(B)
+    b = _v.finite_beta(beta)
+    X = _v.points(X, B.shape[0])
+    caps = _Caps(X, B, b, _v.tol(tol))
     return caps.indptr, caps.cols(0, X.shape[0])
 
 
-def _finite_beta(beta) -> float:
-    b = _beta(beta)
-    if np.isinf(b):
-        raise ValueError("beta must be finite for the truncated kernel (use attention_field for beta = inf)")
-    return b
+def pair_count(X: np.ndarray, B: np.ndarray, beta: float, *, tol: float = 1e-12) -> int:
+    """The number of candidate pairs of the truncated kernel (the length of ``interaction_pairs``'s cols), without
+    building the list: memory O(N)."""
+    B = _v.matrix(B, "B")
+    _v.check_invertible(B)
+    X = _v.points(X, B.shape[0])
+    return int(_Caps(X, B, _v.finite_beta(beta), _v.tol(tol)).indptr[-1])
 
 
 def attention_field_truncated(X: np.ndarray, B: np.ndarray, V: np.ndarray, beta: float, *,
@@ -144,24 +137,17 @@ def attention_field_truncated(X: np.ndarray, B: np.ndarray, V: np.ndarray, beta:
     ``interaction_pairs``), about N^2 * (cap area fraction) ~ N^2 sqrt(log(N/tol) / beta) on the circle.
     Needs finite beta > 0, 0 < tol < 1, B invertible and unit rows in X.
     """
-    B, V = _model(B, V)
-    b = _finite_beta(beta)
-    t = _tol(tol)
-    X = _points(X, B.shape[0])
+    B, V = _v.model(B, V)
+    b = _v.finite_beta(beta)
+    t = _v.tol(tol)
+    X = _v.points(X, B.shape[0])
     caps = _Caps(X, B, b, t)
-    XT, VXT = np.ascontiguousarray(X.T), np.ascontiguousarray((X @ V.T).T)   # coordinate-major for fast gathers
-    M = np.empty_like(X)
-    for a, e in caps.blocks(_CHUNK):                     # row blocks bound the memory (a loop over blocks)
-        cols, counts = caps.cols(a, e), np.diff(caps.indptr[a:e + 1])
-        starts = caps.indptr[a:e] - caps.indptr[a]
-        XB = caps.XB[a:e]
-        s = np.repeat(XB[:, 0], counts) * XT[0].take(cols)   # <B^T x_i, x_j> on the candidate pairs, one
-        for k in range(1, X.shape[1]):                        # coordinate at a time (a loop over d)
-            s += np.repeat(XB[:, k], counts) * XT[k].take(cols)
-        s -= np.repeat(np.maximum.reduceat(s, starts), counts)   # log-space: the row max is exactly 0
-        s *= b
-        w = np.exp(s, out=s)
-        Z = np.add.reduceat(w, starts)
-        for k in range(X.shape[1]):
-            M[a:e, k] = np.add.reduceat(w * VXT[k].take(cols), starts) / Z
-    return _tangent(X, M)
+    VX = X @ V.T
+    if hasattr(caps, "order"):                           # d = 2: arcs of the angle-sorted points, seen twice over
+        twice = np.concatenate((caps.order, caps.order))   # so that an arc across angle pi is one window
+        M = window_moments(caps.XB, X[twice], VX[twice], b, caps.start % X.shape[0], np.diff(caps.indptr))
+    else:
+        M = np.empty_like(X)
+        for a, e in caps.blocks(_CHUNK):                 # row blocks bound the memory of the candidate lists
+            M[a:e] = csr_moments(caps.XB[a:e], X, VX, b, caps.indptr[a:e + 1] - caps.indptr[a], caps.cols(a, e))
+    return M - np.einsum("ij,ij->i", M, X)[:, None] * X     # P_perp_{x_i} m_i

@@ -32,7 +32,8 @@ def tiny(tmp_path_factory):
 def test_json_has_the_issue_keys(tiny):
     for key in ("sga_step_over_rng", "particles_speedup_vs_naive", "truncated_kernel_speedup",
                 "truncated_kernel_max_error", "dense_kernel_fraction_of_peak", "dense_pairs_per_s", "w2_exponent",
-                "w2_seconds", "machine", "targets_met"):
+                "w2_seconds", "machine", "targets_met", "fused_kernel_speedup_vs_numpy", "w2_speedup_vs_assignment",
+                "truncated_cost_exponent", "truncated_pair_fraction"):
         assert key in tiny, key
     assert set(tiny["targets_met"]) == set(TARGETS)
     assert {"cpu_count", "numpy", "blas"} <= set(tiny["machine"])
@@ -51,6 +52,29 @@ def test_figures_are_consistent(tiny):
     assert p["naive_extrapolated"] == (errors[-1] > p["accuracy"])
     sizes = tiny["w2"]["sizes"]
     assert sizes == sorted(sizes) and len(sizes) == 4
+    # the fast paths compute the same numbers as their baselines
+    assert tiny["fused"]["max_relative_difference"] <= 1e-12
+    assert tiny["w2_two_atoms"]["equal_to_1e-10"] and tiny["w2_two_atoms"]["relative_difference"] <= 1e-10
+    ts = tiny["truncated_scaling"]
+    assert ts["sizes"] == sorted(ts["sizes"]) and len(ts["sizes"]) == 5
+    assert all(0 < f <= 1 for f in ts["pair_fraction"]) and math.isfinite(tiny["truncated_cost_exponent"])
+    assert "paper_profile_seconds" not in tiny                       # opt-in only
+
+
+def test_paper_profile_section_runs_every_check(monkeypatch):
+    import checks.registry
+    from attnverify.bench import bench_paper_profile
+    from checks.framework import REGISTRY, Evidence, check
+
+    check(id="toy.bench", claim="toy", source="toy")(
+        lambda p, ctx: Evidence(metric="m", observed=0.0, threshold=1.0, reason="r", passed=True))
+    try:
+        monkeypatch.setattr(checks.registry, "all_checks", lambda: [REGISTRY["toy.bench"]])
+        out = bench_paper_profile(executor_kind="serial")
+    finally:
+        REGISTRY.pop("toy.bench")
+    assert list(out["seconds"]) == ["toy.bench"] and out["verdicts"] == {"toy.bench": "pass"}
+    assert out["total_s"] == pytest.approx(out["seconds"]["toy.bench"])
 
 
 def test_naive_euler_is_first_order():

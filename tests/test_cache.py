@@ -1,0 +1,239 @@
+"""The persistent task store (checks.store): exact round trips, corrupt entries recomputed, a killed run resumed to
+the same report, and a Dask worker killed mid-sweep changing nothing."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import checks
+from attnverify.cli import main
+from attnverify.report import report_dict
+from checks.framework import Context
+from checks.store import TaskStore, Unstorable, decode, encode
+
+# meanfield.w2_bound at a small size: 8 simulation tasks (one per beta), a few seconds in all
+SMALL = {"n_particles": 60, "n_times": 9, "t_max": 4.0, "betas": (10.0, 14.0, 20.0, 28.0, 40.0, 56.0, 80.0, 112.0),
+         "rtol": 1e-7}
+W2 = "meanfield.w2_bound"
+
+
+def strip(doc: dict) -> dict:
+    """The report without its timings (the only fields that differ between two runs of the same code)."""
+    for c in doc["checks"]:
+        c.pop("seconds")
+    return doc
+
+
+def same(a, b) -> bool:
+    """Equal values and equal types, arrays bit for bit with the same dtype and shape."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, np.ndarray):
+        return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+    if isinstance(a, np.generic):
+        return a.dtype == b.dtype and a.tobytes() == b.tobytes()
+    if isinstance(a, (tuple, list)):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, float) and np.isnan(a):
+        return np.isnan(b)
+    return a == b
+
+
+def test_round_trip_is_exact(tmp_path):
+    value = ({"time": np.linspace(0, 1, 5), "rho": np.arange(6, dtype=np.int32).reshape(2, 3), "x": 0.1 + 0.2},
+             [float("nan"), float("inf"), -0.0, 1e-310, 2**70, True, None, "text"],
+             np.float32(1.5), np.int64(-3), np.array(2.5), np.array([1 + 2j]), np.zeros((0, 3)),
+             np.asfortranarray(np.arange(6.0).reshape(2, 3)), (np.bool_(True),))
+    tree, arrays = encode(value)
+    json.dumps(tree)                                        # the structure is plain JSON
+    assert same(decode(tree, arrays), value)
+    store = TaskStore(tmp_path, version="v")                # and through a file on disk
+    assert store.save("toy", "key", value)
+    hit, back = store.load("toy", "key")
+    assert hit and same(back, value)
+    assert store.load("toy", "other key") == (False, None)
+
+
+@pytest.mark.parametrize("bad", [object(), np.array([object()]), {1: 2.0}, {"a": [lambda: 0]}, {3.0}])
+def test_non_data_is_not_encoded(bad):
+    with pytest.raises(Unstorable):
+        encode(bad)
+
+
+def square(x):
+    return x * x
+
+
+def opaque(x):
+    return {"value": x, "obj": object()}
+
+
+def test_store_and_reuse_in_context(tmp_path):
+    store = TaskStore(tmp_path, version="v1")
+    ctx = Context("toy", 0, "quick", store=store.for_check("toy", {"n": 1}, 0))
+    assert ctx.map(square, [(np.arange(3.0),), (2.0,)])[1] == 4.0
+    assert (store.stats.computed, store.stats.reused) == (2, 0)
+    again = TaskStore(tmp_path, version="v1")
+    got = Context("toy", 0, "quick", store=again.for_check("toy", {"n": 1}, 0)).map(square, [(np.arange(3.0),), (2.0,)])
+    assert same(got[0], np.arange(3.0) ** 2) and (again.stats.computed, again.stats.reused) == (0, 2)
+    # any change of check id, parameters, seed or code version is a different key
+    for cid, params, seed, version in (("toy2", {"n": 1}, 0, "v1"), ("toy", {"n": 2}, 0, "v1"),
+                                       ("toy", {"n": 1}, 1, "v1"), ("toy", {"n": 1}, 0, "v2")):
+        other = TaskStore(tmp_path, version=version)
+        Context(cid, seed, "quick", store=other.for_check(cid, params, seed)).map(square, [(2.0,)])
+        assert other.stats.reused == 0, (cid, params, seed, version)
+    # a result that is not data is returned but not stored
+    odd = TaskStore(tmp_path, version="v1")
+    out = Context("toy", 0, "quick", store=odd.for_check("toy", {}, 0)).map(opaque, [(1.0,)])
+    assert out[0]["value"] == 1.0 and odd.stats.unstorable == 1 and odd.stats.stored == 0
+
+
+def _entries(root: Path) -> list[Path]:
+    return sorted(p for p in root.rglob("*.npz") if not p.name.startswith(".tmp-"))
+
+
+def _damage(path: Path, how: str) -> None:
+    data = path.read_bytes()
+    if how == "truncated":
+        path.write_bytes(data[: len(data) // 2])
+    elif how == "flipped":                                 # one byte of the stored numbers changed
+        with np.load(path, allow_pickle=False) as z:
+            members = {k: z[k] for k in z.files}
+        a = members["a0"].copy()
+        a.view(np.uint8)[3] ^= 1
+        members["a0"] = a
+        np.savez(path, **members)
+    elif how == "pickle":                                  # an object array: loading it would need a pickle
+        with np.load(path, allow_pickle=False) as z:
+            members = {k: z[k] for k in z.files}
+        members["a0"] = np.array([object()], dtype=object)
+        np.savez(path, **members)
+    elif how == "empty":
+        path.write_bytes(b"")
+    elif how == "not-a-zip":
+        path.write_text("hello")
+
+
+def test_corrupt_entries_are_recomputed(tmp_path):
+    cache = tmp_path / "cache"
+    clean = strip(report_dict(checks.run([W2], seed=0, overrides=SMALL)))
+    store = TaskStore(cache)
+    first = strip(report_dict(checks.run([W2], seed=0, overrides=SMALL, store=store)))
+    assert first == clean and store.stats.stored == 8
+    files = _entries(cache)
+    hows = ["truncated", "flipped", "pickle", "empty", "not-a-zip"]
+    for path, how in zip(files, hows):
+        _damage(path, how)
+    with pytest.raises((zipfile.BadZipFile, ValueError, OSError, EOFError)):
+        with np.load(files[0], allow_pickle=False) as z:   # the damage is real
+            z["tree"]
+    again = TaskStore(cache)
+    rerun = strip(report_dict(checks.run([W2], seed=0, overrides=SMALL, store=again)))
+    assert rerun == clean
+    assert (again.stats.corrupt, again.stats.computed, again.stats.reused) == (5, 5, 3)
+    final = TaskStore(cache)
+    checks.run([W2], seed=0, overrides=SMALL, store=final)
+    assert (final.stats.corrupt, final.stats.reused) == (0, 8)
+
+
+SCRIPT = textwrap.dedent('''
+    import sys, time
+    import numpy as np
+    from attnverify.cli import main
+    from checks.framework import Evidence, Param, check
+
+    def slow_task(k, seed):
+        time.sleep(0.2)
+        rng = np.random.default_rng(seed)
+        return {"k": k, "x": rng.standard_normal(3), "pair": (float(rng.uniform()), np.int64(k))}
+
+    def sweep(p, ctx):
+        out = ctx.map(slow_task, [(k, s) for k, s in enumerate(ctx.seeds(p["n"]))])
+        total = float(sum(o["x"].sum() + o["pair"][0] for o in out))
+        return Evidence(metric="sum", observed=total, threshold=1e9, reason="toy", passed=True,
+                        details={"x": [o["x"] for o in out], "k": [int(o["pair"][1]) for o in out]})
+
+    check(id="toy.sweep", claim="toy", source="toy", params=[Param("n", int, 12, "tasks")])(sweep)
+    sys.exit(main(["run", "toy.sweep", "--executor", "serial"] + sys.argv[1:]))
+''')
+
+
+def test_killed_run_resumes_to_the_same_report(tmp_path):
+    script = tmp_path / "sweep.py"
+    script.write_text(SCRIPT)
+    cache = tmp_path / "cache"
+    run = lambda *args: subprocess.run([sys.executable, str(script), *args], capture_output=True, text=True)  # noqa
+    ref = run("--no-cache", "--json", str(tmp_path / "ref.json"))
+    assert ref.returncode == 0, ref.stderr
+    proc = subprocess.Popen([sys.executable, str(script), "--cache-dir", str(cache), "--json", str(tmp_path / "x.json")],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 120
+    while len(_entries(cache)) < 3 and time.time() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    done = len(_entries(cache))
+    assert 3 <= done < 12 and not (tmp_path / "x.json").exists()      # killed mid-sweep, no report written
+    resumed = run("--cache-dir", str(cache), "--json", str(tmp_path / "resumed.json"))
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"{done} tasks reused, {12 - done} computed" in resumed.stderr   # only the missing tasks ran
+    a, b = (json.loads((tmp_path / f).read_text()) for f in ("ref.json", "resumed.json"))
+    assert strip(a) == strip(b)
+
+
+def test_cli_cache_options(tmp_path, capsys):
+    cache = tmp_path / "c"
+    sets = [x for k, v in SMALL.items() for x in ("--set", f"{k}={','.join(map(str, v)) if isinstance(v, tuple) else v}")]
+    code = main(["run", W2, "--executor", "serial", "--cache-dir", str(cache), *sets])
+    assert code in (0, 1)                                  # the verdict at this tiny size is not the point here
+    assert "0 tasks reused, 8 computed" in capsys.readouterr().err
+    assert main(["run", W2, "--executor", "serial", "--cache-dir", str(cache), *sets]) == code
+    assert "8 tasks reused, 0 computed" in capsys.readouterr().err
+    assert main(["run", W2, "--executor", "serial", "--no-cache", *sets]) == code
+    assert "tasks reused" not in capsys.readouterr().err
+    assert main(["run", W2, "--no-cache", "--cache-dir", str(cache)]) == 2
+    (tmp_path / "file").write_text("x")
+    assert main(["run", W2, "--cache-dir", str(tmp_path / "file")]) == 2
+    assert "--cache-dir" in capsys.readouterr().err
+
+
+def test_killed_dask_worker_changes_nothing(tmp_path):
+    pytest.importorskip("distributed")
+    from attnverify.executors import make_executor
+
+    clean = strip(report_dict(checks.run([W2], seed=0, overrides=SMALL)))
+    store = TaskStore(tmp_path / "cache")
+    with make_executor("dask", jobs=2) as executor:
+        client = executor._client
+        addresses = [client.scheduler.address, *client.scheduler_info()["workers"]]
+        assert all(a.startswith("tcp://127.0.0.1:") for a in addresses), addresses   # loopback only
+        pids = client.run(os.getpid)
+        killed = {}
+
+        def kill_one():
+            while store.stats.stored < 1 and time.time() < deadline:
+                time.sleep(0.01)
+            killed["at"] = store.stats.stored
+            os.kill(next(iter(pids.values())), signal.SIGKILL)
+
+        deadline = time.time() + 120
+        killer = threading.Thread(target=kill_one)
+        killer.start()
+        report = checks.run([W2], seed=0, overrides=SMALL, executor=executor, store=store)
+        killer.join()
+    assert killed["at"] < 8                                  # the worker died mid-sweep
+    assert report.results[0].verdict != "error", report.results[0].error
+    assert strip(report_dict(report)) == clean
