@@ -12,7 +12,7 @@ import numpy as np
 import theory.mean_field as mf
 from checks.framework import Context, Evidence, Param, Plot, Series, check
 from checks.meanfield._model import KERNEL_PARAM, MODEL_PARAMS, model_matrices, validate_betas, validate_model
-from checks.meanfield.w2 import particles_per_window, sample_circle
+from numerics.sphere import particles_per_window, sample_circle
 from numerics.particles import simulate
 
 
