@@ -101,8 +101,14 @@ def observed_log_norm(B, V, n_start: int = 361, h: float = 1e-5) -> dict:
 # ------------------------------------------------------------------------------------------- estimators
 def decay_rate(t: np.ndarray, e: np.ndarray, lo: float, hi: float) -> tuple[float, float, int]:
     """(rate, rate difference between the two halves of the window, samples): least-squares slope of -log e(t)
-    over the samples with lo <= e <= hi (nan with fewer than 6 samples)."""
+    over the last contiguous run of samples with lo <= e <= hi (an earlier transient visit of the window is not
+    the asymptotic decay); nan with fewer than 6 samples."""
     m = (e >= lo) & (e <= hi) & (t > 0)
+    idx = np.nonzero(m)[0]
+    if idx.size:
+        breaks = np.nonzero(np.diff(idx) > 1)[0]
+        first = idx[breaks[-1] + 1] if breaks.size else idx[0]
+        m = m & (np.arange(len(m)) >= first)
     if m.sum() < 6:
         return float("nan"), float("nan"), int(m.sum())
     tt, ll = t[m], np.log(e[m])
