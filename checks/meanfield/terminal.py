@@ -177,12 +177,13 @@ def terminal_phase(p: dict, ctx: Context) -> Evidence:
         why = "V and V B^T share their dominant eigenspace: nothing to switch; pass = concentrated there"
     else:
         finite = np.isfinite(rel)
-        observed = float(np.max(rel)) if np.all(finite) else float("inf")
+        observed = float(np.max(np.where(finite, rel, 1.0)))      # no measured rate counts as a 100 % error
         threshold = float(p["rate_tol"])
         precise = bool(np.all(10 * spread[finite] <= threshold)) if finite.any() else False
         passed = bool(meta_ok and np.all(switched) and np.all(final >= p["level"]) and np.all(finite)
                       and observed <= threshold and precise)
-        metric = "max over beta of |fitted axis rate - (v_1 - v_2)| / (v_1 - v_2) after the switch"
+        metric = ("max over beta of |fitted axis rate - (v_1 - v_2)| / (v_1 - v_2) after the switch (1 where no rate "
+                  "could be fitted)")
         problems = []
         if not meta_ok:
             problems.append("no metastable phase (q_E < meta_level) at some beta")
