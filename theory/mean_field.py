@@ -809,10 +809,9 @@ def terminal_rates(V) -> dict:
     Pv = value_eigenspace(V)
     Vn = np.asarray(V, dtype=float)
     d = Vn.shape[0]
-    lam, U = np.linalg.eigh((Vn + Vn.T) / 2)
     dim = int(round(np.trace(Pv)))
-    u = Pv @ U[:, -1]
-    u /= np.linalg.norm(u)
+    u = Pv[:, int(np.argmax(np.linalg.norm(Pv, axis=0)))]          # a unit vector of E_V (largest column of P_V)
+    u = u / np.linalg.norm(u)
     Jf, _ = _cluster_jacobian(d)
     J = np.array(Jf(*u, *Vn.ravel()), dtype=float)
     _, _, Vt = np.linalg.svd(u[None, :])

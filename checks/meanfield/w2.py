@@ -204,7 +204,8 @@ def _validate(p: dict) -> None:
             Param("n_times_inf", int, 41, "output times in [0, t_inf]", low=8),
             Param("e_window", "floats", (1e-8, 1e-3), "fit window (lo, hi) for E(t) = W2(mu^inf_t, Pi#mu_0)",
                   low=1e-12, high=0.5),
-            Param("c_tol", float, 0.02, "relative tolerance of the rate of E against c (claim B.theorem1)",
+            Param("c_tol", float, 2e-3, "relative tolerance of the rate of E against c (claims B.theorem1, "
+                  "B.stationary_projection; the fit reproduces c to ~1e-6 over window halves and N/2 samples)",
                   low=0.0, low_open=True),
             Param("C1_tol", float, 1e-6, "relative tolerance of the derived C1 against the numerical log-norm",
                   low=0.0, low_open=True),
@@ -278,13 +279,14 @@ def w2_bound(p: dict, ctx: Context) -> Evidence:
     C1_obs = float(obs["C1"])
     C1_rel = abs(C1_obs - C1) / max(abs(C1), 1e-300)
     fd_spread = abs(obs["C1_step_h"] - obs["C1_step_2h"]) / max(abs(C1), 1e-300)
-    e_reached = bool(np.isfinite(main["c_fit"]) and main["c_fit"] > 0)
+    # the derived Pi is the limit of the numerical flow: E falls below the bottom of the fit window by t_inf
+    e_reached = bool(np.isfinite(main["c_fit"]) and main["c_fit"] > 0 and E[0][-1] <= lo)
     passed = bool(C1_rel <= p["C1_tol"] and e_reached and fd_spread * 10 <= p["C1_tol"])
     resolution = [particles_per_window(N, B, float(b)) for b in betas]
     resolution_refine = [particles_per_window(max(N // 2, 2), B, float(b)) for b in betas]
     return Evidence(
         metric="|C1 numerical - C1 derived| / C1 (sup of the tangent log-norm of X_inf); and W2(mu^inf_t, Pi#mu_0) "
-               f"reaches the window [{lo:.0e}, {hi:.0e}]",
+               f"decays through the window [{lo:.0e}, {hi:.0e}] and ends below {lo:.0e}",
         observed=C1_rel,
         threshold=float(p["C1_tol"]),
         reason=(f"C1 derived {C1:.10g} (SymPy Jacobian of X_inf, sup of v^T J v on the sphere) vs {C1_obs:.10g} from "
