@@ -21,7 +21,7 @@ from numerics.particles import simulate
 from numerics.sphere import density, mass, particles_per_window, sample
 
 W2_SMALL = dict(betas=(10.0, 31.6, 100.0), n_particles=200, min_per_window=2.0, n_refine=1, t_max=8.0, n_times=17,
-                t_inf=60.0, n_times_inf=41)
+                t_inf=60.0, n_times_inf=31)
 TERM_SMALL = dict(betas=(10.0, 31.6, 100.0), n_particles=120, min_per_window=1.0, n_refine=1, t_max=24.0,
                   n_times=97)
 _MEMO: dict = {}

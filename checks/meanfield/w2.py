@@ -201,7 +201,7 @@ def _validate(p: dict) -> None:
             Param("t_max", float, 16.0, "final time of the finite-beta runs", low=0.0, low_open=True),
             Param("n_times", int, 33, "output times in [0, t_max]", low=5),
             Param("t_inf", float, 60.0, "final time of the zero-temperature flow (rate of E)", low=0.0, low_open=True),
-            Param("n_times_inf", int, 41, "output times in [0, t_inf]", low=8),
+            Param("n_times_inf", int, 31, "output times in [0, t_inf]", low=8),
             Param("e_window", "floats", (1e-8, 1e-3), "fit window (lo, hi) for E(t) = W2(mu^inf_t, Pi#mu_0)",
                   low=1e-12, high=0.5),
             Param("c_tol", float, 2e-3, "relative tolerance of the rate of E against c (claims B.theorem1, "
