@@ -233,3 +233,30 @@ def test_particles_per_window_scales_like_n_over_sqrt_beta_on_the_circle():
     B = np.diag([1.0, 3.0])
     a, b = particles_per_window(500, B, 100.0), particles_per_window(2000, B, 1600.0)
     assert b == pytest.approx(a, rel=1e-12)                           # n w(beta) with w ~ beta^{-1/2}
+
+
+# ------------------------------------------------------------------------------------------ any dimension
+def _model_d3():
+    """d = 3, non-diagonal: B = R diag(1, 2, 3) R^T, V = R diag(2, 0.5, 1.5) R^T (R a fixed random rotation), so
+    V B^T = R diag(2, 1, 4.5) R^T (E = R e3, c = 2.5/3) and E_V = R e1 (gap of V 0.5): a switch to see."""
+    from scipy.stats import special_ortho_group
+
+    R = special_ortho_group.rvs(3, random_state=5)
+    return dict(d=3, Q=np.eye(3), K=R @ np.diag([1.0, 2.0, 3.0]) @ R.T, V=R @ np.diag([2.0, 0.5, 1.5]) @ R.T)
+
+
+def test_w2_runs_in_d3_with_non_diagonal_matrices():
+    r = run("meanfield.w2_bound", {**_model_d3(), "betas": (10.0, 20.0, 40.0), "n_particles": 200,
+                                   "min_per_window": 0.1, "n_refine": 1, "t_max": 6.0, "n_times": 13})
+    assert r.verdict == "pass", r.reason
+    d = r.details
+    assert d["C1_derived"] == pytest.approx(d["C1_observed"], rel=1e-6)
+    assert d["c_fit"] == pytest.approx(d["c_derived"], rel=2e-3) and d["c_derived"] == pytest.approx(2.5 / 3)
+
+
+def test_terminal_switch_in_d3_with_non_diagonal_matrices():
+    r = run("meanfield.terminal_phase", {**_model_d3(), "betas": (10.0, 20.0, 40.0), "n_particles": 300,
+                                         "min_per_window": 0.1, "n_refine": 1, "t_max": 30.0, "n_times": 121})
+    assert r.verdict == "pass", r.reason
+    assert r.details["axis_rate_derived"] == pytest.approx(0.5)
+    assert all(r.details["switched"])
