@@ -77,8 +77,9 @@ def _stationary_projection(results) -> ClaimVerdict:
     if "meanfield.w2_bound" in results:
         w = results["meanfield.w2_bound"].details
         ev["meanfield.w2_bound"] = {"c_fit": w["c_fit"], "c_derived": w["c_derived"], "c_uncertainty": w["c_uncertainty"]}
-        rel = abs(w["c_fit"] - w["c_derived"]) / w["c_derived"]
-        if not rel <= max(w["c_tol"], 3 * w["c_uncertainty"] / w["c_derived"]):
+        cd = w["c_derived"]
+        rel = abs(w["c_fit"] - cd) / cd if cd > 0 else float("inf")
+        if not rel <= max(w["c_tol"], 3 * w["c_uncertainty"] / cd if cd > 0 else 0.0):
             return ClaimVerdict("refuted", "the measure W2(mu^inf_t, Pi#mu_0) does not decay at the trajectories' rate c",
                                 condition=f"W2 rate {w['c_fit']:.5g} vs c = {w['c_derived']:.5g} "
                                           f"(relative difference {rel:.2e})", evidence=ev)
@@ -100,8 +101,11 @@ def _theorem1(results) -> ClaimVerdict:
                                  "K_fitted_at_beta": d["beta"][0], "K": ho["K"], "held_out_max_ratio": ho["max_ratio"],
                                  "held_out_ratio_uncertainty": u_r, "beta_exponent_D": ex["median"],
                                  "rate_exponent": d["rate_claimed_exponent"]}}
-    rel = abs(c_fit - c) / abs(c) if c else float("inf")
-    if not rel <= max(c_tol, 3 * u_c / abs(c)):
+    if not c > 0:
+        return ClaimVerdict("refuted", "the claimed rate c is not positive while W2(mu^inf_t, Pi#mu_0) decays",
+                            condition=f"c = {c:.5g} <= 0, E(t) decays at {c_fit:.5g}", evidence=ev)
+    rel = abs(c_fit - c) / c
+    if not rel <= max(c_tol, 3 * u_c / c):
         return ClaimVerdict("refuted", "W2(mu^inf_t, Pi#mu_0) does not decay at the claimed rate c",
                             condition=f"E(t) = W2(mu^inf_t, Pi#mu_0) decays at {c_fit:.5g} +- {u_c:.1e}, the bound "
                                       f"uses c = {c:.5g} (relative difference {rel:.2e} > {c_tol:g})", evidence=ev)

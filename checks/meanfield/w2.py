@@ -284,8 +284,10 @@ def w2_bound(p: dict, ctx: Context) -> Evidence:
     u_tslope = spread(lambda f: f["t_min_slope"])
     s_expo = float(np.polyfit(np.log(betas), np.log(s), 1)[0])
     tmin_fit = linfit(np.log(betas), np.array(main["t_min"]))
-    t_pred = np.asarray(t_star(betas, C1, c), dtype=float) * np.ones_like(betas)
-    pred_slope = float(np.polyfit(np.log(betas), t_pred, 1)[0])
+    with np.errstate(all="ignore"):                 # t* needs C1, c > 0 (nan otherwise)
+        t_pred = np.asarray(t_star(betas, C1, c), dtype=float) * np.ones_like(betas) if C1 > 0 and c > 0 \
+            else np.full_like(betas, np.nan)
+    pred_slope = float(np.polyfit(np.log(betas), t_pred, 1)[0]) if np.all(np.isfinite(t_pred)) else float("nan")
     # growth of D: local slope of log D in t over the Groenwall phase (before the minimum of W2), per beta
     d_growth = []
     for k in range(nb):
