@@ -116,13 +116,17 @@ def _theorem1(results) -> ClaimVerdict:
                                       f"{ho['K']:.3g} at beta = {d['beta'][0]:g}, C1 = {d['C1_derived']:.4g}; ratio "
                                       f"{ho['max_ratio']:.3g} +- {u_r:.2g})", evidence=ev)
     loose = ex["median"] < d["rate_claimed_exponent"] - 3 * u_ex
+    growth = [g for g in d.get("D_growth_rate", []) if g is not None and math.isfinite(g)]
+    ev["meanfield.w2_bound"]["D_growth_rate"] = growth
     return ClaimVerdict(
         "not_refuted",
         f"an upper bound consistent with the evidence: E(t) decays at {c_fit:.6g} (c = {c:.6g}); with K = {ho['K']:.3g} "
         f"fitted at beta = {d['beta'][0]:g} and the derived C1 = {d['C1_derived']:.4g}, D(beta, t) stays below the "
         f"predicted bound at every held-out beta (max ratio {ho['max_ratio']:.3g} +- {u_r:.2g}); D decays like "
         f"beta^{ex['median']:.2f} (+- {u_ex:.2f}) against the rate's beta^{d['rate_claimed_exponent']:.2f}: the "
-        + ("sqrt(log(beta+1)/beta) rate is loose" if loose else "rate is not loose at these betas"), evidence=ev)
+        + ("sqrt(log(beta+1)/beta) rate is loose" if loose else "rate is not loose at these betas")
+        + (f"; D grows at an effective rate {min(growth):.2f}..{max(growth):.2f} against C1 = {d['C1_derived']:.4g}"
+           if growth else ""), evidence=ev)
 
 
 @claim(id="B.log_beta_time_scale", paper="B",

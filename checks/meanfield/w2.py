@@ -288,12 +288,12 @@ def w2_bound(p: dict, ctx: Context) -> Evidence:
         t_pred = np.asarray(t_star(betas, C1, c), dtype=float) * np.ones_like(betas) if C1 > 0 and c > 0 \
             else np.full_like(betas, np.nan)
     pred_slope = float(np.polyfit(np.log(betas), t_pred, 1)[0]) if np.all(np.isfinite(t_pred)) else float("nan")
-    # growth of D: local slope of log D in t over the Groenwall phase (before the minimum of W2), per beta
+    # effective growth of D: least-squares slope of log D(beta, t) in t over [t_min(beta_1)/2, t_min(beta)] (after the
+    # linear onset D ~ eps t, before the minimum of W2), to set beside the derived C1 of the Groenwall bound
     d_growth = []
     for k in range(nb):
-        m = (t > 0) & (t <= main["t_min"][k]) & np.isfinite(D[0, k]) & (D[0, k] > 0)
-        d_growth.append(float(np.max(np.diff(np.log(D[0, k, m])) / np.diff(t[m]))) if m.sum() >= 2 else float("nan"))
-
+        m = (t >= main["t_min"][0] / 2) & (t <= main["t_min"][k]) & np.isfinite(D[0, k]) & (D[0, k] > 0)
+        d_growth.append(float(np.polyfit(t[m], np.log(D[0, k, m]), 1)[0]) if m.sum() >= 2 else float("nan"))
     C1_obs = float(obs["C1"])
     C1_rel = abs(C1_obs - C1) / max(abs(C1), 1e-300)
     fd_spread = abs(obs["C1_step_h"] - obs["C1_step_2h"]) / max(abs(C1), 1e-300)
@@ -321,7 +321,7 @@ def w2_bound(p: dict, ctx: Context) -> Evidence:
                  "t_D": t[::2].tolist(), "D": D[0, :, ::2].tolist(), "W": W[0].tolist(), "E": E[0].tolist(),
                  "C1_derived": C1, "C1_observed": C1_obs, "C1_relative_difference": C1_rel,
                  "C1_fd_refinement": fd_spread, "C1_x_star": obs["x_star"],
-                 "D_growth_rate_max": d_growth,
+                 "D_growth_rate": d_growth,
                  "c_derived": c, "c_fit": main["c_fit"], "c_uncertainty": u_c, "c_tol": float(p["c_tol"]),
                  "c_fit_samples": main["c_fit_samples"], "e_window": [lo, hi], "e_window_reached": e_reached,
                  "rate_claimed": s.tolist(), "rate_claimed_exponent": s_expo,
