@@ -97,7 +97,7 @@ def _validate(p: dict) -> None:
                   low=0.5, high=1.0, low_open=True, high_open=True),
             Param("axis_window", "floats", (1e-10, 1e-3), "fit window (lo, hi) for the axis distance to E_V",
                   low=1e-14, high=0.5),
-            Param("rate_tol", float, 1e-3, "relative tolerance of the terminal rate against v_1 - v_2",
+            Param("rate_tol", float, 1e-4, "relative tolerance of the terminal rate against v_1 - v_2",
                   low=0.0, low_open=True),
             KERNEL_PARAM,
             Param("rtol", float, 1e-6, "integrator relative tolerance", low=1e-12, high=1e-2)],
