@@ -260,3 +260,33 @@ def test_terminal_switch_in_d3_with_non_diagonal_matrices():
     assert r.verdict == "pass", r.reason
     assert r.details["axis_rate_derived"] == pytest.approx(0.5)
     assert all(r.details["switched"])
+
+
+# ------------------------------------------------------------------------------------------ new theory functions
+def test_growth_constant_on_hand_derived_cases():
+    """On the circle with A = V B^T diagonal, the angular velocity is omega(phi) = (a2 - a1) sin phi cos phi /
+    sqrt(b1^2 cos^2 phi + b2^2 sin^2 phi). For B = I: omega' = (a2 - a1) cos 2 phi, so C1 = sup omega' = a2 - a1.
+    For B = diag(1, 3), A = diag(2, 3): omega'(0) = (a2 - a1)/b1 = 1 is the sup (escape from the unstable e1)."""
+    assert mf.growth_constant(np.eye(2), np.diag([1.0, 3.0]))["C1"] == pytest.approx(2.0, abs=1e-10)
+    assert mf.growth_constant(np.diag([1.0, 3.0]), np.diag([2.0, 1.0]))["C1"] == pytest.approx(1.0, abs=1e-10)
+    # d = 3, B = I, A = diag(1, 2, 4) (Oja flow): for tangent v, <v, D(P_perp A x) v> = <v, A v> - <x, A x>, whose
+    # sup over x and unit v perp x is a3 - a1 = 3 (x = e1, v = e3)
+    assert mf.growth_constant(np.eye(3), np.diag([1.0, 2.0, 4.0]))["C1"] == pytest.approx(3.0, abs=1e-8)
+
+
+def test_terminal_rates_and_value_eigenspace_by_hand():
+    V = np.diag([3.0, 1.0, 0.5])
+    r = mf.terminal_rates(V)
+    assert r["axis_rate"] == pytest.approx(2.0) and r["collapse_rate"] == pytest.approx(3.0)
+    assert mf.escape_rate(V, [0.0, 1.0, 0.0]) == pytest.approx(2.0)      # v1 - v2 at the eigenvector e2
+    assert mf.escape_rate(V, [1.0, 0.0, 0.0]) == pytest.approx(-2.0)     # e1 attracts
+    assert np.allclose(mf.value_eigenspace(np.diag([1.0, 3.0, 3.0])), np.diag([0.0, 1.0, 1.0]))
+    with pytest.raises(ValueError):
+        mf.value_eigenspace(np.eye(2))
+
+
+def test_theorem1_rate_is_the_bound_coefficient():
+    b = np.array([1.0, 10.0, 1e6])
+    assert np.allclose(mf.theorem1_rate(b), np.sqrt(np.log1p(b) / b), rtol=1e-12)
+    with pytest.raises(ValueError):
+        mf.theorem1_rate(0.0)
