@@ -54,13 +54,12 @@ def inf_distance(X0: np.ndarray, Q, K, V, t_inf: float, n_times: int, target: np
     B = np.asarray(Q, float).T @ np.asarray(K, float)
     T = float(t_inf)
     while True:
-        X_end = simulate(X0, Q, K, V, np.inf, [0.0, T], rtol=1e-10, atol=1e-14)[-1]
-        speed = float(np.max(np.linalg.norm(attention_field(X_end, B, V, np.inf), axis=1)))
+        times = np.linspace(0.0, T, n_times)
+        inf = simulate(X0, Q, K, V, np.inf, times, rtol=1e-10, atol=1e-14)
+        speed = float(np.max(np.linalg.norm(attention_field(inf[-1], B, V, np.inf), axis=1)))
         if speed <= settle * np.linalg.norm(V, 2) or T >= 64 * t_inf:
             break
         T *= 2
-    times = np.linspace(0.0, T, n_times)
-    inf = simulate(X0, Q, K, V, np.inf, times, rtol=1e-10, atol=1e-14)
     return times, np.array([w2(a, target) for a in inf])
 
 
