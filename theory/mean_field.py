@@ -694,3 +694,146 @@ def _derivation() -> tuple[Step, ...]:
              "sympy.limit of t*/log(beta) as beta -> oo", r"\lim t^*/\log\beta"),
     ]
     return tuple(steps)
+
+
+# ----------------------------------------------------------------------------------------------
+# Theorem 1 constants: the rate s(beta), the growth constant C1; Conjecture 1: the cluster field of V
+# ----------------------------------------------------------------------------------------------
+@lru_cache(maxsize=None)
+def _rate_lambda() -> Callable:
+    """s(beta) = b(beta, 0)/K - 1, read off the Theorem-1 bound of ``concentration_bound`` (the coefficient of
+    K e^{C1 t}), lambdified to NumPy."""
+    s = sp.simplify(concentration_bound().b.subs(t, 0) / K - 1)
+    return sp.lambdify(beta, s, "numpy")
+
+
+def theorem1_rate(beta) -> np.ndarray:
+    """The Theorem-1 rate s(beta) = sqrt(log(beta + 1)/beta) at beta > 0 (float or array; float array out)."""
+    b = np.asarray(beta, dtype=float)
+    if not np.all(np.isfinite(b)) or np.any(b <= 0):
+        raise ValueError("beta must be finite and > 0")
+    return np.asarray(_rate_lambda()(b), dtype=float)
+
+
+@lru_cache(maxsize=16)
+def _log_norm_jacobian(kB: tuple, kV: tuple) -> Callable:
+    """SymPy Jacobian J(x) of X_inf (its 0-homogeneous extension to R^d), lambdified to NumPy."""
+    d = kB[0]
+    Bm, Vm = sp.Matrix(d, d, list(kB[1])), sp.Matrix(d, d, list(kV[1]))
+    xs = sp.Matrix(sp.symbols(f"x1:{d + 1}", real=True))
+    return sp.lambdify(list(xs), zero_temperature_field(xs, Bm, Vm).jacobian(xs), "numpy")
+
+
+def _tangent_log_norm(Jf: Callable, x: np.ndarray) -> float:
+    """lambda_max of the symmetric part of J(x) restricted to the tangent space x^perp."""
+    x = np.asarray(x, dtype=float)
+    x = x / np.linalg.norm(x)
+    J = np.array(Jf(*x), dtype=float)
+    _, _, Vt = np.linalg.svd(x[None, :])
+    T = Vt[1:].T                                   # orthonormal basis of x^perp
+    M = T.T @ (J + J.T) @ T / 2
+    return float(np.linalg.eigvalsh(M)[-1])
+
+
+def growth_constant(B, V) -> dict:
+    """C1 of Theorem 1 as the Groenwall argument needs it: the one-sided Lipschitz constant (logarithmic norm)
+    of the zero-temperature field on the sphere,
+
+        C1 = sup_{x in S^{d-1}} max_{v perp x, |v| = 1} <v, DX_inf(x) v>,
+
+    (the covariant derivative of a tangent field on the embedded sphere is P_perp DX_inf, and <v, P_perp w> =
+    <v, w> for tangent v), so that two zero-temperature trajectories separate at most like e^{C1 t} in geodesic
+    distance and d/dt W2(mu^beta_t, mu^inf_t) <= eps(beta, t) + C1 W2(...).  DX_inf is the SymPy Jacobian of
+    ``zero_temperature_field`` (lambdified).  d = 2: lambda(phi) = v^T J v on x = (cos phi, sin phi),
+    v = (-sin phi, cos phi), on a 721-point grid, refined by bounded Brent around the best grid points
+    (agreement to ~1e-12).  d >= 3: Nelder-Mead from the best of 400 fixed pseudo-random points and the
+    eigenvectors of V B^T: a lower estimate of the sup, not certified.  Returns {"C1", "x_star", "method"}."""
+    from scipy.optimize import minimize, minimize_scalar
+
+    s = spectrum(B, V)
+    Jf = _log_norm_jacobian(_key(s.B), _key(_exact(V, "V")))
+    if s.d == 2:
+        grid = np.linspace(0.0, 2 * np.pi, 721)
+        h = grid[1] - grid[0]
+        vals = np.array([_tangent_log_norm(Jf, np.array([np.cos(p), np.sin(p)])) for p in grid])
+        best, arg = float(vals.max()), float(grid[int(np.argmax(vals))])
+        for k in np.argsort(vals)[::-1][:6]:
+            res = minimize_scalar(lambda p: -_tangent_log_norm(Jf, np.array([np.cos(p), np.sin(p)])),
+                                  bounds=(grid[k] - h, grid[k] + h), method="bounded", options={"xatol": 1e-12})
+            if -res.fun > best:
+                best, arg = -float(res.fun), float(res.x)
+        return {"C1": best, "x_star": [float(np.cos(arg)), float(np.sin(arg))],
+                "method": "v^T DX_inf v on S^1 (SymPy Jacobian), grid of 721 angles refined by bounded Brent"}
+    rng = np.random.default_rng(0)
+    starts = list(rng.standard_normal((400, s.d))) + list(np.linalg.eigh(_to_numpy(s.A))[1].T)
+    scored = sorted(((_tangent_log_norm(Jf, x), x) for x in starts), key=lambda z: -z[0])[:3]
+    best, arg = scored[0]
+    for _, x0 in scored:                     # a smooth maximum: x to 1e-8 gives the value to ~1e-15
+        res = minimize(lambda z: -_tangent_log_norm(Jf, z), x0, method="Nelder-Mead",
+                       options={"xatol": 1e-8, "fatol": 1e-15, "maxiter": 400 * s.d})
+        if -res.fun > best:
+            best, arg = -float(res.fun), res.x
+    arg = np.asarray(arg, dtype=float) / np.linalg.norm(arg)
+    return {"C1": float(best), "x_star": arg.tolist(),
+            "method": "lambda_max of the tangent symmetric part of the SymPy Jacobian, Nelder-Mead multistart "
+                      "(estimate of the sup, not certified for d >= 3)"}
+
+
+def value_eigenspace(V) -> np.ndarray:
+    """Orthogonal projector on the dominant eigenspace E_V of a symmetric V (exact spectral data, as for V B^T;
+    ValueError without a gap or for non-symmetric V)."""
+    Ve = _exact(V, "V")
+    if Ve.rows < 2:
+        raise ValueError(f"dimension d must be >= 2, got d = {Ve.rows}")
+    return _to_numpy(_spectrum_cached(_key(sp.eye(Ve.rows)), _key(Ve)).projectors[0])
+
+
+@lru_cache(maxsize=None)
+def _cluster_jacobian(d: int) -> tuple[Callable, sp.Matrix]:
+    """Cluster field g(u) = P_perp_u V u (a cluster at u whose softmax weights are uniform moves by the value
+    average V u, projected): its SymPy Jacobian for a symbolic V, lambdified to NumPy in (u, V)."""
+    us = sp.Matrix(sp.symbols(f"u1:{d + 1}", real=True))
+    Vs = sp.Matrix(d, d, sp.symbols(f"V1:{d * d + 1}", real=True))
+    g = (sp.eye(d) - us * us.T / (us.T * us)[0]) * Vs * us
+    J = g.jacobian(us)
+    return sp.lambdify((*us, *Vs), J, "numpy"), J
+
+
+def terminal_rates(V) -> dict:
+    """Derived rates of the terminal phase (Conjecture 1) from the cluster field g(u) = P_perp_u V u.
+
+    A tight cluster of tokens at u (width << beta^{-1/2}) sees uniform softmax weights within itself and
+    exponentially small weights on the antipodal cluster, so its centre moves by g(u): fixed points are the
+    eigenvectors of V, and the tangent Jacobian of g at a unit eigenvector u with eigenvalue v is V - v on u^perp
+    (SymPy Jacobian): at the dominant eigenvector u_V the axis of the clusters approaches E_V at the rate
+    ``axis_rate`` = v_1 - v_2 (gap of V); at an eigenvector with eigenvalue v < v_1 it escapes at
+    ``escape_rate(v)`` = v_1 - v.  Within a cluster at u_V a token x moves by P_perp_x V u_V, whose derivative in x
+    at u_V is -<u_V, V u_V> on the tangent space: the cluster contracts at ``collapse_rate`` = v_1."""
+    Pv = value_eigenspace(V)
+    Vn = np.asarray(V, dtype=float)
+    d = Vn.shape[0]
+    dim = int(round(np.trace(Pv)))
+    u = Pv[:, int(np.argmax(np.linalg.norm(Pv, axis=0)))]          # a unit vector of E_V (largest column of P_V)
+    u = u / np.linalg.norm(u)
+    Jf, _ = _cluster_jacobian(d)
+    J = np.array(Jf(*u, *Vn.ravel()), dtype=float)
+    _, _, Vt = np.linalg.svd(u[None, :])
+    T = Vt[1:].T
+    ev = np.sort(np.linalg.eigvals(T.T @ J @ T).real)[::-1]
+    transversal = ev[dim - 1:]
+    v1 = float(u @ Vn @ u)
+    return {"axis_rate": float(-transversal[0]), "collapse_rate": v1, "dim_E_V": dim,
+            "tangent_eigenvalues": ev.tolist(), "top_eigenvalue": v1}
+
+
+def escape_rate(V, u) -> float:
+    """Largest tangent eigenvalue of the cluster-field Jacobian at the unit vector u (an eigenvector of V):
+    the rate at which a cluster at u leaves it (<= 0: u attracts)."""
+    Vn = np.asarray(V, dtype=float)
+    u = np.asarray(u, dtype=float)
+    u = u / np.linalg.norm(u)
+    Jf, _ = _cluster_jacobian(Vn.shape[0])
+    J = np.array(Jf(*u, *Vn.ravel()), dtype=float)
+    _, _, Vt = np.linalg.svd(u[None, :])
+    T = Vt[1:].T
+    return float(np.max(np.linalg.eigvals(T.T @ J @ T).real))

@@ -52,7 +52,9 @@ def _reference(ts: np.ndarray, dist: np.ndarray, rate: float, anchor: float) -> 
                   low=1e-11, high=1e-1),
             Param("rtols", "floats", (1e-11, 1e-13), "integrator tolerances (refinement pair; last is used)",
                   low=2.3e-14, high=1e-6),
-            Param("rate_tol", float, 1e-3, "relative tolerance on the fitted rate", low=0.0, low_open=True)],
+            Param("rate_tol", float, 1e-6, "relative tolerance on the fitted rate: its floor, raised to 10x the "
+                  "window/rtol refinement spread where that is larger (which must stay <= 1e-3)",
+                  low=0.0, low_open=True)],
     paper={"n_points": 5000, "n_traj": 32},
     validate=validate_model,
 )
@@ -110,17 +112,19 @@ def projection_stationary(p: dict, ctx: Context) -> Evidence:
     upper = np.array([fit_rate(times, dd, mid, hi)[0] for dd in fine])
     coarse = np.array([fit_rate(times, dd, lo, hi)[0] for dd in dists[:, 0, :]])
     spread = float(np.max(np.abs(np.stack([lower, upper, coarse]) - fitted) / np.abs(rates)))
-    observed, thr = float(np.max(rel)), float(p["rate_tol"])
+    # threshold: the floor rate_tol, or 10x the refinement spread where the fit is less precise (e.g. a non-diagonal
+    # 3-d model: 1.7e-5); a spread above 1e-4 (threshold 1e-3) means the window does not resolve the rate: fail
+    observed, thr = float(np.max(rel)), max(float(p["rate_tol"]), 10 * spread)
     return Evidence(
         metric="max over trajectories of |fitted rate - derived rate| / derived rate",
         observed=observed, threshold=thr,
         reason=(f"fit of log|x(t) - Pi(x0)| on the window [{lo:.0e}, {hi:.0e}]; window/refinement study: "
                 f"fitting either half of the window or integrating at rtol {rtols[0]:.0e} instead of "
-                f"{rtols[-1]:.0e} moves the fitted rate by at most {spread:.1e} (relative), and the "
-                f"threshold {thr:.0e} must exceed 10x that (it does: {bool(10 * spread <= thr)}). "
+                f"{rtols[-1]:.0e} moves the fitted rate by at most {spread:.1e} (relative); threshold = max(rate_tol "
+                f"{p['rate_tol']:.0e}, 10x that) = {thr:.1e}, usable while <= 1e-3 ({bool(thr <= 1e-3)}). "
                 f"Stationarity: max |X_inf(Pi x)| = {stat:.1e} <= {stat_thr:.1e} (round-off bound "
                 f"64 d eps |V| (1 + 2 kappa(B)))"),
-        passed=bool(observed <= thr and 10 * spread <= thr and stat <= stat_thr and np.all(rates > 0)),
+        passed=bool(observed <= thr and thr <= 1e-3 and stat <= stat_thr and np.all(rates > 0)),
         analytic=rates.tolist(), numeric=fitted.tolist(), uncertainty=spread,
         details={"stationarity_max": stat, "stationarity_threshold": stat_thr, "n_points": int(len(X)),
                  "derived_rates": rates.tolist(), "fitted_rates": fitted.tolist(),

@@ -1,9 +1,17 @@
-"""Paper B, claim 4 / Conjecture 1: at finite beta and long times the tokens concentrate on the dominant
-eigenspace of the value matrix V (not on that of V B^T, where the zero-temperature limit puts them).
+"""Paper B, claim 4 / Conjecture 1: at finite beta and long times the tokens leave the zero-temperature limit
+(the dominant eigenspace E of V B^T) and concentrate on the dominant eigenspace E_V of the value matrix V.
 
-Order parameter q_V(t) = (1/N) sum_i ||P_V x_i(t)||^2, P_V the orthogonal projector on the dominant
-eigenspace of V (symmetric V); q_V = 1 means full concentration there. The switch time is the first time
-after the metastable phase (the minimum of q_V) at which q_V crosses 1/2.
+Order parameters q_E(t) = (1/N) sum_i |P_E x_i(t)|^2 and q_V(t) = (1/N) sum_i |P_V x_i(t)|^2 (P_E from
+theory.mean_field.spectrum, P_V from theory.mean_field.value_eigenspace). A *switch* needs a metastable phase
+first: t_meta = the first time q_E >= meta_level, then t_switch = the first later time at which q_V crosses 1/2
+upwards (q_V(t_meta) < 1/2 required).
+
+Analytic side of the terminal phase (theory.mean_field.terminal_rates): a tight cluster moves by the cluster
+field g(u) = P_perp_u V u, whose attracting fixed points are the dominant eigenvectors of V; the axis of the
+clusters approaches E_V at the derived rate v_1 - v_2 (gap of V). Numeric side: the axis is the top eigenvector
+e_M(t) of the second-moment matrix M(t) = (1/N) sum_i x_i x_i^T; its distance |(I - P_V) e_M| is fitted by an
+exponential on a window after the switch. When E = E_V nothing can switch: the check then only asks for
+concentration on E_V, and claim B.conjecture1 is inconclusive.
 """
 from __future__ import annotations
 
@@ -12,15 +20,13 @@ import numpy as np
 import theory.mean_field as mf
 from checks.framework import Context, Evidence, Param, Plot, Series, check
 from checks.meanfield._model import KERNEL_PARAM, MODEL_PARAMS, model_matrices, validate_betas, validate_model
-from checks.meanfield.w2 import particles_per_window, sample_circle
+from checks.meanfield.w2 import decay_rate, linfit
 from numerics.particles import simulate
+from numerics.sphere import particles_per_window, sample
 
+__all__ = ["trajectory", "switch_time", "axis_distance", "ROUND_OFF", "terminal_phase"]
 
-def dominant_projector(M: np.ndarray) -> np.ndarray:
-    """Orthogonal projector on the eigenspace of the largest eigenvalue of a symmetric matrix M."""
-    lam, U = np.linalg.eigh((M + M.T) / 2)
-    top = lam >= lam[-1] - 1e-9 * max(1.0, abs(lam[-1]))
-    return U[:, top] @ U[:, top].T
+ROUND_OFF = 1e-16     # smallest offset from an unstable cluster position that float64 round-off can leave
 
 
 def trajectory(X0: np.ndarray, Q, K, V, beta: float, times: np.ndarray, rtol: float,
@@ -29,51 +35,70 @@ def trajectory(X0: np.ndarray, Q, K, V, beta: float, times: np.ndarray, rtol: fl
     return simulate(X0, Q, K, V, beta, times, rtol=rtol, atol=rtol * 1e-2, kernel=kernel)
 
 
-def switch_time(t: np.ndarray, q: np.ndarray, level: float = 0.5) -> float:
-    """First time after argmin q at which q crosses ``level`` (linear interpolation); nan if it never does."""
-    k = int(np.argmin(q))
-    up = np.nonzero(q[k:] >= level)[0]
+def switch_time(t: np.ndarray, qE: np.ndarray, qV: np.ndarray, meta_level: float) -> tuple[float, float]:
+    """(t_meta, t_switch): the first time with qE >= meta_level, then the first later time at which qV crosses
+    1/2 upwards (linear interpolation). nan when there is no metastable phase, or no switch after it."""
+    meta = np.nonzero(qE >= meta_level)[0]
+    if meta.size == 0:
+        return float("nan"), float("nan")
+    k = int(meta[0])
+    if qV[k] >= 0.5:
+        return float(t[k]), float("nan")
+    up = np.nonzero(qV[k:] >= 0.5)[0]
     if up.size == 0:
-        return float("nan")
+        return float(t[k]), float("nan")
     j = k + int(up[0])
-    if j == 0:
-        return float(t[0])
-    return float(t[j - 1] + (level - q[j - 1]) * (t[j] - t[j - 1]) / (q[j] - q[j - 1]))
+    return float(t[k]), float(t[j - 1] + (0.5 - qV[j - 1]) * (t[j] - t[j - 1]) / (qV[j] - qV[j - 1]))
 
 
-def _fit(x: np.ndarray, y: np.ndarray) -> dict:
-    slope, icpt = np.polyfit(x, y, 1)
-    ss = float(np.sum((y - y.mean()) ** 2))
-    r2 = 1.0 - float(np.sum((y - slope * x - icpt) ** 2)) / ss if ss > 0 else 1.0
-    return {"slope": float(slope), "intercept": float(icpt), "r2": r2}
+def axis_distance(X: np.ndarray, P: np.ndarray) -> np.ndarray:
+    """|(I - P) e_M(t)| for the top eigenvector e_M(t) of M(t) = mean_i x_i x_i^T, at each time (X: (T, N, d))."""
+    M = np.einsum("tni,tnj->tij", X, X) / X.shape[1]
+    _, U = np.linalg.eigh(M)
+    e = U[:, :, -1]
+    return np.linalg.norm(e - e @ P.T, axis=1)
 
 
 def _validate(p: dict) -> None:
     validate_model(p)
-    if p["d"] != 2:
-        raise ValueError("meanfield.terminal_phase samples a density on the circle: d must be 2")
     V = np.asarray(p["V"], float)
     if not np.allclose(V, V.T, rtol=0, atol=1e-12 * max(1.0, np.abs(V).max())):
         raise ValueError("meanfield.terminal_phase needs a symmetric V (orthogonal dominant eigenspace)")
     lam = np.linalg.eigvalsh(V)
     if lam[-1] - lam[-2] <= 1e-9 * max(1.0, abs(lam[-1])):
-        raise ValueError("V has no spectral gap: its dominant eigenspace is the whole plane")
-    validate_betas(p["betas"], 2)
+        raise ValueError("V has no spectral gap: its dominant eigenspace is not a proper subspace")
+    betas = validate_betas(p["betas"], 2)
+    B, _ = model_matrices(p)
+    ppw = particles_per_window(p["n_particles"], B, float(betas[-1]))
+    if ppw < p["min_per_window"]:
+        raise ValueError(f"n_particles = {p['n_particles']} gives {ppw:.2f} particles per softmax window at "
+                         f"beta = {betas[-1]:g} (< min_per_window = {p['min_per_window']:g}): raise n_particles "
+                         f"or lower the largest beta")
 
 
 @check(
     id="meanfield.terminal_phase",
     claim="Conjecture 1: for finite beta and large t the tokens leave the zero-temperature limit Pi#mu_0 "
-          "(dominant eigenspace of V B^T) and concentrate on the dominant eigenspace of V.",
+          "(dominant eigenspace of V B^T) and concentrate on the dominant eigenspace of V; checked: the metastable "
+          "phase at E, then the cluster axis approaching E_V at the derived rate v_1 - v_2 of the cluster field.",
     source="Paper B, claim 4 (Conjecture 1)",
     params=[*MODEL_PARAMS,
             Param("betas", "floats", (10.0, 31.6, 100.0, 316.0), "inverse temperatures (increasing)",
                   low=0.0, low_open=True),
-            Param("n_particles", int, 400, "particles N (stratified sample of mu_0)", low=10),
+            Param("n_particles", int, 400, "particles N (sample of mu_0, numerics.sphere)", low=10),
+            Param("min_per_window", float, 3.0, "required particles per softmax window at the largest beta",
+                  low=0.0, low_open=True),
+            Param("n_refine", int, 2, "independent samples of N/2 particles (refinement in N, sample spread)", low=0),
             Param("t_max", float, 30.0, "final time", low=0.0, low_open=True),
             Param("n_times", int, 121, "output times in [0, t_max]", low=5),
-            Param("level", float, 0.99, "concentration level: q_V(t_max) >= level counts as concentrated",
+            Param("level", float, 0.99, "concentration level: q >= level counts as concentrated",
                   low=0.5, high=1.0, low_open=True, high_open=True),
+            Param("meta_level", float, 0.8, "metastable phase: q_E >= meta_level before the switch",
+                  low=0.5, high=1.0, low_open=True, high_open=True),
+            Param("axis_window", "floats", (1e-10, 1e-3), "fit window (lo, hi) for the axis distance to E_V",
+                  low=1e-14, high=0.5),
+            Param("rate_tol", float, 1e-4, "relative tolerance of the terminal rate against v_1 - v_2",
+                  low=0.0, low_open=True),
             KERNEL_PARAM,
             Param("rtol", float, 1e-6, "integrator relative tolerance", low=1e-12, high=1e-2)],
     paper={"kernel": "truncated",
@@ -83,41 +108,132 @@ def _validate(p: dict) -> None:
 def terminal_phase(p: dict, ctx: Context) -> Evidence:
     B, V = model_matrices(p)
     Q, K = np.asarray(p["Q"], float), np.asarray(p["K"], float)
+    d, N = p["d"], p["n_particles"]
     betas = np.array(p["betas"], dtype=float)
     t = np.linspace(0.0, p["t_max"], p["n_times"])
-    X0 = sample_circle(p["n_particles"], ctx.rng("particles"))
-    trajs = ctx.map(trajectory, [(X0, Q, K, V, float(b), t, p["rtol"], p["kernel"]) for b in betas])
-    P_V = dominant_projector(V)                      # Conjecture 1's target
-    P_E = mf.spectrum(B, V).P_E                      # the zero-temperature target (theory): E of V B^T
-    qV = np.array([np.mean(np.sum((X @ P_V) * X, axis=2), axis=1) for X in trajs])
-    qE = np.array([np.mean(np.sum((X @ P_E) * X, axis=2), axis=1) for X in trajs])
-    ts = np.array([switch_time(t, q) for q in qV])
-    final = qV[:, -1]
-    ok = np.isfinite(ts)
-    fits = {}
-    if ok.sum() >= 2:
-        fits = {"t_switch_vs_log_beta": _fit(np.log(betas[ok]), ts[ok]),
-                "log_t_switch_vs_log_beta": _fit(np.log(betas[ok]), np.log(ts[ok]))}
-    observed = float(np.min(final))
-    same = bool(np.allclose(P_V, P_E))
+    lo, hi = sorted(p["axis_window"])
+    rng = ctx.rng("particles")
+    samples = [sample(N, d, rng)] + [sample(max(N // 2, 2), d, rng) for _ in range(p["n_refine"])]
+    # ---- analytic side
+    P_E = mf.spectrum(B, V).P_E                      # the zero-temperature target: E of V B^T
+    P_V = mf.value_eigenspace(V)                     # Conjecture 1's target: E_V
+    rates = mf.terminal_rates(V)
+    axis_rate = float(rates["axis_rate"])
+    shared = bool(np.linalg.norm(P_V - P_E) <= 1e-9)
+    # ---- numeric side
+    nb = len(betas)
+    trajs = ctx.map(trajectory, [(X, Q, K, V, float(b), t, p["rtol"], p["kernel"]) for X in samples for b in betas])
+
+    def per_run(X: np.ndarray) -> dict:
+        qE = np.mean(np.sum((X @ P_E) * X, axis=2), axis=1)
+        qV = np.mean(np.sum((X @ P_V) * X, axis=2), axis=1)
+        t_meta, t_sw = switch_time(t, qE, qV, p["meta_level"])
+        a = axis_distance(X, P_V)
+        after = t >= (t_sw if np.isfinite(t_sw) else t[-1] + 1)
+        rate, half, n_fit = decay_rate(t[after], a[after], lo, hi)
+        # a run concentrated on E (not E_V) at t_max: how long could round-off keep it there?
+        stuck = bool(not shared and qE[-1] >= p["level"])
+        horizon = float("nan")
+        if stuck and np.isfinite(t_meta):
+            k = int(np.argmin(np.abs(t - t_meta)))
+            M = np.einsum("ni,nj->ij", X[k], X[k]) / X.shape[1]
+            u = P_E @ np.linalg.eigh(M)[1][:, -1]
+            esc = mf.escape_rate(V, u / np.linalg.norm(u))
+            horizon = float(t_meta + np.log(1 / ROUND_OFF) / esc) if esc > 0 else float("inf")
+        return {"qE": qE, "qV": qV, "axis": a, "t_meta": t_meta, "t_switch": t_sw, "rate": rate,
+                "rate_halves_diff": half, "rate_samples": n_fit, "qV_final": float(qV[-1]),
+                "qE_max": float(qE.max()), "stuck_at_E": stuck, "escape_horizon": horizon}
+
+    runs = [[per_run(trajs[i * nb + k]) for k in range(nb)] for i in range(len(samples))]
+    main = runs[0]
+    ts = np.array([r["t_switch"] for r in main])
+    switched = np.isfinite(ts)
+    meta_ok = bool(all(np.isfinite(r["t_meta"]) for r in main))
+    final = np.array([r["qV_final"] for r in main])
+    rate_fit = np.array([r["rate"] for r in main])
+    rel = np.abs(rate_fit - axis_rate) / abs(axis_rate) if axis_rate != 0 else np.full(nb, np.inf)
+    spread = []
+    for k in range(nb):
+        vals = [runs[i][k]["rate"] for i in range(1, len(samples))] + [main[k]["rate"]]
+        spread.append(max(float(np.nanmax(np.abs(np.array(vals) - main[k]["rate"]))), main[k]["rate_halves_diff"])
+                      / abs(axis_rate) if np.isfinite(main[k]["rate"]) and axis_rate != 0 else float("nan"))
+    spread = np.array(spread)
+    # switch time against log beta: 95 % t-interval of the slope, widened by the spread over refinement samples
+    fit = {}
+    if switched.sum() >= 3:
+        fit = linfit(np.log(betas[switched]), ts[switched])
+        others = []
+        for i in range(1, len(samples)):
+            tsi = np.array([r["t_switch"] for r in runs[i]])
+            if np.all(np.isfinite(tsi[switched])):
+                others.append(linfit(np.log(betas[switched]), tsi[switched])["slope"])
+        u = float(max(abs(o - fit["slope"]) for o in others)) if others else 0.0
+        fit["refinement_spread"] = u
+        fit["interval"] = [float(fit["ci95"][0] - u), float(fit["ci95"][1] + u)]
+    if shared:
+        observed, threshold = float(1 - final.min()), float(1 - p["level"])
+        passed = bool(observed <= threshold and meta_ok)
+        metric = "1 - min over beta of q_V(t_max) (E = E_V: no switch is possible, concentration only)"
+        why = "V and V B^T share their dominant eigenspace: nothing to switch; pass = concentrated there"
+    else:
+        finite = np.isfinite(rel)
+        observed = float(np.max(np.where(finite, rel, 1.0)))      # no measured rate counts as a 100 % error
+        threshold = float(p["rate_tol"])
+        precise = bool(np.all(10 * spread[finite] <= threshold)) if finite.any() else False
+        passed = bool(meta_ok and np.all(switched) and np.all(final >= p["level"]) and np.all(finite)
+                      and observed <= threshold and precise)
+        metric = ("max over beta of |fitted axis rate - (v_1 - v_2)| / (v_1 - v_2) after the switch (1 where no rate "
+                  "could be fitted)")
+        problems = []
+        if not meta_ok:
+            problems.append("no metastable phase (q_E < meta_level) at some beta")
+        if not np.all(switched):
+            problems.append("no switch by t_max at beta = " + ", ".join(f"{b:g}" for b in betas[~switched])
+                            + (" (tokens stay concentrated on E: a missing switch)"
+                               if any(r["stuck_at_E"] for r in main) else ""))
+        if not np.all(finite):
+            problems.append("the axis distance never crosses the fit window after the switch")
+        why = "; ".join(problems) if problems else (
+            f"the axis rate matches v_1 - v_2 = {axis_rate:.6g} (window halves and refinement samples move it by at "
+            f"most {np.nanmax(spread):.1e}, 10x below the tolerance: {precise})")
+    resolution = [particles_per_window(N, B, float(b)) for b in betas]
     return Evidence(
-        metric="min over beta of q_V(t_max) = mean_i ||P_V x_i(t_max)||^2 (P_V: dominant eigenspace of V)",
+        metric=metric,
         observed=observed,
-        threshold=float(p["level"]),
-        reason="Conjecture 1 predicts q_V -> 1; 'concentrated' means q_V >= level (a definition, parameter "
-               "'level'); the integration error at rtol is orders of magnitude below 1 - level",
-        passed=bool(observed >= p["level"] and np.all(ok)),
-        comparison=">=",
-        numeric=final.tolist(),
-        details={"beta": betas.tolist(), "t": t.tolist(), "q_V_final": final.tolist(),
-                 "q_E_max": np.max(qE, axis=1).tolist(), "t_switch": [float(x) if np.isfinite(x) else None for x in ts],
-                 "switch_definition": "first time after argmin q_V at which q_V crosses 1/2",
-                 "scaling": fits, "V_and_VBt_share_dominant_eigenspace": same,
-                 "n_particles": p["n_particles"],
-                 "particles_per_softmax_window": [particles_per_window(p["n_particles"], B, b) for b in betas],
+        threshold=threshold,
+        reason=why,
+        passed=passed,
+        comparison="<=",
+        analytic={"axis_rate": axis_rate, "collapse_rate": rates["collapse_rate"]},
+        numeric=rate_fit.tolist(),
+        uncertainty=spread.tolist(),
+        details={"beta": betas.tolist(), "t": t.tolist(), "shared_dominant_eigenspace": shared,
+                 "V_and_VBt_share_dominant_eigenspace": shared,
+                 "q_V_final": final.tolist(), "q_E_max": [r["qE_max"] for r in main],
+                 "t_meta": [r["t_meta"] if np.isfinite(r["t_meta"]) else None for r in main],
+                 "t_switch": [float(x) if np.isfinite(x) else None for x in ts],
+                 "switched": switched.tolist(), "stuck_at_E": [r["stuck_at_E"] for r in main],
+                 "escape_horizon": [r["escape_horizon"] if np.isfinite(r["escape_horizon"]) else None for r in main],
+                 "t_max": float(p["t_max"]), "level": float(p["level"]), "meta_level": float(p["meta_level"]),
+                 "axis_rate_derived": axis_rate, "collapse_rate_derived": rates["collapse_rate"],
+                 "axis_rate_fitted": [float(x) if np.isfinite(x) else None for x in rate_fit],
+                 "axis_rate_relative_error": [float(x) if np.isfinite(x) else None for x in rel],
+                 "axis_rate_uncertainty": [float(x) if np.isfinite(x) else None for x in spread],
+                 "switch_definition": f"t_meta = first time q_E >= {p['meta_level']}; t_switch = first later time "
+                                      "q_V crosses 1/2 upwards (q_V(t_meta) < 1/2)",
+                 "t_switch_vs_log_beta": fit,
+                 "refinement": [{"n_particles": N if i == 0 else max(N // 2, 2),
+                                 "t_switch": [r["t_switch"] if np.isfinite(r["t_switch"]) else None for r in rs],
+                                 "axis_rate": [r["rate"] if np.isfinite(r["rate"]) else None for r in rs]}
+                                for i, rs in enumerate(runs)],
+                 "n_particles": N, "dimension": d, "particles_per_softmax_window": resolution,
+                 "min_per_window": float(p["min_per_window"]),
                  "integrator": f"DOPRI5(4) + projection, rtol {p['rtol']}, {p['kernel']} kernel"},
-        plots=[Plot(title="terminal phase: mass on the dominant eigenspace of V (solid) and of V B^T (dotted)",
-                    xlabel="t", ylabel="q",
-                    series=[Series(f"q_V beta={b:g}", t, q, style="-") for b, q in zip(betas, qV)]
-                    + [Series(f"q_E beta={b:g}", t, q, style=":") for b, q in zip(betas, qE)])],
+        plots=[Plot(title="terminal phase: mass on E_V (q_V, solid) and on E (q_E, dotted)", xlabel="t", ylabel="q",
+                    series=[Series(f"q_V beta={b:g}", t, r["qV"], style="-") for b, r in zip(betas, main)]
+                    + [Series(f"q_E beta={b:g}", t, r["qE"], style=":") for b, r in zip(betas, main)]),
+               Plot(title="cluster axis distance to E_V and the derived rate v_1 - v_2", xlabel="t",
+                    ylabel="|(I - P_V) e_M|", logy=True,
+                    series=[Series(f"beta={b:g}", t, np.maximum(r["axis"], 1e-17), style="-")
+                            for b, r in zip(betas, main)])],
     )

@@ -1,0 +1,292 @@
+"""Power of the Paper B Theorem-1 and Conjecture-1 checks and the verdicts of the Paper B claims: wrong rates and
+constants refute B.theorem1, a wrong Pi or a wrong C1 fails meanfield.w2_bound, a shared dominant eigenspace makes
+B.conjecture1 inconclusive, a missing switch fails meanfield.terminal_phase (and refutes the conjecture when it
+outlasts the round-off escape horizon). Small particle numbers and few betas keep it fast; the numeric side is
+memoised across reruns that only change the analytic side (as the power self-test does)."""
+from __future__ import annotations
+
+import copy
+import functools
+
+import numpy as np
+import pytest
+
+import theory.mean_field as mf
+from attnverify.mutation import Mutant, injected
+from checks.claims import CLAIMS, evaluate_claim
+from checks.framework import Result
+from checks.meanfield import terminal
+from checks.runner import plan, run_one
+from numerics.particles import simulate
+from numerics.sphere import density, mass, particles_per_window, sample
+
+W2_SMALL = dict(betas=(10.0, 31.6, 100.0), n_particles=200, min_per_window=2.0, n_refine=1, t_max=8.0, n_times=17,
+                t_inf=60.0, n_times_inf=31)
+TERM_SMALL = dict(betas=(10.0, 31.6, 100.0), n_particles=120, min_per_window=1.0, n_refine=1, t_max=24.0,
+                  n_times=97)
+_MEMO: dict = {}
+
+
+def run(check_id: str, overrides: dict, seed: int = 0) -> Result:
+    ((chk, params),) = plan([check_id], profile="quick", overrides=overrides)
+    return run_one(chk, params, seed=seed, profile="quick", memo=_MEMO.setdefault((check_id, seed), {}))
+
+
+def claim(claim_id: str, *results: Result):
+    return evaluate_claim(CLAIMS[claim_id], {r.id: r for r in results})
+
+
+def patch(attribute: str, make) -> Mutant:
+    return Mutant(f"test_{attribute}", "theory.mean_field", attribute, make, (), "test perturbation")
+
+
+def scaled(factor: float):
+    def make(orig):
+        @functools.wraps(orig)
+        def f(*a, **k):
+            return orig(*a, **k) * factor
+        return f
+    return make
+
+
+@pytest.fixture(scope="module")
+def w2_result() -> Result:
+    return run("meanfield.w2_bound", W2_SMALL)
+
+
+# ------------------------------------------------------------------------------------------ Theorem 1
+def test_w2_passes_and_theorem1_is_not_refuted(w2_result):
+    assert w2_result.verdict == "pass", w2_result.reason
+    d = w2_result.details
+    # the derived C1 (SymPy log-norm of X_inf) against the finite-difference sup of the numerical field
+    assert d["C1_derived"] == pytest.approx(1.0, abs=1e-9)          # B = diag(1, 3), V = diag(2, 1): v1 - ... at e1
+    assert d["C1_relative_difference"] <= 1e-6
+    assert d["c_fit"] == pytest.approx(d["c_derived"], rel=1e-3)
+    assert claim("B.theorem1", w2_result).verdict == "not_refuted"
+    assert claim("B.log_beta_time_scale", w2_result).verdict == "holds"
+
+
+def _inverse_square(orig):
+    @functools.wraps(orig)
+    def f(beta):
+        return np.asarray(beta, dtype=float) ** -2.0
+    return f
+
+
+@pytest.mark.parametrize("name,mutant", [
+    ("rate 1/beta^2 instead of sqrt(log(beta+1)/beta)", patch("theorem1_rate", _inverse_square)),
+    ("c x 2", patch("convergence_rate", scaled(2.0))),
+    ("c x 0.5", patch("convergence_rate", scaled(0.5)))])
+def test_wrong_rate_or_c_refutes_theorem1(name, mutant):
+    with injected(mutant):
+        r = run("meanfield.w2_bound", W2_SMALL)
+    assert r.verdict == "pass", r.reason                 # the check does not read c or the rate: the claim does
+    v = claim("B.theorem1", r)
+    assert v.verdict == "refuted", (name, v.reason)
+    assert v.condition
+
+
+def test_wrong_projection_fails_w2():
+    from attnverify.mutants import by_name
+
+    with injected(by_name("Pi_onto_V")):
+        r = run("meanfield.w2_bound", W2_SMALL)
+    assert r.verdict == "fail"
+    assert not r.details["e_window_reached"]
+
+
+@pytest.mark.parametrize("factor", [0.5, 1.01])
+def test_wrong_growth_constant_fails_w2(factor):
+    def make(orig):
+        @functools.wraps(orig)
+        def f(B, V):
+            out = dict(orig(B, V))
+            out["C1"] *= factor
+            return out
+        return f
+    with injected(patch("growth_constant", make)):
+        r = run("meanfield.w2_bound", W2_SMALL)
+    assert r.verdict == "fail"
+
+
+def test_rate_scale_fails_projection_stationary():
+    ((chk, params),) = plan(["meanfield.projection_stationary"], profile="quick", overrides={"n_traj": 2})
+    with injected(patch("convergence_rate", scaled(2.0))):
+        r = run_one(chk, params, seed=0, profile="quick")
+    assert r.verdict == "fail"
+
+
+def test_w2_refuses_an_unresolved_softmax_window():
+    import checks
+
+    with pytest.raises(checks.InputError, match="particles per softmax window"):
+        plan(["meanfield.w2_bound"], profile="quick", overrides={"n_particles": 50})
+
+
+# ------------------------------------------------------------------------------------------ Conjecture 1
+def test_terminal_switch_and_conjecture_not_refuted():
+    r = run("meanfield.terminal_phase", TERM_SMALL)
+    assert r.verdict == "pass", r.reason
+    d = r.details
+    assert all(d["switched"]) and not d["shared_dominant_eigenspace"]
+    assert all(a < s for a, s in zip(d["t_meta"], d["t_switch"]))      # the metastable phase comes first
+    v = claim("B.conjecture1", r)
+    assert v.verdict == "not_refuted", v.reason
+    lo, hi = d["t_switch_vs_log_beta"]["interval"]
+    assert 0 < lo <= d["t_switch_vs_log_beta"]["slope"] <= hi
+
+
+def test_wrong_terminal_rate_fails():
+    def make(orig):
+        @functools.wraps(orig)
+        def f(V):
+            out = dict(orig(V))
+            out["axis_rate"] *= 1.01
+            return out
+        return f
+    with injected(patch("terminal_rates", make)):
+        r = run("meanfield.terminal_phase", TERM_SMALL)
+    assert r.verdict == "fail"
+
+
+def test_shared_eigenspace_is_inconclusive():
+    r = run("meanfield.terminal_phase", {**TERM_SMALL, "V": np.diag([-2.0, 1.0])})
+    assert r.verdict == "pass", r.reason
+    assert r.details["shared_dominant_eigenspace"]
+    assert claim("B.conjecture1", r).verdict == "inconclusive"
+
+
+def test_missing_switch_fails_and_refutes(monkeypatch):
+    """The zero-temperature dynamics (beta = inf) never switches: the check fails, and its evidence refutes the
+    conjecture once t_max exceeds the round-off escape horizon t_meta + log(1e16)/(v1 - v_E)."""
+    def stuck(X0, Q, K, V, beta, times, rtol, kernel="dense"):
+        return simulate(X0, Q, K, V, np.inf, times, rtol=rtol, atol=rtol * 1e-2)
+    monkeypatch.setattr(terminal, "trajectory", stuck)
+    r = run("meanfield.terminal_phase", {**TERM_SMALL, "betas": (10.0, 31.6), "t_max": 60.0, "n_times": 121}, seed=1)
+    assert r.verdict == "fail"
+    assert all(r.details["stuck_at_E"]) and not any(r.details["switched"])
+    assert claim("B.conjecture1", r).verdict == "inconclusive"        # framework: a failed check cannot be read
+    forced = copy.copy(r)
+    forced.verdict = "pass"
+    v = claim("B.conjecture1", forced)
+    assert v.verdict == "refuted" and "escape horizon" in v.condition
+
+
+def test_conjecture_inconclusive_when_the_horizon_is_short(monkeypatch):
+    def stuck(X0, Q, K, V, beta, times, rtol, kernel="dense"):
+        return simulate(X0, Q, K, V, np.inf, times, rtol=rtol, atol=rtol * 1e-2)
+    monkeypatch.setattr(terminal, "trajectory", stuck)
+    r = run("meanfield.terminal_phase", {**TERM_SMALL, "betas": (10.0, 31.6), "t_max": 30.0, "n_times": 61}, seed=1)
+    forced = copy.copy(r)
+    forced.verdict = "pass"
+    assert claim("B.conjecture1", forced).verdict == "inconclusive"
+
+
+# ------------------------------------------------------------------------------------------ other Paper B claims
+def _with(check_id: str, details: dict) -> Result:
+    from checks.framework import Evidence
+
+    return Result(check_id, "", "", "pass", {}, 0.0,
+                  evidence=Evidence(metric="", observed=0.0, threshold=1.0, reason="", passed=True, details=details))
+
+
+def test_zero_temperature_claims_from_evidence():
+    good = {"beta": [10.0, 100.0, 1000.0], "sup_error": [0.1, 0.01, 0.001], "ratio_to_rate": [0.2, 0.05, 0.01],
+            "exponent": -1.0}
+    r = _with("meanfield.zero_temperature_limit", good)
+    assert claim("B.zero_temperature_limit", r).verdict == "holds"
+    assert claim("B.zero_temperature_rate", r).verdict == "holds"
+    bad = {**good, "sup_error": [0.1, 0.2, 0.3], "exponent": -0.2}
+    r = _with("meanfield.zero_temperature_limit", bad)
+    assert claim("B.zero_temperature_limit", r).verdict == "refuted"
+    assert claim("B.zero_temperature_rate", r).verdict == "refuted"
+
+
+def test_stationary_projection_refuted_by_a_measure_rate_mismatch(w2_result):
+    ps = _with("meanfield.projection_stationary", {"fitted_rates": [0.3333], "derived_rates": [0.3333],
+                                                   "stationarity_max": 1e-16})
+    assert claim("B.stationary_projection", ps, w2_result).verdict == "holds"
+    d = dict(w2_result.details)
+    d["c_fit"] = 0.5 * d["c_derived"]
+    assert claim("B.stationary_projection", ps, _with("meanfield.w2_bound", d)).verdict == "refuted"
+
+
+def test_log_beta_time_scale_needs_a_growing_minimum(w2_result):
+    d = dict(w2_result.details)
+    d["t_min_vs_log_beta"] = {**d["t_min_vs_log_beta"], "slope": -1.0, "ci95": [-1.2, -0.8], "intercept": 5.0}
+    assert claim("B.log_beta_time_scale", _with("meanfield.w2_bound", d)).verdict == "refuted"
+
+
+# ------------------------------------------------------------------------------------------ numerics.sphere
+def test_sphere_sampler_matches_the_density_in_d3():
+    """Rejection sampling: E[x_1 x_2] and E[x] of mu_0 against quadrature-free identities on S^2:
+    E_sigma[x x^T] = I/3 and E_sigma[x_1^2 x_2^2] = 1/15, so E_mu[x_1 x_2] = 0.4/15/1 and E_mu[x] = 0.5 a/3."""
+    X = sample(200000, 3, np.random.default_rng(3))
+    se = 1 / np.sqrt(len(X))
+    assert np.mean(X[:, 0] * X[:, 1]) == pytest.approx(0.4 / 15, abs=5 * se)
+    a = np.array([np.cos(0.3), np.sin(0.3), 0.0])
+    assert np.allclose(X.mean(axis=0), 0.5 * a / 3, atol=5 * se)
+    assert mass(3) == pytest.approx(4 * np.pi) and np.all(density(X) >= 0.3 - 1e-12)
+
+
+def test_particles_per_window_scales_like_n_over_sqrt_beta_on_the_circle():
+    B = np.diag([1.0, 3.0])
+    a, b = particles_per_window(500, B, 100.0), particles_per_window(2000, B, 1600.0)
+    assert b == pytest.approx(a, rel=1e-12)                           # n w(beta) with w ~ beta^{-1/2}
+
+
+# ------------------------------------------------------------------------------------------ any dimension
+def _model_d3():
+    """d = 3, non-diagonal: B = R diag(1, 2, 3) R^T, V = R diag(2, 0.5, 1.5) R^T (R a fixed random rotation), so
+    V B^T = R diag(2, 1, 4.5) R^T (E = R e3, c = 2.5/3) and E_V = R e1 (gap of V 0.5): a switch to see."""
+    from scipy.stats import special_ortho_group
+
+    R = special_ortho_group.rvs(3, random_state=5)
+    return dict(d=3, Q=np.eye(3), K=R @ np.diag([1.0, 2.0, 3.0]) @ R.T, V=R @ np.diag([2.0, 0.5, 1.5]) @ R.T)
+
+
+def test_w2_runs_in_d3_with_non_diagonal_matrices():
+    r = run("meanfield.w2_bound", {**_model_d3(), "betas": (10.0, 20.0, 40.0), "n_particles": 200,
+                                   "min_per_window": 0.1, "n_refine": 1, "t_max": 6.0, "n_times": 13})
+    assert r.verdict == "pass", r.reason
+    d = r.details
+    assert d["C1_derived"] == pytest.approx(d["C1_observed"], rel=1e-6)
+    assert d["c_fit"] == pytest.approx(d["c_derived"], rel=2e-3) and d["c_derived"] == pytest.approx(2.5 / 3)
+
+
+def test_terminal_switch_in_d3_with_non_diagonal_matrices():
+    r = run("meanfield.terminal_phase", {**_model_d3(), "betas": (10.0, 20.0, 40.0), "n_particles": 300,
+                                         "min_per_window": 0.1, "n_refine": 1, "t_max": 30.0, "n_times": 121})
+    assert r.verdict == "pass", r.reason
+    assert r.details["axis_rate_derived"] == pytest.approx(0.5)
+    assert all(r.details["switched"])
+
+
+# ------------------------------------------------------------------------------------------ new theory functions
+def test_growth_constant_on_hand_derived_cases():
+    """On the circle with A = V B^T diagonal, the angular velocity is omega(phi) = (a2 - a1) sin phi cos phi /
+    sqrt(b1^2 cos^2 phi + b2^2 sin^2 phi). For B = I: omega' = (a2 - a1) cos 2 phi, so C1 = sup omega' = a2 - a1.
+    For B = diag(1, 3), A = diag(2, 3): omega'(0) = (a2 - a1)/b1 = 1 is the sup (escape from the unstable e1)."""
+    assert mf.growth_constant(np.eye(2), np.diag([1.0, 3.0]))["C1"] == pytest.approx(2.0, abs=1e-10)
+    assert mf.growth_constant(np.diag([1.0, 3.0]), np.diag([2.0, 1.0]))["C1"] == pytest.approx(1.0, abs=1e-10)
+    # d = 3, B = I, A = diag(1, 2, 4) (Oja flow): for tangent v, <v, D(P_perp A x) v> = <v, A v> - <x, A x>, whose
+    # sup over x and unit v perp x is a3 - a1 = 3 (x = e1, v = e3)
+    assert mf.growth_constant(np.eye(3), np.diag([1.0, 2.0, 4.0]))["C1"] == pytest.approx(3.0, abs=1e-8)
+
+
+def test_terminal_rates_and_value_eigenspace_by_hand():
+    V = np.diag([3.0, 1.0, 0.5])
+    r = mf.terminal_rates(V)
+    assert r["axis_rate"] == pytest.approx(2.0) and r["collapse_rate"] == pytest.approx(3.0)
+    assert mf.escape_rate(V, [0.0, 1.0, 0.0]) == pytest.approx(2.0)      # v1 - v2 at the eigenvector e2
+    assert mf.escape_rate(V, [1.0, 0.0, 0.0]) == pytest.approx(-2.0)     # e1 attracts
+    assert np.allclose(mf.value_eigenspace(np.diag([1.0, 3.0, 3.0])), np.diag([0.0, 1.0, 1.0]))
+    with pytest.raises(ValueError):
+        mf.value_eigenspace(np.eye(2))
+
+
+def test_theorem1_rate_is_the_bound_coefficient():
+    b = np.array([1.0, 10.0, 1e6])
+    assert np.allclose(mf.theorem1_rate(b), np.sqrt(np.log1p(b) / b), rtol=1e-12)
+    with pytest.raises(ValueError):
+        mf.theorem1_rate(0.0)
