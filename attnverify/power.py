@@ -148,8 +148,10 @@ def _rotation(d: int, angle: float) -> np.ndarray:
     return R
 
 
-def _matrix_mismatch(transform: Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]) -> list[Mutant]:
-    """Every Paper B theory function with matrix arguments B, V evaluated at transform(B, V)."""
+def _matrix_mismatch(transform: Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]],
+                     value_only: bool = False) -> list[Mutant]:
+    """Every Paper B theory function with matrix arguments B, V evaluated at transform(B, V); with
+    ``value_only`` also the functions of V alone (the terminal phase), at the V of transform(I, V)."""
     import sympy as sp
 
     def make(original: Callable) -> Callable:
@@ -157,6 +159,10 @@ def _matrix_mismatch(transform: Callable[[np.ndarray, np.ndarray], tuple[np.ndar
 
         def call(fn, args, kwargs):
             bound = sig.bind(*args, **kwargs)
+            if "B" not in bound.arguments:
+                Vn = np.asarray(bound.arguments["V"], dtype=float)
+                bound.arguments["V"] = transform(np.eye(Vn.shape[0]), Vn)[1]
+                return fn(*bound.args, **bound.kwargs)
             B, V = bound.arguments["B"], bound.arguments["V"]
             symbolic = isinstance(B, sp.MatrixBase) or isinstance(V, sp.MatrixBase)
             Bn = np.array(B.tolist(), dtype=float) if isinstance(B, sp.MatrixBase) else np.asarray(B, dtype=float)
@@ -166,9 +172,33 @@ def _matrix_mismatch(transform: Callable[[np.ndarray, np.ndarray], tuple[np.ndar
             return fn(*bound.args, **bound.kwargs)
         return _outermost(original, call)
 
-    names = _module_functions(MF, lambda n, s: "B" in s.parameters and "V" in s.parameters
+    names = _module_functions(MF, lambda n, s: "V" in s.parameters and ("B" in s.parameters or value_only)
                               and n != "check_assumptions")
     return [Mutant(f"matrix_mismatch:{fn}", MF, fn, make, (), "") for fn in names]
+
+
+def _scale_entry(key: str, factor: float) -> Callable[[Callable], Callable]:
+    """make(original): the original's dict result with entry ``key`` times ``factor``."""
+    def make(original: Callable) -> Callable:
+        def call(fn, args, kwargs):
+            out = dict(fn(*args, **kwargs))
+            out[key] = out[key] * factor
+            return out
+        return _outermost(original, call)
+    return make
+
+
+def _beta_scale(factor: float) -> Callable[[Callable], Callable]:
+    """make(original): the original evaluated at beta x factor."""
+    def make(original: Callable) -> Callable:
+        sig = inspect.signature(original)
+
+        def call(fn, args, kwargs):
+            bound = sig.bind(*args, **kwargs)
+            bound.arguments["beta"] = np.asarray(bound.arguments["beta"], dtype=float) * factor
+            return fn(*bound.args, **bound.kwargs)
+        return _outermost(original, call)
+    return make
 
 
 def _rotate_model(delta: float) -> Callable:
@@ -266,7 +296,16 @@ FAMILIES: dict[str, Family] = {f.name: f for f in (
     Family("rate_scale", "scale", "exponential rate c x (1 + delta) (theory.mean_field.convergence_rate)",
            lambda dl: [Mutant("rate_scale", MF, "convergence_rate", _scale_result(1 + dl), (), "")]),
     Family("model_rotation", "mismatch", "Paper B theory at B, V rotated by the angle delta (the eigenspaces of "
-           "V B^T turn by delta)", lambda dl: _matrix_mismatch(_rotate_model(dl))),
+           "V B^T and of V turn by delta)", lambda dl: _matrix_mismatch(_rotate_model(dl), value_only=True)),
+    Family("C1_scale", "scale", "the growth constant C1 of Theorem 1 x (1 + delta) "
+           "(theory.mean_field.growth_constant)",
+           lambda dl: [Mutant("C1_scale", MF, "growth_constant", _scale_entry("C1", 1 + dl), (), "")]),
+    Family("theorem1_beta_mismatch", "mismatch", "the Theorem-1 rate s(beta) evaluated at beta (1 + delta) "
+           "(theory.mean_field.theorem1_rate)",
+           lambda dl: [Mutant("theorem1_beta", MF, "theorem1_rate", _beta_scale(1 + dl), (), "")]),
+    Family("axis_rate_scale", "scale", "the terminal-phase axis rate v1 - v2 x (1 + delta) "
+           "(theory.mean_field.terminal_rates)",
+           lambda dl: [Mutant("axis_rate_scale", MF, "terminal_rates", _scale_entry("axis_rate", 1 + dl), (), "")]),
     Family("top_eigenvalue", "mismatch", "Paper B theory with the top eigenvalue of V B^T raised by delta mu_1",
            lambda dl: _matrix_mismatch(_raise_top_eigenvalue(dl))),
     Family("Pi_onto_V", "fixed", "Pi onto the dominant eigenspace of V instead of V B^T", _fixed("Pi_onto_V")),
@@ -276,13 +315,16 @@ FAMILIES: dict[str, Family] = {f.name: f for f in (
 @dataclass(frozen=True)
 class Row:
     """A (check, family) row of the power table: ``target`` the required MDP (None: measured only), or
-    ``not_applicable`` with the reason the family cannot move this check's verdict by design."""
+    ``not_applicable`` with the reason the family cannot move this check's verdict by design. With ``claim``, a
+    run rejects when that claim's verdict (from this check's evidence) is ``refuted``, not when the check fails:
+    the power of a claim of a paper (an upper bound judged on its constants) rather than of our derivation."""
 
     check: str
     family: str
     target: float | None = None
     not_applicable: str = ""
     smoke: bool = False
+    claim: str = ""
 
 
 _SCALE_ZEROS = "a scale of F cannot move its zeros or the sign of F' at them: the classification is unchanged"
@@ -320,9 +362,15 @@ PLAN: tuple[Row, ...] = (
     Row("meanfield.projection_stationary", "rate_scale", 5e-3, smoke=True),
     Row("meanfield.projection_stationary", "model_rotation"),
     Row("meanfield.projection_stationary", "top_eigenvalue"),
-    Row("meanfield.w2_bound", "rate_scale"),
+    Row("meanfield.w2_bound", "C1_scale"),
+    Row("meanfield.w2_bound", "X_inf_scale"),
     Row("meanfield.w2_bound", "model_rotation", smoke=True),
     Row("meanfield.w2_bound", "Pi_onto_V"),
+    Row("meanfield.w2_bound", "rate_scale", not_applicable="the check measures the two parts of the triangle "
+        "inequality and does not read c; the claim B.theorem1 judges c (its own row)"),
+    Row("meanfield.w2_bound", "rate_scale", claim="B.theorem1"),
+    Row("meanfield.w2_bound", "theorem1_beta_mismatch", claim="B.theorem1"),
+    Row("meanfield.terminal_phase", "axis_rate_scale"),
     Row("meanfield.terminal_phase", "model_rotation", smoke=True),
     Row("meanfield.terminal_phase", "X_inf_scale", not_applicable="Conjecture 1 is about the finite-beta terminal "
         "phase (the dominant eigenspace of V); the zero-temperature field does not enter its prediction"),
@@ -340,6 +388,14 @@ def perturbed(family: Family, delta: float, params: dict | None = None) -> Itera
         for m in family.mutants(delta, params):
             stack.enter_context(injected(m))
         yield
+
+
+def _claim_verdict(claim_id: str, result) -> str:
+    """The verdict of the claim ``claim_id`` from one check's result (evaluated inside the perturbation, as a
+    run of the audit would)."""
+    from checks.claims import CLAIMS, evaluate_claim
+
+    return evaluate_claim(CLAIMS[claim_id], {result.id: result}).verdict
 
 
 def _rejected(result) -> bool:
@@ -373,31 +429,36 @@ class _Runner:
         clear_caches()
         return {s: self.run(s).verdict for s in self.seeds}
 
-    def detection(self, family: Family, delta: float) -> tuple[float, list[dict]]:
-        """Fraction of (sign, seed) runs rejected at ``delta``; the per-run verdicts."""
+    def detection(self, family: Family, delta: float, claim: str = "") -> tuple[float, list[dict]]:
+        """Fraction of (sign, seed) runs rejected at ``delta`` (with ``claim``: that claim refuted); the runs."""
         signs = (1.0, -1.0) if family.laddered else (1.0,)
         runs = []
         for sgn in signs:
             with perturbed(family, sgn * delta, self.params):
                 for s in self.seeds:
                     r = self.run(s)
-                    runs.append({"delta": sgn * delta, "seed": s, "verdict": r.verdict,
-                                 "observed": r.observed, "threshold": r.threshold, "error": r.error,
-                                 "rejected": _rejected(r)})
+                    row = {"delta": sgn * delta, "seed": s, "verdict": r.verdict, "observed": r.observed,
+                           "threshold": r.threshold, "error": r.error}
+                    if claim:
+                        row["claim_verdict"] = _claim_verdict(claim, r)
+                        row["rejected"] = row["claim_verdict"] == "refuted"
+                    else:
+                        row["rejected"] = _rejected(r)
+                    runs.append(row)
         return sum(x["rejected"] for x in runs) / len(runs), runs
 
 
 def measure_row(row: Row, runner: _Runner, ladder: Sequence[float] = LADDER) -> dict:
     """The power of one (check, family): MDP, the detection rate of every delta tried, the runs."""
     family = FAMILIES[row.family]
-    out: dict[str, Any] = {"check": row.check, "family": row.family, "kind": family.kind,
-                           "description": family.description, "target": row.target}
+    out: dict[str, Any] = {"check": row.check, "family": row.family, "claim": row.claim or None,
+                           "kind": family.kind, "description": family.description, "target": row.target}
     if row.not_applicable:
         return {**out, "applicable": False, "reason": row.not_applicable, "mdp": None, "meets_target": None,
                 "rates": {}}
     start = time.perf_counter()
     if not family.laddered:
-        rate, runs = runner.detection(family, 0.0)
+        rate, runs = runner.detection(family, 0.0, row.claim)
         return {**out, "applicable": True, "mdp": None, "rejected_at_every_seed": rate == 1.0,
                 "meets_target": rate == 1.0, "rates": {"fixed": rate}, "runs": runs,
                 "seconds": round(time.perf_counter() - start, 1)}
@@ -410,7 +471,7 @@ def measure_row(row: Row, runner: _Runner, ladder: Sequence[float] = LADDER) -> 
 
     def tried(k: int) -> float:
         if ladder[k] not in rates:
-            rates[ladder[k]], runs = runner.detection(family, ladder[k])
+            rates[ladder[k]], runs = runner.detection(family, ladder[k], row.claim)
             all_runs.extend(runs)
         return rates[ladder[k]]
 
@@ -495,7 +556,7 @@ def smoke(check_ids: Sequence[str] | None = None, *, seed: int = 0, profile: str
         base = runner.baseline()[seed]
         family = FAMILIES[row.family]
         delta = row.target if row.target is not None else (0.1 if family.laddered else 0.0)
-        rate, runs = runner.detection(family, delta)
+        rate, runs = runner.detection(family, delta, row.claim)
         out.append({"check": row.check, "family": row.family, "delta": delta, "baseline": base,
                     "detection_rate": rate, "runs": runs, "ok": base == "pass" and rate == 1.0})
     clear_caches()
@@ -516,7 +577,8 @@ def table(result: dict) -> str:
         tgt = "" if r["target"] is None else f"{r['target']:g}"
         flag = "" if r["meets_target"] is not False else "  << target missed"
         rates = ", ".join(f"{k}: {v:.2f}" for k, v in r["rates"].items()) or r.get("reason", "")
-        lines.append(f"{r['check']:<34} {r['family']:<24} {mdp:>8} {tgt:>8}  {rates}{flag}")
+        name = r["check"] + (f" -> {r['claim']}" if r.get("claim") else "")
+        lines.append(f"{name:<34} {r['family']:<24} {mdp:>8} {tgt:>8}  {rates}{flag}")
     lines.append("-" * 110)
     lines.append(f"profile {result['profile']}, seeds {result['seeds']}, {result['seconds']:.0f} s; MDP: smallest "
                  "delta rejected at every seed and both signs")

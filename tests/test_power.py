@@ -96,7 +96,7 @@ class _FakeRunner:
     def __init__(self, cut: float) -> None:
         self.cut, self.tried = cut, []
 
-    def detection(self, family, delta):
+    def detection(self, family, delta, claim=""):
         self.tried.append(delta)
         return (1.0 if delta >= self.cut else 0.0), []
 
