@@ -126,7 +126,7 @@ def equilibria_stability(p: dict, ctx: Context) -> Evidence:
     return Evidence(
         metric="equilibria (and -xi threshold tests) whose ODE behaviour contradicts the certified stability",
         observed=float(mismatches), threshold=0.0,
-        reason=("exact comparison: the certified class (sign of F' enclosed by interval arithmetic) must equal the "
+        reason=("exact comparison: the certified class (sign of F' enclosed by Arb ball arithmetic) must equal the "
                 "behaviour of the ODE (DOP853, rtol 1e-12) run to t = 12/|F'|; in 1-D the flow is monotone, so "
                 "'towards' (distance halved) vs 'away' (doubled) is decided far above the integration error"),
         passed=mismatches == 0,
@@ -145,6 +145,9 @@ def equilibria_stability(p: dict, ctx: Context) -> Evidence:
             "theta_star_sign_changes_fixed": S.minus_xi_sign_changes(vals, "fixed", fs),
             "threshold_tests": threshold_rows,
             "paper_claims_at_these_params": claims,
+            "certificates": [e.certificate for e in eqs if e.certificate]
+            + [c for c in (S.minus_xi_certificate(vals, "fixed", fs), S.minus_xi_certificate(vals, "symmetric", fs))
+               if c is not None],
         },
         plots=plots,
     )

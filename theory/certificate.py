@@ -1,0 +1,48 @@
+"""Certificates: what a computation in ball arithmetic (FLINT/Arb via python-flint) has proven.
+
+A certificate is a plain dict (it goes into the JSON report as is):
+
+* ``quantity``   -- the name of the certified quantity (e.g. ``"rho*"``, ``"theta*"``, ``"gap"``);
+* ``proven``     -- the statement that holds rigorously (e.g. "J' has exactly one zero in [lo, hi]");
+* ``enclosure``  -- [lo, hi], floats rounded outward (the true value lies in it);
+* ``width``      -- hi - lo;
+* ``prec_bits``  -- the working precision of the ball arithmetic;
+* ``library``    -- the library and version that did the arithmetic;
+* ``text``       -- one line for the report ("certified: rho* in [-0.54231, -0.54229], unique in [...]").
+"""
+from __future__ import annotations
+
+import math
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
+
+import flint
+
+LIBRARY = f"python-flint {flint.__version__} (FLINT/Arb ball arithmetic)"
+
+
+def lower(x: "flint.arb") -> float:
+    """A float <= every point of the ball x (outward rounding: one ulp below the converted lower end)."""
+    return math.nextafter(float(x.lower()), -math.inf)
+
+
+def upper(x: "flint.arb") -> float:
+    """A float >= every point of the ball x."""
+    return math.nextafter(float(x.upper()), math.inf)
+
+
+def interval_text(lo: float, hi: float, digits: int = 6) -> str:
+    """[lo, hi] printed with ``digits`` significant digits, rounded outward (the printed interval contains it)."""
+    def fmt(v: float, rounding: str) -> str:
+        if v == 0 or not math.isfinite(v):
+            return f"{v:g}"
+        x = Decimal(v)                                   # exact binary value
+        q = Decimal(1).scaleb(x.adjusted() - digits + 1)
+        return f"{x.quantize(q, rounding=rounding).normalize():g}"
+    return f"[{fmt(lo, ROUND_FLOOR)}, {fmt(hi, ROUND_CEILING)}]"
+
+
+def certificate(quantity: str, proven: str, lo: float, hi: float, prec_bits: int, extra: str = "") -> dict:
+    """The certificate dict (module docstring) for a quantity enclosed in [lo, hi]."""
+    text = f"certified: {quantity} in {interval_text(lo, hi)}" + (f", {extra}" if extra else "")
+    return {"quantity": quantity, "proven": proven, "enclosure": [lo, hi], "width": hi - lo,
+            "prec_bits": int(prec_bits), "library": LIBRARY, "text": text}
