@@ -13,6 +13,7 @@ A certificate is a plain dict (it goes into the JSON report as is):
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 
 import flint
@@ -30,6 +31,18 @@ def upper(x: "flint.arb") -> float:
     return math.nextafter(float(x.upper()), math.inf)
 
 
+def lower_q(q) -> float:
+    """A float <= the exact rational q (SymPy Rational or Fraction)."""
+    v = float(q)
+    return v if Fraction(v) <= Fraction(int(q.p), int(q.q)) else math.nextafter(v, -math.inf)
+
+
+def upper_q(q) -> float:
+    """A float >= the exact rational q."""
+    v = float(q)
+    return v if Fraction(v) >= Fraction(int(q.p), int(q.q)) else math.nextafter(v, math.inf)
+
+
 def interval_text(lo: float, hi: float, digits: int = 6) -> str:
     """[lo, hi] printed with ``digits`` significant digits, rounded outward (the printed interval contains it)."""
     def fmt(v: float, rounding: str) -> str:
@@ -43,6 +56,8 @@ def interval_text(lo: float, hi: float, digits: int = 6) -> str:
 
 def certificate(quantity: str, proven: str, lo: float, hi: float, prec_bits: int, extra: str = "") -> dict:
     """The certificate dict (module docstring) for a quantity enclosed in [lo, hi]."""
-    text = f"certified: {quantity} in {interval_text(lo, hi)}" + (f", {extra}" if extra else "")
+    mag = max(abs(lo), abs(hi))
+    digits = 6 if mag == 0 or hi <= lo else min(10, max(6, 2 + math.ceil(math.log10(mag / (hi - lo)))))
+    text = f"certified: {quantity} in {interval_text(lo, hi, digits)}" + (f", {extra}" if extra else "")
     return {"quantity": quantity, "proven": proven, "enclosure": [lo, hi], "width": hi - lo,
             "prec_bits": int(prec_bits), "library": LIBRARY, "text": text}

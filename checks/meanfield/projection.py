@@ -128,7 +128,9 @@ def projection_stationary(p: dict, ctx: Context) -> Evidence:
                  "rate_window_lower_half": lower.tolist(), "rate_window_upper_half": upper.tolist(),
                  "rate_coarse_rtol": coarse.tolist(), "window_spread": spread,
                  "x0": X0.tolist(), "Pi_x0": targets.tolist(), "t_max": t_max, "dim_E": spec.dim_E,
-                 "final_distance": fine[:, -1].tolist()},
+                 "final_distance": fine[:, -1].tolist(),
+                 "P_E_error_bound": spec.P_E_error, "cluster_tolerance": spec.cluster_tol,
+                 "certificates": [dict(c) for c in spec.certificates]},
         plots=[Plot(title="|x(t) - Pi(x0)| and the derived exponential rate", xlabel="t",
                     ylabel="distance", logy=True,
                     series=[s for i, dd in enumerate(fine) for s in (
