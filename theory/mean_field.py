@@ -311,7 +311,7 @@ def _spectrum_float(kB: tuple, kV: tuple) -> Spectrum:
         if len(comps) < 2:
             lo, hi = C.lower(comps[0][1]), C.upper(comps[0][2])
             raise ValueError(f"V B^T has no spectral gap that can be resolved: all {d} eigenvalues lie in one cluster "
-                             f"[{lo:.6g}, {hi:.6g}] (eigenvalues closer than {tol:.1e} = 64 d eps |V|_F |B|_F are "
+                             f"{C.interval_text(lo, hi, 17)} (eigenvalues closer than {tol:.1e} = 64 d eps |V|_F |B|_F are "
                              "not distinguished for floating-point input)")
         top, second = comps[0], comps[1]
         gap_lo, gap_hi = top[1] - second[2], top[2] - second[1]
