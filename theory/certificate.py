@@ -22,13 +22,18 @@ LIBRARY = f"python-flint {flint.__version__} (FLINT/Arb ball arithmetic)"
 
 
 def lower(x: "flint.arb") -> float:
-    """A float <= every point of the ball x (outward rounding: one ulp below the converted lower end)."""
-    return math.nextafter(float(x.lower()), -math.inf)
+    """A float <= every point of the ball x (outward rounding: one ulp below the converted lower end, unless the
+    end is exactly a float)."""
+    end = x.lower()
+    v = float(end)
+    return v if end == flint.arb(v) else math.nextafter(v, -math.inf)
 
 
 def upper(x: "flint.arb") -> float:
     """A float >= every point of the ball x."""
-    return math.nextafter(float(x.upper()), math.inf)
+    end = x.upper()
+    v = float(end)
+    return v if end == flint.arb(v) else math.nextafter(v, math.inf)
 
 
 def lower_q(q) -> float:

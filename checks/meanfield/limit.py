@@ -11,7 +11,8 @@ import numpy as np
 
 import theory.mean_field as mf
 from checks.framework import Context, Evidence, Param, Plot, Series, check
-from checks.meanfield._model import MODEL_PARAMS, model_matrices, validate_betas, validate_model
+from checks.meanfield._model import (D3_PARAM, MODEL_PARAMS, model_matrices,
+                                      validate_betas, validate_model, with_d3_case)
 from numerics.laplace import laplace_certificate, laplace_field_certified, standard_density
 
 
@@ -54,16 +55,20 @@ def _validate(p: dict) -> None:
     claim="As beta -> inf the mean-field field X_beta[mu] converges to the explicit zero-temperature field "
           "P_perp_x V B^T x/||B^T x||, with sup_x error O(sqrt(log(beta+1)/beta)).",
     source="Paper B, claim 1",
-    params=[*MODEL_PARAMS,
+    params=[*MODEL_PARAMS, D3_PARAM,
             Param("betas", "floats", (1e1, 1e2, 1e3, 1e4, 1e5, 1e6), "inverse temperatures (increasing)",
                   low=0.0, low_open=True),
             Param("n_grid", int, 12, "points x on S^{d-1} for the sup (circle: randomly shifted equispaced grid; "
                   "d >= 3: uniform random points)", low=4),
             Param("dps", int, 20, "working digits of the certified quadrature (ball arithmetic)", low=15, high=60)],
-    paper={"n_grid": 64, "dps": 30, "betas": (1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8)},
+    paper={"also_d3": True, "n_grid": 64, "dps": 30, "betas": (1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8)},
     validate=_validate,
 )
 def zero_temperature_limit(p: dict, ctx: Context) -> Evidence:
+    return with_d3_case(_zero_temperature_limit, p, ctx)
+
+
+def _zero_temperature_limit(p: dict, ctx: Context) -> Evidence:
     betas = validate_betas(p["betas"], 3)
     B, V = model_matrices(p)
     n = p["n_grid"]
