@@ -11,6 +11,11 @@ gamma = mu_1 - mu_2 > 0 between the largest eigenvalue mu_1 and the next distinc
   functional L = |P_{E^perp} x|^2 / |P_E x|^2 with dL/dt <= -2 gamma L / sigma_max(B) (a bound).
 * Theorem-1 bound b(beta, t) = K (sqrt(log(beta+1)/beta) e^{C1 t} + e^{-c t}), its optimal time and value.
 
+Spectral data (:func:`spectrum`): exact input (SymPy/rational matrices) keeps exact arithmetic; floating-point
+input (any d) gets eigenvalue clusters, the invariant subspace of the top cluster and the gap certified in
+FLINT/Arb ball arithmetic (python-flint), with certificates (theory.certificate).  E is the invariant subspace of
+the top cluster, so a double top eigenvalue split by rounding gives dim E = 2.
+
 Everything symbolic is derived lazily (``functools.lru_cache``); importing the module does no SymPy work.
 Non-symmetric V B^T is rejected (ValueError), it is not handled.
 """
@@ -385,7 +390,8 @@ def spectrum(B, V) -> Spectrum:
 
 def check_assumptions(B, V) -> None:
     """Raise ValueError naming the violated assumption: shapes (square, equal, d >= 2), finite real
-    entries, B invertible, V B^T symmetric, spectral gap gamma = mu_1 - mu_2 > 0 (TypeError: wrong type)."""
+    entries, B invertible, V B^T symmetric, a spectral gap between the top eigenvalue (cluster, for
+    floating-point input) and the rest (TypeError: wrong type)."""
     spectrum(B, V)
 
 
