@@ -282,6 +282,8 @@ def _spectrum_float(kB: tuple, kV: tuple) -> Spectrum:
     Bn, Vn = _to_numpy(B), _to_numpy(V)
     sv = np.linalg.svd(Bn, compute_uv=False)
     smax, smin = float(sv[0]), float(sv[-1])
+    if smax == 0:
+        raise ValueError("B = Q^T K is singular (B = 0; assumption: B invertible)")
     if smin <= _COND_MIN * smax:
         raise ValueError(f"B = Q^T K is singular to double precision (sigma_min/sigma_max = {smin / smax:.1e})")
     # classical ball Gram-Schmidt loses about 1.3 bits per column (wrapping): 2 d guard bits
