@@ -53,22 +53,25 @@ def select(ids: list[str] | None) -> list[Check]:
 
 def plan(ids: list[str] | None = None, *, profile: str = "quick",
          overrides: dict[str, Any] | None = None) -> list[tuple[Check, dict]]:
-    """Validate everything a run needs before anything runs: ids, profile, overrides, parameters."""
+    """Validate everything a run needs before anything runs: ids, profile, overrides, parameters.
+
+    All problems of the overrides (unknown keys, invalid values for any selected check) are collected and
+    raised together as one :class:`InputError` (one line, joined by '; ')."""
     if profile not in PROFILES:
         raise InputError(f"unknown profile {profile!r} (choose from {', '.join(PROFILES)})")
     overrides = dict(overrides or {})
     chosen = select(ids)
     known = {p.name for c in chosen for p in c.params}
-    for key in overrides:
-        if key not in known:
-            raise InputError(f"unknown parameter {key!r} for the selected checks")
+    problems = [f"unknown parameter {key!r} for the selected checks" for key in overrides if key not in known]
     plans = []
     for c in chosen:
         mine = {k: v for k, v in overrides.items() if c.param(k) is not None}
         try:
             plans.append((c, c.resolve(profile, mine)))
         except InputError as exc:
-            raise InputError(f"{c.id}: {exc}") from None
+            problems.append(f"{c.id}: {exc}")
+    if problems:   # every problem of the whole command line at once, on one line
+        raise InputError("; ".join(problems))
     return plans
 
 

@@ -40,10 +40,13 @@ def test_limit_fails_with_a_wrong_zero_temperature_field(monkeypatch):
     assert r.verdict == "fail"
 
 
-def test_limit_rejects_d3():
-    with pytest.raises(checks.InputError):
-        checks.run(["meanfield.zero_temperature_limit"], overrides={"d": 3, "Q": np.eye(3), "K": np.diag([1, 2, 3.0]),
-                                                                     "V": np.diag([3, 2, 1.0])})
+def test_limit_runs_in_d3_and_rejects_mismatched_shapes():
+    r = checks.run(["meanfield.zero_temperature_limit"], overrides={"d": 3, "Q": np.eye(3), "K": np.diag([1, 2, 3.0]),
+                                                                     "V": np.diag([3, 2, 1.0])}).results[0]
+    assert r.verdict == "pass", (r.error, r.observed, r.threshold)
+    with pytest.raises(checks.InputError, match="V has shape"):
+        checks.run(["meanfield.zero_temperature_limit"], overrides={"d": 3, "Q": np.eye(3), "K": np.eye(3),
+                                                                     "V": np.eye(2)})
 
 
 # ------------------------------------------------------------------------------ W2 bound

@@ -11,6 +11,11 @@ gamma = mu_1 - mu_2 > 0 between the largest eigenvalue mu_1 and the next distinc
   functional L = |P_{E^perp} x|^2 / |P_E x|^2 with dL/dt <= -2 gamma L / sigma_max(B) (a bound).
 * Theorem-1 bound b(beta, t) = K (sqrt(log(beta+1)/beta) e^{C1 t} + e^{-c t}), its optimal time and value.
 
+Spectral data (:func:`spectrum`): exact input (SymPy/rational matrices) keeps exact arithmetic; floating-point
+input (any d) gets eigenvalue clusters, the invariant subspace of the top cluster and the gap certified in
+FLINT/Arb ball arithmetic (python-flint), with certificates (theory.certificate).  E is the invariant subspace of
+the top cluster, so a double top eigenvalue split by rounding gives dim E = 2.
+
 Everything symbolic is derived lazily (``functools.lru_cache``); importing the module does no SymPy work.
 Non-symmetric V B^T is rejected (ValueError), it is not handled.
 """
@@ -20,9 +25,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable
 
+import flint
 import mpmath as mp
 import numpy as np
 import sympy as sp
+from flint import arb, arb_mat
+
+import theory.certificate as C
 
 from theory.derivation import Step
 
@@ -90,9 +99,16 @@ def _key(M: sp.Matrix) -> tuple:
 
 @dataclass(frozen=True)
 class Spectrum:
-    """Spectral data of A = V B^T (symmetric): distinct eigenvalues mu (descending, mpf), their
-    multiplicities, the spectral projectors P_k (Sylvester: prod_{j!=k} (A - mu_j)/(mu_k - mu_j)),
-    the gap gamma = mu_1 - mu_2 and the extreme singular values of B."""
+    """Spectral data of A = V B^T (symmetric): eigenvalue clusters mu (descending, mpf: the cluster's value),
+    their multiplicities (eigenvalues in the cluster), the orthogonal projectors P_k onto the clusters' invariant
+    subspaces, the gap gamma = mu_1 - mu_2 between the top cluster and the next, and the extreme singular
+    values of B.
+
+    Exact (rational) input: the clusters are the distinct exact eigenvalues (SymPy real roots of the
+    characteristic polynomial), P_k the Sylvester projectors.  Floating-point input: see :func:`spectrum`;
+    ``enclosures`` (per cluster), ``gap_enclosure`` and ``P_E_error`` (a rigorous bound on the 2-norm distance
+    of ``P_E`` from the true projector) are certified in Arb ball arithmetic; ``certificates`` holds the
+    theory.certificate dicts; ``cluster_tol`` is the tolerance below which eigenvalues are not distinguished."""
 
     A: sp.Matrix
     B: sp.Matrix
@@ -102,6 +118,12 @@ class Spectrum:
     gap: float
     sigma_max: float
     sigma_min: float
+    exact: bool = True
+    enclosures: tuple = ()
+    gap_enclosure: tuple | None = None
+    P_E_error: float = 0.0
+    cluster_tol: float = 0.0
+    certificates: tuple = ()
 
     @property
     def d(self) -> int:
@@ -117,6 +139,8 @@ class Spectrum:
 
 
 def _to_numpy(M) -> np.ndarray:
+    if isinstance(M, np.ndarray):
+        return np.array(M, dtype=float)
     return np.array([[float(M[i, j]) for j in range(M.cols)] for i in range(M.rows)])
 
 
@@ -168,23 +192,208 @@ def _spectrum_cached(kB: tuple, kV: tuple) -> Spectrum:
                 if j != k:
                     P = P * (Am - mj * mp.eye(d)) / (mk - mj)
             projs.append(P)
+    encl, gap_encl, certs = _exact_certificates(A, eig)
     return Spectrum(A=A, B=B, mu=tuple(mus), multiplicity=tuple(m for _, m in eig),
-                    projectors=tuple(projs), gap=float(gap), sigma_max=smax, sigma_min=smin)
+                    projectors=tuple(projs), gap=float(gap), sigma_max=smax, sigma_min=smin,
+                    enclosures=encl, gap_enclosure=gap_encl, certificates=certs)
+
+
+def _exact_certificates(A: sp.Matrix, eig: list) -> tuple[tuple, tuple, tuple]:
+    """Rational isolating intervals of the distinct eigenvalues of the exact A (SymPy real-root isolation of the
+    characteristic polynomial, width <= 1e-20), the gap enclosure and their certificates."""
+    x = sp.Symbol("x")
+    ivs = sorted(sp.Poly(A.charpoly(x).as_expr(), x).intervals(eps=sp.Rational(1, 10**20)),
+                 key=lambda t: -t[0][1])
+    encl = tuple((C.lower_q(a), C.upper_q(b)) for (a, b), _ in ivs)
+    (a1, b1), (a2, b2) = ivs[0][0], ivs[1][0]
+    gap_encl = (C.lower_q(a1 - b2), C.upper_q(b1 - a2))
+    lib = f"SymPy {sp.__version__} (exact rational real-root isolation)"
+    certs = (dict(C.certificate("mu_1", f"the largest eigenvalue of V B^T (multiplicity {eig[0][1]}, exact) lies in the "
+                                "enclosure", *encl[0], 0, f"dim E = {eig[0][1]}, exact"), library=lib),
+             dict(C.certificate("gap", "mu_1 - mu_2 lies in the enclosure", *gap_encl, 0, "exact"), library=lib))
+    return encl, gap_encl, certs
+
+
+_ARB_PREC = 128       # bits of the ball arithmetic of the certified spectral data
+_CLUSTER_ULPS = 64    # float input: eigenvalues within 64 d eps |V|_F |B|_F are one cluster
+
+
+def _float_input(M) -> bool:
+    """True for floating-point input (a float array, or a list holding floats); SymPy matrices, integer arrays and
+    lists of ints/Fractions/SymPy rationals are exact input."""
+    if isinstance(M, sp.MatrixBase):
+        return False
+    arr = np.asarray(M)
+    if arr.dtype.kind in "iub":
+        return False
+    if arr.dtype == object:
+        return any(isinstance(e, (float, np.floating)) or (isinstance(e, sp.Float)) for e in arr.ravel())
+    return True
+
+
+def _fro(M: np.ndarray) -> float:
+    """Frobenius norm without overflow (scaled by the largest entry)."""
+    m = float(np.max(np.abs(M)))
+    return m * float(np.linalg.norm(M / m)) if m > 0 else 0.0
+
+
+def _gram_schmidt(U: np.ndarray) -> list[list]:
+    """Columns of the exact Gram-Schmidt orthonormalisation of the float matrix U, enclosed in Arb balls
+    (the exact result is an orthonormal matrix; every ball contains its entry)."""
+    d, k = U.shape
+    cols: list[list] = []
+    for j in range(k):
+        v = [arb(float(U[i, j])) for i in range(d)]
+        for q in cols:
+            c = sum((qi * vi for qi, vi in zip(q, v)), arb(0))
+            v = [vi - c * qi for vi, qi in zip(v, q)]
+        n = sum((vi * vi for vi in v), arb(0)).sqrt()
+        cols.append([vi / n for vi in v])
+    return cols
+
+
+def _gershgorin(M: "arb_mat", idx: list[int]) -> list[tuple[arb, arb]]:
+    """Gershgorin intervals (as ball pairs lower, upper) of the symmetric ball matrix M restricted to
+    rows/columns idx: every eigenvalue of the exact restricted matrix lies in their union."""
+    ivs = []
+    for i in idx:
+        r = sum((abs(M[i, j]) for j in idx if j != i), arb(0))
+        ivs.append((M[i, i] - r, M[i, i] + r))
+    return ivs
+
+
+@lru_cache(maxsize=64)
+def _spectrum_float(kB: tuple, kV: tuple) -> Spectrum:
+    """Clusters, their invariant subspaces and the gap for floating-point input, certified in Arb.
+
+    1. A = V B^T is formed in ball arithmetic (128 bits) and symmetrised; U = NumPy's eigh eigenvectors.
+    2. Q = exact Gram-Schmidt of U (enclosed in balls; the exact Q is orthonormal), M = Q^T A Q (balls): M has
+       exactly the eigenvalues of A.  Gershgorin: every eigenvalue lies in the union of the intervals
+       [M_ii - r_i, M_ii + r_i], r_i = sum_{j != i} |M_ij|, and a connected union of k intervals holds exactly k
+       eigenvalues.  Intervals that overlap or lie within ``cluster_tol`` = 64 d eps |V|_F |B|_F (the rounding of
+       float input) of each other form one cluster.
+    3. Invariant subspace of the top cluster (indices I, k = |I|): P_E ~ Q_I Q_I^T.  Davis-Kahan sin-theta
+       theorem: with R = A Q_I - Q_I M_II = Q_J M_JI, the eigenvalues of M_II in [a, b] (Gershgorin of M_II) and
+       the rest of the spectrum below a - delta, ||P_E - Q_I Q_I^T||_2 <= ||M_JI||_F / delta.
+    """
+    d = kB[0]
+    B = sp.Matrix(d, d, list(kB[1]))
+    V = sp.Matrix(d, d, list(kV[1]))
+    Bn, Vn = _to_numpy(B), _to_numpy(V)
+    sv = np.linalg.svd(Bn, compute_uv=False)
+    smax, smin = float(sv[0]), float(sv[-1])
+    if smax == 0:
+        raise ValueError("B = Q^T K is singular (B = 0; assumption: B invertible)")
+    if smin <= _COND_MIN * smax:
+        raise ValueError(f"B = Q^T K is singular to double precision (sigma_min/sigma_max = {smin / smax:.1e})")
+    # classical ball Gram-Schmidt loses about 1.3 bits per column (wrapping): 2 d guard bits
+    with flint.ctx.workprec(_ARB_PREC + 2 * d):
+        Aa = arb_mat(Vn.tolist()) * arb_mat(Bn.tolist()).transpose()
+        An = np.array([[float(Aa[i, j].mid()) for j in range(d)] for i in range(d)])
+        scale = float(np.max(np.abs(An))) or 1.0
+        asym = float(np.max(np.abs(An - An.T)))
+        if asym > _SYM_RTOL * scale:
+            raise ValueError(f"V B^T is not symmetric (max |A - A^T| = {asym:.2e}); "
+                             "the model assumes a symmetric V B^T")
+        As = (Aa + Aa.transpose()) * arb(0.5)
+        w, U = np.linalg.eigh((An + An.T) / 2)
+        order = np.argsort(w)[::-1]
+        U = U[:, order]
+        cols = _gram_schmidt(U)
+        Q = arb_mat([[cols[j][i] for j in range(d)] for i in range(d)])
+        M = Q.transpose() * As * Q
+        tol = _CLUSTER_ULPS * d * float(np.finfo(float).eps) * _fro(Vn) * _fro(Bn)
+        ivs = _gershgorin(M, list(range(d)))
+        # clusters: sweep the intervals by lower end, merging overlaps and gaps <= tol
+        by_lo = sorted(range(d), key=lambda i: float(ivs[i][0].lower()))
+        comps: list[list] = []
+        for i in by_lo:
+            lo, hi = ivs[i][0].lower(), ivs[i][1].upper()
+            if comps and float(lo) <= float(comps[-1][2]) + tol:
+                comps[-1][0].append(i)
+                comps[-1][2] = max(comps[-1][2], hi)
+            else:
+                comps.append([[i], lo, hi])
+        comps.sort(key=lambda c: -float(c[2]))
+        if len(comps) < 2:
+            lo, hi = C.lower(comps[0][1]), C.upper(comps[0][2])
+            raise ValueError(f"V B^T has no spectral gap that can be resolved: all {d} eigenvalues lie in one cluster "
+                             f"{C.interval_text(lo, hi, 17)} (eigenvalues closer than {tol:.1e} = 64 d eps |V|_F |B|_F are "
+                             "not distinguished for floating-point input)")
+        top, second = comps[0], comps[1]
+        gap_lo, gap_hi = top[1] - second[2], top[2] - second[1]
+        I = sorted(top[0])
+        J = [j for j in range(d) if j not in I]
+        # Davis-Kahan: spectrum of M_II vs the rest (all below second's upper end)
+        ivs_I = _gershgorin(M, I)
+        a = min((iv[0] for iv in ivs_I), key=lambda x: float(x.lower()))
+        delta = a - second[2]
+        if not delta > 0:
+            raise ValueError(f"V B^T: the gap between the top eigenvalue cluster and the rest is not resolvable "
+                             f"(gap in [{C.lower(gap_lo):.3g}, {C.upper(gap_hi):.3g}], cluster tolerance {tol:.1e})")
+        res = sum((M[j, i] * M[j, i] for j in J for i in I), arb(0)).sqrt()
+        sin_theta = res / delta
+        mus, projs, encl = [], [], []
+        for n, comp in enumerate(comps):
+            idx = sorted(comp[0])
+            val = sum((M[i, i] for i in idx), arb(0)) / len(idx)
+            mus.append(mp.mpf(float(val.mid())))
+            encl.append((C.lower(comp[1]), C.upper(comp[2])))
+            if n == 0:   # the top cluster's projector in balls (for its certificate)
+                projs.append([[sum((cols[k][r] * cols[k][c] for k in idx), arb(0)) for c in range(d)]
+                              for r in range(d)])
+            else:        # the others as floats (used by the closed-form flow only)
+                projs.append(U[:, idx] @ U[:, idx].T)
+        P_top = projs[0]
+        P_float = [[float(e.mid()) for e in row] for row in P_top]
+        round_err = sum((abs(P_top[r][c] - P_float[r][c]) ** 2 for r in range(d) for c in range(d)), arb(0)).sqrt()
+        pe_err = C.upper(sin_theta + round_err)
+        projectors = (np.array(P_float),) + tuple(projs[1:])
+        g_lo, g_hi = C.lower(gap_lo), C.upper(gap_hi)
+        delta_lo = C.lower(delta)
+    k = len(I)
+    certs = (
+        C.certificate("mu_1 (top cluster)", f"the {k} largest eigenvalues of V B^T lie in the enclosure and every "
+                      "other eigenvalue lies below it (Gershgorin on Q^T A Q, Q exactly orthonormal)",
+                      *encl[0], _ARB_PREC, f"{k} eigenvalue(s), dim E = {k}"),
+        C.certificate("gap", "the distance between the top cluster and the next eigenvalue lies in the enclosure",
+                      g_lo, g_hi, _ARB_PREC, f"cluster tolerance {tol:.1e}"),
+        dict(C.certificate("||P_E - P_E(float)||_2", "the orthogonal projector onto the invariant subspace of the "
+                           "top cluster is within this 2-norm distance of the returned P_E (Davis-Kahan sin-theta "
+                           "bound ||M_JI||_F / delta plus rounding)", 0.0, pe_err, _ARB_PREC),
+             text=f"certified: ||P_E - P_E(float)||_2 <= {pe_err:.2e} (dim E = {k}, Davis-Kahan, "
+                  f"delta >= {delta_lo:.3g})"),
+    )
+    A = V * B.T
+    return Spectrum(A=(A + A.T) / 2 if A != A.T else A,
+                    B=B, mu=tuple(mus), multiplicity=tuple(len(c[0]) for c in comps), projectors=projectors,
+                    gap=float(mus[0] - mus[1]), sigma_max=smax, sigma_min=smin, exact=False,
+                    enclosures=tuple(encl), gap_enclosure=(g_lo, g_hi), P_E_error=pe_err, cluster_tol=tol,
+                    certificates=certs)
 
 
 def spectrum(B, V) -> Spectrum:
-    """Validated spectral data of A = V B^T (see ``check_assumptions``)."""
+    """Validated spectral data of A = V B^T (see ``check_assumptions``).
+
+    Exact input (SymPy matrices, integer arrays, lists of ints/rationals): exact eigenvalues and Sylvester
+    projectors (SymPy), a gap of any size is resolved.  Floating-point input: eigenvalue clusters certified in
+    Arb ball arithmetic (:func:`_spectrum_float`): eigenvalues whose enclosures overlap or lie within
+    64 d eps |V|_F |B|_F are one cluster, E is the invariant subspace of the top cluster (its dimension the
+    cluster size), and only a spectrum that is a single cluster is refused (with the numbers)."""
     Be, Ve = _exact(B, "B"), _exact(V, "V")
     if Be.rows < 2:
         raise ValueError(f"dimension d must be >= 2, got d = {Be.rows}")
     if Ve.shape != Be.shape:
         raise ValueError(f"V has shape {Ve.shape} but B has shape {Be.shape}")
+    if _float_input(B) or _float_input(V):
+        return _spectrum_float(_key(Be), _key(Ve))
     return _spectrum_cached(_key(Be), _key(Ve))
 
 
 def check_assumptions(B, V) -> None:
     """Raise ValueError naming the violated assumption: shapes (square, equal, d >= 2), finite real
-    entries, B invertible, V B^T symmetric, spectral gap gamma = mu_1 - mu_2 > 0 (TypeError: wrong type)."""
+    entries, B invertible, V B^T symmetric, a spectral gap between the top eigenvalue (cluster, for
+    floating-point input) and the rest (TypeError: wrong type)."""
     spectrum(B, V)
 
 
@@ -477,16 +686,19 @@ def stationarity_residual(B, V) -> sp.Matrix:
 # rates: Jacobian at the fixed points and Lyapunov functional
 # ----------------------------------------------------------------------------------------------
 @lru_cache(maxsize=16)
-def _jacobian_lambda(kB: tuple, kV: tuple) -> Callable:
-    """SymPy Jacobian of X_inf(x) (as a field on R^d) for the given matrices, lambdified to mpmath."""
-    s = _spectrum_cached(kB, kV)
-    xs = sp.Matrix(sp.symbols(f"x1:{s.d + 1}", real=True))
-    f = zero_temperature_field(xs, s.B, s.A * s.B.T.inv())
+def _jacobian_lambda(kB: tuple, kA: tuple) -> Callable:
+    """SymPy Jacobian of X_inf(x) (as a field on R^d) for B and A = V B^T (V = A B^{-T}), lambdified to mpmath."""
+    d = kB[0]
+    B, A = sp.Matrix(d, d, list(kB[1])), sp.Matrix(d, d, list(kA[1]))
+    xs = sp.Matrix(sp.symbols(f"x1:{d + 1}", real=True))
+    f = zero_temperature_field(xs, B, A * B.T.inv())
     return sp.lambdify(list(xs), f.jacobian(xs), "mpmath")
 
 
 def _fixed_point(s: Spectrum, x_star) -> mp.matrix:
     P = s.projectors[0]
+    if isinstance(P, np.ndarray):
+        P = mp.matrix(P.tolist())
     if x_star is None:
         if s.dim_E != 1:
             raise ValueError(f"dim E = {s.dim_E} > 1: give the fixed point x_star in E")
@@ -509,10 +721,10 @@ def jacobian_eigenvalues(B, V, x_star=None) -> np.ndarray:
     tangent space T = x_star^perp (sorted descending; dim E - 1 zeros along E, the rest negative).
     Derived form: (mu_j - mu_1)/|B^T x_star| for the eigenvalues mu_j of V B^T on E^perp."""
     s = spectrum(B, V)
-    kB, kV = _key(s.B), _key(_exact(V, "V"))
+    kB, kA = _key(s.B), _key(s.A)
     with mp.workdps(_DPS):
         x = _fixed_point(s, x_star)
-        J = _jacobian_lambda(kB, kV)(*x)
+        J = _jacobian_lambda(kB, kA)(*x)
         # orthonormal basis of x^perp: eigenvectors of I - x x^T with eigenvalue 1
         w, U = mp.eigsy(mp.eye(s.d) - x * x.T)
         cols = [j for j in range(s.d) if w[j] > 0.5]

@@ -15,21 +15,25 @@ terms (q-direction noise, ratio bias, informative-mass fluctuation) come from th
 in the (xi, q) plane (:func:`in_plane_term`).
 
 The expected nuisance attention mass is 1 - w(rho), with an optional O(1/L) ratio bias (delta method).
-Equilibria of rho' = F(rho) = (1 - rho^2) J'(rho) are certified with interval arithmetic (mpmath.iv).
+Equilibria of rho' = F(rho) = (1 - rho^2) J'(rho) and the threshold theta* are certified in ball arithmetic
+(FLINT/Arb through python-flint: every enclosure is guaranteed), each with a certificate (theory.certificate).
 Nothing is derived at import time; every derivation is cached (functools.lru_cache).
 """
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+import dataclasses
+from dataclasses import dataclass, field
 from functools import lru_cache
 from numbers import Integral, Real
 from typing import Callable
 
-import mpmath
+import flint
 import sympy as sp
+from flint import arb
 from sympy.printing.pycode import MpmathPrinter
 
+import theory.certificate as C
 from theory.derivation import Step
 
 rho = sp.Symbol("rho", real=True)
@@ -37,7 +41,7 @@ theta, beta, sigma, R, L, d = sp.symbols("theta beta sigma R L d", positive=True
 
 _SIGNS = ("fixed", "symmetric")
 _ARGS = (rho, theta, beta, sigma, R, L, d)
-_IV_PREC = 113  # bits of the interval arithmetic (quad precision)
+_ARB_PREC = 128  # bits of the Arb ball arithmetic of the certified results
 
 
 def _check_sign(sign: str) -> str:
@@ -221,12 +225,16 @@ def reduction_identity(n: int = 3) -> sp.Expr:
 class Equilibrium:
     """An equilibrium rho of rho' = F(rho), its eigenvalue F'(rho) and stability (F'(rho) < 0).
 
-    ``certified`` is False only when interval arithmetic could not prove the sign of F' (a degenerate zero)."""
+    ``certified`` is False only when ball arithmetic could not prove the sign of F' or the uniqueness of the zero
+    (a degenerate zero)."""
 
     rho: float
     eigenvalue: float
     stable: bool
     certified: bool = True
+    enclosure: tuple | None = field(default=None, compare=False)             # [lo, hi] holding rho (outward)
+    eigenvalue_enclosure: tuple | None = field(default=None, compare=False)  # [lo, hi] holding F'(rho)
+    certificate: dict | None = field(default=None, compare=False, hash=False)  # theory.certificate dict
 
 
 _PARAM_NAMES = ("theta", "beta", "sigma", "R", "L", "d")
@@ -265,9 +273,26 @@ def _validate(params: dict) -> tuple:
     return tuple(vals)
 
 
-def _lambdify_iv(expr: sp.Expr, args=_ARGS) -> Callable:
-    """Rigorous interval version of ``expr`` (mpmath.iv; rationals become exact interval quotients)."""
-    return sp.lambdify(args, expr, modules=[{"mpmath": mpmath.iv}], printer=MpmathPrinter, cse=True)
+class _ArbNames:
+    """The names SymPy's MpmathPrinter emits (``mpmath.mpf``, ``mpmath.exp``, ...), mapped to Arb balls.
+
+    Rationals are printed as mpf(p)/mpf(q): exact integers divided in ball arithmetic, so the enclosure is
+    rigorous; exp/log/sqrt are Arb's (guaranteed error bounds)."""
+
+    mpf = staticmethod(arb)
+    exp = staticmethod(lambda x: arb(x).exp())
+    log = staticmethod(lambda x: arb(x).log())
+    sqrt = staticmethod(lambda x: arb(x).sqrt())
+
+    @property
+    def pi(self):
+        return arb.pi()
+
+
+def _lambdify_arb(expr: sp.Expr, args=_ARGS) -> Callable:
+    """Rigorous ball version of ``expr``: it takes python-flint ``arb`` balls and returns a ball that contains
+    the value of expr at every point of the argument balls (FLINT/Arb error propagation)."""
+    return sp.lambdify(args, expr, modules=[{"mpmath": _ArbNames()}], printer=MpmathPrinter, cse=True)
 
 
 @lru_cache(maxsize=None)
@@ -276,75 +301,84 @@ def _field_functions(sign: str, finite_size: bool) -> dict[str, Callable]:
     Jp = sp.diff(J, rho)
     Jpp = sp.diff(Jp, rho)
     Fp = sp.diff(reduced_field(sign, finite_size), rho)
-    return {"Jp": _lambdify_iv(Jp), "Jpp": _lambdify_iv(Jpp), "Fp": _lambdify_iv(Fp)}
+    return {"Jp": _lambdify_arb(Jp), "Jpp": _lambdify_arb(Jpp), "Fp": _lambdify_arb(Fp)}
 
 
-class _ivprec:
-    """Temporarily set the precision of mpmath.iv."""
-
-    def __enter__(self):
-        self.old = mpmath.iv.prec
-        mpmath.iv.prec = _IV_PREC
-
-    def __exit__(self, *exc):
-        mpmath.iv.prec = self.old
+def _box(a: arb, b: arb) -> arb:
+    """The ball enclosing [a, b] (a <= b exact)."""
+    return a.union(b)
 
 
-def _iv_point(x: float):
-    return mpmath.iv.mpf(x)
+@dataclass(frozen=True)
+class RootBox:
+    """A box [lo, hi] (exact Arb endpoints) holding zeros of h. ``unique``: the interval Newton test proved that
+    exactly one zero lies in ``unique_in`` (a box containing [lo, hi]); otherwise it is an unresolved box of
+    width <= tol that may hold any number of zeros (none outside the returned boxes)."""
+
+    lo: arb
+    hi: arb
+    unique: bool
+    unique_in: tuple | None = None
 
 
-def _contains_zero(y) -> bool:
-    return y.a <= 0 <= y.b
-
-
-def isolate_roots(h: Callable, dh: Callable, lo: float, hi: float, *, tol: float = 1e-13,
-                  max_boxes: int = 20000) -> tuple[list[tuple[float, float]], list[tuple[float, float]]]:
-    """Enclose every zero of h in [lo, hi] by interval bisection + interval Newton (h, dh act on mpmath.iv intervals).
-
-    A box X is discarded when 0 is in neither h(X) nor the mean-value form h(m) + h'(X)(X - m) (no zero), or
-    when the Newton image N(X) = m - h(m)/h'(X) misses X.  When 0 is not in h'(X) and N(X) lies in the interior
-    of X, X holds exactly one zero (interval Newton theorem);
-    it is then shrunk to width <= tol.  Returns (certified boxes, unresolved boxes of width <= tol), touching boxes
-    merged (a zero on a shared edge is found from both sides).
-    Every zero of h in [lo, hi] lies in one of the returned boxes.  Split ratio 0.4711 (off-centre, so that
-    symmetric zeros such as rho = 0 do not land on a box edge).
-    """
-    iv = mpmath.iv
-    certified, unresolved, stack, n_boxes = [], [], [(mpmath.mpf(lo), mpmath.mpf(hi))], 0
+def _isolate(h: Callable, dh: Callable, lo, hi, tol: float, max_boxes: int) -> list[RootBox]:
+    """Interval bisection + interval Newton on [lo, hi] in Arb ball arithmetic (see :func:`isolate_roots`)."""
+    tol_a = arb(tol)
+    certified, unresolved, stack, n_boxes = [], [], [(arb(lo), arb(hi))], 0
+    split = arb(4711) / 10000
     while stack:
         a, b = stack.pop()
         n_boxes += 1
         if n_boxes > max_boxes:
             raise ValueError("root isolation did not terminate: the field is (nearly) degenerate at these params")
-        X = iv.mpf([a, b])
-        if not _contains_zero(h(X)):
+        X = _box(a, b)
+        if not h(X).contains(0):
             continue
         dX = dh(X)
-        m = a + (b - a) / 2
-        hm = h(iv.mpf(m))
-        if not _contains_zero(hm + dX * (X - iv.mpf(m))):          # mean-value form h(m) + h'(X)(X - m)
+        m = ((a + b) / 2).mid()                           # an exact point of X
+        hm = h(m)
+        if not (hm + dX * (X - m)).contains(0):            # mean-value form h(m) + h'(X)(X - m)
             continue
-        if not _contains_zero(dX):
-            N = iv.mpf(m) - hm / dX
-            if N.b < a or N.a > b:
-                continue
-            if a < N.a and N.b < b:                      # unique zero in X: refine by interval Newton
-                while True:
-                    lo_, hi_ = max(a, N.a), min(b, N.b)
-                    if hi_ - lo_ <= tol * max(1, abs(lo_)) or (lo_, hi_) == (a, b):
+        if not dX.contains(0):
+            N = m - hm / dX
+            if N.upper() < a or N.lower() > b:
+                continue                                  # no zero in X
+            if a < N.lower() and N.upper() < b:           # N(X) in the interior of X: exactly one zero in X
+                unique_in = (a, b)
+                while True:                               # refine: every N(X) still holds the zero
+                    lo_, hi_ = max(a, N.lower()), min(b, N.upper())
+                    if hi_ - lo_ <= tol_a * max(arb(1), abs(lo_)) or (lo_ == a and hi_ == b):
                         break
                     a, b = lo_, hi_
-                    m = a + (b - a) / 2
-                    N = iv.mpf(m) - h(iv.mpf(m)) / dh(iv.mpf([a, b]))
-                certified.append((float(lo_), float(hi_)))
+                    m = ((a + b) / 2).mid()
+                    N = m - h(m) / dh(_box(a, b))
+                certified.append(RootBox(lo_, hi_, True, unique_in))
                 continue
-        if b - a <= tol:
-            unresolved.append((float(a), float(b)))
+        if b - a <= tol_a:
+            unresolved.append(RootBox(a, b, False))
             continue
-        s = a + (b - a) * mpmath.mpf("0.4711")
+        s = (a + (b - a) * split).mid()
         stack.extend([(s, b), (a, s)])
-    return _merge(certified), _merge(unresolved)
+    return sorted(certified + unresolved, key=lambda r: float(r.lo))
+
+
+def isolate_roots(h: Callable, dh: Callable, lo: float, hi: float, *, tol: float = 1e-13,
+                  max_boxes: int = 20000) -> tuple[list[tuple[float, float]], list[tuple[float, float]]]:
+    """Enclose every zero of h in [lo, hi] by interval bisection + interval Newton; h, dh act on python-flint
+    ``arb`` balls and must return balls that contain the true range (e.g. :func:`_lambdify_arb`).
+
+    A box X is discarded when 0 is in neither h(X) nor the mean-value form h(m) + h'(X)(X - m) (no zero), or
+    when the Newton image N(X) = m - h(m)/h'(X) misses X.  When 0 is not in h'(X) and N(X) lies in the interior
+    of X, X holds exactly one zero (interval Newton theorem); it is then shrunk to width <= tol.  Returns
+    (certified boxes, unresolved boxes of width <= tol), floats rounded outward, touching boxes merged (a zero on
+    a shared edge is found from both sides).  Every zero of h in [lo, hi] lies in one of the returned boxes.
+    Split ratio 0.4711 (off-centre, so that symmetric zeros such as rho = 0 do not land on a box edge).
+    Working precision: the caller's (``flint.ctx.prec``).
+    """
+    boxes = _isolate(h, dh, lo, hi, tol, max_boxes)
+    cert = [(C.lower(r.lo), C.upper(r.hi)) for r in boxes if r.unique]
+    unres = [(C.lower(r.lo), C.upper(r.hi)) for r in boxes if not r.unique]
+    return _merge(cert), _merge(unres)
 
 
 def _merge(boxes: list[tuple[float, float]], gap: float = 1e-12) -> list[tuple[float, float]]:
@@ -357,32 +391,75 @@ def _merge(boxes: list[tuple[float, float]], gap: float = 1e-12) -> list[tuple[f
     return [tuple(x) for x in out]
 
 
+def _stability_text(ev: arb) -> str:
+    lo, hi = C.lower(ev), C.upper(ev)
+    rel = "< 0 (attracting)" if ev < 0 else "> 0 (repelling)" if ev > 0 else "contains 0 (undecided)"
+    return f"F' in {C.interval_text(lo, hi, 4)} {rel}"
+
+
+def _equilibrium(rho_box: arb, lo: float, hi: float, ev: arb, unique_in: tuple | None, pole: bool) -> Equilibrium:
+    """An Equilibrium with its certificate (enclosure of rho and of the eigenvalue F'(rho))."""
+    r = 0.5 * (lo + hi) if not pole else lo
+    certified = not ev.contains(0) and (pole or unique_in is not None)
+    if pole:   # rho = +-1 is exact; what is certified is the sign of the eigenvalue
+        proven = (f"rho = {r:g} is an equilibrium (F = (1 - rho^2) J'); its eigenvalue F'({r:g}) lies in the "
+                  "enclosure (stable iff it is < 0)")
+        cert = C.certificate(f"F'({r:g})", proven, C.lower(ev), C.upper(ev), _ARB_PREC,
+                             "attracting" if ev < 0 else "repelling" if ev > 0 else "sign undecided")
+        cert["rho_enclosure"] = [lo, hi]
+        return Equilibrium(r, float(ev.mid()), bool(ev < 0), certified, enclosure=(lo, hi),
+                           eigenvalue_enclosure=(C.lower(ev), C.upper(ev)), certificate=cert)
+    if unique_in is not None:
+        u = (C.lower(unique_in[0]), C.upper(unique_in[1]))
+        proven = (f"J' has exactly one zero in [{u[0]!r}, {u[1]!r}] (interval Newton), it lies in the enclosure; "
+                  "F' there has the stated sign")
+        extra = f"unique in {C.interval_text(*u, 4)}, {_stability_text(ev)}"
+    else:
+        proven = "every zero of J' near here lies in the enclosure (uniqueness not proven: degenerate zero)"
+        extra = f"not proven unique, {_stability_text(ev)}"
+    cert = C.certificate("rho*", proven, lo, hi, _ARB_PREC, extra)
+    cert["eigenvalue_enclosure"] = [C.lower(ev), C.upper(ev)]
+    return Equilibrium(r, float(ev.mid()), bool(ev < 0), certified,
+                       enclosure=(lo, hi), eigenvalue_enclosure=(C.lower(ev), C.upper(ev)), certificate=cert)
+
+
 @lru_cache(maxsize=256)
 def _equilibria_cached(vals: tuple, sign: str, finite_size: bool) -> tuple[Equilibrium, ...]:
     fn = _field_functions(sign, finite_size)
-    with _ivprec():
-        P = [mpmath.iv.mpf(v) for v in vals]
+    with flint.ctx.workprec(_ARB_PREC):
+        P = [arb(v) for v in vals]
         h = lambda X: fn["Jp"](X, *P)                   # noqa: E731  interior zeros of F = zeros of J'
         dh = lambda X: fn["Jpp"](X, *P)                  # noqa: E731
-        cert, unres = isolate_roots(h, dh, -1.0, 1.0)
-        out = []
-        for r0 in (-1.0, 1.0):
-            ev = fn["Fp"](_iv_point(r0), *P)
-            out.append(Equilibrium(r0, float(ev.mid), bool(ev.b < 0), certified=not _contains_zero(ev)))
-        for a, b in cert:
-            if b >= 1.0 or a <= -1.0:
-                continue  # a zero of J' at rho = +-1 coincides with the endpoint equilibrium
-            ev = fn["Fp"](mpmath.iv.mpf([a, b]), *P)
-            r = (a + b) / 2
-            out.append(Equilibrium(r, float(ev.mid), bool(ev.b < 0), certified=not _contains_zero(ev)))
-        for a, b in unres:
-            r = (a + b) / 2
-            if abs(abs(r) - 1) < 1e-9:
-                out = [Equilibrium(e.rho, e.eigenvalue, e.stable, False) if e.rho == round(r) else e for e in out]
-                continue
-            ev = fn["Fp"](mpmath.iv.mpf([a, b]), *P)
-            out.append(Equilibrium(r, float(ev.mid), bool(ev.b < 0), certified=False))
-    return tuple(sorted(out, key=lambda e: e.rho))
+        boxes = _isolate(h, dh, -1, 1, 1e-13, 20000)
+        out = [_equilibrium(arb(r0), float(r0), float(r0), fn["Fp"](arb(r0), *P), None, True) for r0 in (-1, 1)]
+        for r in boxes:
+            lo, hi = C.lower(r.lo), C.upper(r.hi)
+            if r.hi >= 1 or r.lo <= -1 or abs(abs(0.5 * (lo + hi)) - 1) < 1e-9:
+                if not r.unique:   # a degenerate zero of J' at a pole: the pole's stability is not certified
+                    out = [dataclasses.replace(e, certified=False) if e.rho == round(0.5 * (lo + hi)) else e
+                           for e in out]
+                continue           # a zero of J' at rho = +-1 coincides with the endpoint equilibrium
+            ev = fn["Fp"](_box(r.lo, r.hi), *P)
+            out.append(_equilibrium(_box(r.lo, r.hi), lo, hi, ev, r.unique_in, False))
+    return tuple(_merge_equilibria(sorted(out, key=lambda e: e.rho)))
+
+
+def _merge_equilibria(eqs: list[Equilibrium]) -> list[Equilibrium]:
+    """Boxes that touch (a zero on a shared edge, found from both sides) are one equilibrium."""
+    out: list[Equilibrium] = []
+    for e in eqs:
+        if out and e.enclosure[0] <= out[-1].enclosure[1] + 1e-12 and abs(e.rho) < 1 and abs(out[-1].rho) < 1:
+            prev = out.pop()
+            lo, hi = min(prev.enclosure[0], e.enclosure[0]), max(prev.enclosure[1], e.enclosure[1])
+            keep = prev if prev.certified else e
+            cert = dict(keep.certificate, enclosure=[lo, hi], width=hi - lo,
+                        text=f"certified: rho* in {C.interval_text(lo, hi)}, "
+                             + keep.certificate["text"].split(", ", 1)[1])
+            out.append(dataclasses.replace(keep, rho=0.5 * (lo + hi), enclosure=(lo, hi), certificate=cert,
+                                           certified=prev.certified and e.certified))
+        else:
+            out.append(e)
+    return out
 
 
 def _check_finite_size_validity(vals: tuple, finite_size: bool) -> None:
@@ -398,11 +475,13 @@ def equilibria(params: dict, sign: str = "fixed", finite_size: bool = False) -> 
     """Every equilibrium of rho' = F(rho) on [-1, 1], sorted by rho, with eigenvalue F'(rho) and stability.
 
     rho = +-1 are always equilibria (F = (1 - rho^2) J'), with F'(+-1) = -+2 J'(+-1).  Interior equilibria are the
-    zeros of J' in (-1, 1).  Guarantee: J' and J'' are evaluated in rigorous interval arithmetic (mpmath.iv,
-    113-bit); [-1, 1] is covered by boxes that are either discarded because 0 is not in J'(box), or shown by the
-    interval Newton test to contain exactly one zero (then refined to width ~1e-13), or left unresolved at width
-    1e-13 (a degenerate zero, returned with ``certified=False``).  Hence no interior equilibrium is missed.
-    Stability is F'(rho) < 0, with F'(rho) enclosed by intervals (``certified`` False if the enclosure holds 0).
+    zeros of J' in (-1, 1).  Guarantee: J' and J'' are evaluated in Arb ball arithmetic (python-flint, 128 bits;
+    every operation returns a ball containing the exact result); [-1, 1] is covered by boxes that are either
+    discarded because 0 is not in J'(box), or shown by the interval Newton test to contain exactly one zero
+    (then refined to width ~1e-13), or left unresolved at width 1e-13 (a degenerate zero, returned with
+    ``certified=False``).  Hence no interior equilibrium is missed.  Stability is F'(rho) < 0, with F' enclosed
+    on the box (``certified`` False if the enclosure holds 0).  Each Equilibrium carries ``enclosure`` (of rho),
+    ``eigenvalue_enclosure`` and a ``certificate`` dict (theory.certificate).
     params: theta, beta, sigma, R, L, d (extra keys ignored).  theta = 0 makes F identically 0: ValueError;
     finite_size=True with beta^2 sigma^2 > log L (fewer than one effective token): ValueError.
     """
@@ -422,7 +501,7 @@ def equilibria(params: dict, sign: str = "fixed", finite_size: bool = False) -> 
 # ---------------------------------------------------------------------------------------------
 @lru_cache(maxsize=None)
 def _minus_xi_functions(sign: str, finite_size: bool) -> tuple[sp.Expr, Callable, Callable]:
-    """phi(theta) = J'(-1)/theta (every term of J' carries a factor theta; expand cancels it), as interval functions.
+    """phi(theta) = J'(-1)/theta (every term of J' carries a factor theta; expand cancels it), as ball functions.
 
     F'(-1) = 2 J'(-1) = 2 theta phi(theta): -xi is attracting iff phi < 0. The expanded form is only needed on boxes
     near theta = 0 (inf X < 0.05 or sup X >= 4 inf X); elsewhere phi(X) = J'(-1)(X) / X (the same function, with a much shorter
@@ -432,18 +511,18 @@ def _minus_xi_functions(sign: str, finite_size: bool) -> tuple[sp.Expr, Callable
     if not phi.subs(theta, 0).is_finite:
         raise ArithmeticError("J'(-1)/theta kept a pole at theta = 0")
     args = (theta, beta, sigma, R, L, d)
-    near = _lambdify_iv(phi, args), _lambdify_iv(sp.diff(phi, theta), args)
-    away = _lambdify_iv(Jp_m1, args), _lambdify_iv(sp.diff(Jp_m1, theta), args)
+    near = _lambdify_arb(phi, args), _lambdify_arb(sp.diff(phi, theta), args)
+    away = _lambdify_arb(Jp_m1, args), _lambdify_arb(sp.diff(Jp_m1, theta), args)
 
     def touches_zero(X) -> bool:                  # near 0, or 1/X overestimates by more than 4x: the expanded form
-        return X.a < 0.05 or X.b >= 4 * X.a
+        return not (X.lower() >= 0.05 and X.upper() < 4 * X.lower())
 
-    def phi_iv(X, *P):
+    def phi_b(X, *P):
         return near[0](X, *P) if touches_zero(X) else away[0](X, *P) / X
 
-    def dphi_iv(X, *P):
+    def dphi_b(X, *P):
         return near[1](X, *P) if touches_zero(X) else (away[1](X, *P) - away[0](X, *P) / X) / X
-    return phi, phi_iv, dphi_iv
+    return phi, phi_b, dphi_b
 
 
 def default_theta_max(params: dict) -> float:
@@ -455,20 +534,37 @@ def default_theta_max(params: dict) -> float:
 
 @lru_cache(maxsize=256)
 def _minus_xi_cached(vals: tuple, sign: str, finite_size: bool, theta_max: float) -> tuple:
+    """(theta*, all sign-change points, status, certificate)."""
     _, phi, dphi = _minus_xi_functions(sign, finite_size)
-    with _ivprec():
-        P = [mpmath.iv.mpf(v) for v in vals[1:]]
+    with flint.ctx.workprec(_ARB_PREC):
+        P = [arb(v) for v in vals[1:]]
         h = lambda X: phi(X, *P)                          # noqa: E731
         dh = lambda X: dphi(X, *P)                        # noqa: E731
-        cert, unres = isolate_roots(h, dh, 0.0, theta_max)
+        boxes = _isolate(h, dh, 0, theta_max, 1e-13, 20000)
         # a zero at theta = 0 itself is trivial (no signal); keep the zeros in (0, theta_max]
-        roots = [(a + b) / 2 for a, b in _merge(cert + unres) if a > 0]
-        end = phi(mpmath.iv.mpf(theta_max), *P)
-    if end.b < 0:
-        return (roots[-1] if roots else 0.0), tuple(roots), "attracting at theta_max"
-    if end.a > 0:
-        return None, tuple(roots), "repelling at theta_max"
-    return None, tuple(roots), "undecided at theta_max"
+        boxes = [b for b in boxes if b.lo > 0]
+        spans = _merge([(C.lower(b.lo), C.upper(b.hi)) for b in boxes])
+        roots = [(a + b) / 2 for a, b in spans]
+        end = phi(arb(theta_max), *P)
+    where = f"[0, {theta_max:.6g}]"
+    if end < 0:
+        if not roots:
+            cert = C.certificate("theta*", f"J'(-1) < 0 for every theta in (0, {theta_max!r}] (no zero of J'(-1)/theta "
+                                 "there, negative at theta_max)", 0.0, 0.0, _ARB_PREC,
+                                 f"-xi attracting for all theta in (0, {theta_max:.6g}]")
+            return 0.0, (), "attracting at theta_max", cert
+        lo, hi = spans[-1]
+        last = [b for b in boxes if C.upper(b.hi) >= lo]
+        unique = len(last) == 1 and last[0].unique
+        proven = (f"every zero of J'(-1)/theta in {where} is enclosed ({len(spans)} box(es)); the largest lies in "
+                  f"[{lo!r}, {hi!r}]" + (" and is unique there (interval Newton)" if unique else "")
+                  + f"; J'(-1) < 0 on (hi, {theta_max!r}], so -xi attracts for every theta there")
+        extra = (f"unique in {C.interval_text(C.lower(last[0].unique_in[0]), C.upper(last[0].unique_in[1]), 4)}"
+                 if unique else "uniqueness not proven")
+        cert = C.certificate("theta*", proven, lo, hi, _ARB_PREC, extra + f", -xi attracting on (theta*, {theta_max:.6g}]")
+        return roots[-1], tuple(roots), "attracting at theta_max", cert
+    status = "repelling at theta_max" if end > 0 else "undecided at theta_max"
+    return None, tuple(roots), status, None
 
 
 def minus_xi_threshold(params: dict, sign: str = "fixed", finite_size: bool = False,
@@ -476,18 +572,32 @@ def minus_xi_threshold(params: dict, sign: str = "fixed", finite_size: bool = Fa
     """theta* such that rho = -1 is attracting (F'(-1) = 2 J'(-1) < 0) for every theta in (theta*, theta_max].
 
     The other params (beta, sigma, R, L, d) are taken from ``params`` (its theta is ignored).  All zeros of
-    phi(theta) = J'(-1)/theta in [0, theta_max] are enclosed by interval Newton (see :func:`isolate_roots`),
-    theta* is the largest one (0.0 if phi < 0 on the whole range), None if -xi is not attracting at theta_max.
-    Fixed sign: theta* ~ 1/beta when R << L.  Symmetric sign: J is even, so F'(-1) = F'(+1) and the threshold
-    is the one of +xi as well (both attract or neither does).  Default theta_max: :func:`default_theta_max`.
+    phi(theta) = J'(-1)/theta in [0, theta_max] are enclosed by interval Newton in Arb ball arithmetic (see
+    :func:`isolate_roots`), theta* is the largest one (0.0 if phi < 0 on the whole range), None if -xi is not
+    attracting at theta_max.  Fixed sign: theta* ~ 1/beta when R << L.  Symmetric sign: J is even, so
+    F'(-1) = F'(+1) and the threshold is the one of +xi as well (both attract or neither does).  Default
+    theta_max: :func:`default_theta_max`.  The certificate: :func:`minus_xi_certificate`.
     """
+    return _minus_xi(params, sign, finite_size, theta_max)[0]
+
+
+def _minus_xi(params: dict, sign: str, finite_size: bool, theta_max: float | None) -> tuple:
     vals = _validate(params)
     _check_sign(sign)
     _check_finite_size_validity(vals, finite_size)
     tm = default_theta_max(params) if theta_max is None else float(theta_max)
     if not (math.isfinite(tm) and tm > 0):
         raise ValueError(f"theta_max must be finite and > 0, got {theta_max}")
-    return _minus_xi_cached(vals, sign, bool(finite_size), tm)[0]
+    return _minus_xi_cached(vals, sign, bool(finite_size), tm)
+
+
+def minus_xi_certificate(params: dict, sign: str = "fixed", finite_size: bool = False,
+                         theta_max: float | None = None) -> dict | None:
+    """The certificate of :func:`minus_xi_threshold` (theory.certificate): the enclosure of theta*, whether it is
+    a proven-unique zero, and the range on which -xi is proven attracting; None when -xi is not attracting at
+    theta_max (nothing to certify)."""
+    cert = _minus_xi(params, sign, finite_size, theta_max)[3]
+    return None if cert is None else dict(cert)
 
 
 def minus_xi_sign_changes(params: dict, sign: str = "fixed", finite_size: bool = False,

@@ -46,3 +46,39 @@ def validate_betas(betas, minimum: int) -> np.ndarray:
         words = {2: "two", 3: "three", 4: "four"}
         raise ValueError(f"betas must be at least {words.get(minimum, minimum)} increasing values")
     return b
+
+
+D3_PARAM = Param("also_d3", bool, False, "also run the comparison on a random non-diagonal d = 3 model whose V B^T "
+                 "has a dominant eigenspace of dimension 2 (drawn from the seed; the verdict needs both)")
+
+
+def d3_model(rng: np.random.Generator) -> dict:
+    """A random admissible d = 3 model with dim E = 2: Q = I + 0.3 G, K = I + 0.3 G' (G, G' Gaussian; well
+    conditioned, non-diagonal), B = QᵀK, V = S B^{-T} with S = R diag(2, 2, 1) Rᵀ for a Haar rotation R, so that
+    V Bᵀ = S (up to rounding) has the double top eigenvalue 2 and the gap 1."""
+    Q = np.eye(3) + 0.3 * rng.standard_normal((3, 3))
+    K = np.eye(3) + 0.3 * rng.standard_normal((3, 3))
+    q, r = np.linalg.qr(rng.standard_normal((3, 3)))
+    R = q * np.sign(np.diag(r))
+    S = R @ np.diag([2.0, 2.0, 1.0]) @ R.T
+    return {"d": 3, "Q": Q, "K": K, "V": S @ np.linalg.inv((Q.T @ K).T)}
+
+
+def with_d3_case(evaluate, p: dict, ctx) -> "Evidence":
+    """Run ``evaluate(p, ctx)`` and, when ``p['also_d3']``, again on :func:`d3_model`; the second run's result goes
+    to details['d3_case'] and the verdict passes only if both pass (observed/threshold stay the first run's)."""
+    ev = evaluate(p, ctx)
+    if not p.get("also_d3"):
+        return ev
+    model = d3_model(ctx.rng("d3_model"))
+    q = {**p, **model}
+    validate_model(q)
+    ev3 = evaluate(q, ctx)
+    ev.details["d3_case"] = {
+        "model": {k: np.asarray(v).tolist() for k, v in model.items() if k != "d"}, "d": 3, "dim_E": 2,
+        "metric": ev3.metric, "observed": ev3.observed, "threshold": ev3.threshold, "passed": bool(ev3.passed),
+        "reason": ev3.reason, "details": ev3.details}
+    ev.reason += (f". d = 3 case (random non-diagonal Q, K, V, dim E = 2): observed {ev3.observed:.4g} vs threshold "
+                  f"{ev3.threshold:.4g}, {'pass' if ev3.passed else 'FAIL'}")
+    ev.passed = bool(ev.passed and ev3.passed)
+    return ev

@@ -12,7 +12,7 @@ from scipy.integrate import solve_ivp
 
 import theory.mean_field as mf
 from checks.framework import Context, Evidence, Param, Plot, Series, check
-from checks.meanfield._model import MODEL_PARAMS, model_matrices, validate_model
+from checks.meanfield._model import (D3_PARAM, MODEL_PARAMS, model_matrices, validate_model, with_d3_case)
 from numerics.particles import attention_field
 
 
@@ -40,7 +40,7 @@ def start_errors(x0: np.ndarray, closed: np.ndarray, B: np.ndarray, V: np.ndarra
           "exponential e^{tau V B^T} x0/||.|| with the time change dt/dtau = ||B^T x||; compared with "
           "high-accuracy numerical integration of the ODE.",
     source="Paper B, claim 1",
-    params=[*MODEL_PARAMS,
+    params=[*MODEL_PARAMS, D3_PARAM,
             Param("n_starts", int, 4, "random initial points x0 on the sphere", low=1),
             Param("t_max", float, 20.0, "final time", low=0.0, low_open=True),
             Param("n_times", int, 41, "comparison times in [0, t_max]", low=2),
@@ -48,10 +48,14 @@ def start_errors(x0: np.ndarray, closed: np.ndarray, B: np.ndarray, V: np.ndarra
                   "integrator tolerances of the refinement study (decreasing; the last one is compared)",
                   low=2.3e-14, high=1e-3),
             Param("tol", float, 1e-10, "agreement required at the finest tolerance", low=0.0, low_open=True)],
-    paper={"n_starts": 32, "t_max": 40.0, "n_times": 161},
+    paper={"also_d3": True, "n_starts": 32, "t_max": 40.0, "n_times": 161},
     validate=validate_model,
 )
 def zero_temperature_flow(p: dict, ctx: Context) -> Evidence:
+    return with_d3_case(_zero_temperature_flow, p, ctx)
+
+
+def _zero_temperature_flow(p: dict, ctx: Context) -> Evidence:
     B, V = model_matrices(p)
     rtols = tuple(p["rtols"])
     if len(rtols) < 2 or np.any(np.diff(rtols) >= 0):
@@ -87,7 +91,8 @@ def zero_temperature_flow(p: dict, ctx: Context) -> Evidence:
                  "x0": X0.tolist(), "times": times.tolist(), "empirical_order": order,
                  "decreasing": converging, "integrator": "scipy DOP853, atol 1e-16",
                  "field": "numerics.particles.attention_field(beta=inf)",
-                 "closed_form": "theory.mean_field.closed_form_flow (20-pt Gauss-Legendre + Newton time change)"},
+                 "closed_form": "theory.mean_field.closed_form_flow (20-pt Gauss-Legendre + Newton time change)",
+                 "certificates": [dict(c) for c in mf.spectrum(B, V).certificates]},
         plots=[Plot(title="closed form vs DOP853: refinement study", xlabel="integrator rtol",
                     ylabel="max error", logx=True, logy=True,
                     series=[Series("max_t ||x_ode - x_closed||", list(rtols), worst.tolist(), style="o-"),

@@ -11,7 +11,7 @@ import numpy as np
 
 import theory.mean_field as mf
 from checks.framework import Context, Evidence, Param, Plot, Series, check
-from checks.meanfield._model import MODEL_PARAMS, model_matrices, validate_model
+from checks.meanfield._model import (D3_PARAM, MODEL_PARAMS, model_matrices, validate_model, with_d3_case)
 from checks.meanfield.flow import integrate
 from numerics.particles import attention_field
 
@@ -45,7 +45,7 @@ def _reference(ts: np.ndarray, dist: np.ndarray, rate: float, anchor: float) -> 
           "field, and zero-temperature trajectories converge to Pi(x0) exponentially at the derived rate "
           "gamma/||B^T Pi(x0)|| (Jacobian at the fixed point).",
     source="Paper B, claim 2",
-    params=[*MODEL_PARAMS,
+    params=[*MODEL_PARAMS, D3_PARAM,
             Param("n_points", int, 200, "random points x for the stationarity test", low=1),
             Param("n_traj", int, 4, "random trajectories for the rate fit", low=1),
             Param("window", "floats", (1e-9, 1e-5), "fit window (lo, hi) for the distance |x(t) - Pi(x0)|",
@@ -55,10 +55,14 @@ def _reference(ts: np.ndarray, dist: np.ndarray, rate: float, anchor: float) -> 
             Param("rate_tol", float, 1e-6, "relative tolerance on the fitted rate: its floor, raised to 10x the "
                   "window/rtol refinement spread where that is larger (which must stay <= 1e-3)",
                   low=0.0, low_open=True)],
-    paper={"n_points": 5000, "n_traj": 32},
+    paper={"also_d3": True, "n_points": 5000, "n_traj": 32},
     validate=validate_model,
 )
 def projection_stationary(p: dict, ctx: Context) -> Evidence:
+    return with_d3_case(_projection_stationary, p, ctx)
+
+
+def _projection_stationary(p: dict, ctx: Context) -> Evidence:
     B, V = model_matrices(p)
     d = p["d"]
     lo, hi = sorted(p["window"])
@@ -132,7 +136,9 @@ def projection_stationary(p: dict, ctx: Context) -> Evidence:
                  "rate_window_lower_half": lower.tolist(), "rate_window_upper_half": upper.tolist(),
                  "rate_coarse_rtol": coarse.tolist(), "window_spread": spread,
                  "x0": X0.tolist(), "Pi_x0": targets.tolist(), "t_max": t_max, "dim_E": spec.dim_E,
-                 "final_distance": fine[:, -1].tolist()},
+                 "final_distance": fine[:, -1].tolist(),
+                 "P_E_error_bound": spec.P_E_error, "cluster_tolerance": spec.cluster_tol,
+                 "certificates": [dict(c) for c in spec.certificates]},
         plots=[Plot(title="|x(t) - Pi(x0)| and the derived exponential rate", xlabel="t",
                     ylabel="distance", logy=True,
                     series=[s for i, dd in enumerate(fine) for s in (

@@ -239,7 +239,7 @@ def equilibria_stability(p: dict, ctx: Context) -> Evidence:
         metric=("probe signs contradicting the certified stability + grid signs contradicting the classification "
                 "(unlisted sign changes) + -xi threshold tests contradicted"),
         observed=float(mismatches), threshold=0.0,
-        reason=(f"exact comparison of signs: a sign counts only when its CLT interval mean +- {z:.2f} se excludes 0, "
+        reason=(f"the certified class (sign of F' enclosed in Arb ball arithmetic) against measured signs: a sign counts only when its CLT interval mean +- {z:.2f} se excludes 0, "
                 f"z the Bonferroni quantile for family-wise level {p['alpha']:g} over {n_points} points x {n_stages} "
                 f"sample-size stages; sample size doubled from {n0} to at most {n_max} until every probe is "
                 "conclusive (else error)"),
@@ -263,6 +263,10 @@ def equilibria_stability(p: dict, ctx: Context) -> Evidence:
             "threshold_tests": thr,
             "z": z, "n_samples_main": int(main["n"]),
             "paper_claims_at_these_params": claims,
+            "certificates": [e.certificate for e in eqs if e.certificate]
+            + [c for c in (S.minus_xi_certificate(vals, "fixed", fs),
+                           S.minus_xi_certificate(vals, "symmetric", fs) if sign == "symmetric" else None)
+               if c is not None],
         },
         plots=plots,
     )

@@ -207,6 +207,8 @@ def sign_ambiguity(p: dict, ctx: Context) -> Evidence:
         details={"table": table, "runs_contradicting_theory": bad_runs, "unsettled_runs": unsettled,
                  "meaning_of_up_to_sign": _MEANING,
                  "theta_star_fixed": S.minus_xi_threshold(model_values(p, theta=1.0), "fixed", True),
+                 "certificates": [c for c in [S.minus_xi_certificate(model_values(p, theta=1.0), "fixed", True)]
+                                  if c is not None],
                  "step_sizes": f"eta_k = {p['a']:g}/(k + {b:g})", "starts": starts.tolist(),
                  "runs_per_start": p["runs_per_start"], "reach_tol": p["reach_tol"]},
         plots=plots,
