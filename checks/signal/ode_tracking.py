@@ -63,19 +63,21 @@ def steps_for_horizon(a: float, b: float, t_end: float) -> int:
     return int(np.searchsorted(t, t_end) + 1)
 
 
-def second_order_mean(F, rho0: float, eta: np.ndarray, grid: np.ndarray, S: np.ndarray, G: np.ndarray,
+def second_order_mean(F, rho0, eta: np.ndarray, grid: np.ndarray, S: np.ndarray, G: np.ndarray,
                       scale: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
-    """The moment-closure recursion (module docstring) for the field scale * F: mean m_k and variance V_k, k=0..K."""
-    m, V = float(rho0), 0.0
+    """The moment-closure recursion (module docstring) for the field scale * F (F vectorised) from rho0 (a number or
+    an array of starting points, one recursion each): mean m_k and variance V_k, shape (K + 1,) + shape(rho0)."""
+    m = np.array(rho0, dtype=float)
+    V = np.zeros_like(m)
     ms, Vs = [m], [V]
     h = H_DIFF
     for e in eta:
-        x = min(max(m, -1.0 + h), 1.0 - h)
-        f0, fp, fm = (scale * F(v) for v in (x, x + h, x - h))
+        x = np.clip(m, -1.0 + h, 1.0 - h)
+        f0, fp, fm = (scale * np.asarray(F(v), dtype=float) for v in (x, x + h, x - h))
         F1, F2 = (fp - fm) / (2 * h), (fp - 2 * f0 + fm) / h**2
-        m_next = m + e * (scale * F(m) + F2 * V / 2) - 0.5 * e * e * m * float(np.interp(m, grid, G))
-        V = (1 + e * F1) ** 2 * V + e * e * float(np.interp(m, grid, S))
-        m = min(max(m_next, -1.0), 1.0)
+        m_next = m + e * (scale * np.asarray(F(m), dtype=float) + F2 * V / 2) - 0.5 * e * e * m * np.interp(m, grid, G)
+        V = (1 + e * F1) ** 2 * V + e * e * np.interp(m, grid, S)
+        m = np.clip(m_next, -1.0, 1.0)
         ms.append(m)
         Vs.append(V)
     return np.array(ms), np.array(Vs)
@@ -126,7 +128,7 @@ def ode_tracks_sga(p: dict, ctx: Context) -> Evidence:
     args = model_args(model)
 
     def F(r):
-        return float(Ffs(float(r), *args))
+        return np.broadcast_to(Ffs(r, *args), np.shape(r)).astype(float)
 
     n_rec_total = sum(len(out[1 + N_TASKS * i][0]) - 1 for i in range(len(meta)))
     n_runs = p["n_runs"]
