@@ -1,4 +1,9 @@
-"""``attnverify selftest --mutants [--only NAME ...] [--json PATH] [--seed S]`` and ``attnverify selftest --seeds N``.
+"""``attnverify selftest --mutants [--only NAME ...] [--json PATH] [--seed S]``,
+``attnverify selftest --power [--only IDS ...] [--seeds N] [--families F ...] [--smoke] [--json PATH]`` and
+``attnverify selftest --seeds N``.
+
+``--power``: the minimum detectable perturbation of every (check, perturbation family) of
+:mod:`attnverify.power` over seeds 0..N-1 (default 5); ``--smoke``: one family per check at its target, one seed.
 
 ``--mutants``: inject each mutant of :mod:`attnverify.mutants` in turn, run the checks it names (quick profile,
 serially), and print which checks catch it; ``--json`` writes
@@ -23,10 +28,19 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     """Add the ``selftest`` subcommand to an argparse subparsers object."""
     p = subparsers.add_parser("selftest", help="mutation self-test (--mutants) or false-alarm sweep (--seeds N)")
     p.add_argument("--mutants", action="store_true", help="run the mutant catalogue (about 5 minutes)")
-    p.add_argument("--only", nargs="+", default=None, metavar="NAME", help="with --mutants: only these mutants")
+    p.add_argument("--power", action="store_true", help="measure each check's minimum detectable perturbation "
+                   "(MDP) along its perturbation families (long: tens of minutes for all checks)")
+    p.add_argument("--smoke", action="store_true", help="with --power: one family per check at its target "
+                   "delta, one seed (every one must be rejected)")
+    p.add_argument("--families", nargs="+", default=None, metavar="FAMILY", help="with --power: only these "
+                   "perturbation families")
+    p.add_argument("--jobs", default="1", help="with --power: checks measured at once (worker processes)")
+    p.add_argument("--only", nargs="+", default=None, metavar="NAME", help="with --mutants: only these mutants; "
+                   "with --power: only these check ids")
     p.add_argument("--list", dest="list_mutants", action="store_true", help="list the mutants and exit")
-    p.add_argument("--seeds", default=None, metavar="N", help="run the quick audit under seeds 0..N-1 "
-                   "(about 1.5 minutes per seed) and report each check's pass rate")
+    p.add_argument("--seeds", default=None, metavar="N", help="alone: run the quick audit under seeds 0..N-1 "
+                   "(about 1.5 minutes per seed) and report each check's pass rate; with --power: the seeds of "
+                   "the MDP (default 5)")
     p.add_argument("--seed", default="0", help="with --mutants: the seed of every run (default 0)")
     p.add_argument("--json", dest="json_path", metavar="PATH", help="write the results as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
@@ -86,10 +100,15 @@ def cmd_selftest(args: argparse.Namespace) -> int:
         for m in MUTANTS:
             print(f"{m.name:<38} {m.module}.{m.attribute:<24} {m.description}")
         return 0
-    if bool(args.mutants) == (args.seeds is not None):
-        raise InputError("selftest: give exactly one of --mutants or --seeds N")
+    power_mode = bool(getattr(args, "power", False))
+    if sum((bool(args.mutants), power_mode, args.seeds is not None and not power_mode)) != 1:
+        raise InputError("selftest: give exactly one of --mutants, --power or --seeds N")
+    if (args.smoke or args.families) and not power_mode:
+        raise InputError("selftest: --smoke and --families go with --power")
     _check_json_path(args.json_path)
     say = (lambda text: None) if args.quiet else (lambda text: print(text, file=sys.stderr, flush=True))
+    if power_mode:
+        return _power(args, say)
     if args.seeds is not None:
         return _seed_sweep(_count("--seeds", args.seeds, 1), args.json_path, say)
     seed = _count("--seed", args.seed, 0)
@@ -124,3 +143,35 @@ def _seed_sweep(n: int, json_path: str | None, say) -> int:
         Path(json_path).write_text(json.dumps(result, indent=2) + "\n")
         print(f"wrote {json_path}")
     return 0 if result["all_pass"] else 1
+
+
+def _power(args: argparse.Namespace, say) -> int:
+    """``selftest --power``: validate the ids and families first, then measure; exit 0 iff every target is met
+    (``--smoke``: every smoke row rejected and its baseline passing)."""
+    from attnverify.power import FAMILIES, PLAN, power, smoke, table
+    from checks.runner import select
+
+    ids = [c.id for c in select(args.only)] if args.only else None
+    planned = {r.check for r in PLAN}
+    if ids and not set(ids) & planned:
+        raise InputError(f"--only: no power rows for {', '.join(ids)}")
+    unknown = [f for f in (args.families or []) if f not in FAMILIES]
+    if unknown:
+        raise InputError(f"--families: unknown family {unknown[0]!r} (known: {', '.join(FAMILIES)})")
+    n_seeds = _count("--seeds", args.seeds, 1) if args.seeds is not None else 5
+    jobs = _count("--jobs", args.jobs, 1)
+    if args.smoke:
+        rows = smoke(ids, seed=_count("--seed", args.seed, 0))
+        for r in rows:
+            print(f"{r['check']:<34} {r['family']:<24} delta {r['delta']:<8g} baseline {r['baseline']:<5} "
+                  f"rejected {r['detection_rate']:.0%}  {'ok' if r['ok'] else 'MISSED'}")
+        result: dict = {"smoke": rows, "all_ok": all(r["ok"] for r in rows)}
+        ok = result["all_ok"]
+    else:
+        result = power(ids, seeds=range(n_seeds), families=args.families, progress=say, jobs=jobs)
+        print(table(result))
+        ok = result["all_targets_met"]
+    if args.json_path:
+        Path(args.json_path).write_text(json.dumps(result, indent=2, default=float) + "\n")
+        print(f"wrote {args.json_path}")
+    return 0 if ok else 1
