@@ -101,7 +101,7 @@ def second_order_mean(F, rho0, eta: np.ndarray, grid: np.ndarray, S: np.ndarray,
             Param("n_grid_samples", int, 300, "sequences per rho for Var<xi,g> and E|g|^2", low=10),
             Param("z_level", float, 1e-3, "family-wise false-alarm rate", low=0.0, high=1.0, low_open=True,
                   high_open=True)],
-    paper={"n_runs": 400, "eta0s": (0.04, 0.02, 0.01), "n_grid_samples": 2000, "n_records": 24},
+    paper={"n_runs": 400, "eta0s": (0.02, 0.01), "n_grid_samples": 2000, "n_records": 24},
     validate=lambda p: (validate_model(p), validate_scales(p["eta0s"])),
 )
 def ode_tracks_sga(p: dict, ctx: Context) -> Evidence:
