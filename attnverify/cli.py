@@ -1,17 +1,20 @@
-"""The ``attnverify`` command line: list, run, derive, latex.
+"""The ``attnverify`` command line: list, run, claims, derive, latex (and bench, selftest).
 
 Exit codes: 0 every check passed, 1 a check failed or errored, 2 bad usage or bad input.
-Every error is one line on stderr; there is never a traceback.
+Every error is one line on stderr; there is never a traceback. Every output path is validated before any
+work starts; a run that dies or is interrupted leaves the checks it finished in its JSON / report.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import sys
+import textwrap
 from pathlib import Path
 
-from attnverify import bench_cli, selftest_cli
-from checks.framework import PROFILES, InputError, progress_printer
+from attnverify import __version__, bench_cli, selftest_cli
+from checks.framework import PROFILES, InputError
 
 
 class UsageError(Exception):
@@ -34,36 +37,69 @@ def parse_sets(items: list[str]) -> dict[str, str]:
     return out
 
 
+# ----------------------------------------------------------------------------------------------
+# the parser
+# ----------------------------------------------------------------------------------------------
+def _add_force(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--force", action="store_true", help="overwrite existing output files")
+
+
 def build_parser() -> Parser:
     parser = Parser(prog="attnverify", description="Symbolic-numeric verifier for softmax-attention theory.")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
+    parser.add_argument("--version", action="store_true", help="print the version and exit")
+    sub = parser.add_subparsers(dest="command", parser_class=Parser)
     lister = sub.add_parser("list", help="the catalogue of checks")
+    lister.add_argument("ids", nargs="*", help="check ids or families to list (default: all)")
     lister.add_argument("--params", action="store_true", help="also list each check's parameters and defaults")
-    run = sub.add_parser("run", help="run checks and print the audit table")
+    run = sub.add_parser("run", help="run checks and print the audit table and the claims ledger")
     run.add_argument("ids", nargs="*", help="check ids or families (signal, meanfield); default: all")
-    run.add_argument("--profile", default="quick", help="quick (default) or paper")
-    run.add_argument("--seed", default="0", help="random seed (non-negative integer)")
+    _add_run_options(run)
     run.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE",
                      help="override a model option or parameter (repeatable)")
     run.add_argument("--json", dest="json_path", metavar="PATH", help="write the JSON report")
     run.add_argument("--report", dest="report_dir", metavar="DIR", help="write report.json, report.md and plots")
-    run.add_argument("--executor", default="local", help="where sweeps run: serial, local (process pool, "
-                     "default) or dask")
-    run.add_argument("--scheduler", default=None, metavar="ADDRESS", help="Dask scheduler address "
-                     "(with --executor dask; default: a new LocalCluster)")
-    run.add_argument("--jobs", default=None, help="workers for sweeps (default: all cores)")
-    run.add_argument("--quiet", action="store_true", help="no progress display")
+    _add_force(run)
+    claims = sub.add_parser("claims", help="run the checks that feed the papers' claims; print the claims ledger")
+    _add_run_options(claims)
+    claims.add_argument("--json", dest="json_path", metavar="PATH", help="write the JSON report")
+    claims.add_argument("--markdown", action="store_true", help="print the ledger and the findings as Markdown "
+                        "(for the README's findings section), stating the profile and seed")
+    _add_force(claims)
     derive = sub.add_parser("derive", help="print a derivation step by step")
     derive.add_argument("model", help="signal or meanfield")
     derive.add_argument("--latex", action="store_true", help="print the results as LaTeX")
-    latex = sub.add_parser("latex", help="write a standalone LaTeX document")
+    derive.add_argument("--sign", default="fixed", help="Paper A sign model: fixed (default) or symmetric")
+    derive.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE",
+                        help="signal: substitute theta, beta, sigma, R, L, d; meanfield: the matrices Q, K, V "
+                             "(and d): shows Pi, the rate and the bound for them")
+    derive.add_argument("--width", default=None, help="columns of the output (default: the terminal's)")
+    latex = sub.add_parser("latex", help="write a LaTeX document: the derivations (and the audit)")
     latex.add_argument("-o", "--output", required=True, metavar="FILE.tex")
-    latex.add_argument("--from-json", metavar="PATH", help="take the audit table from a JSON report "
-                       "(default: run the quick audit)")
+    latex.add_argument("--from-json", metavar="PATH", help="take the audit from a JSON report (figures from the "
+                       "PNGs beside it, as written by run --report)")
+    latex.add_argument("--derivations-only", action="store_true", help="the formulas only; no audit is run")
+    latex.add_argument("--fragment", action="store_true", help="no preamble: a body to \\input into a paper "
+                       "(needs amsmath, graphicx; T1/UTF-8 in the paper's preamble)")
     latex.add_argument("--seed", default="0", help="seed of the audit run (without --from-json)")
+    latex.add_argument("--quiet", action="store_true", help="no progress display")
+    _add_force(latex)
     bench_cli.add_parser(sub)
     selftest_cli.add_parser(sub)
+    for name in ("bench", "selftest"):
+        if name in sub.choices and not any("--force" in a.option_strings for a in sub.choices[name]._actions):
+            _add_force(sub.choices[name])
     return parser
+
+
+def _add_run_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--profile", default="quick", help="quick (default) or paper")
+    p.add_argument("--seed", default="0", help="random seed (non-negative integer)")
+    p.add_argument("--executor", default="local", help="where sweeps run: serial, local (process pool, "
+                   "default) or dask")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS", help="Dask scheduler address "
+                   "(with --executor dask; default: a new LocalCluster)")
+    p.add_argument("--jobs", default=None, help="workers for sweeps (default: all cores)")
+    p.add_argument("--quiet", action="store_true", help="no progress display, no override summary")
 
 
 def non_negative_int(name: str, text: str) -> int:
@@ -76,87 +112,343 @@ def non_negative_int(name: str, text: str) -> int:
     return value
 
 
-def cmd_list(with_params: bool = False) -> int:
-    from checks.registry import all_checks
+# ----------------------------------------------------------------------------------------------
+# output paths: validated before anything runs
+# ----------------------------------------------------------------------------------------------
+def validate_outputs(args: argparse.Namespace) -> None:
+    """Every output path of the command: a file where a file is due, a directory for --report, creatable and
+    writable, not an existing file unless --force. One line, exit 2, before any work."""
+    from attnverify.outputs import check_dir, check_file
 
-    for c in all_checks():
-        print(f"{c.id:<36} {c.source:<22} {c.claim}")
+    force = bool(getattr(args, "force", False))
+    for attr, flag in (("json_path", "--json"), ("output", "-o")):
+        path = getattr(args, attr, None)
+        if path is not None:
+            check_file(path, flag, force=force)
+    if getattr(args, "report_dir", None) is not None:
+        check_dir(args.report_dir, "--report", force=force)
+    json_path, report_dir = getattr(args, "json_path", None), getattr(args, "report_dir", None)
+    if json_path and report_dir and Path(json_path).resolve() == (Path(report_dir) / "report.json").resolve():
+        raise InputError("--json: the same file as --report's report.json")
+
+
+# ----------------------------------------------------------------------------------------------
+# list
+# ----------------------------------------------------------------------------------------------
+def cmd_list(with_params: bool = False, ids: list[str] | None = None, width: int | None = None) -> int:
+    from attnverify.report import _set_syntax
+    from checks.runner import select
+
+    width = width or max(60, shutil.get_terminal_size((100, 24)).columns)
+    for c in select(ids or None):
+        print(f"{c.id}  ({c.source})")
+        print(textwrap.fill(c.claim, width, initial_indent="    ", subsequent_indent="    "))
         if with_params:
             for prm in c.params:
-                default = prm.default.tolist() if hasattr(prm.default, "tolist") else prm.default
-                paper = f" (paper: {c.paper[prm.name]})" if prm.name in c.paper else ""
-                print(f"    --set {prm.name}=...  default {default}{paper}: {prm.help}")
-            print()
+                paper = f" (paper: {_set_syntax(c.paper[prm.name])})" if prm.name in c.paper else ""
+                print(textwrap.fill(f"--set {prm.name}={_set_syntax(prm.default)}{paper}: {prm.help}", width,
+                                    initial_indent="      ", subsequent_indent="          "))
+        print()
     return 0
 
 
-def cmd_run(args: argparse.Namespace) -> int:
-    from attnverify.executors import make_executor
-    from attnverify.report import table, write_json, write_report
-    from checks.runner import plan, run
+# ----------------------------------------------------------------------------------------------
+# run: overrides explained, then the checks
+# ----------------------------------------------------------------------------------------------
+def _model_defaults(checks: list) -> dict[str, object]:
+    """For each parameter name, the default most checks share (a check's own default differs from it)."""
+    from collections import Counter
 
-    seed = non_negative_int("--seed", args.seed)
-    overrides = parse_sets(args.sets)
-    plan(args.ids, profile=args.profile, overrides=overrides)  # all input errors surface before any work
+    from attnverify.report import _set_syntax
+    from checks.registry import all_checks
+
+    votes: dict[str, Counter] = {}
+    for c in all_checks():
+        for prm in c.params:
+            votes.setdefault(prm.name, Counter())[_set_syntax(prm.default)] += 1
+    return {name: counter.most_common(1)[0][0] for name, counter in votes.items()}
+
+
+def plan_explained(ids: list[str] | None, profile: str, overrides: dict[str, str]) -> tuple[list, list[str]]:
+    """The run's plan (as :func:`checks.runner.plan`) and lines saying which checks took each ``--set`` key and
+    which ignored it, and why. A key no selected check takes is an error; when a check rejects its parameters
+    and some of them are that check's own defaults (not set by the user), the message names them."""
+    import re
+
+    from attnverify.report import _set_syntax
+    from checks.runner import plan, select
+
+    if profile not in PROFILES:
+        raise InputError(f"unknown profile {profile!r} (choose from {', '.join(PROFILES)})")
+    chosen = select(ids)
+    notes = []
+    for key in overrides:
+        took = [c.id for c in chosen if c.param(key) is not None]
+        if not took:
+            similar = sorted({p.name for c in chosen for p in c.params if p.name.rstrip("s") == key.rstrip("s")
+                              or p.name.lower() == key.lower()})
+            hint = f" (did you mean {', '.join(similar)}?)" if similar else " (see 'attnverify list --params')"
+            raise InputError(f"unknown parameter {key!r} for the selected checks: none of them takes it{hint}")
+        ignored = []
+        for c in chosen:
+            if c.param(key) is None:
+                alt = [p.name for p in c.params if p.name.rstrip("s") == key.rstrip("s") and p.name != key]
+                ignored.append(f"{c.id} ({'takes ' + ', '.join(alt) + ' instead' if alt else 'no such parameter'})")
+        line = f"--set {key}: taken by {', '.join(took)}"
+        notes.append(line + (f"; ignored by {', '.join(ignored)}" if ignored else ""))
+    shared = _model_defaults(chosen)
+    from checks.registry import all_checks
+
+    counts: dict[str, int] = {}
+    for c in all_checks():
+        for prm in c.params:
+            counts[prm.name] = counts.get(prm.name, 0) + 1
+    for c in chosen:
+        mine = {k: v for k, v in overrides.items() if c.param(k) is not None}
+        try:
+            c.resolve(profile, mine)
+        except InputError as exc:
+            own = [p for p in c.params if p.name not in mine and re.search(rf"\b{re.escape(p.name)}\b", str(exc))
+                   and (_set_syntax(p.default) != shared.get(p.name) or counts.get(p.name, 0) == 1)]
+            extra = ""
+            if own and mine:
+                extra = (" -- with this check's own default" + ("s " if len(own) > 1 else " ")
+                         + ", ".join(f"{p.name}={_set_syntax(p.default)}" for p in own)
+                         + " (not set by you; override with --set, or leave this check out)")
+            raise InputError(f"{c.id}: {exc}{extra}") from None
+    return plan(ids, profile=profile, overrides=overrides), notes
+
+
+def _executor_args(args: argparse.Namespace):
     jobs = non_negative_int("--jobs", args.jobs) if args.jobs is not None else None
     if jobs == 0:
         raise InputError("--jobs: needs at least one worker")
-    for path in filter(None, [args.json_path]):
-        if not Path(path).parent.exists():
-            raise InputError(f"--json: directory {str(Path(path).parent)!r} does not exist")
-    progress = None
-    if sys.stderr.isatty() and not args.quiet:
-        progress = progress_printer(sys.stderr)
+    return jobs
+
+
+def run_with_outputs(args: argparse.Namespace, ids: list[str] | None, overrides: dict[str, str],
+                     json_path: str | None, report_dir: str | None):
+    """Run the checks, writing ``json_path`` / ``report_dir``'s report.json after each check (``complete``:
+    false) and the full outputs at the end; an interruption or a crash writes what finished, then re-raises."""
+    from attnverify.api import run
+    from attnverify.executors import make_executor
+    from attnverify.progress import Progress
+    from attnverify.report import write_json, write_report
+    from checks.claims import evaluate_claims
+
+    seed = non_negative_int("--seed", args.seed)
+    plans, notes = plan_explained(ids, args.profile, overrides)
+    jobs = _executor_args(args)
+    if notes and not args.quiet:
+        for line in notes:
+            print(textwrap.fill(line, max(60, shutil.get_terminal_size((100, 24)).columns),
+                                subsequent_indent="    "), file=sys.stderr)
+    progress = Progress([c.id for c, _ in plans]) if sys.stderr.isatty() and not args.quiet else None
+    partial: list = []
+
+    def save_partial(report, note: str | None = None) -> None:
+        if json_path:
+            write_json(report, json_path, complete=False, note=note)
+        if report_dir:
+            if note is None:
+                write_json(report, Path(report_dir) / "report.json", complete=False)
+            else:
+                write_report(report, report_dir, complete=False, note=note)
+
+    def on_result(report) -> None:
+        partial[:] = [report]
+        if progress is not None:
+            progress.done(report.results[-1].id)
+        save_partial(report)
+
     try:
         with make_executor(args.executor, jobs=jobs, scheduler=args.scheduler) as executor:
-            report = run(args.ids, profile=args.profile, seed=seed, overrides=overrides, executor=executor,
-                         progress=progress)
-    finally:
+            report = run(ids, profile=args.profile, seed=seed, overrides=overrides, executor=executor,
+                         progress=progress, on_result=on_result)
+    except BaseException as exc:
         if progress is not None:
-            sys.stderr.write("\r" + " " * 80 + "\r")
+            progress.clear()
+        if partial and (json_path or report_dir):
+            rep = partial[0]
+            rep.claims = evaluate_claims(rep.results)
+            why = "interrupted" if isinstance(exc, KeyboardInterrupt) else f"stopped by {type(exc).__name__}"
+            save_partial(rep, note=f"{why} after {len(rep.results)} of {len(plans)} checks")
+            print(f"attnverify: partial results ({len(rep.results)} of {len(plans)} checks) written to "
+                  f"{json_path or str(Path(report_dir) / 'report.json')}", file=sys.stderr)
+        raise
+    if progress is not None:
+        progress.clear()
+    if json_path:
+        write_json(report, json_path)
+    if report_dir:
+        write_report(report, report_dir)
+    return report
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from attnverify.report import claims_table, table
+
+    report = run_with_outputs(args, args.ids, parse_sets(args.sets), args.json_path, args.report_dir)
     print(table(report))
-    if args.json_path:
-        write_json(report, args.json_path)
+    print()
+    print(claims_table(report))
     if args.report_dir:
-        out = write_report(report, args.report_dir)
-        print(f"report written to {out / 'report.md'}")
+        print(f"report written to {Path(args.report_dir) / 'report.md'}")
+    return 0 if report.ok else 1  # claims are findings about the papers: they never set the exit code
+
+
+def cmd_claims(args: argparse.Namespace) -> int:
+    """Run the checks that feed at least one registered claim; print the ledger alone."""
+    from attnverify.report import claims_table
+    from checks.claims import all_claims
+    from checks.registry import all_checks
+
+    fed = {cid for c in all_claims() for cid in c.checks}
+    ids = [c.id for c in all_checks() if c.id in fed]
+    if not ids:
+        print("no claims are registered")
+        return 0
+    report = run_with_outputs(args, ids, {}, args.json_path, None)
+    if args.markdown:
+        from attnverify.report import to_markdown
+
+        md = to_markdown(report, formulas=False)
+        sections = md.split("\n## ")
+        keep = [sec for sec in sections[1:] if sec.split("\n", 1)[0] in ("Claims", "Findings")]
+        print(f"From `attnverify claims --profile {report.profile} --seed {report.seed}` "
+              f"(version {report.version}).\n\n### " + "\n### ".join(keep).rstrip())
+        return 0 if report.ok else 1
+    print(claims_table(report))
+    broken = [r.id for r in report.results if r.verdict != "pass"]
+    if broken:
+        print(f"\nchecks that did not pass (their claims are inconclusive): {', '.join(broken)}")
     return 0 if report.ok else 1
 
 
+# ----------------------------------------------------------------------------------------------
+# derive and latex
+# ----------------------------------------------------------------------------------------------
 def cmd_derive(args: argparse.Namespace) -> int:
-    from attnverify.derive import render
+    from attnverify.derive import MODELS, SIGNS, render, render_meanfield_for
 
-    print(render(args.model, latex=args.latex))
+    if args.model not in MODELS:
+        raise InputError(f"unknown model {args.model!r} (choose from {', '.join(MODELS)})")
+    if args.sign not in SIGNS:
+        raise InputError(f"--sign: {args.sign!r} is not one of {', '.join(SIGNS)}")
+    width = non_negative_int("--width", args.width) if args.width is not None else None
+    sets = parse_sets(args.sets)
+    if args.model == "meanfield":
+        if args.sign != "fixed":
+            raise InputError("--sign is a Paper A option (derive signal); Paper B has no sign model")
+        if sets:
+            from checks.framework import Param
+            from checks.meanfield._model import MODEL_PARAMS, model_matrices
+
+            params = {p.name: p for p in MODEL_PARAMS}
+            unknown = [k for k in sets if k not in params]
+            if unknown:
+                raise InputError(f"derive meanfield --set: unknown key {unknown[0]!r} (takes {', '.join(params)})")
+            values = {n: (p.parse(sets[n]) if n in sets else p.default) for n, p in params.items()}
+            if "d" not in sets:
+                shapes = {len(values[n]) for n in ("Q", "K", "V") if n in sets}
+                if len(shapes) == 1:
+                    values["d"] = shapes.pop()
+                    for n in ("Q", "K", "V"):
+                        if n not in sets and values[n].shape != (values["d"], values["d"]):
+                            raise InputError(f"{n}: default is {values[n].shape[0]}x{values[n].shape[0]}; give {n} "
+                                             f"for d = {values['d']}")
+            try:
+                from checks.meanfield._model import validate_model
+
+                validate_model(values)
+                print(render_meanfield_for(*model_matrices(values), latex=args.latex, width=width))
+            except ValueError as exc:
+                raise InputError(str(exc).splitlines()[0]) from None
+            return 0
+        print(render("meanfield", latex=args.latex, width=width))
+        return 0
+    values = {}
+    if sets:
+        from checks.signal._model import MODEL_PARAMS
+
+        params = {p.name: p for p in MODEL_PARAMS if p.name != "sign"}
+        for k, text in sets.items():
+            if k not in params:
+                raise InputError(f"derive signal --set: unknown key {k!r} (takes {', '.join(params)})")
+            values[k] = params[k].parse(text)
+    print(render("signal", latex=args.latex, sign=args.sign, width=width, values=values or None))
     return 0
 
 
 def cmd_latex(args: argparse.Namespace) -> int:
     from attnverify.latex import document
+    from attnverify.outputs import write_text
 
-    if args.from_json:
+    out = Path(args.output)
+    figures_dir = out.parent / f"{out.stem}_figures"
+    report, figures = None, {}
+    if args.derivations_only:
+        if args.from_json:
+            raise InputError("--derivations-only and --from-json exclude each other")
+    elif args.from_json:
         try:
             report = json.loads(Path(args.from_json).read_text())
             report["checks"]
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise InputError(f"--from-json: cannot read a report from {args.from_json!r} ({type(exc).__name__})")
-    else:
-        from attnverify.report import report_dict
-        from checks.runner import run
+        from attnverify.report import plot_file_name
 
-        report = report_dict(run(seed=non_negative_int("--seed", args.seed)))
-    if not Path(args.output).parent.exists():
-        raise InputError(f"-o: directory {str(Path(args.output).parent)!r} does not exist")
-    Path(args.output).write_text(document(report))
+        base = Path(args.from_json).parent
+        for c in report["checks"]:
+            found = []
+            i = 0
+            while (base / plot_file_name(c["id"], i)).is_file():
+                found.append(base / plot_file_name(c["id"], i))
+                i += 1
+            if found:
+                figures[c["id"]] = found
+    else:
+        from attnverify.report import plot_file_name, report_dict, save_plot
+
+        ns = argparse.Namespace(profile="quick", seed=args.seed, executor="local", scheduler=None, jobs=None,
+                                quiet=args.quiet)
+        rep = run_with_outputs(ns, None, {}, None, None)
+        report = report_dict(rep)
+        for r in rep.results:
+            for i, plot in enumerate(r.evidence.plots if r.evidence else []):
+                figures_dir.mkdir(parents=True, exist_ok=True)
+                path = figures_dir / plot_file_name(r.id, i)
+                save_plot(plot, path)
+                figures.setdefault(r.id, []).append(path)
+    rel = {cid: [_relative(p, out.parent) for p in paths] for cid, paths in figures.items()}
+    write_text(out, document(report, figures=rel, fragment=args.fragment))
     print(f"wrote {args.output}")
     return 0
 
 
+def _relative(path: Path, base: Path) -> str:
+    import os
+
+    return os.path.relpath(path.resolve(), base.resolve()).replace(os.sep, "/")
+
+
+# ----------------------------------------------------------------------------------------------
+# main
+# ----------------------------------------------------------------------------------------------
 def main(argv: list[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
+        if args.version:
+            print(f"attnverify {__version__}")
+            return 0
+        if args.command is None:
+            raise UsageError("the following arguments are required: command (list, run, claims, derive, latex, "
+                             "bench, selftest)")
         if getattr(args, "profile", "quick") not in PROFILES:
             raise InputError(f"unknown profile {args.profile!r} (choose from {', '.join(PROFILES)})")
-        handler = {"list": lambda: cmd_list(args.params), "run": lambda: cmd_run(args),
+        validate_outputs(args)
+        handler = {"list": lambda: cmd_list(args.params, args.ids), "run": lambda: cmd_run(args),
+                   "claims": lambda: cmd_claims(args),
                    "derive": lambda: cmd_derive(args), "latex": lambda: cmd_latex(args),
                    "bench": lambda: bench_cli.cmd_bench(args),
                    "selftest": lambda: selftest_cli.cmd_selftest(args)}[args.command]
@@ -167,6 +459,8 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("attnverify: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:          # output piped into head & co.: not an error
+        return 0
     except Exception as exc:  # noqa: BLE001 -- never a traceback
         print(f"attnverify: internal error: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}",
               file=sys.stderr)

@@ -90,6 +90,17 @@ def is_crash(row: dict) -> bool:
     return row["verdict"] == "error" and (row["error"] or "").split(":")[0].strip() in CRASH_TYPES
 
 
+def _judge(row: dict, baseline: dict | None) -> dict:
+    """Fill in which results catch the mutant: verdict not ``pass``, not a crash, and ``pass`` on the baseline."""
+    for r in row["results"]:
+        r["baseline_verdict"] = (baseline or {}).get(r["check"], "pass")
+        r["crash"] = is_crash(r)
+        r["catches"] = r["verdict"] != "pass" and not r["crash"] and r["baseline_verdict"] == "pass"
+    row["caught_by"] = [r["check"] for r in row["results"] if r["catches"]]
+    row["caught"] = bool(row["caught_by"])
+    return row
+
+
 def run_mutant(mutant: Mutant, *, seed: int = 0, profile: str = "quick", baseline: dict | None = None) -> dict:
     """Run ``mutant.checks`` serially with the mutant injected; the row of the selftest JSON.
 
@@ -99,36 +110,73 @@ def run_mutant(mutant: Mutant, *, seed: int = 0, profile: str = "quick", baselin
 
     with injected(mutant):
         report = run(list(mutant.checks), profile=profile, seed=seed)
-    results = [_row(r) for r in report.results]
-    for r in results:
-        r["baseline_verdict"] = (baseline or {}).get(r["check"], "pass")
-        r["crash"] = is_crash(r)
-        r["catches"] = r["verdict"] != "pass" and not r["crash"] and r["baseline_verdict"] == "pass"
-    return {"mutant": mutant.name, "module": mutant.module, "attribute": mutant.attribute,
-            "description": mutant.description, "equivalent": mutant.equivalent or None, "checks": list(mutant.checks),
-            "caught_by": [r["check"] for r in results if r["catches"]],
-            "caught": any(r["catches"] for r in results), "results": results}
+    return _judge({"mutant": mutant.name, "module": mutant.module, "attribute": mutant.attribute,
+                   "description": mutant.description, "equivalent": mutant.equivalent or None,
+                   "checks": list(mutant.checks), "results": [_row(r) for r in report.results]}, baseline)
 
 
-def selftest(mutants, *, seed: int = 0, profile: str = "quick", progress=None) -> dict:
-    """Baseline run of every check the mutants name, then each mutant in turn (serially, so the injection
-    reaches the checks). Returns ``{"mutants": n, "caught": k, "equivalent": e, "all_caught": bool, "rows": [...],
-    "baseline": [...]}``; ``all_caught``: every mutant that is not equivalent is caught."""
+# mutants for the worker processes of ``selftest(..., jobs > 1)``: set before the fork, read by index in the child
+# (a Mutant holds functions such as lambdas that need not pickle; a forked child inherits them)
+_FORKED: list = []
+
+
+def _forked_task(task: tuple[str, object, int, str]) -> list[dict] | dict:
+    """Worker of ``selftest(..., jobs > 1)``: ("baseline", check id) runs one unmutated check; ("mutant", i) runs
+    mutant i (the injection is per process; the caller judges the row against the baseline)."""
+    kind, what, seed, profile = task
+    if kind == "baseline":
+        from checks.runner import run
+
+        return [_row(r) for r in run([what], profile=profile, seed=seed).results]
+    return run_mutant(_FORKED[what], seed=seed, profile=profile)
+
+
+def selftest(mutants, *, seed: int = 0, profile: str = "quick", progress=None, jobs: int = 1) -> dict:
+    """Baseline run of every check the mutants name, then each mutant in turn. Returns ``{"mutants": n, "caught": k,
+    "equivalent": e, "all_caught": bool, "rows": [...], "baseline": [...]}``; ``all_caught``: every mutant that is
+    not equivalent is caught.
+
+    ``jobs = 1`` runs everything one after another in this process. ``jobs > 1`` runs the baseline checks and the
+    mutants as separate tasks in that many worker processes (fork start method, a fresh child per task): each child
+    injects its own mutant, which reaches only the checks of that process. The rows are the same either way (each
+    check's random streams derive from (seed, check id)), apart from the measured seconds; ``progress`` is then
+    called as the mutants' rows come back, in order.
+    """
+    import multiprocessing
     import time
 
     from checks.runner import run
 
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise ValueError(f"jobs must be a positive integer, got {jobs!r}")
     mutants = list(mutants)
     ids = list(dict.fromkeys(c for m in mutants for c in m.checks))
     start = time.perf_counter()
     clear_caches()
-    base = [_row(r) for r in run(ids, profile=profile, seed=seed).results] if ids else []
-    verdicts = {b["check"]: b["verdict"] for b in base}
-    rows = []
-    for i, m in enumerate(mutants):
-        if progress is not None:
-            progress(i, len(mutants), m.name)
-        rows.append(run_mutant(m, seed=seed, profile=profile, baseline=verdicts))
+    if jobs > 1 and len(ids) + len(mutants) > 1:
+        _FORKED[:] = mutants
+        tasks = [("baseline", c, seed, profile) for c in ids] + [("mutant", i, seed, profile)
+                                                                  for i in range(len(mutants))]
+        try:
+            with multiprocessing.get_context("fork").Pool(min(jobs, len(tasks)), maxtasksperchild=1) as pool:
+                results = pool.imap(_forked_task, tasks, chunksize=1)
+                base = [row for _ in ids for row in next(results)]
+                verdicts = {b["check"]: b["verdict"] for b in base}
+                rows = []
+                for i, row in enumerate(results):
+                    if progress is not None:
+                        progress(i, len(mutants), mutants[i].name)
+                    rows.append(_judge(row, verdicts))
+        finally:
+            _FORKED.clear()
+    else:
+        base = [_row(r) for r in run(ids, profile=profile, seed=seed).results] if ids else []
+        verdicts = {b["check"]: b["verdict"] for b in base}
+        rows = []
+        for i, m in enumerate(mutants):
+            if progress is not None:
+                progress(i, len(mutants), m.name)
+            rows.append(run_mutant(m, seed=seed, profile=profile, baseline=verdicts))
     return {"mutants": len(rows), "caught": sum(r["caught"] for r in rows),
             "equivalent": sum(bool(r["equivalent"]) for r in rows),
             "all_caught": all(r["caught"] or r["equivalent"] for r in rows), "seed": seed, "profile": profile,

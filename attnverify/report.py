@@ -1,16 +1,26 @@
-"""Reports: the JSON document, the Markdown audit with its plots, and the terminal table."""
+"""Reports: the JSON document, the Markdown audit with its plots, and the terminal tables.
+
+``report.md`` is written for a researcher: the verdict tables (checks, then the claims ledger) and the
+findings first, then one section per check with its claim, the closed form it tests (MathJax), the
+comparison as a small table and its plots. The full details (curves, tables) are left to ``report.json``.
+"""
 from __future__ import annotations
 
 import json
 import math
 import os
+import re
+import textwrap
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from attnverify.outputs import write_text
 from checks.framework import Plot, Result
 from checks.runner import Report
+
+CLAIM_VERDICTS = ("holds", "holds_if", "refuted", "not_refuted", "inconclusive")
 
 
 def jsonable(value: Any) -> Any:
@@ -45,17 +55,32 @@ def result_dict(r: Result) -> dict:
     })
 
 
-def report_dict(report: Report) -> dict:
-    return {"version": report.version, "profile": report.profile, "seed": report.seed,
-            "options": jsonable(report.options), "checks": [result_dict(r) for r in report.results]}
+def report_dict(report: Report, *, complete: bool = True, note: str | None = None) -> dict:
+    """The JSON report. ``complete`` is False for the partial report of a run that has not finished (written
+    after each check, and when a run is interrupted); ``note`` says why it stopped."""
+    doc = {"version": report.version, "profile": report.profile, "seed": report.seed,
+           "options": jsonable(report.options), "complete": bool(complete),
+           "checks": [result_dict(r) for r in report.results],
+           "claims": [jsonable(c.as_dict()) for c in getattr(report, "claims", [])]}
+    if note:
+        doc["note"] = note
+    return doc
 
 
-def write_json(report: Report, path: str | os.PathLike) -> None:
-    Path(path).write_text(json.dumps(report_dict(report), indent=2) + "\n")
+def write_json(report: Report, path: str | os.PathLike, *, complete: bool = True, note: str | None = None) -> None:
+    write_text(path, json.dumps(report_dict(report, complete=complete, note=note), indent=2) + "\n")
 
 
 def fmt(x: float | None) -> str:
     return "-" if x is None else f"{x:.4g}"
+
+
+def _grid(rows: list[tuple[str, ...]], left: int) -> list[str]:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(cell.ljust(w) if i < left else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths)))
+             .rstrip() for row in rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return lines
 
 
 def table(report: Report) -> str:
@@ -63,10 +88,7 @@ def table(report: Report) -> str:
     rows = [("check", "verdict", "observed", "", "threshold", "seconds")]
     rows += [(r.id, r.verdict.upper(), fmt(r.observed), r.evidence.comparison if r.evidence else "",
               fmt(r.threshold), f"{r.seconds:.1f}") for r in report.results]
-    widths = [max(len(row[i]) for row in rows) for i in range(6)]
-    lines = ["  ".join(cell.ljust(w) if i < 2 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths)))
-             for row in rows]
-    lines.insert(1, "  ".join("-" * w for w in widths))
+    lines = _grid(rows, 2)
     counts = {v: sum(r.verdict == v for r in report.results) for v in ("pass", "fail", "error")}
     lines.append(f"\n{counts['pass']} passed, {counts['fail']} failed, {counts['error']} errors "
                  f"(profile {report.profile}, seed {report.seed})")
@@ -74,71 +96,286 @@ def table(report: Report) -> str:
     return "\n".join(lines + (["errors:"] + errors if errors else []))
 
 
-def plot_file_name(check_id: str, index: int) -> str:
-    return f"{check_id.replace('.', '_')}_{index}.png"
+def claims_table(report: Report, width: int | None = None) -> str:
+    """The claims ledger: id, verdict and the condition / counterexample / reason, wrapped to ``width``."""
+    claims = list(getattr(report, "claims", []))
+    if not claims:
+        return "claims: none of the registered claims is fed by the checks that ran"
+    import shutil
+
+    width = width or max(80, shutil.get_terminal_size((100, 24)).columns)
+    idw = max(len("claim"), *(len(c.id) for c in claims))
+    vw = max(len("verdict"), *(len(c.verdict) for c in claims))
+    room = max(30, width - idw - vw - 4)
+    lines = [f"{'claim'.ljust(idw)}  {'verdict'.ljust(vw)}  condition / reason", f"{'-' * idw}  {'-' * vw}  {'-' * 18}"]
+    for c in claims:
+        text = c.condition if c.condition else c.reason
+        wrapped = textwrap.wrap(text or "", room) or [""]
+        lines.append(f"{c.id.ljust(idw)}  {c.verdict.upper().ljust(vw)}  {wrapped[0]}")
+        lines += [f"{'':{idw}}  {'':{vw}}  {more}" for more in wrapped[1:]]
+    counts = ", ".join(f"{sum(c.verdict == v for c in claims)} {v}" for v in CLAIM_VERDICTS
+                       if any(c.verdict == v for c in claims))
+    lines.append(f"\n{len(claims)} claims: {counts} (a refuted claim is a finding about the paper, not a failed check)")
+    return "\n".join(lines)
+
+
+# ----------------------------------------------------------------------------------------------
+# plots
+# ----------------------------------------------------------------------------------------------
+_GREEK = ("alpha", "beta", "gamma", "delta", "epsilon", "eta", "theta", "lambda", "mu", "xi", "pi", "rho",
+          "sigma", "tau", "phi", "psi", "omega", "Pi", "Sigma", "Delta", "Gamma")
+_GREEK_RE = re.compile(r"(?<![A-Za-z\\])(" + "|".join(_GREEK) + r")(?:_(\{[^}]*\}|[A-Za-z0-9]+)|(\d+))?(?![A-Za-z])")
+_SUB_RE = re.compile(r"(?<![A-Za-z\\$])([A-Za-z])_(\{[^}]*\}|[A-Za-z0-9]+)")
+
+
+def mathtext(label: str) -> str:
+    """A plain-text label with its mathematics as matplotlib mathtext: ``rho0`` -> ``$\\rho_{0}$``, ``x_1(t)``
+    -> ``$x_{1}$(t)``, ``W2`` -> ``$W_2$``, ``sqrt`` -> ``√``."""
+    if "$" in label:
+        return label
+    def greek(m: re.Match) -> str:
+        sub = m.group(2) or m.group(3)
+        sub = sub.strip("{}") if sub else None
+        return f"$\\{m.group(1)}" + (f"_{{{sub}}}" if sub else "") + "$"
+    s = label.replace("Pi#", "Π♯")
+    s = _GREEK_RE.sub(greek, s)
+    s = _SUB_RE.sub(lambda m: f"${m.group(1)}_{{{m.group(2).strip('{}')}}}$", s)
+    s = re.sub(r"(?<![A-Za-z$])W2(?![A-Za-z0-9])", r"$W_2$", s)
+    s = re.sub(r"(?<![A-Za-z$])([A-Z])\^T(?![A-Za-z])", r"$\1^{T}$", s)
+    s = s.replace("sqrt", "√").replace("^2", "²")
+    s = re.sub(r"\$([^$]*)\$\^\$([^$]*)\$", r"$\1^{\2}$", s)          # mu_t^beta: one superscript
+    return s
+
+
+_KEY_RE = re.compile(r"(\S+\s*=\s*[-+0-9.eE]+|#\s*\d+)\s*$")
+
+
+def _colour_key(label: str) -> str:
+    """Series that differ only in their leading words (``beta=10`` and ``bound beta=10``) share a colour."""
+    m = _KEY_RE.search(label or "")
+    return m.group(1).replace(" ", "") if m else label
+
+
+def draw_plot(plot: Plot):
+    """One :class:`~checks.framework.Plot` as a matplotlib Figure (caller closes it): mathtext labels, one colour
+    per parameter value (solid and dotted curves of the same beta alike), the legend outside the axes when it is
+    long, a wrapped title, and the zero line when the data change sign."""
+    import matplotlib.pyplot as plt
+
+    n = len({s.label for s in plot.series})
+    keys: dict[str, int] = {}
+    for s in plot.series:
+        keys.setdefault(_colour_key(s.label), len(keys))
+    many = len(keys) > 10
+    cmap = plt.get_cmap("viridis" if many else "tab10")
+    colour = {k: cmap(i / max(1, len(keys) - 1)) if many else cmap(i % 10) for k, i in keys.items()}
+    outside = n > 8
+    fig, ax = plt.subplots(figsize=(8.6 if outside else 6.4, 4.4))
+    ys = []
+    seen: set[str] = set()
+    for s in plot.series:
+        x, y = np.asarray(s.x, dtype=float), np.asarray(s.y, dtype=float)
+        ys.append(y[np.isfinite(y)])
+        c = colour[_colour_key(s.label)]
+        label = mathtext(s.label) if s.label and s.label not in seen else None   # one legend entry per label
+        seen.add(s.label)
+        if s.yerr is not None:
+            ax.errorbar(x, y, yerr=np.asarray(s.yerr, dtype=float), fmt=s.style, label=label, capsize=2, color=c)
+        else:
+            ax.plot(x, y, s.style, label=label, color=c)
+    ax.set_title("\n".join(textwrap.wrap(mathtext(plot.title), 70)), fontsize=10)
+    ax.set(xlabel=mathtext(plot.xlabel), ylabel=mathtext(plot.ylabel))
+    if plot.logx:
+        ax.set_xscale("log")
+    if plot.logy:
+        ax.set_yscale("log")
+    ally = np.concatenate(ys) if ys else np.array([])
+    field = plot.ylabel.strip().split(" ")[0] in ("F", "F(rho)", "drift")     # a vector field: its zeros matter
+    if not plot.logy and ally.size and (ally.min() < 0 < ally.max() or (field and ally.min() <= 0 <= ally.max())):
+        ax.axhline(0.0, color="0.4", lw=0.8, zorder=0)
+    if any(s.label for s in plot.series) and n <= 24:
+        if outside:
+            ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), ncol=1 + n // 17, frameon=False)
+        else:
+            ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    return fig
 
 
 def save_plot(plot: Plot, path: Path) -> None:
     """Draw one plot to a PNG with matplotlib's Agg backend."""
     import matplotlib
 
-    matplotlib.use("Agg")
+    if matplotlib.get_backend().lower() not in ("agg", "module://matplotlib_inline.backend_inline"):
+        matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(6.4, 4.2))
-    for s in plot.series:
-        x, y = np.asarray(s.x, dtype=float), np.asarray(s.y, dtype=float)
-        if s.yerr is not None:
-            ax.errorbar(x, y, yerr=np.asarray(s.yerr, dtype=float), fmt=s.style, label=s.label, capsize=2)
-        else:
-            ax.plot(x, y, s.style, label=s.label)
-    ax.set(title=plot.title, xlabel=plot.xlabel, ylabel=plot.ylabel)
-    if plot.logx:
-        ax.set_xscale("log")
-    if plot.logy:
-        ax.set_yscale("log")
-    if any(s.label for s in plot.series):
-        ax.legend(fontsize=8)
-    ax.grid(alpha=0.3)
-    fig.tight_layout()
+    fig = draw_plot(plot)
     fig.savefig(path, dpi=110)
     plt.close(fig)
 
 
-def write_report(report: Report, directory: str | os.PathLike) -> Path:
+def plot_file_name(check_id: str, index: int) -> str:
+    return f"{check_id.replace('.', '_')}_{index}.png"
+
+
+# ----------------------------------------------------------------------------------------------
+# the formulas each check tests (labels of derivation steps)
+# ----------------------------------------------------------------------------------------------
+FORMULAS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "signal.objective_vs_montecarlo": ("signal", (r"w(\rho)", r"J_{\mathrm{fixed}}(\rho)", r"\Delta_d(\rho)")),
+    "signal.reduced_field_identity": ("signal", (r"F(\rho)", r"F_{\mathrm{fixed}}(\rho)")),
+    "signal.equilibria_stability": ("signal", (r"F_{\mathrm{fixed}}(\rho)", r"F'(1) + 2 J'(1)")),
+    "signal.ode_tracks_sga": ("signal", (r"F(\rho)",)),
+    "signal.attention_on_noise": ("signal", (r"w(\rho)",)),
+    "signal.low_temperature": ("signal", (r"w(\rho)", r"w'(\rho)", r"J_{\mathrm{fixed}}(\rho)")),
+    "signal.alignment_30_runs": ("signal", (r"F(\rho)",)),
+    "signal.sign_ambiguity": ("signal", (r"F_{\mathrm{fixed}}(\rho)", r"J_{\mathrm{sym}}(\rho)")),
+    "meanfield.zero_temperature_limit": ("meanfield", (r"y^*_i", r"X_\infty(x)")),
+    "meanfield.zero_temperature_flow": ("meanfield", (r"X_\infty(x)", r"r_{2}")),
+    "meanfield.projection_stationary": ("meanfield", (r"\Pi_{\dim E=1}(x_0)", r"\lambda_j")),
+    "meanfield.w2_bound": ("meanfield", (r"b(\beta,t)", r"t^*(\beta)")),
+    "meanfield.terminal_phase": ("meanfield", (r"\lim t^*/\log\beta",)),
+}
+
+
+def formulas_for(result: Result) -> list[str]:
+    """The LaTeX of the closed forms ``result``'s check tests (from the cached derivation); [] if none is known."""
+    entry = FORMULAS.get(result.id)
+    if entry is None:
+        return []
+    from attnverify.derive import derivation
+
+    model, labels = entry
+    sign = result.params.get("sign", "fixed") if model == "signal" else "fixed"
+    steps = derivation(model, sign if sign in ("fixed", "symmetric") else "fixed")
+    if model == "signal" and sign == "symmetric":
+        steps += [s for s in derivation(model, "fixed") if s.label not in {t.label for t in steps}]
+    out = []
+    for label in labels:
+        step = next((s for s in steps if s.label == label), None)
+        if step is not None and len(step.latex()) < 1500:
+            out.append(step.latex())
+    return out
+
+
+# ----------------------------------------------------------------------------------------------
+# Markdown
+# ----------------------------------------------------------------------------------------------
+def _md_cell(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def findings(report: Report) -> list[str]:
+    """Bullet points: what the claims ledger and the checks found that a reader must not miss."""
+    out = []
+    for c in getattr(report, "claims", []):
+        if c.verdict == "refuted":
+            out.append(f"**{c.id}** is refuted: {c.condition}. {c.reason}")
+        elif c.verdict == "holds_if":
+            out.append(f"**{c.id}** holds only if {c.condition}. {c.reason}")
+        elif c.verdict == "inconclusive":
+            out.append(f"**{c.id}** is inconclusive: {c.reason}")
+    for r in report.results:
+        if r.verdict == "fail":
+            out.append(f"check **{r.id}** failed: {r.evidence.metric} = {fmt(r.observed)}, "
+                       f"passes when {r.evidence.comparison} {fmt(r.threshold)}")
+        elif r.verdict == "error":
+            out.append(f"check **{r.id}** broke: `{r.error}`")
+    return out
+
+
+def _md_value(value: Any) -> str:
+    v = jsonable(value)
+    if isinstance(v, (int, float)):
+        return fmt(v)
+    text = json.dumps(v)
+    return f"`{text}`" if len(text) <= 60 else "see report.json"
+
+
+def to_markdown(report: Report, *, plots: dict[str, list[str]] | None = None, complete: bool = True,
+                formulas: bool = True) -> str:
+    """report.md: tables and findings first, then one section per check. ``plots`` maps a check id to the
+    file names of its saved plots."""
+    plots = plots or {}
+    head = f"Profile `{report.profile}`, seed {report.seed}, version {report.version}. Overrides: " + (
+        ", ".join(f"`{k}={_set_syntax(v)}`" for k, v in report.options.items()) if report.options else "none") + "."
+    md = ["# attnverify audit", "", head, ""]
+    if not complete:
+        md += ["**This run did not finish: the tables show the checks that completed.**", ""]
+    md += ["## Checks", "", "| check | verdict | metric | observed | pass if | seconds |", "|---|---|---|---|---|---|"]
+    for r in report.results:
+        rule = f"{r.evidence.comparison} {fmt(r.threshold)}" if r.evidence else "-"
+        md.append(f"| [`{r.id}`](#{_anchor(r.id)}) | **{r.verdict}** | {_md_cell(r.evidence.metric) if r.evidence else '-'}"
+                  f" | {fmt(r.observed)} | {rule} | {r.seconds:.1f} |")
+    claims = list(getattr(report, "claims", []))
+    md += ["", "## Claims", ""]
+    if claims:
+        md += ["| claim | paper | verdict | condition / reason |", "|---|---|---|---|"]
+        md += [f"| `{c.id}` | {c.paper} | **{c.verdict}** | {_md_cell(c.condition or c.reason)} |" for c in claims]
+        md += ["", "A claim's verdict is computed from the evidence of the checks of this run (listed per claim "
+               "in report.json); a refuted claim is a finding about the paper, not a failed check."]
+    else:
+        md.append("None of the registered claims is fed by the checks that ran.")
+    found = findings(report)
+    md += ["", "## Findings", ""] + ([f"- {f}" for f in found] if found else
+                                     ["Every check passed and no claim is refuted, conditional or inconclusive."])
+    for r in report.results:
+        md += ["", f"## {r.id}", "", f"**{r.verdict}**. *Claim* ({r.source}): {r.claim}", ""]
+        if formulas:
+            try:
+                tex = formulas_for(r)
+            except Exception:  # noqa: BLE001 -- a formula that cannot be derived is left out, not fatal
+                tex = []
+            md += [f"$$\n{t}\n$$" for t in tex] + ([""] if tex else [])
+        ev = r.evidence
+        if ev is None:
+            md += [f"**Error**: `{r.error}`"]
+        else:
+            md += ["| | value |", "|---|---|", f"| metric | {_md_cell(ev.metric)} |",
+                   f"| observed | {fmt(ev.observed)} |", f"| passes if | observed {ev.comparison} {fmt(ev.threshold)} |"]
+            for name in ("analytic", "numeric", "uncertainty"):
+                value = getattr(ev, name)
+                if value is not None and _md_value(value) != "see report.json":
+                    md.append(f"| {name} | {_md_cell(_md_value(value))} |")
+            md += ["", f"*Why this threshold:* {ev.reason}"]
+            md += [f"\n![{_md_cell(ev.plots[i].title)}]({name})" for i, name in enumerate(plots.get(r.id, []))]
+        params = ", ".join(f"{k}={_set_syntax(v)}" for k, v in r.params.items())
+        md += ["", f"<details><summary>parameters</summary>\n\n`{params}`\n\nFull details: `report.json`, "
+               f"check `{r.id}`.\n</details>"]
+    return "\n".join(md) + "\n"
+
+
+def _anchor(check_id: str) -> str:
+    return re.sub(r"[^a-z0-9_-]", "", check_id.lower().replace(" ", "-"))
+
+
+def _set_syntax(value: Any) -> str:
+    """A parameter value written as ``--set`` accepts it: ``1,2,3`` for a tuple, ``1,0;0,1`` for a matrix."""
+    if isinstance(value, (bool, np.bool_)):
+        return "true" if value else "false"
+    if isinstance(value, np.ndarray) and value.ndim == 2:
+        return ";".join(",".join(f"{x:g}" for x in row) for row in value)
+    if isinstance(value, (tuple, list, np.ndarray)):
+        return ",".join(_set_syntax(v) for v in value)
+    if isinstance(value, (float, np.floating)):
+        return f"{float(value):g}"
+    return str(value)
+
+
+def write_report(report: Report, directory: str | os.PathLike, *, complete: bool = True,
+                 note: str | None = None) -> Path:
     """Write ``report.json``, ``report.md`` and one PNG per plot into ``directory``."""
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
-    write_json(report, out / "report.json")
-    md = ["# attnverify audit", "",
-          f"Profile `{report.profile}`, seed {report.seed}, version {report.version}. "
-          f"Overrides: {json.dumps(jsonable(report.options)) if report.options else 'none'}.", "",
-          "| check | verdict | observed | threshold | seconds |", "|---|---|---|---|---|"]
-    md += [f"| `{r.id}` | **{r.verdict}** | {fmt(r.observed)} | "
-           f"{(r.evidence.comparison + ' ') if r.evidence else ''}{fmt(r.threshold)} | {r.seconds:.1f} |"
-           for r in report.results]
+    write_json(report, out / "report.json", complete=complete, note=note)
+    names: dict[str, list[str]] = {}
     for r in report.results:
-        md += ["", f"## `{r.id}`: {r.verdict}", "", f"**Claim** ({r.source}): {r.claim}", ""]
-        if r.evidence is None:
-            md += [f"**Error**: `{r.error}`"]
-        else:
-            ev = r.evidence
-            md += [f"**Metric**: {ev.metric}", "",
-                   f"**Observed** {fmt(ev.observed)}; passes when observed {ev.comparison} "
-                   f"**threshold** {fmt(ev.threshold)}.", "",
-                   f"**Why this threshold**: {ev.reason}", ""]
-            for name in ("analytic", "numeric", "uncertainty"):
-                value = getattr(ev, name)
-                if value is not None:
-                    md.append(f"- {name}: `{json.dumps(jsonable(value))[:400]}`")
-            for i, plot in enumerate(ev.plots):
+        if r.evidence is not None:
+            for i, plot in enumerate(r.evidence.plots):
                 name = plot_file_name(r.id, i)
                 save_plot(plot, out / name)
-                md += ["", f"![{plot.title}]({name})"]
-        params = ", ".join(f"{k}={json.dumps(jsonable(v))}" for k, v in r.params.items())
-        md += ["", f"Parameters: {params}"]
-        if r.details:
-            md += ["", "<details><summary>details</summary>", "", "```json",
-                   json.dumps(jsonable(r.details), indent=1)[:20000], "```", "</details>"]
-    (out / "report.md").write_text("\n".join(md) + "\n")
+                names.setdefault(r.id, []).append(name)
+    write_text(out / "report.md", to_markdown(report, plots=names, complete=complete))
     return out

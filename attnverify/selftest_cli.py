@@ -34,7 +34,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    "delta, one seed (every one must be rejected)")
     p.add_argument("--families", nargs="+", default=None, metavar="FAMILY", help="with --power: only these "
                    "perturbation families")
-    p.add_argument("--jobs", default="1", help="with --power: checks measured at once (worker processes)")
+    p.add_argument("--jobs", default="1", help="with --power: checks measured at once; with --mutants: mutants run "
+                   "at once (worker processes)")
     p.add_argument("--only", nargs="+", default=None, metavar="NAME", help="with --mutants: only these mutants; "
                    "with --power: only these check ids")
     p.add_argument("--list", dest="list_mutants", action="store_true", help="list the mutants and exit")
@@ -119,7 +120,8 @@ def cmd_selftest(args: argparse.Namespace) -> int:
     from attnverify.mutation import selftest
 
     say(f"selftest: baseline run of the checks the {len(chosen)} mutants name ...")
-    result = selftest(chosen, seed=seed, progress=lambda i, n, name: say(f"selftest: mutant {i + 1}/{n}: {name} ..."))
+    result = selftest(chosen, seed=seed, jobs=_count("--jobs", args.jobs, 1),
+                      progress=lambda i, n, name: say(f"selftest: mutant {i + 1}/{n}: {name} ..."))
     for row in result["rows"]:
         row["known_gap"] = None if row["caught"] else KNOWN_GAPS.get(row["mutant"])
     print(mutants_table(result))

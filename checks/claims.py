@@ -80,6 +80,26 @@ class ClaimResult:
     checks: list[str]
     evidence: dict[str, dict[str, Any]]
 
+    def __repr__(self) -> str:
+        cond = f" [{self.condition}]" if self.condition else ""
+        return f"<ClaimResult {self.id}: {self.verdict}{cond}>"
+
+    def _repr_markdown_(self) -> str:
+        lines = [f"**`{self.id}`: {self.verdict}** (Paper {self.paper}, {self.source})", "", self.statement, ""]
+        if self.condition:
+            lines += [f"*{'Counterexample' if self.verdict == 'refuted' else 'Condition'}:* {self.condition}", ""]
+        lines += [f"*Reason:* {self.reason}", "", "*Checks:* " + ", ".join(f"`{c}`" for c in self.checks)]
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        import html
+
+        cond = (f"<br><i>{'counterexample' if self.verdict == 'refuted' else 'condition'}:</i> "
+                f"{html.escape(self.condition)}") if self.condition else ""
+        return (f"<div><b><code>{html.escape(self.id)}</code>: {html.escape(self.verdict)}</b> "
+                f"(Paper {html.escape(self.paper)}, {html.escape(self.source)})<br>{html.escape(self.statement)}"
+                f"{cond}<br><i>reason:</i> {html.escape(self.reason)}</div>")
+
     def as_dict(self) -> dict:
         return {"id": self.id, "paper": self.paper, "statement": self.statement, "source": self.source,
                 "verdict": self.verdict, "condition": self.condition, "reason": self.reason,

@@ -226,6 +226,42 @@ class Result:
     def details(self) -> dict:
         return self.evidence.details if self.evidence else {}
 
+    # -- display (short repr; rich reprs for Jupyter) -------------------------------------------
+    def _comparison(self) -> str:
+        ev = self.evidence
+        if ev is None:
+            return self.error or ""
+        def num(x):
+            return "-" if x is None else f"{x:.4g}"
+        return f"{ev.metric}: {num(ev.observed)} {ev.comparison} {num(ev.threshold)}"
+
+    def __repr__(self) -> str:
+        return f"<Result {self.id}: {self.verdict}, {self._comparison()} ({self.seconds:.1f} s)>"
+
+    def _repr_markdown_(self) -> str:
+        rows = [f"**`{self.id}`: {self.verdict}** ({self.source})", "", self.claim, "",
+                "| metric | observed | pass if | threshold |", "|---|---|---|---|"]
+        ev = self.evidence
+        if ev is not None:
+            num = (lambda x: "-" if x is None else f"{x:.4g}")
+            rows.append(f"| {ev.metric} | {num(ev.observed)} | {ev.comparison} | {num(ev.threshold)} |")
+            rows += ["", f"*Why this threshold:* {ev.reason}"]
+        else:
+            rows = rows[:4] + [f"**Error:** `{self.error}`"]
+        return "\n".join(rows)
+
+    def _repr_html_(self) -> str:
+        import html
+
+        ev = self.evidence
+        num = (lambda x: "-" if x is None else f"{x:.4g}")
+        body = (f"<tr><td>{html.escape(ev.metric)}</td><td>{num(ev.observed)}</td><td>{html.escape(ev.comparison)}"
+                f"</td><td>{num(ev.threshold)}</td></tr>") if ev else \
+            f"<tr><td colspan=4>error: {html.escape(self.error or '')}</td></tr>"
+        return (f"<div><b><code>{html.escape(self.id)}</code>: {html.escape(self.verdict)}</b> "
+                f"({html.escape(self.source)})<br>{html.escape(self.claim)}<table><tr><th>metric</th>"
+                f"<th>observed</th><th>pass if</th><th>threshold</th></tr>{body}</table></div>")
+
 
 # ----------------------------------------------------------------------------------------------
 # The run context

@@ -19,7 +19,10 @@ def solve_reduced_ode(F: Callable[[float], float], rho0: float, t_eval: np.ndarr
     """rho(t) at the times t_eval (non-decreasing, >= 0) for rho' = F(rho), rho(0) = rho0 in [-1, 1]."""
     if not callable(F):
         raise TypeError(f"F must be callable, got {type(F).__name__}")
-    rho0 = float(rho0)
+    try:
+        rho0 = float(rho0)
+    except (TypeError, ValueError):
+        raise TypeError(f"rho0 must be a real number, got {type(rho0).__name__}") from None
     if not math.isfinite(rho0) or abs(rho0) > 1:
         raise ValueError(f"rho0 must be finite and in [-1, 1], got {rho0}")
     t = np.atleast_1d(np.asarray(t_eval, dtype=float))

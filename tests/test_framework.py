@@ -73,7 +73,8 @@ def test_json_schema(toys, tmp_path):
     path = tmp_path / "r.json"
     assert main(["run", "toy.passes", "toy.fails", "--json", str(path), "--quiet"]) == 1
     doc = json.loads(path.read_text())
-    assert set(doc) == {"version", "profile", "seed", "options", "checks"}
+    assert set(doc) == {"version", "profile", "seed", "options", "complete", "checks", "claims"}
+    assert doc["complete"] is True and doc["claims"] == []
     keys = {"id", "claim", "source", "verdict", "observed", "threshold", "reason", "params", "details", "seconds"}
     for entry in doc["checks"]:
         assert keys <= set(entry)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import mpmath as mp
 import numpy as np
 import pytest
 import sympy as sp
@@ -265,7 +266,21 @@ def test_derivation_results_come_from_the_computation():
     steps = mf.derivation()
     assert len(steps) >= 12 and all(s.label and s.reason for s in steps)
     by_label = {s.label: s.result for s in steps}
-    assert by_label[r"t^*(\beta)"] == mf.concentration_bound().t_star
+    # Theorem 1 bound as the model states it: b = K (s e^{C1 t} + e^{-c t}), s = sqrt(log(beta + 1)/beta)
+    s_ = sp.sqrt(sp.log(mf.beta + 1) / mf.beta)
+    assert sp.simplify(by_label[r"b(\beta,t)"] - mf.K * (s_ * sp.exp(mf.C1 * mf.t) + sp.exp(-mf.c * mf.t))) == 0
+    # by hand: db/dt = K (C1 s e^{C1 t} - c e^{-c t}) = 0 gives t* = log(c/(C1 s))/(C1 + c); with u = C1 s/c,
+    # e^{C1 t*} = u^{-C1/(C1+c)}, e^{-c t*} = u^{c/(C1+c)}, so b_min = K (C1 + c)/C1 u^{c/(C1+c)}
+    args = (mf.beta, mf.C1, mf.c, mf.K)
+    t_star = sp.lambdify(args, by_label[r"t^*(\beta)"], "mpmath")
+    b_min = sp.lambdify(args, by_label[r"b_{\min}(\beta)"], "mpmath")
+    for be, c1, cc, k in ((0.5, 1.0, 1.0, 1.0), (10.0, 0.3, 2.0, 1.7), (1e4, 2.5, 0.1, 0.2), (3.0, 0.05, 0.05, 5.0)):
+        s_num = mp.sqrt(mp.log(be + 1) / be)
+        hand_t = mp.log(cc / (c1 * s_num)) / (c1 + cc)
+        u = c1 * s_num / cc
+        hand_b = k * (c1 + cc) / c1 * u ** (cc / (c1 + cc))
+        assert mp.almosteq(t_star(be, c1, cc, k), hand_t, rel_eps=1e-12, abs_eps=1e-14)   # 15-digit arithmetic
+        assert mp.almosteq(b_min(be, c1, cc, k), hand_b, rel_eps=1e-12)
     assert by_label["r_{3}"] == sp.zeros(3, 1)
     assert by_label[r"r_{\rm Oja}"] == sp.zeros(3, 1)
     assert by_label[r"\lim t^*/\log\beta"] == 1 / (2 * mf.C1 + 2 * mf.c)

@@ -84,16 +84,17 @@ def test_catalogue_is_faithful():
 
 
 def test_mutants_change_the_mathematics():
-    """Independent hand algebra: J(rho) at theta -> 0 is beta^2 sigma^4 (pure noise tilt) for the correct form;
-    the cross-term mutant adds 2 rho a_xi a_q = 2 rho theta w beta sigma^2 -> 0 as theta -> 0, but at rho = 1,
-    theta = 1 it differs by exactly 2 theta w beta sigma^2 with w the informative mass."""
+    """Hand values at theta = beta = sigma = 1, R = 1, L = 3, rho = 1 (long-sequence limit): the informative mass is
+    w = R e^{beta theta rho} / (R e^{beta theta rho} + L - R) = e/(e + 2), f_oo = w theta xi + beta sigma^2 q, so
+    J = w^2 theta^2 + 2 rho w theta beta sigma^2 + beta^2 sigma^4 = (w + 1)^2; the cross-term mutant counts
+    2 rho w theta beta sigma^2 twice: w^2 + 4 w + 1."""
     subs = {S.theta: 1, S.beta: 1, S.sigma: 1, S.R: 1, S.L: 3, S.d: 2, S.rho: 1}
-    J = S.population_objective("fixed").subs(subs)
-    w = S.informative_mass("fixed").subs(subs)                      # e / (e + 2)
-    assert sp.simplify(w - sp.E / (sp.E + 2)) == 0
+    w = sp.E / (sp.E + 2)
+    assert sp.simplify(S.informative_mass("fixed").subs(subs) - w) == 0
+    assert sp.simplify(S.population_objective("fixed").subs(subs) - (w + 1) ** 2) == 0
     with injected(by_name("J_cross_term_x2")):
         Jm = S.population_objective("fixed").subs(subs)
-    assert sp.simplify(Jm - J - 2 * w) == 0
+    assert sp.simplify(Jm - (w**2 + 4 * w + 1)) == 0
 
 
 # ------------------------------------------------------------------------------------------------ caught
@@ -144,17 +145,32 @@ def test_cli_bad_input():
     add_parser(parser.add_subparsers())
     for argv in (["selftest"], ["selftest", "--mutants", "--seeds", "2"], ["selftest", "--seeds", "0"],
                  ["selftest", "--seeds", "x"], ["selftest", "--mutants", "--only", "nope"],
-                 ["selftest", "--mutants", "--seed", "-1"], ["selftest", "--mutants", "--json", "/no/such/dir/x.json"]):
+                 ["selftest", "--mutants", "--seed", "-1"], ["selftest", "--mutants", "--jobs", "0"], ["selftest", "--mutants", "--json", "/no/such/dir/x.json"]):
         with pytest.raises(InputError) as exc:
             cmd_selftest(parser.parse_args(argv))
         assert str(exc.value) and "\n" not in str(exc.value)
 
 
-@pytest.mark.slow
+def test_parallel_selftest_has_the_serial_rows():
+    """jobs = 2 (forked workers, each injecting its own mutant) gives the rows of the serial run, seconds aside;
+    two cheap mutants whose checks differ, so a mutant leaking into another task would change a verdict."""
+    def strip(rows):
+        return [{**r, "results": [{k: v for k, v in x.items() if k != "seconds"} for x in r["results"]]} for r in rows]
+
+    chosen = [by_name("rate_c_x2"), by_name("X_inf_without_tangent_projection")]
+    serial, parallel = selftest(chosen), selftest(chosen, jobs=2)
+    assert strip(parallel["rows"]) == strip(serial["rows"]) and parallel["caught"] == serial["caught"] == 2
+    assert [{k: v for k, v in b.items() if k != "seconds"} for b in parallel["baseline"]] == \
+        [{k: v for k, v in b.items() if k != "seconds"} for b in serial["baseline"]]
+    for bad in (0, -1, 1.5, True, "2"):
+        with pytest.raises(ValueError, match="jobs"):
+            selftest(chosen, jobs=bad)
+
+
 def test_full_selftest():
     """Every mutant that is neither equivalent nor in KNOWN_GAPS is caught, by a genuine verdict (no crash), on a
-    passing baseline."""
-    result = selftest(MUTANTS)
+    passing baseline (the README's mutant figures; two worker processes, as CI has two cores)."""
+    result = selftest(MUTANTS, jobs=2)
     assert result["baseline_all_pass"]
     caught = {r["mutant"] for r in result["rows"] if r["caught"]}
     assert caught == {m.name for m in MUTANTS if not m.equivalent} - set(KNOWN_GAPS)

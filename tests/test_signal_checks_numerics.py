@@ -25,7 +25,7 @@ def test_check_passes_in_quick_profile(check_id):
 
 
 def test_objective_check_details():
-    res = run("signal.objective_vs_montecarlo", n_sequences=300, thetas=(2.0,), ds=(40,), n_rho=5)
+    res = run("signal.objective_vs_montecarlo", n_sequences=300, thetas=(2.0,), ds=(20,), n_rho=5)
     # the finite-size term must be resolved: the limit without it is rejected
     assert res.details["limit_without_finite_size_rejected"]
 
@@ -33,7 +33,7 @@ def test_objective_check_details():
 def test_objective_fails_without_finite_size_term(monkeypatch):
     orig = objective.closed_form
     monkeypatch.setattr(objective, "closed_form", lambda sign, finite_size: orig(sign, False))
-    res = run("signal.objective_vs_montecarlo", n_sequences=500, thetas=(0.25,), ds=(40,), n_rho=5)
+    res = run("signal.objective_vs_montecarlo", n_sequences=300, thetas=(0.25,), ds=(20,), n_rho=5)
     assert res.verdict == "fail" and res.observed > res.threshold
 
 
@@ -82,7 +82,7 @@ def test_alignment_reports_signed_runs_and_d():
 
 def test_bad_model_input_is_rejected():
     with pytest.raises(ValueError):
-        checks.run(["signal.objective_vs_montecarlo"], profile="quick", seed=0, overrides={"R": 2000})
+        checks.run(["signal.objective_vs_montecarlo"], profile="quick", seed=0, overrides={"R": 9000})
     with pytest.raises(ValueError):
         checks.run(["signal.ode_tracks_sga"], profile="quick", seed=0, overrides={"eta0s": (0.1, 0.3)})
 

@@ -87,5 +87,5 @@ def test_attention_on_noise_fails_with_wrong_closed_form(monkeypatch):
     real = S.nuisance_mass
     monkeypatch.setattr(S, "nuisance_mass",
                         lambda sign="fixed", finite_size=False: real(sign, finite_size).subs(S.theta, 1.3 * S.theta))
-    res = _run("signal.attention_on_noise", n_runs=4, n_steps=200)
+    res = _run("signal.attention_on_noise", n_sequences=500, n_scaling_mc=20)
     assert res.verdict == "fail" and res.observed > res.threshold

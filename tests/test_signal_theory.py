@@ -140,9 +140,75 @@ def test_known_limits():
     assert sp.simplify(Js - Js.subs(rho, -rho)) == 0
 
 
-def test_reduced_field_definition():
-    J = S.population_objective("fixed", True)
-    assert sp.simplify(S.reduced_field("fixed", True) - (1 - rho**2) * sp.diff(J, rho)) == 0
+def _riemannian_xi_component(J, rh: float, seed: int) -> mpmath.mpf:
+    """<xi, grad_S J(<q, xi>)> at a q with <q, xi> = rh, by a second route: geometry in R^3 and finite differences.
+
+    xi and q are unit vectors of R^3 (random orientation); {t_1, t_2} is a random orthonormal basis of the tangent
+    plane at q, and the Riemannian gradient of q -> J(<q, xi>) is sum_k D_k t_k with D_k the arc-length derivative
+    of s -> J(<cos(s) q + sin(s) t_k, xi>) at s = 0 (the geodesic through q along t_k).  D_k is the 4th-order
+    central difference with step h = 1e-6 at 30 digits: truncation h^4 |f^(5)|/30 ~ 1e-25 |f^(5)|, rounding
+    ~ 1e-30 |f| / h = 1e-24 |f|."""
+    rng = np.random.default_rng(seed)
+    with mpmath.workdps(30):
+        basis = mpmath.qr(mpmath.matrix(rng.standard_normal((3, 3)).tolist()))[0]   # orthonormal to 30 digits
+        xi = basis[:, 0]
+        perp = basis[:, 1]
+        q = rh * xi + mpmath.sqrt(1 - mpmath.mpf(rh) ** 2) * perp
+        a = mpmath.matrix(rng.standard_normal(3).tolist())
+        t1 = a - (q.T * a)[0] * q
+        t1 /= mpmath.norm(t1)
+        t2 = mpmath.matrix([q[1] * t1[2] - q[2] * t1[1], q[2] * t1[0] - q[0] * t1[2], q[0] * t1[1] - q[1] * t1[0]])
+        h = mpmath.mpf("1e-6")
+        grad = mpmath.matrix(3, 1)
+        for t in (t1, t2):
+            f = [J((xi.T * (mpmath.cos(k * h) * q + mpmath.sin(k * h) * t))[0]) for k in (-2, -1, 1, 2)]
+            grad += (f[0] - 8 * f[1] + 8 * f[2] - f[3]) / (12 * h) * t
+        return (xi.T * grad)[0]
+
+
+@pytest.mark.parametrize("sign,finite_size", [("fixed", False), ("fixed", True), ("symmetric", False),
+                                              ("symmetric", True)])
+def test_reduced_field_is_the_riemannian_gradient_flow(sign, finite_size):
+    """F(rho) against the xi-component of the Riemannian gradient of q -> J(<q, xi>) on S^2, obtained from
+    J's values along geodesics (no symbolic derivative).  Tolerance 1e-20 (1 + |F|): the difference scheme's
+    error (~1e-24 times the size of J and of its 5th derivative, both O(1)-O(10^2) here; observed <= 1e-24) is
+    far below it, while dropping (1 - rho^2), a wrong sign or a relative error of 1e-19 in F is caught."""
+    J, F = S.population_objective(sign, finite_size), S.reduced_field(sign, finite_size)
+    points = [dict(theta=0.25, beta=1.0, sigma=1.0, R=50, L=1050, d=20),
+              dict(theta=2.0, beta=0.7, sigma=1.3, R=3, L=40, d=3)]
+    for k, p in enumerate(points):
+        vals = {sp.Symbol(n, positive=True): sp.Rational(str(v)) for n, v in p.items()}   # exact: no 53-bit constants
+        Jf = sp.lambdify(rho, J.subs(vals), "mpmath")
+        Ff = sp.lambdify(rho, F.subs(vals), "mpmath")
+        for j, rh in enumerate((-0.9, -0.3, 0.2, 0.7, 0.95)):
+            with mpmath.workdps(30):
+                expected = _riemannian_xi_component(Jf, rh, seed=10 * k + j)
+                got = Ff(mpmath.mpf(rh))
+                assert abs(got - expected) < 1e-20 * (1 + abs(got)), (p, rh, got, expected)
+
+
+def test_reduced_field_special_cases_by_hand():
+    """theta = 0: the data do not depend on xi, so J is constant in rho and F = 0 (every variant, finite size too).
+    Long-sequence limit: Gaussian tilting gives E_I[e^s x] = e^{beta theta rho + beta^2 sigma^2/2}(theta xi +
+    beta sigma^2 q) and E_N[e^s x] = e^{beta^2 sigma^2/2} beta sigma^2 q, so f_oo = w theta xi + beta sigma^2 q with
+    w = R e^{beta theta rho} / (R e^{beta theta rho} + L - R), J = w^2 theta^2 + 2 rho w theta beta sigma^2 +
+    beta^2 sigma^4 and F = (1 - rho^2) dJ/drho; symmetric: the average of the theta and -theta expressions."""
+    for sign in ("fixed", "symmetric"):
+        for fs in (False, True):
+            assert sp.simplify(S.reduced_field(sign, fs).subs(theta, 0)) == 0
+
+    def hand_J(th):
+        w = R * sp.exp(beta * th * rho) / (R * sp.exp(beta * th * rho) + L - R)
+        return w**2 * th**2 + 2 * rho * w * th * beta * sigma**2 + beta**2 * sigma**4
+
+    hand = {"fixed": hand_J(theta), "symmetric": (hand_J(theta) + hand_J(-theta)) / 2}
+    for sign, J in hand.items():
+        F_hand = (1 - rho**2) * sp.diff(J, rho)
+        assert sp.simplify(S.reduced_field(sign, False) - F_hand) == 0
+        for rh, p in ((0.3, P0), (-0.8, dict(theta=1.7, beta=2.0, sigma=0.6, R=2, L=9, d=3))):
+            vals = dict(p, rho=rh)
+            assert _num(S.reduced_field(sign, False), **vals) == pytest.approx(_num(F_hand, **vals), rel=1e-14,
+                                                                                abs=1e-300)
 
 
 # ------------------------------------------------------------------------------------------ equilibria

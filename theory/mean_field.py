@@ -398,7 +398,10 @@ def projection_map(B, V) -> Callable[[np.ndarray], np.ndarray]:
     P = spectrum(B, V).P_E
 
     def Pi(x: np.ndarray) -> np.ndarray:
-        X = np.asarray(x, dtype=float)
+        try:
+            X = np.asarray(x, dtype=float)
+        except (TypeError, ValueError):
+            raise TypeError(f"x must be a real numeric array, got {type(x).__name__}") from None
         if X.ndim not in (1, 2) or X.shape[-1] != P.shape[0]:
             raise ValueError(f"x must have shape (d,) or (N, d) with d = {P.shape[0]}, got {X.shape}")
         if not np.all(np.isfinite(X)):

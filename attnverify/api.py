@@ -1,0 +1,133 @@
+"""The Python face of attnverify: ``run`` returns a :class:`Report` that saves itself, renders as Markdown and
+displays in Jupyter; its results draw their plots (:meth:`Result.plot`).
+
+The checks themselves run through :mod:`checks.runner` (same plan, same seeds, same verdicts); this module adds
+display and one thing the command line needs: the report is handed to ``on_result`` after every check, so a
+run that dies half-way leaves its finished checks on disk.
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from concurrent.futures import Executor
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from checks import claims as _claims
+from checks import framework as _fw
+from checks import runner as _runner
+
+
+@dataclass(repr=False)
+class Result(_fw.Result):
+    """A check's result (see :class:`checks.framework.Result`) that can draw its plots."""
+
+    def plot(self, index: int = 0):
+        """The check's ``index``-th plot as a matplotlib Figure (IndexError if it has none)."""
+        from attnverify.report import draw_plot
+
+        plots = self.evidence.plots if self.evidence else []
+        if not plots:
+            raise IndexError(f"{self.id} has no plot" + (f" ({self.error})" if self.error else ""))
+        return draw_plot(plots[index])
+
+    @classmethod
+    def of(cls, r: _fw.Result) -> "Result":
+        return r if isinstance(r, cls) else cls(**{f.name: getattr(r, f.name) for f in fields(_fw.Result)})
+
+
+@dataclass(repr=False)
+class Report(_runner.Report):
+    """An audit's results and claims ledger (see :class:`checks.runner.Report`), with display and saving."""
+
+    def save(self, directory: str | os.PathLike, *, force: bool = False) -> Path:
+        """Write ``report.json``, ``report.md`` and the plots into ``directory``; an existing report there is
+        overwritten only with ``force=True``."""
+        from attnverify.outputs import check_dir
+        from attnverify.report import write_report
+
+        check_dir(directory, "save", force=force, hint="force=True")
+        return write_report(self, directory)
+
+    def to_markdown(self, formulas: bool = True) -> str:
+        """The report as Markdown (report.md without the plot images)."""
+        from attnverify.report import to_markdown
+
+        return to_markdown(self, formulas=formulas)
+
+    def to_dict(self) -> dict:
+        """The JSON report as a dict."""
+        from attnverify.report import report_dict
+
+        return report_dict(self)
+
+    def result(self, check_id: str) -> Result:
+        """The result of check ``check_id`` (KeyError if it did not run)."""
+        for r in self.results:
+            if r.id == check_id:
+                return r
+        raise KeyError(f"{check_id} did not run (ran: {', '.join(r.id for r in self.results)})")
+
+    def __repr__(self) -> str:
+        counts = {v: sum(r.verdict == v for r in self.results) for v in ("pass", "fail", "error")}
+        return (f"<Report profile={self.profile} seed={self.seed}: {len(self.results)} checks "
+                f"({counts['pass']} pass, {counts['fail']} fail, {counts['error']} error), {len(self.claims)} claims>")
+
+    def _repr_markdown_(self) -> str:
+        from attnverify.report import to_markdown
+
+        return _head(to_markdown(self, formulas=False))
+
+    def _repr_html_(self) -> str:
+        import html
+
+        rows = "".join(f"<tr><td><code>{html.escape(r.id)}</code></td><td><b>{r.verdict}</b></td>"
+                       f"<td>{'-' if r.observed is None else f'{r.observed:.4g}'}</td>"
+                       f"<td>{html.escape(r.evidence.comparison) if r.evidence else ''} "
+                       f"{'-' if r.threshold is None else f'{r.threshold:.4g}'}</td></tr>" for r in self.results)
+        claims = "".join(f"<tr><td><code>{html.escape(c.id)}</code></td><td><b>{c.verdict}</b></td>"
+                         f"<td>{html.escape(c.condition or c.reason)}</td></tr>" for c in self.claims)
+        out = (f"<div><p>attnverify audit: profile {self.profile}, seed {self.seed}</p><table><tr><th>check</th>"
+               f"<th>verdict</th><th>observed</th><th>pass if</th></tr>{rows}</table>")
+        if claims:
+            out += f"<table><tr><th>claim</th><th>verdict</th><th>condition / reason</th></tr>{claims}</table>"
+        return out + "</div>"
+
+    @classmethod
+    def of(cls, r: _runner.Report) -> "Report":
+        rep = r if isinstance(r, cls) else cls(**{f.name: getattr(r, f.name) for f in fields(_runner.Report)})
+        rep.results = [Result.of(x) for x in rep.results]
+        return rep
+
+
+def _head(markdown: str) -> str:
+    """The tables and findings of report.md (everything before the first per-check section)."""
+    parts = markdown.split("\n## ")
+    keep = [parts[0]] + [p for p in parts[1:] if p.split("\n", 1)[0] in ("Checks", "Claims", "Findings")]
+    return "\n## ".join(keep)
+
+
+def run(ids: list[str] | str | None = None, *, profile: str = "quick", seed: int = 0,
+        overrides: dict[str, Any] | None = None, executor: Executor | None = None,
+        progress: Callable[[str, float], None] | None = None,
+        on_result: Callable[[Report], None] | None = None) -> Report:
+    """Run the checks ``ids`` (a check id, a family such as ``"signal"``, a list of them, or None for all) and
+    return the :class:`Report` with its claims ledger. Bad input raises :class:`~checks.framework.InputError`
+    before anything runs; the same seed gives the same results. ``on_result(report)`` is called after each
+    check with the report so far (claims not yet evaluated)."""
+    if isinstance(ids, str):
+        ids = [ids]
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise _fw.InputError(f"seed: expected a non-negative integer, got {seed!r}")
+    plans = _runner.plan(ids, profile=profile, overrides=overrides)
+    report = Report(profile=profile, seed=int(seed), options=dict(overrides or {}))
+    for c, params in plans:
+        report.results.append(Result.of(_runner.run_one(c, params, seed=int(seed), profile=profile,
+                                                        executor=executor, progress=progress)))
+        if on_result is not None:
+            on_result(report)
+    report.claims = _claims.evaluate_claims(report.results)
+    return report
