@@ -73,10 +73,10 @@ def test_alignment_fails_with_wrong_drift_strength(monkeypatch):
 
 
 def test_alignment_reports_signed_runs_and_d():
-    res = run("signal.alignment_30_runs", n_runs=3, n_steps=50, n_energy=20)
+    res = run("signal.alignment_30_runs", n_runs=4, n_steps=50, n_energy=20)
     det = res.details
-    assert len(det["final_alignment"]) == 3 and det["d"] == 20
-    assert det["runs_to_plus_xi"] + det["runs_to_minus_xi"] == 3
+    assert len(det["final_alignment"]) == 4 and det["d"] == 20
+    assert det["runs_to_plus_xi"] + det["runs_to_minus_xi"] == 4
     assert np.all(np.abs(det["final_alignment"]) <= 1)
 
 
