@@ -2,6 +2,8 @@
 the same report, and a Dask worker killed mid-sweep changing nothing."""
 from __future__ import annotations
 
+import functools
+
 import json
 import os
 import signal
@@ -22,10 +24,22 @@ from attnverify.report import report_dict
 from checks.framework import Context
 from checks.store import TaskStore, Unstorable, decode, encode
 
-# meanfield.w2_bound at a small size: 8 simulation tasks (one per beta), a few seconds in all
-SMALL = {"n_particles": 60, "n_times": 9, "t_max": 4.0, "betas": (10.0, 14.0, 20.0, 28.0, 40.0, 56.0, 80.0, 112.0),
+# meanfield.w2_bound at a small size (a few seconds in all; the resolution rule is relaxed: the store, not the
+# asymptotics, is under test here)
+SMALL = {"n_particles": 60, "min_per_window": 0.5, "n_times": 9, "t_max": 4.0, "betas": (10.0, 14.0, 20.0, 28.0, 40.0, 56.0, 80.0, 112.0),
          "rtol": 1e-7}
 W2 = "meanfield.w2_bound"
+
+
+@functools.lru_cache(maxsize=None)
+def n_tasks() -> int:
+    """How many storable tasks one run of W2 at SMALL has (counted by a store, not assumed)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        store = TaskStore(tmp)
+        checks.run([W2], seed=0, overrides=SMALL, store=store)
+        return store.stats.stored
 
 
 def strip(doc: dict) -> dict:
@@ -132,7 +146,7 @@ def test_corrupt_entries_are_recomputed(tmp_path):
     clean = strip(report_dict(checks.run([W2], seed=0, overrides=SMALL)))
     store = TaskStore(cache)
     first = strip(report_dict(checks.run([W2], seed=0, overrides=SMALL, store=store)))
-    assert first == clean and store.stats.stored == 8
+    assert first == clean and store.stats.stored == n_tasks() > 1
     files = _entries(cache)
     hows = ["truncated", "flipped", "pickle", "empty", "not-a-zip"]
     for path, how in zip(files, hows):
@@ -143,10 +157,10 @@ def test_corrupt_entries_are_recomputed(tmp_path):
     again = TaskStore(cache)
     rerun = strip(report_dict(checks.run([W2], seed=0, overrides=SMALL, store=again)))
     assert rerun == clean
-    assert (again.stats.corrupt, again.stats.computed, again.stats.reused) == (5, 5, 3)
+    assert (again.stats.corrupt, again.stats.computed, again.stats.reused) == (5, 5, n_tasks() - 5)
     final = TaskStore(cache)
     checks.run([W2], seed=0, overrides=SMALL, store=final)
-    assert (final.stats.corrupt, final.stats.reused) == (0, 8)
+    assert (final.stats.corrupt, final.stats.reused) == (0, n_tasks())
 
 
 SCRIPT = textwrap.dedent('''
@@ -199,9 +213,9 @@ def test_cli_cache_options(tmp_path, capsys):
     sets = [x for k, v in SMALL.items() for x in ("--set", f"{k}={','.join(map(str, v)) if isinstance(v, tuple) else v}")]
     code = main(["run", W2, "--executor", "serial", "--cache-dir", str(cache), *sets])
     assert code in (0, 1)                                  # the verdict at this tiny size is not the point here
-    assert "0 tasks reused, 8 computed" in capsys.readouterr().err
+    assert f"0 tasks reused, {n_tasks()} computed" in capsys.readouterr().err
     assert main(["run", W2, "--executor", "serial", "--cache-dir", str(cache), *sets]) == code
-    assert "8 tasks reused, 0 computed" in capsys.readouterr().err
+    assert f"{n_tasks()} tasks reused, 0 computed" in capsys.readouterr().err
     assert main(["run", W2, "--executor", "serial", "--no-cache", *sets]) == code
     assert "tasks reused" not in capsys.readouterr().err
     assert main(["run", W2, "--no-cache", "--cache-dir", str(cache)]) == 2
@@ -234,6 +248,6 @@ def test_killed_dask_worker_changes_nothing(tmp_path):
         killer.start()
         report = checks.run([W2], seed=0, overrides=SMALL, executor=executor, store=store)
         killer.join()
-    assert killed["at"] < 8                                  # the worker died mid-sweep
+    assert killed["at"] < n_tasks()                                 # the worker died mid-sweep
     assert report.results[0].verdict != "error", report.results[0].error
     assert strip(report_dict(report)) == clean

@@ -140,3 +140,14 @@ def test_bad_input_is_one_clear_error(call):
 
 def test_bracket_type():
     assert Bracket(1.0, 1.0, "x").exact and not Bracket(1.0, 2.0, "x").exact
+
+
+def test_two_atoms_no_rounding_floor():
+    """Points sitting on the atoms, with masses k/N that binary floats do not represent: W2 is the exact
+    distance of the points to their atoms (here 1e-12), not a rounding floor ~ sqrt(eps) |a - b| ~ 2e-8."""
+    n, k = 997, 513
+    a, b = np.array([0.0, 1.0]), np.array([0.0, -1.0])
+    X = np.vstack([np.tile(a + [1e-12, 0.0], (k, 1)), np.tile(b, (n - k, 1))])
+    Y = np.vstack([np.tile(a, (k, 1)), np.tile(b, (n - k, 1))])
+    assert w2(X, Y) == pytest.approx(1e-12 * np.sqrt(k / n), rel=1e-6)
+    assert w2_two_atoms(X, a, b, k / n) == pytest.approx(1e-12 * np.sqrt(k / n), rel=1e-6)
