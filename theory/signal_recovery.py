@@ -430,8 +430,13 @@ def _equilibria_cached(vals: tuple, sign: str, finite_size: bool) -> tuple[Equil
         P = [arb(v) for v in vals]
         h = lambda X: fn["Jp"](X, *P)                   # noqa: E731  interior zeros of F = zeros of J'
         dh = lambda X: fn["Jpp"](X, *P)                  # noqa: E731
+        poles = [fn["Fp"](arb(r0), *P) for r0 in (-1, 1)]
+        if not all(ev.is_finite() and math.isfinite(C.lower(ev)) and math.isfinite(C.upper(ev)) for ev in poles):
+            raise ValueError("parameters too extreme: F'(+-1) is not a finite double at theta, beta, sigma = "
+                             f"{vals[0]:g}, {vals[1]:g}, {vals[2]:g} (the scores beta sigma, beta theta leave the range "
+                             "of the closed form)")
         boxes = _isolate(h, dh, -1, 1, 1e-13, 20000)
-        out = [_equilibrium(arb(r0), float(r0), float(r0), fn["Fp"](arb(r0), *P), None, True) for r0 in (-1, 1)]
+        out = [_equilibrium(arb(r0), float(r0), float(r0), ev, None, True) for r0, ev in zip((-1, 1), poles)]
         for r in boxes:
             lo, hi = C.lower(r.lo), C.upper(r.hi)
             if r.hi >= 1 or r.lo <= -1 or abs(abs(0.5 * (lo + hi)) - 1) < 1e-9:
