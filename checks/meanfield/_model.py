@@ -82,3 +82,16 @@ def with_d3_case(evaluate, p: dict, ctx) -> "Evidence":
                   f"{ev3.threshold:.4g}, {'pass' if ev3.passed else 'FAIL'}")
     ev.passed = bool(ev.passed and ev3.passed)
     return ev
+
+
+def validate_resolution(p: dict, beta_max: float) -> None:
+    """The stated particle resolution: at least ``min_per_window`` particles of mu_0 per softmax window at the
+    largest beta (numerics.sphere.particles_per_window), else ValueError naming the fix."""
+    from numerics.sphere import particles_per_window
+
+    B, _ = model_matrices(p)
+    ppw = particles_per_window(p["n_particles"], B, float(beta_max))
+    if ppw < p["min_per_window"]:
+        raise ValueError(f"n_particles = {p['n_particles']} gives {ppw:.2f} particles per softmax window at "
+                         f"beta = {beta_max:g} (< min_per_window = {p['min_per_window']:g}): raise n_particles "
+                         f"or lower the largest beta")

@@ -19,7 +19,8 @@ import numpy as np
 
 import theory.mean_field as mf
 from checks.framework import Context, Evidence, Param, Plot, Series, check
-from checks.meanfield._model import KERNEL_PARAM, MODEL_PARAMS, model_matrices, validate_betas, validate_model
+from checks.meanfield._model import (KERNEL_PARAM, MODEL_PARAMS, model_matrices, validate_betas, validate_model,
+                                     validate_resolution)
 from checks.meanfield.w2 import decay_rate, linfit
 from numerics.particles import simulate
 from numerics.sphere import particles_per_window, sample
@@ -68,12 +69,7 @@ def _validate(p: dict) -> None:
     if lam[-1] - lam[-2] <= 1e-9 * max(1.0, abs(lam[-1])):
         raise ValueError("V has no spectral gap: its dominant eigenspace is not a proper subspace")
     betas = validate_betas(p["betas"], 2)
-    B, _ = model_matrices(p)
-    ppw = particles_per_window(p["n_particles"], B, float(betas[-1]))
-    if ppw < p["min_per_window"]:
-        raise ValueError(f"n_particles = {p['n_particles']} gives {ppw:.2f} particles per softmax window at "
-                         f"beta = {betas[-1]:g} (< min_per_window = {p['min_per_window']:g}): raise n_particles "
-                         f"or lower the largest beta")
+    validate_resolution(p, float(betas[-1]))
 
 
 @check(

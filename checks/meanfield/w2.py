@@ -23,7 +23,8 @@ import sympy as sp
 
 import theory.mean_field as mf
 from checks.framework import Context, Evidence, Param, Plot, Series, check
-from checks.meanfield._model import KERNEL_PARAM, MODEL_PARAMS, model_matrices, validate_betas, validate_model
+from checks.meanfield._model import (KERNEL_PARAM, MODEL_PARAMS, model_matrices, validate_betas, validate_model,
+                                     validate_resolution)
 from numerics.particles import attention_field, simulate
 from numerics.sphere import particles_per_window, sample
 from numerics.wasserstein import w2
@@ -187,12 +188,7 @@ def linfit(x: np.ndarray, y: np.ndarray) -> dict:
 def _validate(p: dict) -> None:
     validate_model(p)
     betas = validate_betas(p["betas"], 3)
-    B, _ = model_matrices(p)
-    ppw = particles_per_window(p["n_particles"], B, float(betas[-1]))
-    if ppw < p["min_per_window"]:
-        raise ValueError(f"n_particles = {p['n_particles']} gives {ppw:.2f} particles per softmax window at "
-                         f"beta = {betas[-1]:g} (< min_per_window = {p['min_per_window']:g}): raise n_particles "
-                         f"or lower the largest beta")
+    validate_resolution(p, float(betas[-1]))
     if p["t_inf"] < p["t_max"]:
         raise ValueError(f"t_inf = {p['t_inf']:g} must be >= t_max = {p['t_max']:g}")
 
