@@ -213,5 +213,8 @@ def alignment_30_runs(p: dict, ctx: Context) -> Evidence:
                     xlabel="t = sum eta_j", ylabel="rho (mirrored for the symmetric model)",
                     series=[Series("mean of runs", runs["time"][j0:], rho.mean(axis=0),
                                    yerr=rho.std(axis=0, ddof=1) / np.sqrt(n), style="o"),
-                            Series("mean of predicted paths", runs["time"][j0:], pred.mean(axis=0))])],
+                            Series("mean of predicted paths (ODE + second-order terms)", runs["time"][j0:],
+                                   pred.mean(axis=0)),
+                            Series(f"paper's mean final |rho| = {PAPER_MEAN_ALIGNMENT}",
+                                   [runs["time"][j0], runs["time"][-1]], [PAPER_MEAN_ALIGNMENT] * 2, style="k:")])],
     )

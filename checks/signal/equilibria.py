@@ -234,7 +234,10 @@ def equilibria_stability(p: dict, ctx: Context) -> Evidence:
                   series=[Series(f"grid (+- {z:.2f} se)", grid, main["mean"][:g], yerr=z * main["se"][:g], style="o"),
                           Series("probes", [q["rho"] for q in probes], [q["mean"] for q in probes],
                                  yerr=[z * q["se"] for q in probes], style="s"),
-                          Series("certified equilibria", [e.rho for e in eqs], [0.0] * len(eqs), style="kx")])]
+                          Series("attracting equilibria (certified)", [e.rho for e in eqs if e.stable],
+                                 [0.0] * sum(e.stable for e in eqs), style="go"),
+                          Series("repelling equilibria (certified)", [e.rho for e in eqs if not e.stable],
+                                 [0.0] * sum(not e.stable for e in eqs), style="rx")])]
     return Evidence(
         metric=("probe signs contradicting the certified stability + grid signs contradicting the classification "
                 "(unlisted sign changes) + -xi threshold tests contradicted"),
