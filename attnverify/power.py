@@ -583,3 +583,21 @@ def table(result: dict) -> str:
     lines.append(f"profile {result['profile']}, seeds {result['seeds']}, {result['seconds']:.0f} s; MDP: smallest "
                  "delta rejected at every seed and both signs")
     return "\n".join(lines)
+
+
+def markdown(result: dict) -> str:
+    """The power table as Markdown (the README's table): one row per (check, family)."""
+    lines = ["| check | family | MDP | target | detection rate by delta |", "|---|---|---|---|---|"]
+    for r in result["rows"]:
+        name = f"`{r['check']}`" + (f" → claim `{r['claim']}`" if r.get("claim") else "")
+        if not r["applicable"]:
+            lines.append(f"| {name} | {r['family']} | n/a | | not applicable: {r['reason']} |")
+            continue
+        if r["kind"] in ("fixed", "regime"):
+            mdp = "caught" if r.get("rejected_at_every_seed") else "**missed**"
+        else:
+            mdp = "none" if r["mdp"] is None else ("≤ " if r.get("mdp_is_upper_bound") else "") + f"{r['mdp']:g}"
+        tgt = "" if r["target"] is None else f"≤ {r['target']:g}" + (" ✓" if r["meets_target"] else " ✗")
+        rates = ", ".join(f"{k}: {v:.2f}" for k, v in r["rates"].items())
+        lines.append(f"| {name} | {r['family']} | {mdp} | {tgt} | {rates} |")
+    return "\n".join(lines)

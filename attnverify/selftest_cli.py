@@ -34,6 +34,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    "delta, one seed (every one must be rejected)")
     p.add_argument("--families", nargs="+", default=None, metavar="FAMILY", help="with --power: only these "
                    "perturbation families")
+    p.add_argument("--markdown", action="store_true", help="with --power: print the table as Markdown")
     p.add_argument("--jobs", default="1", help="with --power: checks measured at once; with --mutants: mutants run "
                    "at once (worker processes)")
     p.add_argument("--only", nargs="+", default=None, metavar="NAME", help="with --mutants: only these mutants; "
@@ -150,7 +151,7 @@ def _seed_sweep(n: int, json_path: str | None, say) -> int:
 def _power(args: argparse.Namespace, say) -> int:
     """``selftest --power``: validate the ids and families first, then measure; exit 0 iff every target is met
     (``--smoke``: every smoke row rejected and its baseline passing)."""
-    from attnverify.power import FAMILIES, PLAN, power, smoke, table
+    from attnverify.power import FAMILIES, PLAN, markdown, power, smoke, table
     from checks.runner import select
 
     ids = [c.id for c in select(args.only)] if args.only else None
@@ -171,7 +172,7 @@ def _power(args: argparse.Namespace, say) -> int:
         ok = result["all_ok"]
     else:
         result = power(ids, seeds=range(n_seeds), families=args.families, progress=say, jobs=jobs)
-        print(table(result))
+        print(markdown(result) if args.markdown else table(result))
         ok = result["all_targets_met"]
     if args.json_path:
         Path(args.json_path).write_text(json.dumps(result, indent=2, default=float) + "\n")
