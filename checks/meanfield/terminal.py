@@ -79,7 +79,9 @@ def _validate(p: dict) -> None:
           "phase at E, then the cluster axis approaching E_V at the derived rate v_1 - v_2 of the cluster field.",
     source="Paper B, claim 4 (Conjecture 1)",
     params=[*MODEL_PARAMS,
-            Param("betas", "floats", (10.0, 31.6, 100.0, 316.0), "inverse temperatures (increasing)",
+            Param("betas", "floats", (10.0, 31.6, 100.0), "inverse temperatures (increasing; at beta = 316 with "
+                  "N = 400 and t_max = 30 the axis distance does not traverse the fit window after the late switch, "
+                  "and its fit moves by up to 9e-4 between window halves: a 20-seed sweep failed 6 seeds there)",
                   low=0.0, low_open=True),
             Param("n_particles", int, 400, "particles N (sample of mu_0, numerics.sphere)", low=10),
             Param("min_per_window", float, 3.0, "required particles per softmax window at the largest beta",
