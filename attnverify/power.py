@@ -563,6 +563,13 @@ def smoke(check_ids: Sequence[str] | None = None, *, seed: int = 0, profile: str
     return out
 
 
+def _mdp_text(r: dict, le: str, missed: str) -> str:
+    """A row's MDP as text: caught/missed for a fixed or regime family, else the delta ('le' before a floor)."""
+    if r["kind"] in ("fixed", "regime"):
+        return "caught" if r.get("rejected_at_every_seed") else missed
+    return "none" if r["mdp"] is None else (le if r.get("mdp_is_upper_bound") else "") + f"{r['mdp']:g}"
+
+
 def table(result: dict) -> str:
     """Plain-text power table."""
     lines = [f"{'check':<34} {'family':<24} {'MDP':>8} {'target':>8}  detection rate by delta", "-" * 110]
@@ -570,10 +577,7 @@ def table(result: dict) -> str:
         if not r["applicable"]:
             lines.append(f"{r['check']:<34} {r['family']:<24} {'n/a':>8} {'':>8}  not applicable: {r['reason']}")
             continue
-        if r["kind"] in ("fixed", "regime"):
-            mdp = "caught" if r.get("rejected_at_every_seed") else "MISSED"
-        else:
-            mdp = "none" if r["mdp"] is None else ("<=" if r.get("mdp_is_upper_bound") else "") + f"{r['mdp']:g}"
+        mdp = _mdp_text(r, "<=", "MISSED")
         tgt = "" if r["target"] is None else f"{r['target']:g}"
         flag = "" if r["meets_target"] is not False else "  << target missed"
         rates = ", ".join(f"{k}: {v:.2f}" for k, v in r["rates"].items()) or r.get("reason", "")
@@ -593,10 +597,7 @@ def markdown(result: dict) -> str:
         if not r["applicable"]:
             lines.append(f"| {name} | {r['family']} | n/a | | not applicable: {r['reason']} |")
             continue
-        if r["kind"] in ("fixed", "regime"):
-            mdp = "caught" if r.get("rejected_at_every_seed") else "**missed**"
-        else:
-            mdp = "none" if r["mdp"] is None else ("≤ " if r.get("mdp_is_upper_bound") else "") + f"{r['mdp']:g}"
+        mdp = _mdp_text(r, "≤ ", "**missed**")
         tgt = "" if r["target"] is None else f"≤ {r['target']:g}" + (" ✓" if r["meets_target"] else " ✗")
         rates = ", ".join(f"{k}: {v:.2f}" for k, v in r["rates"].items())
         lines.append(f"| {name} | {r['family']} | {mdp} | {tgt} | {rates} |")

@@ -16,17 +16,21 @@ from numerics.signal_model import SignalModel, check_rhos, check_rng, query_at, 
 _BATCH_ELEMENTS = 4_000_000  # float64 entries per work array (~32 MB)
 
 
-def objective_samples(model: SignalModel, rhos: np.ndarray, n_sequences: int, rng: np.random.Generator,
-                      batch: int | None = None) -> np.ndarray:
-    """Samples ||f_q(X_j)||^2, shape (n_sequences, len(rhos)); row j uses the same sequence X_j for every rho."""
+
+def _check_inputs(model, rhos, rng, n_sequences) -> tuple:
+    """The shared input checks of the estimators: a SignalModel, a valid rho grid and generator, n >= 2."""
     if not isinstance(model, SignalModel):
         raise TypeError(f"model must be a SignalModel, got {type(model).__name__}")
-    rhos = check_rhos(rhos)
-    rng = check_rng(rng)
     if isinstance(n_sequences, bool) or not isinstance(n_sequences, (int, np.integer)):
         raise TypeError("n_sequences must be an integer")
     if n_sequences < 2:
         raise ValueError(f"n_sequences must be >= 2 (a standard error needs two samples), got {n_sequences}")
+    return check_rhos(rhos), check_rng(rng)
+
+def objective_samples(model: SignalModel, rhos: np.ndarray, n_sequences: int, rng: np.random.Generator,
+                      batch: int | None = None) -> np.ndarray:
+    """Samples ||f_q(X_j)||^2, shape (n_sequences, len(rhos)); row j uses the same sequence X_j for every rho."""
+    rhos, rng = _check_inputs(model, rhos, rng, n_sequences)
     if batch is None:
         batch = max(1, _BATCH_ELEMENTS // (model.L * max(model.d, rhos.size)))
     elif batch < 1:
@@ -129,14 +133,7 @@ def objective_rb_samples(model: SignalModel, rhos: np.ndarray, n_sequences: int,
     for sign='symmetric'. They carry the first-order (delta-method) fluctuation of the ratio sum a_i x_i.
     Returns Y (n, k) and C (n, k, p) or None.
     """
-    if not isinstance(model, SignalModel):
-        raise TypeError(f"model must be a SignalModel, got {type(model).__name__}")
-    rhos = check_rhos(rhos)
-    rng = check_rng(rng)
-    if isinstance(n_sequences, bool) or not isinstance(n_sequences, (int, np.integer)):
-        raise TypeError("n_sequences must be an integer")
-    if n_sequences < 2:
-        raise ValueError(f"n_sequences must be >= 2 (a standard error needs two samples), got {n_sequences}")
+    rhos, rng = _check_inputs(model, rhos, rng, n_sequences)
     b, s, R, L = model.beta, model.sigma, model.R, model.L
     use_cv = control and b * s <= CV_MAX_BETA_SIGMA
     p = (4 + (model.sign == "symmetric")) if use_cv else 0
