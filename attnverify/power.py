@@ -399,8 +399,9 @@ def _claim_verdict(claim_id: str, result) -> str:
 
 
 def _rejected(result) -> bool:
-    """fail, or an error that is not a crash of the perturbation's plumbing."""
-    if result.verdict == "pass":
+    """fail, or an error that is neither a crash of the perturbation's plumbing nor numerics that could not
+    decide (``Evidence.unresolved``: no verdict on the closed form at all)."""
+    if result.verdict == "pass" or (result.evidence is not None and result.evidence.unresolved):
         return False
     if result.verdict == "error":
         return (result.error or "").split(":")[0].strip() not in CRASH_TYPES

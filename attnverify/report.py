@@ -281,6 +281,8 @@ def findings(report: Report) -> list[str]:
         if r.verdict == "fail":
             out.append(f"check **{r.id}** failed: {r.evidence.metric} = {fmt(r.observed)}, "
                        f"passes when {r.evidence.comparison} {fmt(r.threshold)}")
+        elif r.verdict == "error" and r.evidence is not None:
+            out.append(f"check **{r.id}** could not decide: `{r.error}`")
         elif r.verdict == "error":
             out.append(f"check **{r.id}** broke: `{r.error}`")
     return out
@@ -330,9 +332,9 @@ def to_markdown(report: Report, *, plots: dict[str, list[str]] | None = None, co
                 tex = []
             md += [f"$$\n{t}\n$$" for t in tex] + ([""] if tex else [])
         ev = r.evidence
-        if ev is None:
-            md += [f"**Error**: `{r.error}`"]
-        else:
+        if r.error:
+            md += [f"**Error**: `{r.error}`"] + ([""] if ev is not None else [])
+        if ev is not None:
             md += ["| | value |", "|---|---|", f"| metric | {_md_cell(ev.metric)} |",
                    f"| observed | {fmt(ev.observed)} |", f"| passes if | observed {ev.comparison} {fmt(ev.threshold)} |"]
             for name in ("analytic", "numeric", "uncertainty"):

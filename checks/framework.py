@@ -178,6 +178,9 @@ class Evidence:
 
     ``comparison`` says which side of the threshold passes (``"<="`` or ``">="``), for display;
     ``passed`` is the check's decision (it may combine the comparison with further conditions).
+    ``unresolved``: set (to the reason) when the numerics cannot decide at this size -- e.g. a refinement spread
+    above the check's precision rule; the verdict is then ``error``, never ``pass`` or ``fail``, and the evidence
+    is kept in the report.
     """
 
     metric: str
@@ -191,6 +194,7 @@ class Evidence:
     uncertainty: Any = None
     details: dict = field(default_factory=dict)
     plots: list[Plot] = field(default_factory=list)
+    unresolved: str | None = None
 
     def __post_init__(self) -> None:
         if self.comparison not in ("<=", "<", ">=", ">"):

@@ -78,7 +78,8 @@ def plan(ids: list[str] | None = None, *, profile: str = "quick",
 def run_one(check: Check, params: dict, *, seed: int, profile: str, executor: Executor | None = None,
             progress: Callable[[str, float], None] | None = None, memo: dict | None = None,
             store: Any = None) -> Result:
-    """Run one check; an exception inside it gives the verdict ``error``, never a crash. ``memo`` and ``store``
+    """Run one check; an exception inside it, or evidence the numerics could not resolve
+    (``Evidence.unresolved``), gives the verdict ``error``, never a crash. ``memo`` and ``store``
     (a ``checks.store.TaskStore``): see :meth:`checks.framework.Context.map`."""
     ctx = Context(check.id, seed, profile, executor=executor, progress=progress, memo=memo,
                   store=store.for_check(check.id, params, seed) if store is not None else None)
@@ -94,7 +95,10 @@ def run_one(check: Check, params: dict, *, seed: int, profile: str, executor: Ex
             value = getattr(evidence, name)
             if value is not None and not math.isfinite(float(value)):
                 raise FloatingPointError(f"{name} is {value}: the check produced a non-finite number")
-        verdict = "pass" if evidence.passed else "fail"
+        if evidence.unresolved:
+            verdict, error = "error", f"Unresolved: {evidence.unresolved}"
+        else:
+            verdict = "pass" if evidence.passed else "fail"
     except Exception as exc:  # noqa: BLE001 -- a broken check is a verdict, not a crash
         message = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
         error = f"{type(exc).__name__}: {message}" if message else type(exc).__name__

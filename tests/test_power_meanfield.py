@@ -149,6 +149,44 @@ def test_wrong_terminal_rate_fails():
     assert r.verdict == "fail"
 
 
+def test_without_a_tight_cluster_the_rate_is_unresolved_not_failed():
+    """No time with beta (1 - lambda_max(M)) <= tightness: the derived rate (a tight cluster's) cannot be compared,
+    so the verdict is error with the evidence kept, the claim is inconclusive and the power self-test does not
+    count it as a rejection."""
+    from attnverify.power import _rejected
+    from attnverify.report import findings
+    from checks.runner import Report
+
+    r = run("meanfield.terminal_phase", {**TERM_SMALL, "tightness": 1e-30})
+    assert r.verdict == "error" and r.error.startswith("Unresolved: no tight-cluster phase"), r.error
+    assert r.evidence is not None and r.details["switched"] == [True, True, True]
+    assert claim("B.conjecture1", r).verdict == "inconclusive"
+    assert not _rejected(r)
+    assert any("could not decide" in f for f in findings(Report("quick", 0, {}, [r])))
+
+
+def test_tight_cluster_fit_matches_the_derived_rate_closely():
+    """With a fit window that opens early (axis distance 3e-2), the tightness rule keeps the fit to the tight-cluster
+    phase, where the axis rate is v_1 - v_2 to the integrator's accuracy (rtol 1e-6); without it the fit starts while
+    clusters still merge and misses the rate by far more."""
+    wide = {**TERM_SMALL, "axis_window": (1e-10, 3e-2)}
+    tight = run("meanfield.terminal_phase", wide)
+    loose = run("meanfield.terminal_phase", {**wide, "tightness": 1e6})
+    err = {k: max(max(r.details["axis_rate_relative_error"]), max(r.details["axis_rate_uncertainty"]))
+           for k, r in (("tight", tight), ("loose", loose))}
+    assert err["tight"] <= 1e-5 and tight.verdict == "pass", tight.reason
+    assert err["loose"] > 10 * err["tight"], err
+
+
+def test_cluster_width_is_the_mean_squared_distance_from_the_axis():
+    delta = 1e-3
+    u = np.array([1.0, 0.0])
+    X = np.array([[np.cos(delta), np.sin(delta)], [np.cos(delta), -np.sin(delta)], [-1.0, 0.0], [-1.0, 0.0]])
+    dist, width = terminal.cluster_axis(X[None], np.outer(u, u))
+    assert width[0] == pytest.approx(2 * np.sin(delta) ** 2 / 4, rel=1e-6)
+    assert dist[0] == pytest.approx(0.0, abs=1e-12)
+
+
 def test_shared_eigenspace_is_inconclusive():
     r = run("meanfield.terminal_phase", {**TERM_SMALL, "V": np.diag([-2.0, 1.0])})
     assert r.verdict == "pass", r.reason

@@ -10,7 +10,10 @@ Analytic side of the terminal phase (theory.mean_field.terminal_rates): a tight 
 field g(u) = P_perp_u V u, whose attracting fixed points are the dominant eigenvectors of V; the axis of the
 clusters approaches E_V at the derived rate v_1 - v_2 (gap of V). Numeric side: the axis is the top eigenvector
 e_M(t) of the second-moment matrix M(t) = (1/N) sum_i x_i x_i^T; its distance |(I - P_V) e_M| is fitted by an
-exponential on a window after the switch. When E = E_V nothing can switch: the check then only asks for
+exponential on a window after the switch, at the times when the tokens form a tight cluster in the softmax's own
+scale, beta w(t) <= tightness with the width w = 1 - lambda_max(M) (the mean squared distance of the tokens from
+the axis): the derived rate is that of a tight cluster, and while clusters still merge the local rate departs
+from it (measured, paper profile: by 1.4-3 x beta w). When E = E_V nothing can switch: the check then only asks for
 concentration on E_V, and claim B.conjecture1 is inconclusive.
 """
 from __future__ import annotations
@@ -25,7 +28,7 @@ from checks.meanfield.w2 import decay_rate, linfit
 from numerics.particles import simulate
 from numerics.sphere import particles_per_window, sample
 
-__all__ = ["trajectory", "switch_time", "axis_distance", "ROUND_OFF", "terminal_phase"]
+__all__ = ["trajectory", "switch_time", "cluster_axis", "ROUND_OFF", "terminal_phase"]
 
 ROUND_OFF = 1e-16     # smallest offset from an unstable cluster position that float64 round-off can leave
 
@@ -52,12 +55,14 @@ def switch_time(t: np.ndarray, qE: np.ndarray, qV: np.ndarray, meta_level: float
     return float(t[k]), float(t[j - 1] + (0.5 - qV[j - 1]) * (t[j] - t[j - 1]) / (qV[j] - qV[j - 1]))
 
 
-def axis_distance(X: np.ndarray, P: np.ndarray) -> np.ndarray:
-    """|(I - P) e_M(t)| for the top eigenvector e_M(t) of M(t) = mean_i x_i x_i^T, at each time (X: (T, N, d))."""
+def cluster_axis(X: np.ndarray, P: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(|(I - P) e_M(t)|, w(t)) at each time (X: (T, N, d), unit rows): the distance of the top eigenvector e_M of
+    M(t) = mean_i x_i x_i^T from the range of P, and the cluster width w = 1 - lambda_max(M) = mean_i |x_i -
+    <x_i, e_M> e_M|^2 (0 for tokens on the line of e_M: one cluster or two antipodal ones)."""
     M = np.einsum("tni,tnj->tij", X, X) / X.shape[1]
-    _, U = np.linalg.eigh(M)
+    lam, U = np.linalg.eigh(M)
     e = U[:, :, -1]
-    return np.linalg.norm(e - e @ P.T, axis=1)
+    return np.linalg.norm(e - e @ P.T, axis=1), np.maximum(1.0 - lam[:, -1], 0.0)
 
 
 def _validate(p: dict) -> None:
@@ -95,6 +100,9 @@ def _validate(p: dict) -> None:
                   low=0.5, high=1.0, low_open=True, high_open=True),
             Param("axis_window", "floats", (1e-10, 1e-3), "fit window (lo, hi) for the axis distance to E_V",
                   low=1e-14, high=0.5),
+            Param("tightness", float, 1e-6, "the fit uses only times with beta (1 - lambda_max(M)) <= tightness (a "
+                  "tight cluster, where the derived rate applies; the local rate departs from v_1 - v_2 by about "
+                  "1.4-3 x beta (1 - lambda_max), so 1e-6 keeps that below rate_tol / 10)", low=0.0, low_open=True),
             Param("rate_tol", float, 1e-4, "relative tolerance of the terminal rate against v_1 - v_2",
                   low=0.0, low_open=True),
             KERNEL_PARAM,
@@ -122,12 +130,12 @@ def terminal_phase(p: dict, ctx: Context) -> Evidence:
     nb = len(betas)
     trajs = ctx.map(trajectory, [(X, Q, K, V, float(b), t, p["rtol"], p["kernel"]) for X in samples for b in betas])
 
-    def per_run(X: np.ndarray) -> dict:
+    def per_run(X: np.ndarray, beta: float) -> dict:
         qE = np.mean(np.sum((X @ P_E) * X, axis=2), axis=1)
         qV = np.mean(np.sum((X @ P_V) * X, axis=2), axis=1)
         t_meta, t_sw = switch_time(t, qE, qV, p["meta_level"])
-        a = axis_distance(X, P_V)
-        after = t >= (t_sw if np.isfinite(t_sw) else t[-1] + 1)
+        a, width = cluster_axis(X, P_V)
+        after = (t >= (t_sw if np.isfinite(t_sw) else t[-1] + 1)) & (beta * width <= p["tightness"])
         rate, half, n_fit = decay_rate(t[after], a[after], lo, hi)
         # a run concentrated on E (not E_V) at t_max: how long could round-off keep it there?
         stuck = bool(not shared and qE[-1] >= p["level"])
@@ -142,7 +150,7 @@ def terminal_phase(p: dict, ctx: Context) -> Evidence:
                 "rate_halves_diff": half, "rate_samples": n_fit, "qV_final": float(qV[-1]),
                 "qE_max": float(qE.max()), "stuck_at_E": stuck, "escape_horizon": horizon}
 
-    runs = [[per_run(trajs[i * nb + k]) for k in range(nb)] for i in range(len(samples))]
+    runs = [[per_run(trajs[i * nb + k], float(betas[k])) for k in range(nb)] for i in range(len(samples))]
     main = runs[0]
     ts = np.array([r["t_switch"] for r in main])
     switched = np.isfinite(ts)
@@ -173,6 +181,7 @@ def terminal_phase(p: dict, ctx: Context) -> Evidence:
         u = float(max(abs(o - fit["slope"]) for o in others)) if others else 0.0
         fit["refinement_spread"] = u
         fit["interval"] = [float(fit["ci95"][0] - u), float(fit["ci95"][1] + u)]
+    unresolved = None
     if shared:
         observed, threshold = float(1 - final.min()), float(1 - p["level"])
         passed = bool(observed <= threshold and meta_ok)
@@ -182,11 +191,11 @@ def terminal_phase(p: dict, ctx: Context) -> Evidence:
         finite = np.isfinite(rel)
         observed = float(np.max(np.where(finite, rel, 1.0)))      # no measured rate counts as a 100 % error
         threshold = float(p["rate_tol"])
-        precise = bool(np.all(10 * spread[finite] <= threshold)) if finite.any() else False
-        passed = bool(meta_ok and np.all(switched) and np.all(final >= p["level"]) and np.all(finite)
-                      and observed <= threshold and precise)
         metric = ("max over beta of |fitted axis rate - (v_1 - v_2)| / (v_1 - v_2) after the switch (1 where no rate "
                   "could be fitted)")
+        # decided failures: the phases the conjecture predicts are missing, or a rate error larger than the tolerance
+        # by more than its own uncertainty (window halves and refinement samples)
+        off = [f"{b:g}" for b, r, u in zip(betas[finite], rel[finite], spread[finite]) if r - u > threshold]
         problems = []
         if not meta_ok:
             problems.append("no metastable phase (q_E < meta_level) at some beta")
@@ -194,11 +203,26 @@ def terminal_phase(p: dict, ctx: Context) -> Evidence:
             problems.append("no switch by t_max at beta = " + ", ".join(f"{b:g}" for b in betas[~switched])
                             + (" (tokens stay concentrated on E: a missing switch)"
                                if any(r["stuck_at_E"] for r in main) else ""))
-        if not np.all(finite):
-            problems.append("the axis distance never crosses the fit window after the switch")
-        why = "; ".join(problems) if problems else (
-            f"the axis rate matches v_1 - v_2 = {axis_rate:.6g} (window halves and the refinement samples that meet "
-            f"the resolution rule move it by at most {np.nanmax(spread):.1e}, 10x below the tolerance: {precise})")
+        if np.any(final < p["level"]):
+            problems.append(f"q_V(t_max) < {p['level']:g} at beta = "
+                            + ", ".join(f"{b:g}" for b in betas[final < p["level"]]))
+        if off:
+            problems.append(f"the axis rate misses v_1 - v_2 = {axis_rate:.6g} by more than the tolerance plus its "
+                            "uncertainty at beta = " + ", ".join(off))
+        passed = not problems
+        # undecidable at this size: no tight-cluster phase inside the fit window, or a rate whose uncertainty is not
+        # 10x below the tolerance (the agreement would then be luck of the sample)
+        if passed and not np.all(finite):
+            unresolved = ("no tight-cluster phase (beta (1 - lambda_max) <= tightness) with the axis distance inside "
+                          "the fit window by t_max at beta = " + ", ".join(f"{b:g}" for b in betas[~finite])
+                          + ": raise t_max")
+        elif passed and np.any(10 * spread > threshold):
+            unresolved = (f"the fitted axis rate is uncertain by {np.nanmax(spread):.1e} (window halves and refinement "
+                          f"samples), more than rate_tol / 10 = {threshold / 10:.1e}: raise n_particles or t_max")
+        why = "; ".join(problems) if problems else (unresolved or (
+            f"the axis rate matches v_1 - v_2 = {axis_rate:.6g} in the tight-cluster phase (window halves and the "
+            f"refinement samples that meet the resolution rule move it by at most {np.nanmax(spread):.1e}, 10x below "
+            "the tolerance)"))
     resolution = [particles_per_window(N, B, float(b)) for b in betas]
     return Evidence(
         metric=metric,
@@ -206,6 +230,7 @@ def terminal_phase(p: dict, ctx: Context) -> Evidence:
         threshold=threshold,
         reason=why,
         passed=passed,
+        unresolved=unresolved,
         comparison="<=",
         analytic={"axis_rate": axis_rate, "collapse_rate": rates["collapse_rate"]},
         numeric=rate_fit.tolist(),
@@ -231,7 +256,7 @@ def terminal_phase(p: dict, ctx: Context) -> Evidence:
                                  "axis_rate": [r["rate"] if np.isfinite(r["rate"]) else None for r in rs]}
                                 for i, rs in enumerate(runs)],
                  "n_particles": N, "dimension": d, "particles_per_softmax_window": resolution,
-                 "min_per_window": float(p["min_per_window"]),
+                 "min_per_window": float(p["min_per_window"]), "tightness": float(p["tightness"]),
                  "integrator": f"DOPRI5(4) + projection, rtol {p['rtol']}, {p['kernel']} kernel"},
         plots=[Plot(title="terminal phase: mass on E_V (q_V, solid) and on E (q_E, dotted)", xlabel="t", ylabel="q",
                     series=[Series(f"q_V beta={b:g}", t, r["qV"], style="-") for b, r in zip(betas, main)]

@@ -27,28 +27,49 @@ from checks.meanfield._model import (KERNEL_PARAM, MODEL_PARAMS, model_matrices,
                                      validate_resolution)
 from numerics.particles import attention_field, simulate
 from numerics.sphere import particles_per_window, sample
-from numerics.wasserstein import w2
+from numerics.wasserstein import coupling_bound, w2, w2_to_target
 
 __all__ = ["beta_curves", "inf_distance", "observed_log_norm", "decay_rate", "held_out", "beta_exponent",
            "minimum", "linfit", "w2_bound"]
 
 
 # ------------------------------------------------------------------------------------------- numeric side (tasks)
+EXACT_D_LIMIT = 4000     # largest N for D by assignment (O(N^3) time, N^2 memory)
+
+
+def target_distance(X: np.ndarray, target: np.ndarray) -> tuple[float, float]:
+    """(W, r): W2 from the particles X to the uniform measure on the rows of ``target`` = Pi(x_i(0)), as the
+    midpoint W and half-width r of numerics.wasserstein.w2_to_target's certified bracket (exact transport to the
+    few atoms of Pi#mu_0, O(N log N) for the two atoms +-u of a one-dimensional E; r is the rounding of the atoms)."""
+    b = w2_to_target(X, target)
+    return (b.lower + b.upper) / 2, (b.upper - b.lower) / 2
+
+
 def beta_curves(X0: np.ndarray, Q, K, V, beta: float, times: np.ndarray, target: np.ndarray, rtol: float,
-                kernel: str = "dense") -> tuple[np.ndarray, np.ndarray]:
-    """(D(t), W(t)): exact W2 between the particles at beta and the same points under the zero-temperature flow
-    (both integrated by numerics.particles.simulate) at every second output time (nan between), and exact W2
-    from the particles at beta to ``target`` at every output time."""
+                kernel: str = "dense", coupling: str = "exact") -> tuple[np.ndarray, np.ndarray, float]:
+    """(D(t), W(t), r): the distance D between the particles at beta and the same points under the zero-temperature
+    flow (both integrated by numerics.particles.simulate), W2 from the particles at beta to ``target`` at every
+    output time (target_distance), and the largest half-width r of those W2 brackets.
+
+    ``coupling``: 'exact' -- D = W2 by assignment at every second output time (nan between); 'synchronous' --
+    D = (1/N sum_i |x_i^beta(t) - x_i^inf(t)|^2)^(1/2), the cost of pairing each particle with its own
+    zero-temperature image: an upper bound on W2 and the quantity Groenwall's argument controls (O(N), every time).
+    """
     traj = simulate(X0, Q, K, V, beta, times, rtol=rtol, atol=rtol * 1e-2, kernel=kernel)
     inf = simulate(X0, Q, K, V, np.inf, times, rtol=min(rtol, 1e-8), atol=min(rtol, 1e-8) * 1e-2)
     D = np.full(len(times), np.nan)
-    D[::2] = [w2(a, b) for a, b in zip(traj[::2], inf[::2])]     # every second output time (assignment cost)
-    return D, np.array([w2(a, target) for a in traj])
+    if coupling == "synchronous":
+        D[:] = [coupling_bound(a, b) for a, b in zip(traj, inf)]
+    else:
+        D[::2] = [w2(a, b) for a, b in zip(traj[::2], inf[::2])]     # every second output time (assignment cost)
+    W = np.array([target_distance(a, target) for a in traj])
+    return D, W[:, 0], float(W[:, 1].max())
 
 
 def inf_distance(X0: np.ndarray, Q, K, V, t_inf: float, n_times: int, target: np.ndarray,
                  settle: float = 1e-10) -> tuple[np.ndarray, np.ndarray]:
-    """(times, E(times)): exact W2 from the zero-temperature flow of the points X0 (rtol 1e-10) to ``target``.
+    """(times, E(times)): W2 from the zero-temperature flow of the points X0 (rtol 1e-10) to ``target``
+    (target_distance: exact to the merged atoms of the target, within their rounding).
 
     The horizon is ``t_inf``, doubled (up to 64 t_inf) until the flow has settled: max_i |X_inf(x_i)| <= settle |V|
     (a criterion of the numerical field alone, so a wrong target cannot shorten or lengthen the run)."""
@@ -61,7 +82,7 @@ def inf_distance(X0: np.ndarray, Q, K, V, t_inf: float, n_times: int, target: np
         if speed <= settle * np.linalg.norm(V, 2) or T >= 64 * t_inf:
             break
         T *= 2
-    return times, np.array([w2(a, target) for a in inf])
+    return times, np.array([target_distance(a, target)[0] for a in inf])
 
 
 def _tangent_bases(X: np.ndarray) -> np.ndarray:
@@ -189,6 +210,9 @@ def _validate(p: dict) -> None:
     validate_model(p)
     betas = validate_betas(p["betas"], 3)
     validate_resolution(p, float(betas[-1]))
+    if p["D_coupling"] == "exact" and p["n_particles"] > EXACT_D_LIMIT:
+        raise ValueError(f"D_coupling = exact solves an assignment problem of size N = {p['n_particles']} (O(N^3), "
+                         f"limit {EXACT_D_LIMIT}): use D_coupling = synchronous")
     if p["t_inf"] < p["t_max"]:
         raise ValueError(f"t_inf = {p['t_inf']:g} must be >= t_max = {p['t_max']:g}")
 
@@ -218,10 +242,14 @@ def _validate(p: dict) -> None:
                   low=0.0, low_open=True),
             Param("C1_tol", float, 1e-6, "relative tolerance of the derived C1 against the numerical log-norm",
                   low=0.0, low_open=True),
+            Param("D_coupling", str, "exact", "D(beta, t): 'exact' W2(mu^beta_t, mu^inf_t) by assignment (N <= "
+                  f"{EXACT_D_LIMIT}) or 'synchronous', the pairing of each particle with its own zero-temperature "
+                  "image (an upper bound on that W2, the quantity Groenwall's argument controls; O(N))",
+                  choices=("exact", "synchronous")),
             KERNEL_PARAM,
             Param("rtol", float, 1e-6, "integrator relative tolerance", low=1e-12, high=1e-2)],
-    paper={"kernel": "truncated", "betas": (10.0, 100.0, 1000.0, 5000.0), "n_particles": 2000, "t_max": 30.0,
-           "n_times": 61},
+    paper={"kernel": "truncated", "betas": (10.0, 100.0, 1000.0, 5000.0), "n_particles": 10_000,
+           "D_coupling": "synchronous", "t_max": 30.0, "n_times": 61},
     validate=_validate,
 )
 def w2_bound(p: dict, ctx: Context) -> Evidence:
@@ -244,7 +272,8 @@ def w2_bound(p: dict, ctx: Context) -> Evidence:
     t_star = sp.lambdify((mf.beta, mf.C1, mf.c), cb.t_star, "numpy")
     ctx.progress(0.05)
     # ---- numeric side (tasks)
-    jobs = [(X, Q, K, V, float(b), t, tg, p["rtol"], p["kernel"]) for X, tg in zip(samples, targets) for b in betas]
+    jobs = [(X, Q, K, V, float(b), t, tg, p["rtol"], p["kernel"], p["D_coupling"])
+            for X, tg in zip(samples, targets) for b in betas]
     curves = ctx.map(beta_curves, jobs)
     Es = ctx.map(inf_distance, [(X, Q, K, V, float(p["t_inf"]), p["n_times_inf"], tg)
                                 for X, tg in zip(samples, targets)])
@@ -252,6 +281,8 @@ def w2_bound(p: dict, ctx: Context) -> Evidence:
     nb = len(betas)
     D = np.array([[curves[i * nb + k][0] for k in range(nb)] for i in range(len(samples))])
     W = np.array([[curves[i * nb + k][1] for k in range(nb)] for i in range(len(samples))])
+    w_halfwidth = float(max(c[2] for c in curves))
+    every = 2 if p["D_coupling"] == "exact" else 1          # the output times at which D was computed
     t_inf = np.asarray(Es[0][0])                    # horizon of the N-particle sample (refinement samples: their own)
     E = [np.asarray(e[1]) for e in Es]
 
@@ -312,8 +343,11 @@ def w2_bound(p: dict, ctx: Context) -> Evidence:
         analytic={"C1": C1, "c": c},
         numeric={"C1": C1_obs, "c_fit": main["c_fit"]},
         uncertainty={"c_fit": u_c, "held_out_ratio": u_ratio},
-        details={"beta": betas.tolist(), "t": t.tolist(), "t_inf": t_inf.tolist(),
-                 "t_D": t[::2].tolist(), "D": D[0, :, ::2].tolist(), "W": W[0].tolist(), "E": E[0].tolist(),
+        details={"beta": betas.tolist(), "t": t.tolist(), "t_inf": t_inf.tolist(), "D_coupling": p["D_coupling"],
+                 "D_definition": ("W2(mu^beta_t, mu^inf_t) (exact, assignment)" if p["D_coupling"] == "exact" else
+                                  "(1/N sum_i |x_i^beta(t) - x_i^inf(t)|^2)^(1/2) (synchronous coupling, >= W2)"),
+                 "W_bracket_halfwidth": w_halfwidth,
+                 "t_D": t[::every].tolist(), "D": D[0, :, ::every].tolist(), "W": W[0].tolist(), "E": E[0].tolist(),
                  "C1_derived": C1, "C1_observed": C1_obs, "C1_relative_difference": C1_rel,
                  "C1_fd_refinement": fd_spread, "C1_x_star": obs["x_star"],
                  "D_growth_rate": d_growth,
@@ -338,7 +372,7 @@ def w2_bound(p: dict, ctx: Context) -> Evidence:
                  "C1_method": growth["method"]},
         plots=[Plot(title="Theorem 1, finite-beta part: D(beta, t) = W2(mu^beta_t, mu^inf_t) and the held-out bound "
                           "K s(beta) e^{C1 t}", xlabel="t", ylabel="W2", logy=True,
-                    series=[Series(f"D beta={b:g}", t[::2], np.maximum(dd[::2], 1e-17), style="o-")
+                    series=[Series(f"D beta={b:g}", t[::every], np.maximum(dd[::every], 1e-17), style="o-")
                             for b, dd in zip(betas, D[0])]
                     + [Series(f"bound beta={b:g}", t, main["held_out"]["K"] * sb * np.exp(C1 * t), style=":")
                        for b, sb in zip(betas, s)]),
