@@ -80,6 +80,7 @@ CRASH_TYPES = ("TypeError", "AttributeError", "NameError", "KeyError", "IndexErr
 def _row(result) -> dict:
     ev = result.evidence
     return {"check": result.id, "verdict": result.verdict, "error": result.error,
+            "unresolved": bool(ev is not None and ev.unresolved),
             "observed": None if ev is None or ev.observed is None else float(ev.observed),
             "threshold": None if ev is None or ev.threshold is None else float(ev.threshold),
             "seconds": round(result.seconds, 2)}
@@ -91,11 +92,13 @@ def is_crash(row: dict) -> bool:
 
 
 def _judge(row: dict, baseline: dict | None) -> dict:
-    """Fill in which results catch the mutant: verdict not ``pass``, not a crash, and ``pass`` on the baseline."""
+    """Fill in which results catch the mutant: verdict not ``pass``, neither a crash nor unresolved numerics (no
+    verdict on the closed form at all), and ``pass`` on the baseline."""
     for r in row["results"]:
         r["baseline_verdict"] = (baseline or {}).get(r["check"], "pass")
         r["crash"] = is_crash(r)
-        r["catches"] = r["verdict"] != "pass" and not r["crash"] and r["baseline_verdict"] == "pass"
+        r["catches"] = (r["verdict"] != "pass" and not r["crash"] and not r.get("unresolved")
+                        and r["baseline_verdict"] == "pass")
     row["caught_by"] = [r["check"] for r in row["results"] if r["catches"]]
     row["caught"] = bool(row["caught_by"])
     return row

@@ -51,7 +51,8 @@ def result_dict(r: Result) -> dict:
         "metric": ev.metric if ev else None, "comparison": ev.comparison if ev else None,
         "analytic": ev.analytic if ev else None, "numeric": ev.numeric if ev else None,
         "uncertainty": ev.uncertainty if ev else None,
-        "error": r.error, "params": r.params, "details": r.details, "seconds": round(r.seconds, 3),
+        "error": r.error, "unresolved": ev.unresolved if ev else None, "params": r.params, "details": r.details,
+        "seconds": round(r.seconds, 3),
     })
 
 

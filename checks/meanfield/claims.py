@@ -109,6 +109,11 @@ def _theorem1(results) -> ClaimVerdict:
         return ClaimVerdict("refuted", "W2(mu^inf_t, Pi#mu_0) does not decay at the claimed rate c",
                             condition=f"E(t) = W2(mu^inf_t, Pi#mu_0) decays at {c_fit:.5g} +- {u_c:.1e}, the bound "
                                       f"uses c = {c:.5g} (relative difference {rel:.2e} > {c_tol:g})", evidence=ev)
+    if ho["max_ratio"] > 1 + 3 * u_r and d.get("D_coupling") == "synchronous":
+        return ClaimVerdict("inconclusive", "with K fitted at the smallest beta, the synchronous coupling D exceeds the "
+                            f"predicted bound at beta = {ho['worst_beta']:g}, t = {ho['worst_t']:g} (ratio "
+                            f"{ho['max_ratio']:.3g} +- {u_r:.2g}), but that D is only an upper bound on "
+                            "W2(mu^beta_t, mu^inf_t): rerun with D_coupling = exact (N <= 4000) to decide", evidence=ev)
     if ho["max_ratio"] > 1 + 3 * u_r:
         return ClaimVerdict("refuted", "with K fitted at the smallest beta, the bound fails at a held-out beta",
                             condition=f"beta = {ho['worst_beta']:g}, t = {ho['worst_t']:g}: W2(mu^beta_t, mu^inf_t) = "
@@ -126,7 +131,7 @@ def _theorem1(results) -> ClaimVerdict:
         f"beta^{ex['median']:.2f} (+- {u_ex:.2f}) against the rate's beta^{d['rate_claimed_exponent']:.2f}: the "
         + ("sqrt(log(beta+1)/beta) rate is loose" if loose else "rate is not loose at these betas")
         + (f"; D grows at an effective rate {min(growth):.2f}..{max(growth):.2f} against C1 = {d['C1_derived']:.4g}"
-           if growth else ""), evidence=ev)
+           if growth else "") + (f"; D = {d['D_definition']}" if d.get("D_definition") else ""), evidence=ev)
 
 
 @claim(id="B.log_beta_time_scale", paper="B",

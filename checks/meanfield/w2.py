@@ -5,7 +5,10 @@ Triangle inequality: W2(mu^beta_t, Pi#mu_0) <= D(beta, t) + E(t) with
 * D(beta, t) = W2(mu^beta_t, mu^inf_t): the N particles integrated at beta against the same initial points moved
   by the zero-temperature flow (for a full-support density the zero-temperature field does not depend on mu, so
   mu^inf_t is the push-forward of mu_0). Groenwall: d/dt D <= eps(beta, t) + C1 D, C1 the one-sided Lipschitz
-  constant of X_inf on the sphere (theory.mean_field.growth_constant, derived, not fitted);
+  constant of X_inf on the sphere (theory.mean_field.growth_constant, derived, not fitted). With
+  ``D_coupling = synchronous`` (large N) D is the cost (1/N sum_i |x_i^beta(t) - x_i^inf(t)|^2)^(1/2) of pairing
+  each particle with its own zero-temperature image: an upper bound on that W2, and what Groenwall's argument
+  bounds, so the triangle inequality below still holds with it;
 * E(t) = W2(mu^inf_t, Pi#mu_0): the exponential convergence of the zero-temperature flow (rate c).
 
 The check (our derivation against our numerics): E(t) -> 0 (the derived Pi is the limit: the fit window of small
@@ -67,9 +70,10 @@ def beta_curves(X0: np.ndarray, Q, K, V, beta: float, times: np.ndarray, target:
 
 
 def inf_distance(X0: np.ndarray, Q, K, V, t_inf: float, n_times: int, target: np.ndarray,
-                 settle: float = 1e-10) -> tuple[np.ndarray, np.ndarray]:
-    """(times, E(times)): W2 from the zero-temperature flow of the points X0 (rtol 1e-10) to ``target``
-    (target_distance: exact to the merged atoms of the target, within their rounding).
+                 settle: float = 1e-10) -> tuple[np.ndarray, np.ndarray, float]:
+    """(times, E(times), r): W2 from the zero-temperature flow of the points X0 (rtol 1e-10) to ``target``
+    (target_distance: exact to the merged atoms of the target, within their rounding) and the largest bracket
+    half-width r.
 
     The horizon is ``t_inf``, doubled (up to 64 t_inf) until the flow has settled: max_i |X_inf(x_i)| <= settle |V|
     (a criterion of the numerical field alone, so a wrong target cannot shorten or lengthen the run)."""
@@ -82,7 +86,8 @@ def inf_distance(X0: np.ndarray, Q, K, V, t_inf: float, n_times: int, target: np
         if speed <= settle * np.linalg.norm(V, 2) or T >= 64 * t_inf:
             break
         T *= 2
-    return times, np.array([target_distance(a, target)[0] for a in inf])
+    E = np.array([target_distance(a, target) for a in inf])
+    return times, E[:, 0], float(E[:, 1].max())
 
 
 def _tangent_bases(X: np.ndarray) -> np.ndarray:
@@ -219,7 +224,8 @@ def _validate(p: dict) -> None:
 
 @check(
     id="meanfield.w2_bound",
-    claim="Theorem 1 split by the triangle inequality: W2(mu^beta_t, mu^inf_t) grows at most like e^{C1 t} (C1 the "
+    claim="Theorem 1 split by the triangle inequality: D = W2(mu^beta_t, mu^inf_t) (or the synchronous coupling that "
+          "bounds it) grows at most like e^{C1 t} (C1 the "
           "derived log-norm of X_inf) and decays in beta; W2(mu^inf_t, Pi#mu_0) -> 0; the derived C1 and Pi agree "
           "with the numerical field and flow.",
     source="Paper B, Theorem 1 (claims 2-3)",
@@ -281,7 +287,7 @@ def w2_bound(p: dict, ctx: Context) -> Evidence:
     nb = len(betas)
     D = np.array([[curves[i * nb + k][0] for k in range(nb)] for i in range(len(samples))])
     W = np.array([[curves[i * nb + k][1] for k in range(nb)] for i in range(len(samples))])
-    w_halfwidth = float(max(c[2] for c in curves))
+    w_halfwidth = float(max([c[2] for c in curves] + [e[2] for e in Es]))
     every = 2 if p["D_coupling"] == "exact" else 1          # the output times at which D was computed
     t_inf = np.asarray(Es[0][0])                    # horizon of the N-particle sample (refinement samples: their own)
     E = [np.asarray(e[1]) for e in Es]
@@ -325,7 +331,17 @@ def w2_bound(p: dict, ctx: Context) -> Evidence:
     fd_spread = abs(obs["C1_step_h"] - obs["C1_step_2h"]) / max(abs(C1), 1e-300)
     # the derived Pi is the limit of the numerical flow: E falls below the bottom of the fit window by t_inf
     e_reached = bool(np.isfinite(main["c_fit"]) and main["c_fit"] > 0 and E[0][-1] <= lo)
-    passed = bool(C1_rel <= p["C1_tol"] and e_reached and fd_spread * 10 <= p["C1_tol"])
+    passed = bool(C1_rel <= p["C1_tol"] and e_reached)
+    # undecidable at this size (verdict error, evidence kept) unless already a decided failure: finite differences
+    # not 10x more precise than C1_tol, or W2 to Pi#mu_0 only bracketed (a target of many atoms at large N)
+    unresolved = None
+    if e_reached and C1_rel - fd_spread <= p["C1_tol"]:
+        if fd_spread * 10 > p["C1_tol"]:
+            unresolved = (f"the finite-difference log-norm moves by {fd_spread:.1e} between steps h and 2h, more than "
+                          f"C1_tol / 10 = {p['C1_tol'] / 10:.1e}")
+        elif w_halfwidth > lo / 10:
+            unresolved = (f"W2 to Pi#mu_0 is bracketed only to +-{w_halfwidth:.1e} (target of many atoms at N^2 > 4e6), "
+                          f"more than e_window lo / 10 = {lo / 10:.1e}: lower n_particles")
     resolution = [particles_per_window(N, B, float(b)) for b in betas]
     resolution_refine = [particles_per_window(max(N // 2, 2), B, float(b)) for b in betas]
     return Evidence(
@@ -340,6 +356,7 @@ def w2_bound(p: dict, ctx: Context) -> Evidence:
                    if e_reached else "never reaches the fit window: Pi is not the limit of the flow (or t_inf is "
                    "too short)")),
         passed=passed,
+        unresolved=unresolved,
         analytic={"C1": C1, "c": c},
         numeric={"C1": C1_obs, "c_fit": main["c_fit"]},
         uncertainty={"c_fit": u_c, "held_out_ratio": u_ratio},
@@ -370,8 +387,9 @@ def w2_bound(p: dict, ctx: Context) -> Evidence:
                  "integrator": f"DOPRI5(4) + projection, rtol {p['rtol']}, {p['kernel']} kernel; zero-temperature "
                                "flow by the same integrator at beta = inf",
                  "C1_method": growth["method"]},
-        plots=[Plot(title="Theorem 1, finite-beta part: D(beta, t) = W2(mu^beta_t, mu^inf_t) and the held-out bound "
-                          "K s(beta) e^{C1 t}", xlabel="t", ylabel="W2", logy=True,
+        plots=[Plot(title="Theorem 1, finite-beta part: D(beta, t) = " + ("W2(mu^beta_t, mu^inf_t)" if every == 2 else
+                                                                         "synchronous coupling >= W2(mu^beta_t, mu^inf_t)")
+                          + " and the held-out bound K s(beta) e^{C1 t}", xlabel="t", ylabel="W2", logy=True,
                     series=[Series(f"D beta={b:g}", t[::every], np.maximum(dd[::every], 1e-17), style="o-")
                             for b, dd in zip(betas, D[0])]
                     + [Series(f"bound beta={b:g}", t, main["held_out"]["K"] * sb * np.exp(C1 * t), style=":")
