@@ -77,7 +77,7 @@ CRASH_TYPES = ("TypeError", "AttributeError", "NameError", "KeyError", "IndexErr
                "NotImplementedError", "RecursionError", "UnboundLocalError")
 
 
-def _row(result) -> dict:
+def result_row(result) -> dict:
     ev = result.evidence
     return {"check": result.id, "verdict": result.verdict, "error": result.error,
             "unresolved": bool(ev is not None and ev.unresolved),
@@ -91,14 +91,18 @@ def is_crash(row: dict) -> bool:
     return row["verdict"] == "error" and (row["error"] or "").split(":")[0].strip() in CRASH_TYPES
 
 
+def rejects(row: dict) -> bool:
+    """The result says the closed form is wrong: not ``pass``, not a crash of the plumbing (``is_crash``), and not
+    numerics that could not decide (``unresolved``: no verdict on the closed form at all)."""
+    return row["verdict"] != "pass" and not is_crash(row) and not row.get("unresolved")
+
+
 def _judge(row: dict, baseline: dict | None) -> dict:
-    """Fill in which results catch the mutant: verdict not ``pass``, neither a crash nor unresolved numerics (no
-    verdict on the closed form at all), and ``pass`` on the baseline."""
+    """Fill in which results catch the mutant: ``rejects`` it, and ``pass`` on the baseline."""
     for r in row["results"]:
         r["baseline_verdict"] = (baseline or {}).get(r["check"], "pass")
         r["crash"] = is_crash(r)
-        r["catches"] = (r["verdict"] != "pass" and not r["crash"] and not r.get("unresolved")
-                        and r["baseline_verdict"] == "pass")
+        r["catches"] = rejects(r) and r["baseline_verdict"] == "pass"
     row["caught_by"] = [r["check"] for r in row["results"] if r["catches"]]
     row["caught"] = bool(row["caught_by"])
     return row
@@ -115,7 +119,7 @@ def run_mutant(mutant: Mutant, *, seed: int = 0, profile: str = "quick", baselin
         report = run(list(mutant.checks), profile=profile, seed=seed)
     return _judge({"mutant": mutant.name, "module": mutant.module, "attribute": mutant.attribute,
                    "description": mutant.description, "equivalent": mutant.equivalent or None,
-                   "checks": list(mutant.checks), "results": [_row(r) for r in report.results]}, baseline)
+                   "checks": list(mutant.checks), "results": [result_row(r) for r in report.results]}, baseline)
 
 
 # mutants for the worker processes of ``selftest(..., jobs > 1)``: set before the fork, read by index in the child
@@ -130,7 +134,7 @@ def _forked_task(task: tuple[str, object, int, str]) -> list[dict] | dict:
     if kind == "baseline":
         from checks.runner import run
 
-        return [_row(r) for r in run([what], profile=profile, seed=seed).results]
+        return [result_row(r) for r in run([what], profile=profile, seed=seed).results]
     return run_mutant(_FORKED[what], seed=seed, profile=profile)
 
 
@@ -173,7 +177,7 @@ def selftest(mutants, *, seed: int = 0, profile: str = "quick", progress=None, j
         finally:
             _FORKED.clear()
     else:
-        base = [_row(r) for r in run(ids, profile=profile, seed=seed).results] if ids else []
+        base = [result_row(r) for r in run(ids, profile=profile, seed=seed).results] if ids else []
         verdicts = {b["check"]: b["verdict"] for b in base}
         rows = []
         for i, m in enumerate(mutants):

@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from attnverify.mutation import CRASH_TYPES, Mutant, clear_caches, injected
+from attnverify.mutation import Mutant, clear_caches, injected, rejects, result_row
 
 LADDER = (1.0, 0.5, 0.2, 0.1, 0.05, 0.02, 0.01, 5e-3, 2e-3, 1e-3, 1e-4, 1e-5, 1e-6)
 DEPTH = 10.0     # the walk down stops at target / DEPTH (at 1e-3 without a target): the MDP is then '<=' that
@@ -399,13 +399,8 @@ def _claim_verdict(claim_id: str, result) -> str:
 
 
 def _rejected(result) -> bool:
-    """fail, or an error that is neither a crash of the perturbation's plumbing nor numerics that could not
-    decide (``Evidence.unresolved``: no verdict on the closed form at all)."""
-    if result.verdict == "pass" or (result.evidence is not None and result.evidence.unresolved):
-        return False
-    if result.verdict == "error":
-        return (result.error or "").split(":")[0].strip() not in CRASH_TYPES
-    return True
+    """The perturbed closed form is rejected (attnverify.mutation.rejects: the mutant self-test's rule)."""
+    return rejects(result_row(result))
 
 
 class _Runner:

@@ -38,6 +38,8 @@ __all__ = ["beta_curves", "inf_distance", "observed_log_norm", "decay_rate", "he
 
 # ------------------------------------------------------------------------------------------- numeric side (tasks)
 EXACT_D_LIMIT = 4000     # largest N for D by assignment (O(N^3) time, N^2 memory)
+D_DEFINITIONS = {"exact": "W2(mu^beta_t, mu^inf_t) (exact, assignment)",
+                 "synchronous": "(1/N sum_i |x_i^beta(t) - x_i^inf(t)|^2)^(1/2) (synchronous coupling, >= W2)"}
 
 
 def target_distance(X: np.ndarray, target: np.ndarray) -> tuple[float, float]:
@@ -361,8 +363,7 @@ def w2_bound(p: dict, ctx: Context) -> Evidence:
         numeric={"C1": C1_obs, "c_fit": main["c_fit"]},
         uncertainty={"c_fit": u_c, "held_out_ratio": u_ratio},
         details={"beta": betas.tolist(), "t": t.tolist(), "t_inf": t_inf.tolist(), "D_coupling": p["D_coupling"],
-                 "D_definition": ("W2(mu^beta_t, mu^inf_t) (exact, assignment)" if p["D_coupling"] == "exact" else
-                                  "(1/N sum_i |x_i^beta(t) - x_i^inf(t)|^2)^(1/2) (synchronous coupling, >= W2)"),
+                 "D_definition": D_DEFINITIONS[p["D_coupling"]],
                  "W_bracket_halfwidth": w_halfwidth,
                  "t_D": t[::every].tolist(), "D": D[0, :, ::every].tolist(), "W": W[0].tolist(), "E": E[0].tolist(),
                  "C1_derived": C1, "C1_observed": C1_obs, "C1_relative_difference": C1_rel,
@@ -387,9 +388,8 @@ def w2_bound(p: dict, ctx: Context) -> Evidence:
                  "integrator": f"DOPRI5(4) + projection, rtol {p['rtol']}, {p['kernel']} kernel; zero-temperature "
                                "flow by the same integrator at beta = inf",
                  "C1_method": growth["method"]},
-        plots=[Plot(title="Theorem 1, finite-beta part: D(beta, t) = " + ("W2(mu^beta_t, mu^inf_t)" if every == 2 else
-                                                                         "synchronous coupling >= W2(mu^beta_t, mu^inf_t)")
-                          + " and the held-out bound K s(beta) e^{C1 t}", xlabel="t", ylabel="W2", logy=True,
+        plots=[Plot(title=f"Theorem 1, finite-beta part: D(beta, t) = {D_DEFINITIONS[p['D_coupling']]} and the "
+                          "held-out bound K s(beta) e^{C1 t}", xlabel="t", ylabel="W2", logy=True,
                     series=[Series(f"D beta={b:g}", t[::every], np.maximum(dd[::every], 1e-17), style="o-")
                             for b, dd in zip(betas, D[0])]
                     + [Series(f"bound beta={b:g}", t, main["held_out"]["K"] * sb * np.exp(C1 * t), style=":")
