@@ -22,9 +22,9 @@ __version__ = "0.1.0"
 _LAZY = {
     "formulas": ("attnverify.formulas", None), "symbols": ("attnverify.symbols", None),
     "Report": ("attnverify.api", "Report"), "Result": ("attnverify.api", "Result"), "run": ("attnverify.api", "run"),
-    "derivation": ("attnverify.derive", "derivation"), "ClaimResult": ("checks.claims", "ClaimResult"),
-    "ledger": ("checks.claims", "ledger"), "InputError": ("checks.framework", "InputError"),
-    "catalogue": ("checks.runner", "catalogue"),
+    "derivation": ("attnverify.derive", "derivation"), "ClaimResult": ("attnverify.checks.claims", "ClaimResult"),
+    "ledger": ("attnverify.checks.claims", "ledger"), "InputError": ("attnverify.checks.framework", "InputError"),
+    "catalogue": ("attnverify.checks.runner", "catalogue"),
 }
 
 __all__ = sorted([*_LAZY, "__version__"])

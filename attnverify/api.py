@@ -1,7 +1,7 @@
 """The Python face of attnverify: ``run`` returns a :class:`Report` that saves itself, renders as Markdown and
 displays in Jupyter; its results draw their plots (:meth:`Result.plot`).
 
-The checks themselves run through :mod:`checks.runner` (same plan, same seeds, same verdicts); this module adds
+The checks themselves run through :mod:`attnverify.checks.runner` (same plan, same seeds, same verdicts); this module adds
 display and one thing the command line needs: the report is handed to ``on_result`` after every check, so a
 run that dies half-way leaves its finished checks on disk.
 """
@@ -16,14 +16,14 @@ from typing import Any
 
 import numpy as np
 
-from checks import claims as _claims
-from checks import framework as _fw
-from checks import runner as _runner
+from attnverify.checks import claims as _claims
+from attnverify.checks import framework as _fw
+from attnverify.checks import runner as _runner
 
 
 @dataclass(repr=False)
 class Result(_fw.Result):
-    """A check's result (see :class:`checks.framework.Result`) that can draw its plots."""
+    """A check's result (see :class:`attnverify.checks.framework.Result`) that can draw its plots."""
 
     def plot(self, index: int = 0):
         """The check's ``index``-th plot as a matplotlib Figure (IndexError if it has none)."""
@@ -41,7 +41,7 @@ class Result(_fw.Result):
 
 @dataclass(repr=False)
 class Report(_runner.Report):
-    """An audit's results and claims ledger (see :class:`checks.runner.Report`), with display and saving."""
+    """An audit's results and claims ledger (see :class:`attnverify.checks.runner.Report`), with display and saving."""
 
     def save(self, directory: str | os.PathLike, *, force: bool = False) -> Path:
         """Write ``report.json``, ``report.md`` and the plots into ``directory``; an existing report there is
@@ -115,9 +115,9 @@ def run(ids: list[str] | str | None = None, *, profile: str = "quick", seed: int
         progress: Callable[[str, float], None] | None = None,
         on_result: Callable[[Report], None] | None = None, store: Any = None) -> Report:
     """Run the checks ``ids`` (a check id, a family such as ``"signal"``, a list of them, or None for all) and
-    return the :class:`Report` with its claims ledger. Bad input raises :class:`~checks.framework.InputError`
+    return the :class:`Report` with its claims ledger. Bad input raises :class:`~attnverify.checks.framework.InputError`
     before anything runs; the same seed gives the same results. ``on_result(report)`` is called after each
-    check with the report so far (claims not yet evaluated). ``store``: a ``checks.store.TaskStore``; finished
+    check with the report so far (claims not yet evaluated). ``store``: a ``attnverify.checks.store.TaskStore``; finished
     sweep tasks are saved there as they finish and reused by a rerun (same report as an uninterrupted run)."""
     if isinstance(ids, str):
         ids = [ids]

@@ -32,11 +32,11 @@ import numpy as np
 import scipy
 
 from attnverify.naive import euler_naive
-from numerics.particles import attention_field, simulate
-from numerics.sga import projected_sga
-from numerics.signal_model import SignalModel
-from numerics.truncated import attention_field_truncated, interaction_pairs, pair_count
-from numerics.wasserstein import w2, w2_assignment, w2_two_atoms
+from attnverify.numerics.particles import attention_field, simulate
+from attnverify.numerics.sga import projected_sga
+from attnverify.numerics.signal_model import SignalModel
+from attnverify.numerics.truncated import attention_field_truncated, interaction_pairs, pair_count
+from attnverify.numerics.wasserstein import w2, w2_assignment, w2_two_atoms
 
 TARGETS = {"sga_step_over_rng": ("<=", 1.5), "particles_speedup_vs_naive": (">=", 10.0),
            "truncated_kernel_speedup": (">=", 10.0), "truncated_kernel_max_error": ("<=", 1e-10),
@@ -243,7 +243,7 @@ def bench_dense_throughput(scale: float = 1.0, repeats: int = 5, seed: int = 0) 
 
 # ----------------------------------------------------------------------------- exact W2
 def bench_w2(scale: float = 1.0, seed: int = 0) -> dict:
-    """Time of ``numerics.wasserstein.w2`` (assignment problem) between two N-point clouds in R^3, and the least-squares
+    """Time of ``attnverify.numerics.wasserstein.w2`` (assignment problem) between two N-point clouds in R^3, and the least-squares
     exponent p of time ~ N^p over N = 500, 1000, 2000, 5000 (scaled)."""
     rng = np.random.default_rng(seed)
     sizes = sorted({_size(n, scale, 20 * (i + 1)) for i, n in enumerate((500, 1000, 2000, 5000))})
@@ -333,8 +333,8 @@ def bench_paper_profile(executor_kind: str = "local", seed: int = 0,
     """Seconds of each check of the ``paper`` profile, run one after the other on ``executor_kind`` (default: a
     process pool on all cores) without a task store, and the total. Long (tens of minutes on 2 cores)."""
     from attnverify.executors import make_executor
-    from checks.runner import run
-    from checks.registry import all_checks
+    from attnverify.checks.runner import run
+    from attnverify.checks.registry import all_checks
 
     out: dict = {"executor": executor_kind, "seconds": {}, "verdicts": {}}
     with make_executor(executor_kind) as ex:

@@ -14,7 +14,7 @@ import math
 import sys
 from pathlib import Path
 
-from checks.framework import InputError
+from attnverify.checks.framework import InputError
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:

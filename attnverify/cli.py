@@ -14,7 +14,7 @@ import textwrap
 from pathlib import Path
 
 from attnverify import __version__, bench_cli, selftest_cli
-from checks.framework import PROFILES, InputError
+from attnverify.checks.framework import PROFILES, InputError
 
 
 class UsageError(Exception):
@@ -140,7 +140,7 @@ def validate_outputs(args: argparse.Namespace) -> None:
 # ----------------------------------------------------------------------------------------------
 def cmd_list(with_params: bool = False, ids: list[str] | None = None, width: int | None = None) -> int:
     from attnverify.report import _set_syntax
-    from checks.runner import select
+    from attnverify.checks.runner import select
 
     width = width or max(60, shutil.get_terminal_size((100, 24)).columns)
     for c in select(ids or None):
@@ -163,7 +163,7 @@ def _model_defaults(checks: list) -> dict[str, object]:
     from collections import Counter
 
     from attnverify.report import _set_syntax
-    from checks.registry import all_checks
+    from attnverify.checks.registry import all_checks
 
     votes: dict[str, Counter] = {}
     for c in all_checks():
@@ -173,13 +173,13 @@ def _model_defaults(checks: list) -> dict[str, object]:
 
 
 def plan_explained(ids: list[str] | None, profile: str, overrides: dict[str, str]) -> tuple[list, list[str]]:
-    """The run's plan (as :func:`checks.runner.plan`) and lines saying which checks took each ``--set`` key and
+    """The run's plan (as :func:`attnverify.checks.runner.plan`) and lines saying which checks took each ``--set`` key and
     which ignored it, and why. A key no selected check takes is an error; when a check rejects its parameters
     and some of them are that check's own defaults (not set by the user), the message names them."""
     import re
 
     from attnverify.report import _set_syntax
-    from checks.runner import plan, select
+    from attnverify.checks.runner import plan, select
 
     if profile not in PROFILES:
         raise InputError(f"unknown profile {profile!r} (choose from {', '.join(PROFILES)})")
@@ -200,7 +200,7 @@ def plan_explained(ids: list[str] | None, profile: str, overrides: dict[str, str
         line = f"--set {key}: taken by {', '.join(took)}"
         notes.append(line + (f"; ignored by {', '.join(ignored)}" if ignored else ""))
     shared = _model_defaults(chosen)
-    from checks.registry import all_checks
+    from attnverify.checks.registry import all_checks
 
     counts: dict[str, int] = {}
     for c in all_checks():
@@ -237,7 +237,7 @@ def run_with_outputs(args: argparse.Namespace, ids: list[str] | None, overrides:
     from attnverify.executors import make_executor
     from attnverify.progress import Progress
     from attnverify.report import write_json, write_report
-    from checks.claims import evaluate_claims
+    from attnverify.checks.claims import evaluate_claims
 
     seed = non_negative_int("--seed", args.seed)
     plans, notes = plan_explained(ids, args.profile, overrides)
@@ -306,8 +306,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_claims(args: argparse.Namespace) -> int:
     """Run the checks that feed at least one registered claim; print the ledger alone."""
     from attnverify.report import claims_table
-    from checks.claims import all_claims
-    from checks.registry import all_checks
+    from attnverify.checks.claims import all_claims
+    from attnverify.checks.registry import all_checks
 
     fed = {cid for c in all_claims() for cid in c.checks}
     ids = [c.id for c in all_checks() if c.id in fed]
@@ -332,8 +332,8 @@ def cmd_claims(args: argparse.Namespace) -> int:
 
 
 def _task_store(args: argparse.Namespace):
-    """The persistent task store of the commands that run checks (checks.store), or None with --no-cache."""
-    from checks.store import TaskStore, default_dir
+    """The persistent task store of the commands that run checks (attnverify.checks.store), or None with --no-cache."""
+    from attnverify.checks.store import TaskStore, default_dir
 
     no_cache, cache_dir = getattr(args, "no_cache", False), getattr(args, "cache_dir", None)   # latex has neither
     if no_cache:
@@ -363,8 +363,8 @@ def cmd_derive(args: argparse.Namespace) -> int:
         if args.sign != "fixed":
             raise InputError("--sign is a Paper A option (derive signal); Paper B has no sign model")
         if sets:
-            from checks.framework import Param
-            from checks.meanfield._model import MODEL_PARAMS, model_matrices
+            from attnverify.checks.framework import Param
+            from attnverify.checks.meanfield._model import MODEL_PARAMS, model_matrices
 
             params = {p.name: p for p in MODEL_PARAMS}
             unknown = [k for k in sets if k not in params]
@@ -380,7 +380,7 @@ def cmd_derive(args: argparse.Namespace) -> int:
                             raise InputError(f"{n}: default is {values[n].shape[0]}x{values[n].shape[0]}; give {n} "
                                              f"for d = {values['d']}")
             try:
-                from checks.meanfield._model import validate_model
+                from attnverify.checks.meanfield._model import validate_model
 
                 validate_model(values)
                 print(render_meanfield_for(*model_matrices(values), latex=args.latex, width=width))
@@ -391,7 +391,7 @@ def cmd_derive(args: argparse.Namespace) -> int:
         return 0
     values = {}
     if sets:
-        from checks.signal._model import MODEL_PARAMS
+        from attnverify.checks.signal._model import MODEL_PARAMS
 
         params = {p.name: p for p in MODEL_PARAMS if p.name != "sign"}
         for k, text in sets.items():

@@ -18,11 +18,11 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
-from checks.framework import InputError
+from attnverify.checks.framework import InputError
 
 MODELS = {
-    "signal": ("theory.signal_recovery", "Paper A: signal-subspace recovery by a learned softmax query"),
-    "meanfield": ("theory.mean_field", "Paper B: mean-field transformers at low temperature"),
+    "signal": ("attnverify.theory.signal_recovery", "Paper A: signal-subspace recovery by a learned softmax query"),
+    "meanfield": ("attnverify.theory.mean_field", "Paper B: mean-field transformers at low temperature"),
 }
 SIGNS = ("fixed", "symmetric")
 
@@ -43,7 +43,7 @@ def cache_root() -> Path | None:
 def code_version() -> str:
     """SHA-256 (16 hex digits) of the theory package's sources and this module (which renders the text), the
     SymPy and the Python version."""
-    import theory
+    from attnverify import theory
 
     h = hashlib.sha256(f"sympy {metadata.version('sympy')} python {sys.version_info[:2]}".encode())
     for path in [*sorted(Path(theory.__file__).parent.glob("*.py")), Path(__file__)]:
@@ -62,7 +62,7 @@ def _compute(model: str, sign: str) -> list:
 
 
 def derivation(model: str, sign: str = "fixed") -> list:
-    """The list of :class:`theory.derivation.Step` for ``model`` (``signal`` or ``meanfield``); ``sign`` is
+    """The list of :class:`attnverify.theory.derivation.Step` for ``model`` (``signal`` or ``meanfield``); ``sign`` is
     Paper A's sign model (``fixed`` or ``symmetric``). Served from the persistent cache when warm."""
     if model not in MODELS:
         raise InputError(f"unknown model {model!r} (choose from {', '.join(MODELS)})")
@@ -275,8 +275,8 @@ def meanfield_for(B, V) -> list:
     Jacobian and Lyapunov rates, and the Theorem 1 bound with c set to the derived rate."""
     import sympy as sp
 
-    from theory import mean_field as M
-    from theory.derivation import Step
+    from attnverify.theory import mean_field as M
+    from attnverify.theory.derivation import Step
 
     s = M.spectrum(B, V)          # validates the assumptions (ValueError names the violated one)
     A = s.A

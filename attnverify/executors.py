@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from concurrent.futures import Executor, ProcessPoolExecutor
 from contextlib import contextmanager
 
-from checks.framework import InputError
+from attnverify.checks.framework import InputError
 
 KINDS = ("serial", "local", "dask")
 

@@ -66,7 +66,7 @@ def _persistent(fn):
 
 
 def _A():
-    from theory import signal_recovery
+    from attnverify.theory import signal_recovery
 
     return signal_recovery
 
@@ -110,7 +110,7 @@ def in_plane_term(sign: str = "fixed") -> sp.Expr:
 def X_inf(B: Any, V: Any, x: Any = None) -> sp.Matrix:
     """Zero-temperature field X_inf(x) = P_perp_x V B^T x / |B^T x| (Paper B); ``x`` defaults to the symbols
     x1..xd (a point on the sphere is assumed: |x| = 1)."""
-    from theory import mean_field
+    from attnverify.theory import mean_field
 
     Bm, Vm = sp.Matrix(B), sp.Matrix(V)
     if x is None:
@@ -128,7 +128,7 @@ def Pi(B: Any, V: Any) -> sp.Matrix:
 def Pi_diagonal(dim_E: int = 1) -> sp.Matrix:
     """Pi for A = diag(mu_1, ...) in d = 3 with a top eigenvalue of multiplicity ``dim_E`` (1 or 2), as SymPy's
     tau -> oo limit of the closed-form flow."""
-    from theory import mean_field
+    from attnverify.theory import mean_field
 
     if dim_E not in (1, 2):
         raise ValueError("dim_E must be 1 or 2")
@@ -137,21 +137,21 @@ def Pi_diagonal(dim_E: int = 1) -> sp.Matrix:
 
 def rate(B: Any, V: Any) -> float:
     """Convergence rate c = gamma / |B^T x*| at the attracting fixed point (dim E = 1), Paper B."""
-    from theory import mean_field
+    from attnverify.theory import mean_field
 
     return mean_field.convergence_rate(B, V)
 
 
 def lyapunov_rate(B: Any, V: Any) -> float:
     """Global rate bound gamma / sigma_max(B), Paper B."""
-    from theory import mean_field
+    from attnverify.theory import mean_field
 
     return mean_field.lyapunov_rate(B, V)
 
 
 def bound(c: Any = None) -> sp.Expr:
     """Theorem 1 bound b(beta, t) (symbols in :data:`attnverify.symbols.meanfield`); ``c`` substitutes the rate."""
-    from theory import mean_field
+    from attnverify.theory import mean_field
 
     b = mean_field.concentration_bound().b
     return b if c is None else b.subs(mean_field.c, c)
@@ -159,7 +159,7 @@ def bound(c: Any = None) -> sp.Expr:
 
 def bound_optimal_time(c: Any = None) -> sp.Expr:
     """t*(beta) = argmin_t b(beta, t) (SymPy solve of db/dt = 0); ``c`` substitutes the rate."""
-    from theory import mean_field
+    from attnverify.theory import mean_field
 
     ts = mean_field.concentration_bound().t_star
     return ts if c is None else ts.subs(mean_field.c, c)

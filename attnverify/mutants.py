@@ -13,14 +13,14 @@ import sympy as sp
 
 from attnverify.mutation import Mutant
 
-SR = "theory.signal_recovery"
-MF = "theory.mean_field"
+SR = "attnverify.theory.signal_recovery"
+MF = "attnverify.theory.mean_field"
 
 
 # ----------------------------------------------------------------------------- Paper A, closed forms
 def _sign_flip(original):
     """J(rho) -> J(-rho): the informative tokens pull towards -xi."""
-    from theory.signal_recovery import rho
+    from attnverify.theory.signal_recovery import rho
 
     @functools.wraps(original)
     def population_objective(sign: str = "fixed", finite_size: bool = False) -> sp.Expr:
@@ -30,7 +30,7 @@ def _sign_flip(original):
 
 def _cross_term_x2(original):
     """|a_xi xi + a_q q|^2 = a_xi^2 + 2 rho a_xi a_q + a_q^2 with the cross term counted twice (4 rho a_xi a_q)."""
-    from theory.signal_recovery import rho
+    from attnverify.theory.signal_recovery import rho
 
     @functools.wraps(original)
     def _limit_for_shift(c: sp.Expr) -> dict:
@@ -51,7 +51,7 @@ def _finite_size_dropped(original):
 
 def _finite_size_wrong_power(original):
     """The finite-size term with (d/L)^2 in place of d/L: multiplied by an extra factor d/L."""
-    from theory.signal_recovery import L, d
+    from attnverify.theory.signal_recovery import L, d
 
     @functools.wraps(original)
     def finite_size_term(sign: str = "fixed") -> sp.Expr:
@@ -61,7 +61,7 @@ def _finite_size_wrong_power(original):
 
 def _w_wrong_exponent(original):
     """w(rho) with the exponent 2 beta theta rho instead of beta theta rho."""
-    from theory.signal_recovery import rho
+    from attnverify.theory.signal_recovery import rho
 
     @functools.wraps(original)
     def informative_mass(sign: str = "fixed") -> sp.Expr:
@@ -71,7 +71,7 @@ def _w_wrong_exponent(original):
 
 def _field_without_sphere_factor(original):
     """F(rho) = J'(rho): the (1 - rho^2) factor of the Riemannian gradient on the sphere dropped."""
-    import theory.signal_recovery as S
+    import attnverify.theory.signal_recovery as S
 
     @functools.wraps(original)
     def reduced_field(sign: str = "fixed", finite_size: bool = False) -> sp.Expr:
@@ -81,7 +81,7 @@ def _field_without_sphere_factor(original):
 
 def _stability_flipped(original):
     """Every equilibrium reported with the opposite stability (F'(rho) > 0 read as attracting)."""
-    from theory.signal_recovery import Equilibrium
+    from attnverify.theory.signal_recovery import Equilibrium
 
     @functools.wraps(original)
     def equilibria(params: dict, sign: str = "fixed", finite_size: bool = False) -> list:
@@ -131,7 +131,7 @@ def _pi_onto_v(original):
 
 def _pi_unnormalised(original):
     """Pi(x) = P_E x: the projection onto the dominant eigenspace without the normalisation back to the sphere."""
-    import theory.mean_field as M
+    import attnverify.theory.mean_field as M
 
     @functools.wraps(original)
     def projection_map(B, V):
@@ -209,10 +209,10 @@ MUTANTS: tuple[Mutant, ...] = (
            "reduced field F = J' without the (1 - rho^2) factor"),
     Mutant("stability_flipped", SR, "equilibria", _stability_flipped, ("signal.equilibria_stability",),
            "wrong stability classification: every equilibrium's attracting/repelling label flipped"),
-    Mutant("softmax_no_max_subtraction", "numerics.signal_model", "softmax_weights", _naive_softmax,
+    Mutant("softmax_no_max_subtraction", "attnverify.numerics.signal_model", "softmax_weights", _naive_softmax,
            ("signal.low_temperature",),
            "Paper A softmax without max-subtraction (exp overflow at large beta)"),
-    Mutant("sga_no_tangent_projection", "numerics.sga", "tangent", _no_tangent_projection,
+    Mutant("sga_no_tangent_projection", "attnverify.numerics.sga", "tangent", _no_tangent_projection,
            ("signal.reduced_field_identity", "signal.ode_tracks_sga", "signal.alignment_30_runs"),
            "SGA step with the Euclidean gradient, no tangent projection (I - q q^T)"),
     Mutant("Pi_onto_V", MF, "projection_map", _pi_onto_v, ("meanfield.projection_stationary", "meanfield.w2_bound"),
@@ -221,7 +221,7 @@ MUTANTS: tuple[Mutant, ...] = (
            ("meanfield.projection_stationary", "meanfield.w2_bound"), "Pi(x) = P_E x without normalisation"),
     Mutant("rate_c_x2", MF, "convergence_rate", _rate_x2, ("meanfield.projection_stationary",),
            "exponential rate c off by a factor 2"),
-    Mutant("bound_without_sqrt", "checks.meanfield.limit", "rate", _bound_without_sqrt,
+    Mutant("bound_without_sqrt", "attnverify.checks.meanfield.limit", "rate", _bound_without_sqrt,
            ("meanfield.zero_temperature_limit", "meanfield.w2_bound"),
            "Theorem-1 rate log(beta+1)/beta without the square root",
            equivalent="s(beta)^2 = log(beta+1)/beta is a stronger rate than s(beta) and still true under the paper's "
@@ -232,7 +232,7 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant("X_inf_without_tangent_projection", MF, "zero_temperature_field", _field_without_projection,
            ("meanfield.zero_temperature_limit", "meanfield.projection_stationary"),
            "zero-temperature field V B^T x/|B^T x| without P_perp_x"),
-    Mutant("particle_softmax_no_max_subtraction", "numerics.particles", "_Field", _naive_particle_softmax,
+    Mutant("particle_softmax_no_max_subtraction", "attnverify.numerics.particles", "_Field", _naive_particle_softmax,
            ("meanfield.w2_bound", "meanfield.terminal_phase"),
            "particle attention softmax without max-subtraction (exp overflow at beta ||B|| > ~709)"),
 )

@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-PACKAGES = ("theory", "numerics", "checks")
+PACKAGES = ("attnverify.theory", "attnverify.numerics", "attnverify.checks")
 
 
 @dataclass(frozen=True)
@@ -37,21 +37,21 @@ class Mutant:
 
 def project_modules() -> list:
     return [m for name, m in list(sys.modules.items())
-            if m is not None and name.split(".")[0] in PACKAGES]
+            if m is not None and name.startswith(tuple(p + "." for p in PACKAGES))]
 
 
 def clear_caches() -> None:
     """Clear every ``functools`` cache of the project's modules."""
     for module in project_modules():
         for value in list(vars(module).values()):
-            if callable(getattr(value, "cache_clear", None)) and getattr(value, "__module__", "").split(".")[0] in PACKAGES:
+            if callable(getattr(value, "cache_clear", None)) and (getattr(value, "__module__", None) or "").startswith(tuple(p + "." for p in PACKAGES)):
                 value.cache_clear()
 
 
 @contextmanager
 def injected(mutant: Mutant) -> Iterator[None]:
     """Within the block, every reference to ``mutant.module.attribute`` is the mutant."""
-    from checks.registry import load
+    from attnverify.checks.registry import load
 
     load()
     original = getattr(importlib.import_module(mutant.module), mutant.attribute)
@@ -113,7 +113,7 @@ def run_mutant(mutant: Mutant, *, seed: int = 0, profile: str = "quick", baselin
 
     A check catches the mutant when its verdict is not ``pass`` (fail, or an error that is not a crash), and
     it passed on the unmutated code (``baseline``: check id -> verdict; absent ids are not required to pass)."""
-    from checks.runner import run
+    from attnverify.checks.runner import run
 
     with injected(mutant):
         report = run(list(mutant.checks), profile=profile, seed=seed)
@@ -132,7 +132,7 @@ def _forked_task(task: tuple[str, object, int, str]) -> list[dict] | dict:
     mutant i (the injection is per process; the caller judges the row against the baseline)."""
     kind, what, seed, profile = task
     if kind == "baseline":
-        from checks.runner import run
+        from attnverify.checks.runner import run
 
         return [result_row(r) for r in run([what], profile=profile, seed=seed).results]
     return run_mutant(_FORKED[what], seed=seed, profile=profile)
@@ -152,7 +152,7 @@ def selftest(mutants, *, seed: int = 0, profile: str = "quick", progress=None, j
     import multiprocessing
     import time
 
-    from checks.runner import run
+    from attnverify.checks.runner import run
 
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise ValueError(f"jobs must be a positive integer, got {jobs!r}")

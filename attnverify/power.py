@@ -6,7 +6,7 @@ references them, caches cleared), while the simulation runs at the true paramete
 
 - a *scale* family multiplies a closed form by (1 + delta) (J, F, the nuisance mass, X_inf, the rate c);
 - a *parameter-mismatch* family evaluates every closed form of a paper at a wrong parameter: Paper A at
-  theta (1 + delta), beta (1 + delta) or sigma (1 + delta) (every SymPy closed form of theory.signal_recovery has
+  theta (1 + delta), beta (1 + delta) or sigma (1 + delta) (every SymPy closed form of attnverify.theory.signal_recovery has
   the symbol substituted, every function of numeric ``params`` gets the changed value); Paper B at a rotated
   model (B and V rotated by the angle delta, so the eigenspaces of V B^T turn by delta while its spectrum is
   kept) or with the top eigenvalue of V B^T raised by delta mu_1;
@@ -42,10 +42,10 @@ from attnverify.mutation import Mutant, clear_caches, injected, rejects, result_
 
 LADDER = (1.0, 0.5, 0.2, 0.1, 0.05, 0.02, 0.01, 5e-3, 2e-3, 1e-3, 1e-4, 1e-5, 1e-6)
 DEPTH = 10.0     # the walk down stops at target / DEPTH (at 1e-3 without a target): the MDP is then '<=' that
-SR = "theory.signal_recovery"
-MF = "theory.mean_field"
+SR = "attnverify.theory.signal_recovery"
+MF = "attnverify.theory.mean_field"
 
-# Functions of theory.signal_recovery that are not closed forms of the model (derivation records, the symbolic
+# Functions of attnverify.theory.signal_recovery that are not closed forms of the model (derivation records, the symbolic
 # reduction identity for an arbitrary G, the Gaussian moments, the generic root isolator, the search range).
 _NOT_CLOSED_FORMS = {"derivation", "reduction_identity", "gaussian_moments", "isolate_roots", "default_theta_max"}
 
@@ -118,7 +118,7 @@ def _signal_param_mismatch(name: str, to_value: Callable[[float], float], to_exp
     SymPy results, params[name] -> to_value(params[name]) for the functions of numeric parameters."""
     import sympy as sp
 
-    import theory.signal_recovery as S
+    import attnverify.theory.signal_recovery as S
 
     sym = getattr(S, name)
 
@@ -223,9 +223,9 @@ def _raise_top_eigenvalue(delta: float) -> Callable:
 def _theta_star(check_params: dict | None = None) -> float:
     """theta* (fixed sign, finite-size terms) at the check's model point (beta, sigma, R, L, d; the shared
     defaults for those it does not set): below it -xi repels, above it attracts."""
-    import theory.signal_recovery as S
+    import attnverify.theory.signal_recovery as S
 
-    from checks.signal._model import MODEL_PARAMS
+    from attnverify.checks.signal._model import MODEL_PARAMS
 
     keys = ("theta", "beta", "sigma", "R", "L", "d")
     params = {p.name: p.default for p in MODEL_PARAMS if p.name in keys}
@@ -274,11 +274,11 @@ def _regime(_delta: float, params: dict | None = None) -> list[Mutant]:
 
 
 FAMILIES: dict[str, Family] = {f.name: f for f in (
-    Family("J_scale", "scale", "J(rho) x (1 + delta) (theory.signal_recovery.population_objective)",
+    Family("J_scale", "scale", "J(rho) x (1 + delta) (attnverify.theory.signal_recovery.population_objective)",
            lambda dl: [Mutant("J_scale", SR, "population_objective", _scale_result(1 + dl), (), "")]),
-    Family("F_scale", "scale", "F(rho) x (1 + delta) (theory.signal_recovery.reduced_field)",
+    Family("F_scale", "scale", "F(rho) x (1 + delta) (attnverify.theory.signal_recovery.reduced_field)",
            lambda dl: [Mutant("F_scale", SR, "reduced_field", _scale_result(1 + dl), (), "")]),
-    Family("mass_scale", "scale", "nuisance mass 1 - w(rho) x (1 + delta) (theory.signal_recovery.nuisance_mass)",
+    Family("mass_scale", "scale", "nuisance mass 1 - w(rho) x (1 + delta) (attnverify.theory.signal_recovery.nuisance_mass)",
            lambda dl: [Mutant("mass_scale", SR, "nuisance_mass", _scale_result(1 + dl), (), "")]),
     Family("theta_mismatch", "mismatch", "every Paper A closed form at theta (1 + delta)",
            lambda dl: _signal_param_mismatch("theta", lambda v: v * (1 + dl), lambda s: s * (1 + dl))),
@@ -293,18 +293,18 @@ FAMILIES: dict[str, Family] = {f.name: f for f in (
     Family("X_inf_scale", "scale", "zero-temperature field X_inf x (1 + delta) (and its flow at times x (1 + "
            "delta))", lambda dl: [Mutant("X_inf_scale", MF, "zero_temperature_field", _scale_result(1 + dl), (), ""),
                                   Mutant("flow_time_scale", MF, "closed_form_flow", _flow_time_scale(1 + dl), (), "")]),
-    Family("rate_scale", "scale", "exponential rate c x (1 + delta) (theory.mean_field.convergence_rate)",
+    Family("rate_scale", "scale", "exponential rate c x (1 + delta) (attnverify.theory.mean_field.convergence_rate)",
            lambda dl: [Mutant("rate_scale", MF, "convergence_rate", _scale_result(1 + dl), (), "")]),
     Family("model_rotation", "mismatch", "Paper B theory at B, V rotated by the angle delta (the eigenspaces of "
            "V B^T and of V turn by delta)", lambda dl: _matrix_mismatch(_rotate_model(dl), value_only=True)),
     Family("C1_scale", "scale", "the growth constant C1 of Theorem 1 x (1 + delta) "
-           "(theory.mean_field.growth_constant)",
+           "(attnverify.theory.mean_field.growth_constant)",
            lambda dl: [Mutant("C1_scale", MF, "growth_constant", _scale_entry("C1", 1 + dl), (), "")]),
     Family("theorem1_beta_mismatch", "mismatch", "the Theorem-1 rate s(beta) evaluated at beta (1 + delta) "
-           "(theory.mean_field.theorem1_rate)",
+           "(attnverify.theory.mean_field.theorem1_rate)",
            lambda dl: [Mutant("theorem1_beta", MF, "theorem1_rate", _beta_scale(1 + dl), (), "")]),
     Family("axis_rate_scale", "scale", "the terminal-phase axis rate v1 - v2 x (1 + delta) "
-           "(theory.mean_field.terminal_rates)",
+           "(attnverify.theory.mean_field.terminal_rates)",
            lambda dl: [Mutant("axis_rate_scale", MF, "terminal_rates", _scale_entry("axis_rate", 1 + dl), (), "")]),
     Family("top_eigenvalue", "mismatch", "Paper B theory with the top eigenvalue of V B^T raised by delta mu_1",
            lambda dl: _matrix_mismatch(_raise_top_eigenvalue(dl))),
@@ -393,7 +393,7 @@ def perturbed(family: Family, delta: float, params: dict | None = None) -> Itera
 def _claim_verdict(claim_id: str, result) -> str:
     """The verdict of the claim ``claim_id`` from one check's result (evaluated inside the perturbation, as a
     run of the audit would)."""
-    from checks.claims import CLAIMS, evaluate_claim
+    from attnverify.checks.claims import CLAIMS, evaluate_claim
 
     return evaluate_claim(CLAIMS[claim_id], {result.id: result}).verdict
 
@@ -407,7 +407,7 @@ class _Runner:
     """Runs one check at fixed seeds, with the numeric side memoised per seed."""
 
     def __init__(self, check_id: str, seeds: Sequence[int], profile: str) -> None:
-        from checks.runner import plan
+        from attnverify.checks.runner import plan
 
         (self.check, self.params), = plan([check_id], profile=profile)
         self.seeds = list(seeds)
@@ -416,7 +416,7 @@ class _Runner:
         self.runs = 0
 
     def run(self, seed: int):
-        from checks.runner import run_one
+        from attnverify.checks.runner import run_one
 
         self.runs += 1
         return run_one(self.check, self.params, seed=seed, profile=self.profile, memo=self.memo[seed])

@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 
 from attnverify.outputs import write_text
-from checks.framework import Plot, Result
-from checks.runner import Report
+from attnverify.checks.framework import Plot, Result
+from attnverify.checks.runner import Report
 
 CLAIM_VERDICTS = ("holds", "holds_if", "refuted", "not_refuted", "inconclusive")
 
@@ -158,7 +158,7 @@ def _colour_key(label: str) -> str:
 
 
 def draw_plot(plot: Plot):
-    """One :class:`~checks.framework.Plot` as a matplotlib Figure (caller closes it): mathtext labels, one colour
+    """One :class:`~attnverify.checks.framework.Plot` as a matplotlib Figure (caller closes it): mathtext labels, one colour
     per parameter value (solid and dotted curves of the same beta alike), the legend outside the axes when it is
     long, a wrapped title, and the zero line when the data change sign."""
     import matplotlib.pyplot as plt

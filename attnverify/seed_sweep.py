@@ -68,7 +68,7 @@ def sweep(seeds: list[int], ids: list[str] | None = None, *, on_seed: Callable[[
           ) -> dict[int, list[dict]]:
     """Run ``checks.run(ids, profile="quick", seed=s)`` serially for each seed; rows of (id, verdict, observed,
     threshold, error, seconds) per seed. ``on_seed(seed, rows)`` is called after each seed."""
-    from checks.runner import run
+    from attnverify.checks.runner import run
 
     out: dict[int, list[dict]] = {}
     for s in seeds:

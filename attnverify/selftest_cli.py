@@ -21,7 +21,7 @@ import json
 import sys
 from pathlib import Path
 
-from checks.framework import InputError
+from attnverify.checks.framework import InputError
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -152,7 +152,7 @@ def _power(args: argparse.Namespace, say) -> int:
     """``selftest --power``: validate the ids and families first, then measure; exit 0 iff every target is met
     (``--smoke``: every smoke row rejected and its baseline passing)."""
     from attnverify.power import FAMILIES, PLAN, markdown, power, smoke, table
-    from checks.runner import select
+    from attnverify.checks.runner import select
 
     ids = [c.id for c in select(args.only)] if args.only else None
     planned = {r.check for r in PLAN}

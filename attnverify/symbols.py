@@ -16,8 +16,8 @@ from typing import Any
 
 import sympy as sp
 
-from theory import mean_field as _mf
-from theory.signal_recovery import L, R, beta, d, rho, sigma, theta
+from attnverify.theory import mean_field as _mf
+from attnverify.theory.signal_recovery import L, R, beta, d, rho, sigma, theta
 
 meanfield = SimpleNamespace(beta=_mf.beta, t=_mf.t, K=_mf.K, C1=_mf.C1, c=_mf.c)
 

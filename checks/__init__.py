@@ -2,12 +2,12 @@
 
 Python API::
 
-    import checks
+    from attnverify import checks
     report = checks.run(["signal.objective_vs_montecarlo"], profile="quick", seed=0)
     report.results[0].verdict   # "pass", "fail" or "error"
     checks.catalogue()          # id, claim and source of every check
 """
-from checks.framework import Evidence, InputError, Param, Plot, Series, check
-from checks.runner import Report, catalogue, run
+from attnverify.checks.framework import Evidence, InputError, Param, Plot, Series, check
+from attnverify.checks.runner import Report, catalogue, run
 
 __all__ = ["Evidence", "InputError", "Param", "Plot", "Report", "Series", "catalogue", "check", "run"]

@@ -13,8 +13,8 @@ Verdicts:
   derivation, or the run is not at the paper's scale); ``reason`` says why.
 
 A claim is registered with :func:`claim` next to the checks whose evidence it reads (any public module of
-``checks.signal`` / ``checks.meanfield``). Its function receives the results of the feeding checks that ran
-(check id -> :class:`~checks.framework.Result`, each with verdict ``pass``) and returns a :class:`ClaimVerdict`.
+``attnverify.checks.signal`` / ``attnverify.checks.meanfield``). Its function receives the results of the feeding checks that ran
+(check id -> :class:`~attnverify.checks.framework.Result`, each with verdict ``pass``) and returns a :class:`ClaimVerdict`.
 The framework answers ``inconclusive`` itself when a feeding check is missing, errored or failed, so an evaluator
 only ever reads evidence that our derivation and our numerics agree on.
 """
@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from checks.framework import Result
+from attnverify.checks.framework import Result
 
 VERDICTS = ("holds", "holds_if", "refuted", "not_refuted", "inconclusive")
 
@@ -151,7 +151,7 @@ def evaluate_claim(c: Claim, results: dict[str, Result]) -> ClaimResult:
 
 def all_claims() -> list[Claim]:
     """Every registered claim, Paper A first, in registration order within a paper."""
-    from checks.registry import load
+    from attnverify.checks.registry import load
 
     load()
     return sorted(CLAIMS.values(), key=lambda c: c.paper)

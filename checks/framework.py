@@ -298,7 +298,7 @@ class Context:
         self._executor = executor
         self._progress = progress
         self._memo = memo
-        self._store = store          # a checks.store.CheckStore (persistent task results) or None
+        self._store = store          # a attnverify.checks.store.CheckStore (persistent task results) or None
 
     def seed_sequence(self, name: str = "") -> np.random.SeedSequence:
         return np.random.SeedSequence([self.seed, stream_key(self.check_id, name)])
@@ -317,7 +317,7 @@ class Context:
         With a ``memo`` (a mapping given by the caller, e.g. the power self-test, which reruns a check many times
         with only its analytic side changed), a task whose function and arguments were seen before is not run
         again. Tasks are the numeric side: they never read the theory, so their result depends only on them.
-        With a ``store`` (``checks.store``), every task result is written to disk as soon as it finishes and tasks
+        With a ``store`` (``attnverify.checks.store``), every task result is written to disk as soon as it finishes and tasks
         stored by an earlier run are read back instead of run, so a killed run resumes where it stopped."""
         tasks = list(tasks)
         if self._memo is not None:

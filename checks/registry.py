@@ -4,9 +4,9 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
-from checks.framework import REGISTRY, Check
+from attnverify.checks.framework import REGISTRY, Check
 
-PACKAGES = ("checks.signal", "checks.meanfield")
+PACKAGES = ("attnverify.checks.signal", "attnverify.checks.meanfield")
 
 # The catalogue order: the papers' claims in order. Checks not listed follow, sorted by id.
 ORDER = (

@@ -9,9 +9,9 @@ from typing import Any, Callable
 
 import numpy as np
 
-from checks.framework import PROFILES, Check, Context, Evidence, InputError, Result
-from checks.claims import evaluate_claims
-from checks.registry import all_checks
+from attnverify.checks.framework import PROFILES, Check, Context, Evidence, InputError, Result
+from attnverify.checks.claims import evaluate_claims
+from attnverify.checks.registry import all_checks
 
 VERSION = "0.1.0"
 
@@ -24,7 +24,7 @@ class Report:
     seed: int
     options: dict
     results: list[Result] = field(default_factory=list)
-    claims: list = field(default_factory=list)          # list[checks.claims.ClaimResult], from the results
+    claims: list = field(default_factory=list)          # list[attnverify.checks.claims.ClaimResult], from the results
     version: str = VERSION
 
     @property
@@ -80,7 +80,7 @@ def run_one(check: Check, params: dict, *, seed: int, profile: str, executor: Ex
             store: Any = None) -> Result:
     """Run one check; an exception inside it, or evidence the numerics could not resolve
     (``Evidence.unresolved``), gives the verdict ``error``, never a crash. ``memo`` and ``store``
-    (a ``checks.store.TaskStore``): see :meth:`checks.framework.Context.map`."""
+    (a ``attnverify.checks.store.TaskStore``): see :meth:`attnverify.checks.framework.Context.map`."""
     ctx = Context(check.id, seed, profile, executor=executor, progress=progress, memo=memo,
                   store=store.for_check(check.id, params, seed) if store is not None else None)
     start = time.perf_counter()
@@ -114,7 +114,7 @@ def run(ids: list[str] | None = None, *, profile: str = "quick", seed: int = 0,
 
     Raises :class:`InputError` for an unknown id, profile or parameter, or an invalid value, before
     any check runs. The same seed gives the same results: each check's random streams derive from
-    ``(seed, check id)``. ``store``: a ``checks.store.TaskStore``; finished sweep tasks are saved there and reused
+    ``(seed, check id)``. ``store``: a ``attnverify.checks.store.TaskStore``; finished sweep tasks are saved there and reused
     by a rerun (same report as an uninterrupted run).
     """
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:

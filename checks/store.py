@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from checks.framework import task_key
+from attnverify.checks.framework import task_key
 
 _KINDS = "biufc"          # numeric dtype kinds that are stored
 
@@ -56,8 +56,8 @@ def code_version() -> str:
     import platform
     from importlib.metadata import PackageNotFoundError, version
 
-    import checks
-    import numerics
+    from attnverify import checks
+    from attnverify import numerics
 
     h = hashlib.sha256(platform.python_version().encode())
     for lib in ("numpy", "scipy", "numba", "pot", "mpmath"):

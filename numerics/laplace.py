@@ -28,7 +28,7 @@ from typing import Callable
 import mpmath as mp
 import numpy as np
 
-from numerics.validation import matrix as _matrix
+from attnverify.numerics.validation import matrix as _matrix
 
 _GUARD = 10          # guard digits above the requested dps
 _LOW, _HIGH = 12, 24  # Gauss-Legendre pair per interval
@@ -398,7 +398,7 @@ def laplace_field_certified(x, B, V, beta: float, density: QuadraticDensity, *, 
 
 
 def laplace_certificate(result: LaplaceResult, what: str) -> dict:
-    """The certificate dict (keys as theory.certificate) of a rigorous :func:`laplace_field_certified` result."""
+    """The certificate dict (keys as attnverify.theory.certificate) of a rigorous :func:`laplace_field_certified` result."""
     if not result.rigorous:
         raise ValueError("only a rigorous result has a certificate")
     e = float(result.error)

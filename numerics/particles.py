@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from numerics import validation as _v
-from numerics.kernel import dense_moments
-from numerics.truncated import attention_field_truncated
-from numerics.validation import float_array  # noqa: F401 -- re-exported (older callers import it from here)
+from attnverify.numerics import validation as _v
+from attnverify.numerics.kernel import dense_moments
+from attnverify.numerics.truncated import attention_field_truncated
+from attnverify.numerics.validation import float_array  # noqa: F401 -- re-exported (older callers import it from here)
 
 _matrix, _model, _beta, _points = _v.matrix, _v.model, _v.beta, _v.points
 
@@ -31,7 +31,7 @@ def _tangent(X: np.ndarray, M: np.ndarray) -> np.ndarray:
 
 class _Field:
     """The field on validated input (no checks; used inside the integrator): P_perp_{x_i} m_i with m_i the softmax
-    average of V x_j from ``numerics.kernel.dense_moments`` (one fused pass per row, log-space, all cores)."""
+    average of V x_j from ``attnverify.numerics.kernel.dense_moments`` (one fused pass per row, log-space, all cores)."""
 
     def __init__(self, B: np.ndarray, V: np.ndarray, beta: float):
         self.B, self.V, self.beta = B, V, beta
@@ -54,7 +54,7 @@ def attention_field(X: np.ndarray, B: np.ndarray, V: np.ndarray, beta: float) ->
 
     X_i = P_perp_{x_i} sum_j w_ij V x_j with w_ij = softmax_j(beta <B^T x_i, x_j>), computed in
     log-space (scores minus their row maximum), so it is finite for any beta > 0 (1e6, 1e12, ...);
-    cost O(N^2 d) in one fused pass per row (``numerics.kernel``), memory O(N d). ``beta = np.inf`` gives the continuum
+    cost O(N^2 d) in one fused pass per row (``attnverify.numerics.kernel``), memory O(N d). ``beta = np.inf`` gives the continuum
     zero-temperature field P_perp_x V B^T x / ||B^T x||. Rows of X must be unit vectors.
     """
     B, V = _model(B, V)
@@ -140,7 +140,7 @@ def simulate(x0: np.ndarray, Q: np.ndarray, K: np.ndarray, V: np.ndarray, beta: 
     t = 4) against SciPy's DOP853 at rtol 1e-13; norms stay 1 to 4e-16.
     ``beta = np.inf`` integrates the continuum zero-temperature field.
 
-    ``kernel="truncated"`` evaluates the field with ``numerics.truncated.attention_field_truncated``
+    ``kernel="truncated"`` evaluates the field with ``attnverify.numerics.truncated.attention_field_truncated``
     (only the pairs within log(N/truncate_tol) of each row's largest logit; field error at most
     2 truncate_tol max_j |V x_j|), at the Runge-Kutta stage points normalised onto the sphere. On the
     sphere this is the same field, so the exact flow is unchanged; off it (inside a step) the

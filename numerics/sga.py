@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from numerics.signal_model import (SignalModel, check_rhos, check_rng, query_at, readout_grid, sample_tokens,
+from attnverify.numerics.signal_model import (SignalModel, check_rhos, check_rng, query_at, readout_grid, sample_tokens,
                                    softmax_weights)
 
 

@@ -5,7 +5,7 @@ the sampled objective is
 
     D(rho; X, v) = d/drho ||f_{q(rho)}(X)||^2 = <grad_q ||f_q(X)||^2, e_1 - (rho / s) v>,
 
-with grad_q ||f_q||^2 = 2 beta sum_i a_i (<x_i, f> - ||f||^2) x_i (numerics.sga.objective_gradient).  Since J_d(q)
+with grad_q ||f_q||^2 = 2 beta sum_i a_i (<x_i, f> - ||f||^2) x_i (attnverify.numerics.sga.objective_gradient).  Since J_d(q)
 depends on q only through rho, E D = J_d'(rho) (exchange of derivative and expectation: the integrand is smooth with
 Gaussian-dominated derivatives), and the mean SGA drift is E[rho' - rho] = eta (1 - rho^2) J_d'(rho) + O(eta^2)
 (the xi-component of the tangent gradient is (1 - rho^2) D).  So on (-1, 1) the sign of the reduced field F of
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from numerics.signal_model import SignalModel, check_rng, readout_grid, sample_tokens
+from attnverify.numerics.signal_model import SignalModel, check_rng, readout_grid, sample_tokens
 
 _BATCH_ELEMENTS = 4_000_000  # float64 entries of the (n, L, 2r) weight array per batch
 

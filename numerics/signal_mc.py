@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from numerics.signal_model import SignalModel, check_rhos, check_rng, query_at, readout_grid, sample_tokens
+from attnverify.numerics.signal_model import SignalModel, check_rhos, check_rng, query_at, readout_grid, sample_tokens
 
 _BATCH_ELEMENTS = 4_000_000  # float64 entries per work array (~32 MB)
 

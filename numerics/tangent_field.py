@@ -26,8 +26,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from numerics.sga import tangent
-from numerics.signal_model import SignalModel, check_rhos, check_rng
+from attnverify.numerics.sga import tangent
+from attnverify.numerics.signal_model import SignalModel, check_rhos, check_rng
 
 N_CV = 12                   # control variates per rho: 6 tilted moments x 2 token groups
 _BATCH_ELEMENTS = 2_000_000  # float64 entries of the (n, L, r) work arrays
@@ -121,7 +121,7 @@ def tangent_gradient_moments(model: SignalModel, rhos: np.ndarray, n: int, rng: 
     """Full d-dimensional sampling at q = rho e_1 + sqrt(1 - rho^2) e_2 (same sequences for every rho): the mean
     and variance of y = <xi, g> and the mean of ||g||^2 (g the tangent gradient), with the standard errors of the
     mean of y and of ||g||^2 (sd / sqrt(n)). These are the ingredients of the O(eta) terms of SGA's mean path."""
-    from numerics.signal_model import query_at, readout_grid, sample_tokens
+    from attnverify.numerics.signal_model import query_at, readout_grid, sample_tokens
 
     if not isinstance(model, SignalModel):
         raise TypeError(f"model must be a SignalModel, got {type(model).__name__}")

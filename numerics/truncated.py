@@ -1,6 +1,6 @@
 """Truncated-interaction attention kernel: at large beta only pairs inside a spherical cap interact.
 
-Same field as ``numerics.particles.attention_field``: X_i = P_perp_{x_i} sum_j w_ij V x_j with
+Same field as ``attnverify.numerics.particles.attention_field``: X_i = P_perp_{x_i} sum_j w_ij V x_j with
 w_ij = softmax_j(l_ij), l_ij = beta <b_i, x_j>, b_i = B^T x_i.
 
 Cutoff. Let m_i = max_j l_ij and c = log(N / tol). Every j with l_ij < m_i - c has weight
@@ -21,7 +21,7 @@ the exact logits are computed on the candidates, m_i is their maximum (exact: th
 every candidate is kept (the dropped set only shrinks, so the bound above still holds). Candidates: d = 2,
 sorted angles and a binary search of the arc; d >= 3, ``scipy.spatial.cKDTree.query_ball_point`` with chord
 radius sqrt(2 - 2 kappa). Cost O(P d + N log N) for P
-candidate pairs: CSR index arrays, then the fused row kernel ``numerics.kernel.csr_moments`` (scores, maximum,
+candidate pairs: CSR index arrays, then the fused row kernel ``attnverify.numerics.kernel.csr_moments`` (scores, maximum,
 exp and sums in one pass per row, all cores), in row blocks of at most a few million candidate pairs (bounded
 memory even when the cap is the whole sphere).
 """
@@ -30,8 +30,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.spatial import cKDTree
 
-from numerics import validation as _v
-from numerics.kernel import csr_moments, window_moments
+from attnverify.numerics import validation as _v
+from attnverify.numerics.kernel import csr_moments, window_moments
 
 _NORM_SLACK = 3e-8     # > 2 x the 1e-8 deviation of |x_j| from 1 that the particle module accepts
 _COS_SLACK = 1e-12     # absolute slack on the cap's cosine, covers rounding of kappa and of the dot products

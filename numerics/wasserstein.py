@@ -31,7 +31,7 @@ import numpy as np
 import ot
 from scipy.optimize import linear_sum_assignment
 
-from numerics.validation import cloud, float_array
+from attnverify.numerics.validation import cloud, float_array
 
 
 @dataclass(frozen=True)

@@ -10,9 +10,9 @@ import sympy as sp
 
 import attnverify
 from attnverify import derive
-from checks import claims as claims_mod
-from checks.claims import ClaimResult, ClaimVerdict, claim
-from checks.framework import REGISTRY, Evidence, Plot, Series, check
+from attnverify.checks import claims as claims_mod
+from attnverify.checks.claims import ClaimResult, ClaimVerdict, claim
+from attnverify.checks.framework import REGISTRY, Evidence, Plot, Series, check
 
 
 def test_symbols_carry_assumptions_and_subs_takes_plain_names():
@@ -108,7 +108,7 @@ def test_derivation_steps_have_short_and_rich_reprs():
 
 def test_derivation_cache_is_keyed_by_code_and_survives_a_broken_entry(tmp_path, monkeypatch):
     monkeypatch.setenv("ATTNVERIFY_CACHE_DIR", str(tmp_path))
-    from theory.derivation import Step
+    from attnverify.theory.derivation import Step
 
     calls = []
 

@@ -12,8 +12,8 @@ import pytest
 from attnverify.bench import TARGETS, run_all
 from attnverify.naive import euler_naive
 from attnverify import bench_cli
-from checks.framework import InputError
-from numerics.particles import simulate
+from attnverify.checks.framework import InputError
+from attnverify.numerics.particles import simulate
 
 
 def parse(argv):
@@ -62,14 +62,14 @@ def test_figures_are_consistent(tiny):
 
 
 def test_paper_profile_section_runs_every_check(monkeypatch):
-    import checks.registry
+    import attnverify.checks.registry
     from attnverify.bench import bench_paper_profile
-    from checks.framework import REGISTRY, Evidence, check
+    from attnverify.checks.framework import REGISTRY, Evidence, check
 
     check(id="toy.bench", claim="toy", source="toy")(
         lambda p, ctx: Evidence(metric="m", observed=0.0, threshold=1.0, reason="r", passed=True))
     try:
-        monkeypatch.setattr(checks.registry, "all_checks", lambda: [REGISTRY["toy.bench"]])
+        monkeypatch.setattr(attnverify.checks.registry, "all_checks", lambda: [REGISTRY["toy.bench"]])
         out = bench_paper_profile(executor_kind="serial")
     finally:
         REGISTRY.pop("toy.bench")

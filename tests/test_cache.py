@@ -1,4 +1,4 @@
-"""The persistent task store (checks.store): exact round trips, corrupt entries recomputed, a killed run resumed to
+"""The persistent task store (attnverify.checks.store): exact round trips, corrupt entries recomputed, a killed run resumed to
 the same report, and a Dask worker killed mid-sweep changing nothing."""
 from __future__ import annotations
 
@@ -18,11 +18,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import checks
+from attnverify import checks
 from attnverify.cli import main
 from attnverify.report import report_dict
-from checks.framework import Context
-from checks.store import TaskStore, Unstorable, decode, encode
+from attnverify.checks.framework import Context
+from attnverify.checks.store import TaskStore, Unstorable, decode, encode
 
 # meanfield.w2_bound at a small size (a few seconds in all; the resolution rule is relaxed: the store, not the
 # asymptotics, is under test here)
@@ -180,7 +180,7 @@ SCRIPT = textwrap.dedent('''
     import sys, time
     import numpy as np
     from attnverify.cli import main
-    from checks.framework import Evidence, Param, check
+    from attnverify.checks.framework import Evidence, Param, check
 
     def slow_task(k, seed):
         time.sleep(0.2)

@@ -13,8 +13,8 @@ import pytest
 import sympy as sp
 from flint import arb, ctx
 
-import theory.signal_recovery as S
-from theory.certificate import interval_text
+import attnverify.theory.signal_recovery as S
+from attnverify.theory.certificate import interval_text
 
 PA = dict(theta=2.0, beta=1.0, sigma=1.0, R=50, L=1050, d=20)
 
@@ -56,9 +56,9 @@ def test_arb_exp_encloses_the_mpmath_iv_counterexample():
 def test_certified_code_does_not_use_mpmath_iv():
     import inspect
 
-    import numerics.laplace
-    import theory.mean_field
-    for mod in (S, theory.mean_field, numerics.laplace):
+    import attnverify.numerics.laplace
+    import attnverify.theory.mean_field
+    for mod in (S, attnverify.theory.mean_field, attnverify.numerics.laplace):
         assert "iv." not in inspect.getsource(mod).replace("deriv.", "")
 
 
@@ -127,7 +127,7 @@ def test_interval_text_rounds_outward():
 
 
 # --------------------------------------------------------------------------------------- spectral clusters
-import theory.mean_field as mf                                    # noqa: E402
+import attnverify.theory.mean_field as mf                                    # noqa: E402
 
 
 def _rotation(seed: int, d: int = 3) -> np.ndarray:
@@ -194,12 +194,12 @@ def test_unresolvable_gap_is_refused_with_the_numbers():
 
 
 # --------------------------------------------------------------------------------------- Laplace
-from numerics.laplace import (laplace_field_certified, laplace_field_info,  # noqa: E402
+from attnverify.numerics.laplace import (laplace_field_certified, laplace_field_info,  # noqa: E402
                               standard_density)
 
 
 def test_standard_density_on_the_circle_is_the_audit_density():
-    from checks.meanfield.limit import density
+    from attnverify.checks.meanfield.limit import density
     phi = np.linspace(0, 2 * np.pi, 17)
     assert np.allclose(standard_density(2)(np.c_[np.cos(phi), np.sin(phi)]), density(phi), atol=1e-15)
     y = np.random.default_rng(0).standard_normal((1000, 5))
@@ -252,7 +252,7 @@ def test_certified_laplace_bound_encloses_mpmath_on_the_sphere():
 
 
 # --------------------------------------------------------------------------------------- Paper B at d = 3
-import checks                                                     # noqa: E402
+from attnverify import checks                                                     # noqa: E402
 
 
 def model_d3(seed: int, dim_E: int) -> dict:
@@ -295,14 +295,14 @@ def test_d3_projection_check_can_fail():
         def f(*a, **k):
             return orig(*a, **k) * 1.01
         return f
-    with injected(Mutant("rate_x1.01", "theory.mean_field", "convergence_rate", make, (), "rate x 1.01")):
+    with injected(Mutant("rate_x1.01", "attnverify.theory.mean_field", "convergence_rate", make, (), "rate x 1.01")):
         r = checks.run(["meanfield.projection_stationary"], seed=1, overrides=model_d3(1, 2)).results[0]
     assert r.verdict == "fail"
 
 
 # --------------------------------------------------------------------------------------- combined input errors
 def test_all_input_errors_of_a_run_are_reported_together():
-    from checks.runner import plan
+    from attnverify.checks.runner import plan
     with pytest.raises(checks.InputError) as exc:
         plan(["meanfield"], overrides={"d": 3, "zzz": 1})
     msg = str(exc.value)

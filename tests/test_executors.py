@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-import checks
+from attnverify import checks
 from attnverify.cli import main
 from attnverify.executors import make_executor
 from attnverify.report import report_dict

@@ -8,9 +8,9 @@ import sys
 import numpy as np
 import pytest
 
-import checks
+from attnverify import checks
 from attnverify.cli import main
-from checks.framework import REGISTRY, Evidence, InputError, Param, Plot, Series, check
+from attnverify.checks.framework import REGISTRY, Evidence, InputError, Param, Plot, Series, check
 from attnverify.report import report_dict, write_report
 
 TOY = ("toy.passes", "toy.fails", "toy.raises", "toy.nan")

@@ -8,10 +8,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import checks.runner as runner
+import attnverify.checks.runner as runner
 from attnverify.cli import main
-from checks.framework import InputError
-from checks.registry import all_checks
+from attnverify.checks.framework import InputError
+from attnverify.checks.registry import all_checks
 
 NASTY = st.sampled_from(["nan", "NaN", "inf", "-inf", "1e300", "-1e300", "0", "-0", "-1", "1e-320", "", " ",
                          "1,2", "1;2", "true", "x", "1e999", "0x10", "3.5", "2", "[1]", "None", "1,nan;0,1",
@@ -64,7 +64,7 @@ def test_cli_never_tracebacks(target, text, capsys, monkeypatch):
 
 
 def test_huge_and_tiny_numbers_are_handled():
-    from checks.framework import Param
+    from attnverify.checks.framework import Param
 
     beta = Param("beta", float, 1.0, "inverse temperature", low=0.0, low_open=True)
     assert beta.parse("1e300") == 1e300

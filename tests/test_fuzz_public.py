@@ -16,15 +16,15 @@ import pytest
 from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 
-import theory.mean_field as MF
-import theory.signal_recovery as SR
-from numerics.laplace import laplace_field
-from numerics.particles import attention_field, simulate
-from numerics.reduced_ode import solve_reduced_ode
-from numerics.sga import projected_sga, sga_drift, step_sizes
-from numerics.signal_mc import objective_mc
-from numerics.signal_model import SignalModel, query_at, softmax_weights
-from numerics.wasserstein import coupling_bound, w2
+import attnverify.theory.mean_field as MF
+import attnverify.theory.signal_recovery as SR
+from attnverify.numerics.laplace import laplace_field
+from attnverify.numerics.particles import attention_field, simulate
+from attnverify.numerics.reduced_ode import solve_reduced_ode
+from attnverify.numerics.sga import projected_sga, sga_drift, step_sizes
+from attnverify.numerics.signal_mc import objective_mc
+from attnverify.numerics.signal_model import SignalModel, query_at, softmax_weights
+from attnverify.numerics.wasserstein import coupling_bound, w2
 
 # no shrinking phase: a failing example is reported as found (shrinking slow examples can take minutes)
 PHASES = (Phase.explicit, Phase.reuse, Phase.generate)

@@ -1,4 +1,4 @@
-"""The fused numba kernel (numerics.kernel) against a plain NumPy reference written here, and the module layout.
+"""The fused numba kernel (attnverify.numerics.kernel) against a plain NumPy reference written here, and the module layout.
 
 The reference is the textbook stabilised softmax on the full N x N score matrix: S = XB X^T, W = exp(beta (S - max_j S)),
 m = W VX / sum_j W. The kernel sums in another order (SIMD reductions) and uses its own exp, so agreement is to
@@ -12,9 +12,9 @@ from concurrent.futures import ProcessPoolExecutor
 import numpy as np
 import pytest
 
-from numerics.kernel import csr_moments, dense_moments, exp_nonpositive, window_moments
-from numerics.particles import attention_field, simulate
-from numerics.truncated import attention_field_truncated
+from attnverify.numerics.kernel import csr_moments, dense_moments, exp_nonpositive, window_moments
+from attnverify.numerics.particles import attention_field, simulate
+from attnverify.numerics.truncated import attention_field_truncated
 
 
 def reference_moments(XB, X, VX, beta):
@@ -169,6 +169,6 @@ def test_simulate_uses_the_kernel_and_stays_accurate():
 
 
 def test_no_import_cycle_between_particles_and_truncated():
-    code = ("import sys, numerics.truncated; "
-            "assert 'numerics.particles' not in sys.modules, 'truncated imports particles'")
+    code = ("import sys, attnverify.numerics.truncated; "
+            "assert 'attnverify.numerics.particles' not in sys.modules, 'truncated imports particles'")
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -11,7 +11,7 @@ import subprocess
 import pytest
 import sympy as sp
 
-import checks.runner as runner
+import attnverify.checks.runner as runner
 from attnverify.cli import main
 from attnverify.latex import GREEK_WORDS, expression_lines, prose, tex_text
 

@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 from scipy.integrate import quad
 
-import checks
-import theory.mean_field as mf
-from checks.meanfield.limit import density
-from checks.meanfield.terminal import switch_time
-from checks.meanfield.w2 import beta_curves, held_out
-from numerics.sphere import sample_circle
+from attnverify import checks
+import attnverify.theory.mean_field as mf
+from attnverify.checks.meanfield.limit import density
+from attnverify.checks.meanfield.terminal import switch_time
+from attnverify.checks.meanfield.w2 import beta_curves, held_out
+from attnverify.numerics.sphere import sample_circle
 
 
 def run(check_id: str, **overrides):
@@ -95,8 +95,8 @@ def test_beta_curves_refinement_in_rtol():
 def test_beta_curves_couplings_and_exact_target_distance():
     """Synchronous D bounds the exact W2 from above at every time; W2 to Pi#mu_0 by the two-atom threshold equals
     the assignment W2 (both exact)."""
-    from numerics.particles import simulate
-    from numerics.wasserstein import w2_assignment
+    from attnverify.numerics.particles import simulate
+    from attnverify.numerics.wasserstein import w2_assignment
 
     rng = np.random.default_rng(2)
     X0 = sample_circle(120, rng)

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from scipy.linalg import expm
 
-import checks
-import theory.mean_field as mf
+from attnverify import checks
+import attnverify.theory.mean_field as mf
 
 FLOW, PROJ = "meanfield.zero_temperature_flow", "meanfield.projection_stationary"
 # a non-diagonal 3-d model: V B^T = S3 symmetric with a simple top eigenvalue

@@ -15,10 +15,10 @@ import pytest
 from scipy.integrate import dblquad, quad, solve_ivp
 from scipy.optimize import minimize
 
-import numerics.particles as particles
-from numerics.laplace import laplace_field, laplace_field_info
-from numerics.particles import attention_field, simulate
-from numerics.wasserstein import coupling_bound, w2
+import attnverify.numerics.particles as particles
+from attnverify.numerics.laplace import laplace_field, laplace_field_info
+from attnverify.numerics.particles import attention_field, simulate
+from attnverify.numerics.wasserstein import coupling_bound, w2
 
 B2, V2 = np.diag([1.0, 3.0]), np.diag([2.0, 1.0])
 

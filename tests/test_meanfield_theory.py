@@ -1,4 +1,4 @@
-"""Tests of theory.mean_field (Paper B): Lagrange maximiser, closed-form flow, projection map, rates, Theorem-1 bound.
+"""Tests of attnverify.theory.mean_field (Paper B): Lagrange maximiser, closed-form flow, projection map, rates, Theorem-1 bound.
 
 Expected values come from independent computations: hand algebra, brute-force grids, SciPy integration and
 minimisation, finite differences and NumPy eigen-decompositions.
@@ -15,7 +15,7 @@ import sympy as sp
 from scipy.integrate import solve_ivp
 from scipy.optimize import minimize_scalar
 
-import theory.mean_field as mf
+import attnverify.theory.mean_field as mf
 
 B0, V0 = np.diag([1.0, 3.0]), np.diag([2.0, 1.0])          # A = V B^T = diag(2, 3), E = span(e2)
 # a non-diagonal 3-d model: B general, A = S symmetric with a simple top eigenvalue, V = S B^{-T}
@@ -257,7 +257,7 @@ def test_wrong_type_and_domain_errors():
 
 # ------------------------------------------------------------------------------------ module
 def test_import_is_lazy():
-    code = ("import theory.mean_field as mf; "
+    code = ("import attnverify.theory.mean_field as mf; "
             "assert mf._derivation.cache_info().currsize == 0 and mf._maximiser_rule.cache_info().currsize == 0")
     subprocess.run([sys.executable, "-c", code], check=True)
 

@@ -10,27 +10,27 @@ import numpy as np
 import pytest
 import sympy as sp
 
-import numerics.sga
-import numerics.signal_mc
-import numerics.signal_model
-import theory.signal_recovery as S
+import attnverify.numerics.sga
+import attnverify.numerics.signal_mc
+import attnverify.numerics.signal_model
+import attnverify.theory.signal_recovery as S
 from attnverify.mutants import KNOWN_GAPS, MUTANTS, by_name
 from attnverify.mutation import Mutant, injected, is_crash, run_mutant, selftest
-from checks.registry import all_checks
+from attnverify.checks.registry import all_checks
 
 
 # ------------------------------------------------------------------------------------------------ machinery
 def test_every_reference_is_patched_and_restored():
     """softmax_weights is imported by name into two modules: both see the mutant, then the original."""
-    original = numerics.signal_model.softmax_weights
-    holders = (numerics.signal_model, numerics.sga)
+    original = attnverify.numerics.signal_model.softmax_weights
+    holders = (attnverify.numerics.signal_model, attnverify.numerics.sga)
     m = by_name("softmax_no_max_subtraction")
     with injected(m):
         patched = {mod.softmax_weights for mod in holders}
         assert len(patched) == 1 and original not in patched
         s = np.array([[0.0, 1.0, 2.0]])
         with np.errstate(over="raise"), pytest.raises(FloatingPointError):
-            numerics.sga.softmax_weights(s + 800.0)                     # the naive softmax overflows
+            attnverify.numerics.sga.softmax_weights(s + 800.0)                     # the naive softmax overflows
     assert all(mod.softmax_weights is original for mod in holders)
     assert np.allclose(original(np.array([[800.0, 801.0]])).sum(), 1.0)
 
@@ -48,12 +48,12 @@ def test_caches_cleared_so_dependent_results_see_the_mutant():
 
 
 def test_restored_after_an_exception():
-    original = numerics.sga.tangent
+    original = attnverify.numerics.sga.tangent
     with pytest.raises(RuntimeError, match="boom"):
         with injected(by_name("sga_no_tangent_projection")):
-            assert numerics.sga.tangent is not original
+            assert attnverify.numerics.sga.tangent is not original
             raise RuntimeError("boom")
-    assert numerics.sga.tangent is original
+    assert attnverify.numerics.sga.tangent is original
 
 
 # ------------------------------------------------------------------------------------------------ catalogue
@@ -112,7 +112,7 @@ def test_fast_mutants_are_caught_and_baseline_passes():
 
 def test_crash_is_not_a_catch():
     """A mutant with the wrong signature errors with TypeError: recorded as a crash, not as caught."""
-    broken = Mutant("broken", "theory.mean_field", "convergence_rate", lambda orig: (lambda: 1.0),
+    broken = Mutant("broken", "attnverify.theory.mean_field", "convergence_rate", lambda orig: (lambda: 1.0),
                     ("meanfield.projection_stationary",), "wrong signature")
     row = run_mutant(broken)
     [r] = row["results"]
@@ -138,7 +138,7 @@ def test_cli_json(tmp_path):
 
 
 def test_cli_bad_input():
-    from checks.framework import InputError
+    from attnverify.checks.framework import InputError
     from attnverify.selftest_cli import add_parser, cmd_selftest
 
     parser = argparse.ArgumentParser()

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 import sympy as sp
 
-import theory.mean_field as MF
-import theory.signal_recovery as S
+import attnverify.theory.mean_field as MF
+import attnverify.theory.signal_recovery as S
 from attnverify.power import FAMILIES, PLAN, Row, measure_row, perturbed, smoke
 
 PARAMS = {"theta": 0.7, "beta": 1.0, "sigma": 1.0, "R": 50, "L": 1050, "d": 20}
@@ -80,7 +80,7 @@ def test_rate_and_field_scale():
 
 
 def test_every_plan_row_names_a_family_and_a_registered_check():
-    from checks.registry import all_checks
+    from attnverify.checks.registry import all_checks
 
     ids = {c.id for c in all_checks()}
     for row in PLAN:

@@ -9,16 +9,16 @@ import functools
 import numpy as np
 import pytest
 
-import checks
+from attnverify import checks
 from attnverify.mutants import MUTANTS
 from attnverify.mutation import Mutant, injected
-from checks.claims import CLAIMS, evaluate_claim
-from checks.framework import Evidence, Result
-from checks.registry import load
+from attnverify.checks.claims import CLAIMS, evaluate_claim
+from attnverify.checks.framework import Evidence, Result
+from attnverify.checks.registry import load
 
 load()
 
-SR = "theory.signal_recovery"
+SR = "attnverify.theory.signal_recovery"
 FAST = {
     "signal.reduced_field_identity": {"n_samples": 2000, "n_rho": 5},
     "signal.ode_tracks_sga": {"n_runs": 40, "n_grid_samples": 150},
@@ -36,7 +36,7 @@ def _scaled(factor: float) -> Mutant:
 
 
 def _theta_off(factor: float) -> Mutant:
-    import theory.signal_recovery as S
+    import attnverify.theory.signal_recovery as S
 
     def make(orig):
         @functools.wraps(orig)
@@ -84,8 +84,8 @@ def test_alignment_rejects_a_wrong_field(mutant):
 
 def test_tangent_field_estimator_agrees_with_full_dimensional_sampling():
     """The conditional (in-plane) estimator and the full d-dimensional tangent gradient estimate the same mean."""
-    from numerics.signal_model import SignalModel
-    from numerics.tangent_field import cv_estimate, plane_moments, tangent_gradient_moments
+    from attnverify.numerics.signal_model import SignalModel
+    from attnverify.numerics.tangent_field import cv_estimate, plane_moments, tangent_gradient_moments
 
     model = SignalModel(1.0, 1.0, 1.0, 20, 220, 6)
     rhos = np.array([-0.5, 0.2, 0.7])

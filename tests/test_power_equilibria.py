@@ -9,10 +9,10 @@ import functools
 import numpy as np
 import pytest
 
-import checks
-import theory.signal_recovery as S
-from checks.claims import CLAIMS, evaluate_claim
-from checks.framework import Evidence, Result
+from attnverify import checks
+import attnverify.theory.signal_recovery as S
+from attnverify.checks.claims import CLAIMS, evaluate_claim
+from attnverify.checks.framework import Evidence, Result
 
 
 def _theory_at(mapping=None, factor=None):
@@ -119,8 +119,8 @@ def test_any_initialisation_refuted_by_a_run_resting_inside():
 def test_drift_estimator_sign_matches_hand_limit():
     """Independent value: with theta = 0 the law of X is invariant under q -> any rotation, so J_d' = 0; with a strong
     signal the drift at rho = 0 must be positive (the informative tokens pull q towards xi)."""
-    from numerics.signal_drift import alignment_derivative_samples
-    from numerics.signal_model import SignalModel
+    from attnverify.numerics.signal_drift import alignment_derivative_samples
+    from attnverify.numerics.signal_model import SignalModel
     rng = np.random.default_rng(0)
     s0 = alignment_derivative_samples(SignalModel(0.0, 1.0, 1.0, 10, 100, 2), np.array([-0.5, 0.5]), 4000, rng)
     assert np.all(np.abs(s0.mean(0)) < 4.5 * s0.std(0, ddof=1) / np.sqrt(4000))

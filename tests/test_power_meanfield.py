@@ -11,14 +11,14 @@ import functools
 import numpy as np
 import pytest
 
-import theory.mean_field as mf
+import attnverify.theory.mean_field as mf
 from attnverify.mutation import Mutant, injected
-from checks.claims import CLAIMS, evaluate_claim
-from checks.framework import Result
-from checks.meanfield import terminal
-from checks.runner import plan, run_one
-from numerics.particles import simulate
-from numerics.sphere import density, mass, particles_per_window, sample
+from attnverify.checks.claims import CLAIMS, evaluate_claim
+from attnverify.checks.framework import Result
+from attnverify.checks.meanfield import terminal
+from attnverify.checks.runner import plan, run_one
+from attnverify.numerics.particles import simulate
+from attnverify.numerics.sphere import density, mass, particles_per_window, sample
 
 W2_SMALL = dict(betas=(10.0, 31.6, 100.0), n_particles=200, min_per_window=2.0, n_refine=1, t_max=8.0, n_times=17,
                 t_inf=60.0, n_times_inf=31)
@@ -37,7 +37,7 @@ def claim(claim_id: str, *results: Result):
 
 
 def patch(attribute: str, make) -> Mutant:
-    return Mutant(f"test_{attribute}", "theory.mean_field", attribute, make, (), "test perturbation")
+    return Mutant(f"test_{attribute}", "attnverify.theory.mean_field", attribute, make, (), "test perturbation")
 
 
 def scaled(factor: float):
@@ -117,7 +117,7 @@ def test_rate_scale_fails_projection_stationary():
 
 
 def test_w2_refuses_an_unresolved_softmax_window():
-    import checks
+    from attnverify import checks
 
     with pytest.raises(checks.InputError, match="particles per softmax window"):
         plan(["meanfield.w2_bound"], profile="quick", overrides={"n_particles": 50})
@@ -168,7 +168,7 @@ def test_without_a_tight_cluster_the_rate_is_unresolved_not_failed():
     count it as a rejection."""
     from attnverify.power import _rejected
     from attnverify.report import findings
-    from checks.runner import Report
+    from attnverify.checks.runner import Report
 
     r = run("meanfield.terminal_phase", {**TERM_SMALL, "tightness": 1e-30})
     assert r.verdict == "error" and r.error.startswith("Unresolved: no tight-cluster phase"), r.error
@@ -235,7 +235,7 @@ def test_conjecture_inconclusive_when_the_horizon_is_short(monkeypatch):
 
 # ------------------------------------------------------------------------------------------ other Paper B claims
 def _with(check_id: str, details: dict) -> Result:
-    from checks.framework import Evidence
+    from attnverify.checks.framework import Evidence
 
     return Result(check_id, "", "", "pass", {}, 0.0,
                   evidence=Evidence(metric="", observed=0.0, threshold=1.0, reason="", passed=True, details=details))
@@ -268,7 +268,7 @@ def test_log_beta_time_scale_needs_a_growing_minimum(w2_result):
     assert claim("B.log_beta_time_scale", _with("meanfield.w2_bound", d)).verdict == "refuted"
 
 
-# ------------------------------------------------------------------------------------------ numerics.sphere
+# ------------------------------------------------------------------------------------------ attnverify.numerics.sphere
 def test_sphere_sampler_matches_the_density_in_d3():
     """Rejection sampling: E[x_1 x_2] and E[x] of mu_0 against quadrature-free identities on S^2:
     E_sigma[x x^T] = I/3 and E_sigma[x_1^2 x_2^2] = 1/15, so E_mu[x_1 x_2] = 0.4/15/1 and E_mu[x] = 0.5 a/3."""

@@ -17,15 +17,15 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
-import checks
-import theory.signal_recovery as S
+from attnverify import checks
+import attnverify.theory.signal_recovery as S
 from attnverify.mutation import Mutant, injected
-from checks.claims import CLAIMS, evaluate_claim
-from checks.signal.objective import normal_equivalent
-from numerics.signal_mc import nuisance_mass_mc, objective_mc, objective_rb_cv
-from numerics.signal_model import SignalModel
+from attnverify.checks.claims import CLAIMS, evaluate_claim
+from attnverify.checks.signal.objective import normal_equivalent
+from attnverify.numerics.signal_mc import nuisance_mass_mc, objective_mc, objective_rb_cv
+from attnverify.numerics.signal_model import SignalModel
 
-SR = "theory.signal_recovery"
+SR = "attnverify.theory.signal_recovery"
 
 # reduced settings that keep each check's design (all its test families) but run in a few seconds
 OBJECTIVE_FAST = {"R": 200, "L": 4200, "n_sequences": 100, "n_rho": 5, "ds": (5,), "thetas": (0.25, 2.0)}

@@ -4,11 +4,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import checks
-import checks.signal.alignment as alignment
-import checks.signal.objective as objective
-import checks.signal.ode_tracking as ode_tracking
-import checks.signal.reduced_field as reduced_field
+from attnverify import checks
+import attnverify.checks.signal.alignment as alignment
+import attnverify.checks.signal.objective as objective
+import attnverify.checks.signal.ode_tracking as ode_tracking
+import attnverify.checks.signal.reduced_field as reduced_field
 
 IDS = ["signal.objective_vs_montecarlo", "signal.reduced_field_identity", "signal.ode_tracks_sga",
        "signal.alignment_30_runs"]
@@ -95,7 +95,7 @@ def test_low_temperature_passes_and_has_scores_beyond_exp_range():
 
 def test_low_temperature_with_a_naive_softmax_is_an_error(monkeypatch):
     """exp(s)/sum exp(s) without max-subtraction overflows at scores ~ 900: the check must not pass."""
-    import numerics.signal_model as sm
+    import attnverify.numerics.signal_model as sm
 
     def naive(scores, axis=-1):
         e = np.exp(scores)
@@ -107,9 +107,9 @@ def test_low_temperature_with_a_naive_softmax_is_an_error(monkeypatch):
 
 def test_low_temperature_fails_without_the_in_plane_term(monkeypatch):
     """On the nuisance plateau (rho < rho_0) the q-direction noise sigma^2 / (L - R) is 1/d of J: resolved."""
-    import checks.signal.low_temperature as lt
-    import theory.signal_recovery as SR
-    from checks.signal._model import numeric_function
+    import attnverify.checks.signal.low_temperature as lt
+    import attnverify.theory.signal_recovery as SR
+    from attnverify.checks.signal._model import numeric_function
 
     def without(sign, finite_size):
         expr = SR.population_objective(sign, False) + SR.finite_size_term(sign)

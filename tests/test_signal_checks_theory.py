@@ -1,9 +1,9 @@
-"""The three Paper A checks built on theory.signal_recovery: each passes in the quick profile at seed 0, and each
+"""The three Paper A checks built on attnverify.theory.signal_recovery: each passes in the quick profile at seed 0, and each
 fails when its closed form / classification is deliberately wrong or the simulation cannot match it."""
 from __future__ import annotations
 
-import checks
-import theory.signal_recovery as S
+from attnverify import checks
+import attnverify.theory.signal_recovery as S
 
 
 def _run(check_id, **overrides):

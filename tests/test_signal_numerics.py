@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
-from numerics.reduced_ode import solve_reduced_ode
-from numerics.sga import objective_gradient, projected_sga, sga_drift, step_sizes, tangent
-from numerics.signal_mc import objective_mc
-from numerics.signal_model import SignalModel, query_at, readout, sample_tokens
+from attnverify.numerics.reduced_ode import solve_reduced_ode
+from attnverify.numerics.sga import objective_gradient, projected_sga, sga_drift, step_sizes, tangent
+from attnverify.numerics.signal_mc import objective_mc
+from attnverify.numerics.signal_model import SignalModel, query_at, readout, sample_tokens
 
 
 # ------------------------------------------------------------------------------------------------
@@ -225,7 +225,7 @@ def test_bad_numerics_arguments_raise():
 def test_sga_step_ignores_the_radial_gradient_and_stays_on_the_sphere():
     """The projected step only sees (I - q q^T) grad: adding any multiple of q to the gradient changes nothing,
     |q'| = 1, and rho' = (rho + eta <xi, g>) / sqrt(1 + eta^2 |g|^2) (the formula the drift expansion rests on)."""
-    from numerics.sga import sga_step
+    from attnverify.numerics.sga import sga_step
 
     rng = np.random.default_rng(3)
     q = query_at(np.array([-0.3, 0.1, 0.8]), 5, rng)
@@ -241,7 +241,7 @@ def test_sga_step_ignores_the_radial_gradient_and_stays_on_the_sphere():
 
 def test_drift_estimator_and_sga_runs_take_the_same_step(monkeypatch):
     """sga_drift and projected_sga both go through sga_step: a wrong step shows up in both."""
-    import numerics.sga as sga
+    import attnverify.numerics.sga as sga
 
     calls = []
     original = sga.sga_step

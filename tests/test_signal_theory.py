@@ -1,4 +1,4 @@
-"""Tests of theory.signal_recovery against independent evidence (quadrature, limits, dense scans, hand algebra)."""
+"""Tests of attnverify.theory.signal_recovery against independent evidence (quadrature, limits, dense scans, hand algebra)."""
 from __future__ import annotations
 
 import math
@@ -11,8 +11,8 @@ import pytest
 import sympy as sp
 from scipy.stats import norm
 
-import theory.signal_recovery as S
-from theory.signal_recovery import L, R, beta, d, rho, sigma, theta
+import attnverify.theory.signal_recovery as S
+from attnverify.theory.signal_recovery import L, R, beta, d, rho, sigma, theta
 
 P0 = dict(theta=0.25, beta=1.0, sigma=1.0, R=50, L=1050, d=20)
 
@@ -338,7 +338,7 @@ def test_derivation_steps(sign):
 
 
 def test_import_is_cheap_and_derives_nothing():
-    code = ("import time; t = time.time(); import theory.signal_recovery as S; dt = time.time() - t; "
+    code = ("import time; t = time.time(); import attnverify.theory.signal_recovery as S; dt = time.time() - t; "
             "assert S.population_objective.cache_info().currsize == 0; "
             "assert S.gaussian_moments.cache_info().currsize == 0; print(dt)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -361,8 +361,8 @@ def test_in_plane_term_resolves_monte_carlo_that_the_finite_size_term_alone_miss
     """Monte Carlo of E|f|^2 (d = 2, 100000 sequences) at short L, where the in-plane O(1/L) term is 10 to 33 standard
     errors: with it, |z| stays below the Bonferroni quantile for 4 z-scores at 1e-4; without it, some |z| > 7.
     The O(1/L^2) remainder measured with L doubling is below one standard error at these (L, R)."""
-    from numerics.signal_mc import objective_mc
-    from numerics.signal_model import SignalModel
+    from attnverify.numerics.signal_mc import objective_mc
+    from attnverify.numerics.signal_model import SignalModel
 
     rhos = np.array([-0.5, 0.0, 0.5, 1.0])
     mu, se = objective_mc(SignalModel(theta=th, beta=be, sigma=1.0, R=r, L=l, d=2), rhos, 100_000,

@@ -1,13 +1,13 @@
 """Truncated-interaction kernel: agreement with the dense kernel, the proven error bound, the candidate set, bad input.
 
-The reference is ``numerics.particles.attention_field`` (dense O(N^2), another module) and, for the candidate
+The reference is ``attnverify.numerics.particles.attention_field`` (dense O(N^2), another module) and, for the candidate
 set, brute-force dense logits computed here.
 """
 import numpy as np
 import pytest
 
-from numerics.particles import attention_field
-from numerics.truncated import attention_field_truncated, interaction_pairs
+from attnverify.numerics.particles import attention_field
+from attnverify.numerics.truncated import attention_field_truncated, interaction_pairs
 
 
 def sphere(rng, n, d):
@@ -142,7 +142,7 @@ def test_margin_covers_points_just_off_the_unit_sphere(d):
 def test_row_blocks_give_the_same_field(d, monkeypatch):
     # Memory is bounded by processing rows in blocks of <= _CHUNK candidate pairs; tiny blocks (many of them, some a
     # single row) must give the field of one block up to summation-order rounding (1e-15 relative on O(1) values).
-    import numerics.truncated as tr
+    import attnverify.numerics.truncated as tr
 
     rng = np.random.default_rng(6)
     X = sphere(rng, 800, d)

@@ -1,4 +1,4 @@
-"""Scalable W2 (numerics.wasserstein): the exact two-atom threshold, k atoms, merged targets and the certified
+"""Scalable W2 (attnverify.numerics.wasserstein): the exact two-atom threshold, k atoms, merged targets and the certified
 bracket, each against an exact solver of another kind (SciPy's assignment problem on the expanded N x N problem,
 or POT's network simplex for fractional masses)."""
 import numpy as np
@@ -6,7 +6,7 @@ import ot
 import pytest
 from scipy.optimize import linear_sum_assignment
 
-from numerics.wasserstein import (Bracket, merge_atoms, w2, w2_atoms, w2_bracket, w2_to_target, w2_two_atoms)
+from attnverify.numerics.wasserstein import (Bracket, merge_atoms, w2, w2_atoms, w2_bracket, w2_to_target, w2_two_atoms)
 
 
 def assignment_w2(X, Y):

@@ -11,11 +11,11 @@ import time
 import numpy as np
 import pytest
 
-import checks.runner as runner
+import attnverify.checks.runner as runner
 from attnverify.cli import main
-from checks import claims as claims_mod
-from checks.claims import ClaimVerdict, claim
-from checks.framework import REGISTRY, Evidence, Param, Plot, Series, check
+from attnverify.checks import claims as claims_mod
+from attnverify.checks.claims import ClaimVerdict, claim
+from attnverify.checks.framework import REGISTRY, Evidence, Param, Plot, Series, check
 
 TOYS = ("toyw.a", "toyw.b", "toyw.c")
 
@@ -178,9 +178,9 @@ def test_a_refuted_claim_does_not_change_the_exit_code(toys, capsys):
 
 
 def test_claims_command_prints_the_ledger_alone(toys, tmp_path, capsys, monkeypatch):
-    from checks.registry import all_checks
+    from attnverify.checks.registry import all_checks
 
-    monkeypatch.setattr("checks.registry.all_checks",
+    monkeypatch.setattr("attnverify.checks.registry.all_checks",
                         lambda: [c for c in all_checks() if c.id.startswith("toyw.")])
     out = tmp_path / "c.json"
     assert main(["claims", "--quiet", "--json", str(out)]) == 0
@@ -262,7 +262,7 @@ def test_derive_bad_input(capsys):
 
 
 def test_latex_runs_the_audit_with_figures_and_claims(toys, tmp_path, monkeypatch):
-    from checks.registry import all_checks
+    from attnverify.checks.registry import all_checks
 
     only = [c for c in all_checks() if c.id in ("toyw.a", "toyw.b")]
     monkeypatch.setattr(runner, "all_checks", lambda: only)

@@ -13,7 +13,7 @@ gamma = mu_1 - mu_2 > 0 between the largest eigenvalue mu_1 and the next distinc
 
 Spectral data (:func:`spectrum`): exact input (SymPy/rational matrices) keeps exact arithmetic; floating-point
 input (any d) gets eigenvalue clusters, the invariant subspace of the top cluster and the gap certified in
-FLINT/Arb ball arithmetic (python-flint), with certificates (theory.certificate).  E is the invariant subspace of
+FLINT/Arb ball arithmetic (python-flint), with certificates (attnverify.theory.certificate).  E is the invariant subspace of
 the top cluster, so a double top eigenvalue split by rounding gives dim E = 2.
 
 Everything symbolic is derived lazily (``functools.lru_cache``); importing the module does no SymPy work.
@@ -31,9 +31,9 @@ import numpy as np
 import sympy as sp
 from flint import arb, arb_mat
 
-import theory.certificate as C
+import attnverify.theory.certificate as C
 
-from theory.derivation import Step
+from attnverify.theory.derivation import Step
 
 __all__ = [
     "beta", "t", "K", "C1", "c",
@@ -108,7 +108,7 @@ class Spectrum:
     characteristic polynomial), P_k the Sylvester projectors.  Floating-point input: see :func:`spectrum`;
     ``enclosures`` (per cluster), ``gap_enclosure`` and ``P_E_error`` (a rigorous bound on the 2-norm distance
     of ``P_E`` from the true projector) are certified in Arb ball arithmetic; ``certificates`` holds the
-    theory.certificate dicts; ``cluster_tol`` is the tolerance below which eigenvalues are not distinguished."""
+    attnverify.theory.certificate dicts; ``cluster_tol`` is the tolerance below which eigenvalues are not distinguished."""
 
     A: sp.Matrix
     B: sp.Matrix

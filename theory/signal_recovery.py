@@ -16,7 +16,7 @@ in the (xi, q) plane (:func:`in_plane_term`).
 
 The expected nuisance attention mass is 1 - w(rho), with an optional O(1/L) ratio bias (delta method).
 Equilibria of rho' = F(rho) = (1 - rho^2) J'(rho) and the threshold theta* are certified in ball arithmetic
-(FLINT/Arb through python-flint: every enclosure is guaranteed), each with a certificate (theory.certificate).
+(FLINT/Arb through python-flint: every enclosure is guaranteed), each with a certificate (attnverify.theory.certificate).
 Nothing is derived at import time; every derivation is cached (functools.lru_cache).
 """
 from __future__ import annotations
@@ -33,8 +33,8 @@ import sympy as sp
 from flint import arb
 from sympy.printing.pycode import MpmathPrinter
 
-import theory.certificate as C
-from theory.derivation import Step
+import attnverify.theory.certificate as C
+from attnverify.theory.derivation import Step
 
 rho = sp.Symbol("rho", real=True)
 theta, beta, sigma, R, L, d = sp.symbols("theta beta sigma R L d", positive=True)
@@ -234,7 +234,7 @@ class Equilibrium:
     certified: bool = True
     enclosure: tuple | None = field(default=None, compare=False)             # [lo, hi] holding rho (outward)
     eigenvalue_enclosure: tuple | None = field(default=None, compare=False)  # [lo, hi] holding F'(rho)
-    certificate: dict | None = field(default=None, compare=False, hash=False)  # theory.certificate dict
+    certificate: dict | None = field(default=None, compare=False, hash=False)  # attnverify.theory.certificate dict
 
 
 _PARAM_NAMES = ("theta", "beta", "sigma", "R", "L", "d")
@@ -486,7 +486,7 @@ def equilibria(params: dict, sign: str = "fixed", finite_size: bool = False) -> 
     (then refined to width ~1e-13), or left unresolved at width 1e-13 (a degenerate zero, returned with
     ``certified=False``).  Hence no interior equilibrium is missed.  Stability is F'(rho) < 0, with F' enclosed
     on the box (``certified`` False if the enclosure holds 0).  Each Equilibrium carries ``enclosure`` (of rho),
-    ``eigenvalue_enclosure`` and a ``certificate`` dict (theory.certificate).
+    ``eigenvalue_enclosure`` and a ``certificate`` dict (attnverify.theory.certificate).
     params: theta, beta, sigma, R, L, d (extra keys ignored).  theta = 0 makes F identically 0: ValueError;
     finite_size=True with beta^2 sigma^2 > log L (fewer than one effective token): ValueError.
     """
@@ -598,7 +598,7 @@ def _minus_xi(params: dict, sign: str, finite_size: bool, theta_max: float | Non
 
 def minus_xi_certificate(params: dict, sign: str = "fixed", finite_size: bool = False,
                          theta_max: float | None = None) -> dict | None:
-    """The certificate of :func:`minus_xi_threshold` (theory.certificate): the enclosure of theta*, whether it is
+    """The certificate of :func:`minus_xi_threshold` (attnverify.theory.certificate): the enclosure of theta*, whether it is
     a proven-unique zero, and the range on which -xi is proven attracting; None when -xi is not attracting at
     theta_max (nothing to certify)."""
     cert = _minus_xi(params, sign, finite_size, theta_max)[3]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from checks.framework import Param
+from attnverify.checks.framework import Param
 
 MODEL_PARAMS = (
     Param("d", int, 2, "dimension d (tokens on the sphere S^{d-1})", low=2),
@@ -30,8 +30,8 @@ def model_matrices(p: dict) -> tuple[np.ndarray, np.ndarray]:
 
 
 def validate_model(p: dict) -> None:
-    """Shapes d x d, then the paper's assumptions on (B, V) (theory.mean_field.check_assumptions)."""
-    from theory.mean_field import check_assumptions
+    """Shapes d x d, then the paper's assumptions on (B, V) (attnverify.theory.mean_field.check_assumptions)."""
+    from attnverify.theory.mean_field import check_assumptions
 
     for name in ("Q", "K", "V"):
         if np.shape(p[name]) != (p["d"], p["d"]):
@@ -86,8 +86,8 @@ def with_d3_case(evaluate, p: dict, ctx) -> "Evidence":
 
 def validate_resolution(p: dict, beta_max: float) -> None:
     """The stated particle resolution: at least ``min_per_window`` particles of mu_0 per softmax window at the
-    largest beta (numerics.sphere.particles_per_window), else ValueError naming the fix."""
-    from numerics.sphere import particles_per_window
+    largest beta (attnverify.numerics.sphere.particles_per_window), else ValueError naming the fix."""
+    from attnverify.numerics.sphere import particles_per_window
 
     B, _ = model_matrices(p)
     ppw = particles_per_window(p["n_particles"], B, float(beta_max))

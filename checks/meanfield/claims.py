@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 
-from checks.claims import ClaimVerdict, claim
+from attnverify.checks.claims import ClaimVerdict, claim
 
 
 def _f(x, digits: int = 4) -> str:

@@ -1,8 +1,8 @@
 """Paper B, claim 1: the zero-temperature dynamics has the closed-form solution
 x(t) = e^{tau A} x0/|e^{tau A} x0|, A = V B^T, with the time change dt/dtau = |B^T x(tau)|.
 
-Analytic side: theory.mean_field.closed_form_flow (lambdified SymPy closed form, inverted time change).
-Numeric side: SciPy's DOP853 on dx/dt = X_inf(x), the field from numerics.particles.attention_field(beta=inf),
+Analytic side: attnverify.theory.mean_field.closed_form_flow (lambdified SymPy closed form, inverted time change).
+Numeric side: SciPy's DOP853 on dx/dt = X_inf(x), the field from attnverify.numerics.particles.attention_field(beta=inf),
 at a ladder of tolerances (the refinement study that justifies the threshold).
 """
 from __future__ import annotations
@@ -10,10 +10,10 @@ from __future__ import annotations
 import numpy as np
 from scipy.integrate import solve_ivp
 
-import theory.mean_field as mf
-from checks.framework import Context, Evidence, Param, Plot, Series, check
-from checks.meanfield._model import (D3_PARAM, MODEL_PARAMS, model_matrices, validate_model, with_d3_case)
-from numerics.particles import attention_field
+import attnverify.theory.mean_field as mf
+from attnverify.checks.framework import Context, Evidence, Param, Plot, Series, check
+from attnverify.checks.meanfield._model import (D3_PARAM, MODEL_PARAMS, model_matrices, validate_model, with_d3_case)
+from attnverify.numerics.particles import attention_field
 
 
 def integrate(x0: np.ndarray, B: np.ndarray, V: np.ndarray, times: np.ndarray, rtol: float) -> np.ndarray:
@@ -90,8 +90,8 @@ def _zero_temperature_flow(p: dict, ctx: Context) -> Evidence:
         details={"rtols": list(rtols), "max_error_per_rtol": worst.tolist(), "error_per_start": errs.tolist(),
                  "x0": X0.tolist(), "times": times.tolist(), "empirical_order": order,
                  "decreasing": converging, "integrator": "scipy DOP853, atol 1e-16",
-                 "field": "numerics.particles.attention_field(beta=inf)",
-                 "closed_form": "theory.mean_field.closed_form_flow (20-pt Gauss-Legendre + Newton time change)",
+                 "field": "attnverify.numerics.particles.attention_field(beta=inf)",
+                 "closed_form": "attnverify.theory.mean_field.closed_form_flow (20-pt Gauss-Legendre + Newton time change)",
                  "certificates": [dict(c) for c in mf.spectrum(B, V).certificates]},
         plots=[Plot(title="closed form vs DOP853: refinement study", xlabel="integrator rtol",
                     ylabel="max error", logx=True, logy=True,

@@ -1,19 +1,19 @@
 """Paper B, claim 1: the zero-temperature limit X_beta[mu] -> X_inf at the rate sqrt(log(beta+1)/beta).
 
 Numeric side: X_beta[mu](x) on S^{d-1}, any d >= 2, for a positive Lipschitz (quadratic) density, by certified
-quadrature (numerics.laplace.laplace_field_certified: FLINT/Arb acb.integral, a rigorous error bound);
-analytic side: theory.mean_field.zero_temperature_field (Lagrange-multiplier maximiser).
+quadrature (attnverify.numerics.laplace.laplace_field_certified: FLINT/Arb acb.integral, a rigorous error bound);
+analytic side: attnverify.theory.mean_field.zero_temperature_field (Lagrange-multiplier maximiser).
 """
 from __future__ import annotations
 
 import mpmath as mp
 import numpy as np
 
-import theory.mean_field as mf
-from checks.framework import Context, Evidence, Param, Plot, Series, check
-from checks.meanfield._model import (D3_PARAM, MODEL_PARAMS, model_matrices,
+import attnverify.theory.mean_field as mf
+from attnverify.checks.framework import Context, Evidence, Param, Plot, Series, check
+from attnverify.checks.meanfield._model import (D3_PARAM, MODEL_PARAMS, model_matrices,
                                       validate_betas, validate_model, with_d3_case)
-from numerics.laplace import laplace_certificate, laplace_field_certified, standard_density
+from attnverify.numerics.laplace import laplace_certificate, laplace_field_certified, standard_density
 
 
 def density(phi):
@@ -31,7 +31,7 @@ def rate(beta):
 
 def field_on_grid(X: np.ndarray, B: np.ndarray, V: np.ndarray, beta: float, dps: int) -> tuple[np.ndarray, float, dict]:
     """X_beta[mu](x) at the rows of X, its rigorous error bound and certificate (task for ctx.map); mu has the
-    density :func:`numerics.laplace.standard_density` on S^{d-1}."""
+    density :func:`attnverify.numerics.laplace.standard_density` on S^{d-1}."""
     info = laplace_field_certified(X, B, V, beta, standard_density(B.shape[0]), dps=dps)
     return info.value, info.error, laplace_certificate(info, f"X_beta (beta = {beta:g}, {len(X)} points)")
 
@@ -108,7 +108,7 @@ def _zero_temperature_limit(p: dict, ctx: Context) -> Evidence:
                              f"1 + 0.5 <(cos 0.3, sin 0.3, 0, ...), y> + 0.2 y^T S y on S^{p['d'] - 1}, S the path "
                              "adjacency / its norm (>= 0.3)"),
                  "method": "polar angle about the maximiser, sphere moments in closed form, 1-D integrals by "
-                           "FLINT/Arb acb.integral (numerics.laplace.laplace_field_certified): a rigorous bound",
+                           "FLINT/Arb acb.integral (attnverify.numerics.laplace.laplace_field_certified): a rigorous bound",
                  "certificates": certs},
         plots=[Plot(title="zero-temperature limit: sup_x |X_beta - X_inf|", xlabel="beta", ylabel="error",
                     series=[Series("sup error (certified quadrature)", betas, err, style="o-"),

@@ -2,11 +2,11 @@
 (the dominant eigenspace E of V B^T) and concentrate on the dominant eigenspace E_V of the value matrix V.
 
 Order parameters q_E(t) = (1/N) sum_i |P_E x_i(t)|^2 and q_V(t) = (1/N) sum_i |P_V x_i(t)|^2 (P_E from
-theory.mean_field.spectrum, P_V from theory.mean_field.value_eigenspace). A *switch* needs a metastable phase
+attnverify.theory.mean_field.spectrum, P_V from attnverify.theory.mean_field.value_eigenspace). A *switch* needs a metastable phase
 first: t_meta = the first time q_E >= meta_level, then t_switch = the first later time at which q_V crosses 1/2
 upwards (q_V(t_meta) < 1/2 required).
 
-Analytic side of the terminal phase (theory.mean_field.terminal_rates): a tight cluster moves by the cluster
+Analytic side of the terminal phase (attnverify.theory.mean_field.terminal_rates): a tight cluster moves by the cluster
 field g(u) = P_perp_u V u, whose attracting fixed points are the dominant eigenvectors of V; the axis of the
 clusters approaches E_V at the derived rate v_1 - v_2 (gap of V). Numeric side: the axis is the top eigenvector
 e_M(t) of the second-moment matrix M(t) = (1/N) sum_i x_i x_i^T; its distance |(I - P_V) e_M| is fitted by an
@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import numpy as np
 
-import theory.mean_field as mf
-from checks.framework import Context, Evidence, Param, Plot, Series, check
-from checks.meanfield._model import (KERNEL_PARAM, MODEL_PARAMS, model_matrices, validate_betas, validate_model,
+import attnverify.theory.mean_field as mf
+from attnverify.checks.framework import Context, Evidence, Param, Plot, Series, check
+from attnverify.checks.meanfield._model import (KERNEL_PARAM, MODEL_PARAMS, model_matrices, validate_betas, validate_model,
                                      validate_resolution)
-from checks.meanfield.w2 import decay_rate, linfit
-from numerics.particles import simulate
-from numerics.sphere import particles_per_window, sample
+from attnverify.checks.meanfield.w2 import decay_rate, linfit
+from attnverify.numerics.particles import simulate
+from attnverify.numerics.sphere import particles_per_window, sample
 
 __all__ = ["trajectory", "switch_time", "cluster_axis", "ROUND_OFF", "terminal_phase"]
 
@@ -89,7 +89,7 @@ def _validate(p: dict) -> None:
                   "N = 400 and t_max = 30 the axis distance does not traverse the fit window after the late switch, "
                   "and its fit moves by up to 9e-4 between window halves: a 20-seed sweep failed 6 seeds there)",
                   low=0.0, low_open=True),
-            Param("n_particles", int, 400, "particles N (sample of mu_0, numerics.sphere)", low=10),
+            Param("n_particles", int, 400, "particles N (sample of mu_0, attnverify.numerics.sphere)", low=10),
             Param("min_per_window", float, 3.0, "required particles per softmax window at the largest beta",
                   low=0.0, low_open=True),
             Param("n_refine", int, 2, "independent samples of N/2 particles (refinement in N, sample spread)", low=0),

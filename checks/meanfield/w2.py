@@ -5,7 +5,7 @@ Triangle inequality: W2(mu^beta_t, Pi#mu_0) <= D(beta, t) + E(t) with
 * D(beta, t) = W2(mu^beta_t, mu^inf_t): the N particles integrated at beta against the same initial points moved
   by the zero-temperature flow (for a full-support density the zero-temperature field does not depend on mu, so
   mu^inf_t is the push-forward of mu_0). Groenwall: d/dt D <= eps(beta, t) + C1 D, C1 the one-sided Lipschitz
-  constant of X_inf on the sphere (theory.mean_field.growth_constant, derived, not fitted). With
+  constant of X_inf on the sphere (attnverify.theory.mean_field.growth_constant, derived, not fitted). With
   ``D_coupling = synchronous`` (large N) D is the cost (1/N sum_i |x_i^beta(t) - x_i^inf(t)|^2)^(1/2) of pairing
   each particle with its own zero-temperature image: an upper bound on that W2, and what Groenwall's argument
   bounds, so the triangle inequality below still holds with it;
@@ -13,8 +13,8 @@ Triangle inequality: W2(mu^beta_t, Pi#mu_0) <= D(beta, t) + E(t) with
 
 The check (our derivation against our numerics): E(t) -> 0 (the derived Pi is the limit: the fit window of small
 E is reached) and the derived C1 equals the supremum of the tangent log-norm of the numerical field
-(numerics.particles.attention_field at beta = inf, central differences along geodesics, maximised over the
-sphere). The claims (checks.meanfield.claims: B.theorem1, B.log_beta_time_scale) read the rest: the rate of E
+(attnverify.numerics.particles.attention_field at beta = inf, central differences along geodesics, maximised over the
+sphere). The claims (attnverify.checks.meanfield.claims: B.theorem1, B.log_beta_time_scale) read the rest: the rate of E
 against the derived c, K fitted at the smallest beta and the bound predicted at the other (held-out) betas, the
 beta-exponent of D, the time of min_t W2 against log beta. Uncertainties come from ``n_refine`` independent
 particle samples of size N/2 (a refinement in N and a sample spread at once).
@@ -24,13 +24,13 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-import theory.mean_field as mf
-from checks.framework import Context, Evidence, Param, Plot, Series, check
-from checks.meanfield._model import (KERNEL_PARAM, MODEL_PARAMS, model_matrices, validate_betas, validate_model,
+import attnverify.theory.mean_field as mf
+from attnverify.checks.framework import Context, Evidence, Param, Plot, Series, check
+from attnverify.checks.meanfield._model import (KERNEL_PARAM, MODEL_PARAMS, model_matrices, validate_betas, validate_model,
                                      validate_resolution)
-from numerics.particles import attention_field, simulate
-from numerics.sphere import particles_per_window, sample
-from numerics.wasserstein import coupling_bound, w2, w2_to_target
+from attnverify.numerics.particles import attention_field, simulate
+from attnverify.numerics.sphere import particles_per_window, sample
+from attnverify.numerics.wasserstein import coupling_bound, w2, w2_to_target
 
 __all__ = ["beta_curves", "inf_distance", "observed_log_norm", "decay_rate", "held_out", "beta_exponent",
            "minimum", "linfit", "w2_bound"]
@@ -44,7 +44,7 @@ D_DEFINITIONS = {"exact": "W2(mu^beta_t, mu^inf_t) (exact, assignment)",
 
 def target_distance(X: np.ndarray, target: np.ndarray) -> tuple[float, float]:
     """(W, r): W2 from the particles X to the uniform measure on the rows of ``target`` = Pi(x_i(0)), as the
-    midpoint W and half-width r of numerics.wasserstein.w2_to_target's certified bracket (exact transport to the
+    midpoint W and half-width r of attnverify.numerics.wasserstein.w2_to_target's certified bracket (exact transport to the
     few atoms of Pi#mu_0, O(N log N) for the two atoms +-u of a one-dimensional E; r is the rounding of the atoms)."""
     b = w2_to_target(X, target)
     return (b.lower + b.upper) / 2, (b.upper - b.lower) / 2
@@ -53,7 +53,7 @@ def target_distance(X: np.ndarray, target: np.ndarray) -> tuple[float, float]:
 def beta_curves(X0: np.ndarray, Q, K, V, beta: float, times: np.ndarray, target: np.ndarray, rtol: float,
                 kernel: str = "dense", coupling: str = "exact") -> tuple[np.ndarray, np.ndarray, float]:
     """(D(t), W(t), r): the distance D between the particles at beta and the same points under the zero-temperature
-    flow (both integrated by numerics.particles.simulate), W2 from the particles at beta to ``target`` at every
+    flow (both integrated by attnverify.numerics.particles.simulate), W2 from the particles at beta to ``target`` at every
     output time (target_distance), and the largest half-width r of those W2 brackets.
 
     ``coupling``: 'exact' -- D = W2 by assignment at every second output time (nan between); 'synchronous' --
@@ -234,7 +234,7 @@ def _validate(p: dict) -> None:
     params=[*MODEL_PARAMS,
             Param("betas", "floats", (10.0, 31.6, 100.0, 316.0), "inverse temperatures (increasing; the first fits "
                   "K, the others are held out)", low=0.0, low_open=True),
-            Param("n_particles", int, 500, "particles N (sample of mu_0, numerics.sphere)", low=10),
+            Param("n_particles", int, 500, "particles N (sample of mu_0, attnverify.numerics.sphere)", low=10),
             Param("min_per_window", float, 4.0, "required particles per softmax window at the largest beta",
                   low=0.0, low_open=True),
             Param("n_refine", int, 2, "independent samples of N/2 particles (refinement in N, sample spread)", low=1),
@@ -384,7 +384,7 @@ def w2_bound(p: dict, ctx: Context) -> Evidence:
                  "n_particles": N, "dimension": d, "particles_per_softmax_window": resolution,
                  "particles_per_softmax_window_refinement": resolution_refine,
                  "min_per_window": float(p["min_per_window"]),
-                 "w2_method": "exact (numerics.wasserstein.w2) between equal-size empirical measures",
+                 "w2_method": "exact (attnverify.numerics.wasserstein.w2) between equal-size empirical measures",
                  "integrator": f"DOPRI5(4) + projection, rtol {p['rtol']}, {p['kernel']} kernel; zero-temperature "
                                "flow by the same integrator at beta = inf",
                  "C1_method": growth["method"]},

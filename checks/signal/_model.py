@@ -8,7 +8,7 @@ import mpmath as mp
 import numpy as np
 import sympy as sp
 
-from checks.framework import Param
+from attnverify.checks.framework import Param
 
 MODEL_PARAMS = (
     Param("sign", str, "fixed", "model option: 'fixed' signal sign, or 'symmetric' (one Rademacher sign per sequence)",

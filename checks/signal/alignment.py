@@ -1,11 +1,11 @@
 """Paper A, claim 5: the 30-run experiment (R = 500, L - R = 10000, theta = 0.25) and what sets its final alignment.
 
-Numeric side: independent projected-SGA runs (numerics.sga.projected_sga, full d-dim tokens, batched over runs),
+Numeric side: independent projected-SGA runs (attnverify.numerics.sga.projected_sga, full d-dim tokens, batched over runs),
 q_0 uniform on the sphere, eta_k = a/(k + b); and the ingredients of the O(eta) terms, S(rho) = Var<xi, g> and
-G(rho) = E||g||^2 on a rho grid (numerics.tangent_field.tangent_gradient_moments). d and the schedule are not given
+G(rho) = E||g||^2 on a rho grid (attnverify.numerics.tangent_field.tangent_gradient_moments). d and the schedule are not given
 by the paper; they are parameters here and are reported.
 Analytic side: each run's mean path from its own state by the second-order recursion of signal.ode_tracks_sga
-(checks.signal.ode_tracking.second_order_mean: the ODE rho' = F(rho) in t_k = sum eta_j plus its O(eta) terms, the
+(attnverify.checks.signal.ode_tracking.second_order_mean: the ODE rho' = F(rho) in t_k = sum eta_j plus its O(eta) terms, the
 normalisation drift -(eta^2/2) rho G and the noise term F'' V / 2, with V the variance recursion), F the closed form
 with the finite-size term. The expansion in eta needs eta_k^2 max G <= 0.05: each run is predicted from its own rho at
 the first record past that step (rho_0 at the quick defaults; SGA is Markov in rho). Its end point is the SGA noise floor: near rho = 1, u = 1 - rho has the quasi-stationary
@@ -24,13 +24,13 @@ from __future__ import annotations
 import numpy as np
 from scipy.stats import t as student_t
 
-from checks.framework import Context, Evidence, Param, Plot, Series, check
-from checks.signal._model import MODEL_PARAMS, validate_model
-from checks.signal.ode_tracking import S_DIFF, second_order_mean
-from checks.signal.reduced_field import field_function, model_args, model_of
-from numerics.sga import projected_sga, step_sizes
-from numerics.signal_model import SignalModel
-from numerics.tangent_field import tangent_gradient_moments
+from attnverify.checks.framework import Context, Evidence, Param, Plot, Series, check
+from attnverify.checks.signal._model import MODEL_PARAMS, validate_model
+from attnverify.checks.signal.ode_tracking import S_DIFF, second_order_mean
+from attnverify.checks.signal.reduced_field import field_function, model_args, model_of
+from attnverify.numerics.sga import projected_sga, step_sizes
+from attnverify.numerics.signal_model import SignalModel
+from attnverify.numerics.tangent_field import tangent_gradient_moments
 
 PAPER_MEAN_ALIGNMENT = 0.9965  # the paper's reported mean final |<q, xi>| over 30 runs (THEORY.md, claim 5)
 N_TASKS = 4

@@ -2,8 +2,8 @@
 signal.alignment_30_runs (verdicts computed from Result.details of the same run, never typed in)."""
 from __future__ import annotations
 
-from checks.claims import ClaimVerdict, claim
-from checks.framework import Result
+from attnverify.checks.claims import ClaimVerdict, claim
+from attnverify.checks.framework import Result
 
 SCALE_RESOLUTION = 0.05     # the mean path must resolve the scale of F to 5 % (1 se) to speak for the claim
 PAPER_SCALE = {"R": 500, "L": 10500, "theta": 0.25, "n_runs": 30}

@@ -5,12 +5,12 @@ informative mass w(rho) = R e^{beta theta rho} / (R e^{beta theta rho} + (L - R)
 1/(beta theta) centred at rho_0 = log((L - R)/R) / (beta theta): attention filtering at its sharpest. The rho grid
 resolves that step (rho_0 + k/(beta theta), k = -4..4) and the plateaus on both sides.
 
-Analytic side: theory.signal_recovery.population_objective(sign, finite_size=True), evaluated by
-checks.signal._model.numeric_function (mpmath where double overflows). Numeric side: numerics.signal_mc in
+Analytic side: attnverify.theory.signal_recovery.population_objective(sign, finite_size=True), evaluated by
+attnverify.checks.signal._model.numeric_function (mpmath where double overflows). Numeric side: attnverify.numerics.signal_mc in
 log-space, full d-dim tokens, common random numbers (the covariance across the grid is estimated). Decision: one
 family of two-sided z-tests, Bonferroni-corrected: the level at every rho, the contrasts against the first grid point
 (common random numbers cancel most of the shared noise) and the fitted scale ratio sum MC / sum closed with its
-standard error (checks.signal.objective.family_statistics).
+standard error (attnverify.checks.signal.objective.family_statistics).
 
 Scope of the tolerance: the closed form includes the O(1/L) terms (orthogonal noise and the in-plane delta-method
 term); the remainder is O(1/R^2). On the informative plateau the largest in-plane piece, the ratio bias of the
@@ -28,11 +28,11 @@ import dataclasses
 
 import numpy as np
 
-from checks.framework import Context, Evidence, Param, Plot, Series, check
-from checks.signal._model import MODEL_PARAMS, validate_model
-from checks.signal.objective import bonferroni_z, closed_form, family_statistics
-from numerics.signal_mc import Estimate, estimate, objective_samples
-from numerics.signal_model import SignalModel
+from attnverify.checks.framework import Context, Evidence, Param, Plot, Series, check
+from attnverify.checks.signal._model import MODEL_PARAMS, validate_model
+from attnverify.checks.signal.objective import bonferroni_z, closed_form, family_statistics
+from attnverify.numerics.signal_mc import Estimate, estimate, objective_samples
+from attnverify.numerics.signal_model import SignalModel
 
 MAX_BIAS_OVER_SE = 0.25
 _DEFAULTS = {"theta": 1.0, "beta": 1000.0, "sigma": 1e-5, "d": 5}

@@ -1,10 +1,10 @@
 """Paper A, claim 1: the closed-form population objective J(rho) against Monte Carlo.
 
-Analytic side: theory.signal_recovery.population_objective(sign, finite_size=True), the long-sequence limit
+Analytic side: attnverify.theory.signal_recovery.population_objective(sign, finite_size=True), the long-sequence limit
 J(rho) plus the O(1/L) terms: the orthogonal-noise term (d-1) sigma^2 E sum a_i^2 and the in-plane delta-method
 term (q-direction noise, ratio bias, informative-mass fluctuation), evaluated by numeric_function.
 
-Numeric side: numerics.signal_mc.objective_rb_cv, a Monte Carlo of E||f_q(X)||^2 that stands alone: conditional
+Numeric side: attnverify.numerics.signal_mc.objective_rb_cv, a Monte Carlo of E||f_q(X)||^2 that stands alone: conditional
 Monte Carlo over the (d - 2) token directions orthogonal to span(xi, q) (exact: E[|sum_i a_i z_i^C|^2 | scores] =
 (d - 2) sigma^2 sum_i a_i^2), control variates of known mean 0 (Gaussian tilting identities) regressed out, and
 common random numbers across the rho grid, so the full covariance of the grid is estimated and any contrast has its
@@ -36,12 +36,12 @@ import dataclasses
 import numpy as np
 from scipy.stats import norm, t as student_t
 
-import theory.signal_recovery as S
-from checks.claims import ClaimVerdict, claim
-from checks.framework import Context, Evidence, Param, Plot, Series, check
-from checks.signal._model import MODEL_PARAMS, numeric_function, validate_model
-from numerics.signal_mc import Estimate, objective_rb_cv
-from numerics.signal_model import SignalModel
+import attnverify.theory.signal_recovery as S
+from attnverify.checks.claims import ClaimVerdict, claim
+from attnverify.checks.framework import Context, Evidence, Param, Plot, Series, check
+from attnverify.checks.signal._model import MODEL_PARAMS, numeric_function, validate_model
+from attnverify.numerics.signal_mc import Estimate, objective_rb_cv
+from attnverify.numerics.signal_model import SignalModel
 
 _DEFAULTS = {"R": 400, "L": 8400}
 #: measured at beta = sigma = 1 (module docstring): remainder of the closed form <= REMAINDER_K d / (L R) of J (the
@@ -71,7 +71,7 @@ def _validate(p: dict) -> None:
 
 
 def closed_form(sign: str, finite_size: bool):
-    """J(rho, theta, beta, sigma, R, L, d) from theory.signal_recovery as a NumPy function (numeric_function)."""
+    """J(rho, theta, beta, sigma, R, L, d) from attnverify.theory.signal_recovery as a NumPy function (numeric_function)."""
     args = (S.rho, S.theta, S.beta, S.sigma, S.R, S.L, S.d)
     return numeric_function(S.population_objective(sign, finite_size), args)
 
