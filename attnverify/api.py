@@ -114,7 +114,7 @@ def run(ids: list[str] | str | None = None, *, profile: str = "quick", seed: int
         overrides: dict[str, Any] | None = None, executor: Executor | None = None,
         progress: Callable[[str, float], None] | None = None,
         on_result: Callable[[Report], None] | None = None, store: Any = None) -> Report:
-    """Run the checks ``ids`` (a check id, a family such as ``"signal"``, a list of them, or None for all) and
+    """Run the checks ``ids`` (a check id, a paper's model name for all its checks, a list of them, or None for all) and
     return the :class:`Report` with its claims ledger. Bad input raises :class:`~attnverify.checks.framework.InputError`
     before anything runs; the same seed gives the same results. ``on_result(report)`` is called after each
     check with the report so far (claims not yet evaluated). ``store``: a ``attnverify.checks.store.TaskStore``; finished

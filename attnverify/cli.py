@@ -48,11 +48,15 @@ def build_parser() -> Parser:
     parser = Parser(prog="attnverify", description="Symbolic-numeric verifier for softmax-attention theory.")
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     sub = parser.add_subparsers(dest="command", parser_class=Parser)
-    lister = sub.add_parser("list", help="the catalogue of checks")
-    lister.add_argument("ids", nargs="*", help="check ids or families to list (default: all)")
+    lister = sub.add_parser("list", help="the catalogue of checks (or the papers, or the quantities a claim may state)")
+    lister.add_argument("ids", nargs="*", help="check ids or a paper's model name (default: all)")
     lister.add_argument("--params", action="store_true", help="also list each check's parameters and defaults")
+    lister.add_argument("--models", action="store_true", help="list the registered papers: model name, claim "
+                        "prefix, citation and the model options of 'derive --set'")
+    lister.add_argument("--quantities", action="store_true", help="list the quantities a claim may state "
+                        "(attnverify audit), with their symbols and options")
     run = sub.add_parser("run", help="run checks and print the audit table and the claims ledger")
-    run.add_argument("ids", nargs="*", help="check ids or families (signal, meanfield); default: all")
+    run.add_argument("ids", nargs="*", help="check ids or a paper's model name (attnverify list); default: all")
     _add_run_options(run)
     run.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE",
                      help="override a model option or parameter (repeatable)")
@@ -66,12 +70,10 @@ def build_parser() -> Parser:
                         "(for the README's findings section), stating the profile and seed")
     _add_force(claims)
     derive = sub.add_parser("derive", help="print a derivation step by step")
-    derive.add_argument("model", help="signal or meanfield")
+    derive.add_argument("model", help="a paper's model name (attnverify list --models)")
     derive.add_argument("--latex", action="store_true", help="print the results as LaTeX")
-    derive.add_argument("--sign", default="fixed", help="Paper A sign model: fixed (default) or symmetric")
     derive.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE",
-                        help="signal: substitute theta, beta, sigma, R, L, d; meanfield: the matrices Q, K, V "
-                             "(and d): shows Pi, the rate and the bound for them")
+                        help="a model option of the paper (attnverify list --models): the derivation at that value")
     derive.add_argument("--width", default=None, help="columns of the output (default: the terminal's)")
     latex = sub.add_parser("latex", help="write a LaTeX document: the derivations (and the audit)")
     latex.add_argument("-o", "--output", required=True, metavar="FILE.tex")
@@ -138,15 +140,36 @@ def validate_outputs(args: argparse.Namespace) -> None:
 # ----------------------------------------------------------------------------------------------
 # list
 # ----------------------------------------------------------------------------------------------
-def cmd_list(with_params: bool = False, ids: list[str] | None = None, width: int | None = None) -> int:
+def cmd_list(args: argparse.Namespace, width: int | None = None) -> int:
     from attnverify.report import _set_syntax
+    from attnverify.checks.registry import papers
     from attnverify.checks.runner import select
 
     width = width or max(60, shutil.get_terminal_size((100, 24)).columns)
-    for c in select(ids or None):
+    if args.models or args.quantities:
+        if args.ids:
+            raise InputError("list --models / --quantities take no check ids")
+        for p in papers():
+            if args.models:
+                print(f"{p.model}  (Paper {p.key}: checks {p.model}.*, claims {p.key}.*)")
+                print(textwrap.fill(f"{p.title}. {p.citation}", width, initial_indent="    ", subsequent_indent="    "))
+                for prm in p.params:
+                    print(textwrap.fill(f"--set {prm.name}={_set_syntax(prm.default)}: {prm.help}", width,
+                                        initial_indent="      ", subsequent_indent="          "))
+                print()
+                continue
+            for q in p.quantities():
+                print(f"{p.model}.{q.name}  ({', '.join(q.symbols)})")
+                print(textwrap.fill(q.description, width, initial_indent="    ", subsequent_indent="    "))
+                for prm in q.options:
+                    print(textwrap.fill(f"option {prm.name} = {_set_syntax(prm.default)}: {prm.help}", width,
+                                        initial_indent="      ", subsequent_indent="          "))
+                print()
+        return 0
+    for c in select(args.ids or None):
         print(f"{c.id}  ({c.source})")
         print(textwrap.fill(c.claim, width, initial_indent="    ", subsequent_indent="    "))
-        if with_params:
+        if args.params:
             for prm in c.params:
                 paper = f" (paper: {_set_syntax(c.paper[prm.name])})" if prm.name in c.paper else ""
                 print(textwrap.fill(f"--set {prm.name}={_set_syntax(prm.default)}{paper}: {prm.help}", width,
@@ -351,54 +374,11 @@ def _task_store(args: argparse.Namespace):
 # derive and latex
 # ----------------------------------------------------------------------------------------------
 def cmd_derive(args: argparse.Namespace) -> int:
-    from attnverify.derive import MODELS, SIGNS, render, render_meanfield_for
+    """Print a paper's derivation, at the model options given with --set (validated as ``run`` validates them)."""
+    from attnverify.derive import render
 
-    if args.model not in MODELS:
-        raise InputError(f"unknown model {args.model!r} (choose from {', '.join(MODELS)})")
-    if args.sign not in SIGNS:
-        raise InputError(f"--sign: {args.sign!r} is not one of {', '.join(SIGNS)}")
     width = non_negative_int("--width", args.width) if args.width is not None else None
-    sets = parse_sets(args.sets)
-    if args.model == "meanfield":
-        if args.sign != "fixed":
-            raise InputError("--sign is a Paper A option (derive signal); Paper B has no sign model")
-        if sets:
-            from attnverify.checks.framework import Param
-            from attnverify.checks.meanfield._model import MODEL_PARAMS, model_matrices
-
-            params = {p.name: p for p in MODEL_PARAMS}
-            unknown = [k for k in sets if k not in params]
-            if unknown:
-                raise InputError(f"derive meanfield --set: unknown key {unknown[0]!r} (takes {', '.join(params)})")
-            values = {n: (p.parse(sets[n]) if n in sets else p.default) for n, p in params.items()}
-            if "d" not in sets:
-                shapes = {len(values[n]) for n in ("Q", "K", "V") if n in sets}
-                if len(shapes) == 1:
-                    values["d"] = shapes.pop()
-                    for n in ("Q", "K", "V"):
-                        if n not in sets and values[n].shape != (values["d"], values["d"]):
-                            raise InputError(f"{n}: default is {values[n].shape[0]}x{values[n].shape[0]}; give {n} "
-                                             f"for d = {values['d']}")
-            try:
-                from attnverify.checks.meanfield._model import validate_model
-
-                validate_model(values)
-                print(render_meanfield_for(*model_matrices(values), latex=args.latex, width=width))
-            except ValueError as exc:
-                raise InputError(str(exc).splitlines()[0]) from None
-            return 0
-        print(render("meanfield", latex=args.latex, width=width))
-        return 0
-    values = {}
-    if sets:
-        from attnverify.checks.signal._model import MODEL_PARAMS
-
-        params = {p.name: p for p in MODEL_PARAMS if p.name != "sign"}
-        for k, text in sets.items():
-            if k not in params:
-                raise InputError(f"derive signal --set: unknown key {k!r} (takes {', '.join(params)})")
-            values[k] = params[k].parse(text)
-    print(render("signal", latex=args.latex, sign=args.sign, width=width, values=values or None))
+    print(render(args.model, latex=args.latex, width=width, options=parse_sets(args.sets)))
     return 0
 
 
@@ -469,7 +449,7 @@ def main(argv: list[str] | None = None) -> int:
         if getattr(args, "profile", "quick") not in PROFILES:
             raise InputError(f"unknown profile {args.profile!r} (choose from {', '.join(PROFILES)})")
         validate_outputs(args)
-        handler = {"list": lambda: cmd_list(args.params, args.ids), "run": lambda: cmd_run(args),
+        handler = {"list": lambda: cmd_list(args), "run": lambda: cmd_run(args),
                    "claims": lambda: cmd_claims(args),
                    "derive": lambda: cmd_derive(args), "latex": lambda: cmd_latex(args),
                    "bench": lambda: bench_cli.cmd_bench(args),

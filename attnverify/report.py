@@ -222,43 +222,25 @@ def plot_file_name(check_id: str, index: int) -> str:
 
 
 # ----------------------------------------------------------------------------------------------
-# the formulas each check tests (labels of derivation steps)
+# the formulas each check tests (its paper's ``Paper.formulas``)
 # ----------------------------------------------------------------------------------------------
-FORMULAS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "signal.objective_vs_montecarlo": ("signal", (r"w(\rho)", r"J_{\mathrm{fixed}}(\rho)", r"\Delta_d(\rho)")),
-    "signal.reduced_field_identity": ("signal", (r"F(\rho)", r"F_{\mathrm{fixed}}(\rho)")),
-    "signal.equilibria_stability": ("signal", (r"F_{\mathrm{fixed}}(\rho)", r"F'(1) + 2 J'(1)")),
-    "signal.ode_tracks_sga": ("signal", (r"F(\rho)",)),
-    "signal.attention_on_noise": ("signal", (r"w(\rho)",)),
-    "signal.low_temperature": ("signal", (r"w(\rho)", r"w'(\rho)", r"J_{\mathrm{fixed}}(\rho)")),
-    "signal.alignment_30_runs": ("signal", (r"F(\rho)",)),
-    "signal.sign_ambiguity": ("signal", (r"F_{\mathrm{fixed}}(\rho)", r"J_{\mathrm{sym}}(\rho)")),
-    "meanfield.zero_temperature_limit": ("meanfield", (r"y^*_i", r"X_\infty(x)")),
-    "meanfield.zero_temperature_flow": ("meanfield", (r"X_\infty(x)", r"r_{2}")),
-    "meanfield.projection_stationary": ("meanfield", (r"\Pi_{\dim E=1}(x_0)", r"\lambda_j")),
-    "meanfield.w2_bound": ("meanfield", (r"b(\beta,t)", r"t^*(\beta)")),
-    "meanfield.terminal_phase": ("meanfield", (r"\lim t^*/\log\beta",)),
-}
-
-
 def formulas_for(result: Result) -> list[str]:
-    """The LaTeX of the closed forms ``result``'s check tests (from the cached derivation); [] if none is known."""
-    entry = FORMULAS.get(result.id)
-    if entry is None:
-        return []
+    """The LaTeX of the closed forms ``result``'s check compares (from its paper's adapter); [] if none."""
+    from attnverify.checks.registry import paper_of
+
     from attnverify.derive import derivation
 
-    model, labels = entry
-    sign = result.params.get("sign", "fixed") if model == "signal" else "fixed"
-    steps = derivation(model, sign if sign in ("fixed", "symmetric") else "fixed")
-    if model == "signal" and sign == "symmetric":
-        steps += [s for s in derivation(model, "fixed") if s.label not in {t.label for t in steps}]
-    out = []
-    for label in labels:
-        step = next((s for s in steps if s.label == label), None)
-        if step is not None and len(step.latex()) < 1500:
-            out.append(step.latex())
-    return out
+    p = paper_of(result.id)
+    if p is None:
+        return []
+    options, labels = p.formulas(result.id, result.params)
+    if not labels:
+        return []
+    steps = derivation(p.model, **options)
+    if options:                                   # steps of the default options complete a variant's derivation
+        steps += [s for s in derivation(p.model) if s.label not in {t.label for t in steps}]
+    found = [next((s for s in steps if s.label == label), None) for label in labels]
+    return [s.latex() for s in found if s is not None and len(s.latex()) < 1500]
 
 
 # ----------------------------------------------------------------------------------------------

@@ -96,11 +96,13 @@ def _check_json_path(path: str | None) -> None:
 
 def cmd_selftest(args: argparse.Namespace) -> int:
     """Run the mutation self-test or the seed sweep; print a table; write JSON to ``args.json_path`` if given."""
-    from attnverify.mutants import KNOWN_GAPS, MUTANTS, by_name
+    from attnverify.mutants import KNOWN_GAPS, all_mutants, by_name
 
     if getattr(args, "list_mutants", False):
-        for m in MUTANTS:
-            print(f"{m.name:<38} {m.module}.{m.attribute:<24} {m.description}")
+        rows = [(m.name, f"{m.module}.{m.attribute}", m.description) for m in all_mutants()]
+        w0, w1 = (max(len(r[i]) for r in rows) for i in (0, 1))
+        for name, where, what in rows:
+            print(f"{name:<{w0}}  {where:<{w1}}  {what}")
         return 0
     power_mode = bool(getattr(args, "power", False))
     if sum((bool(args.mutants), power_mode, args.seeds is not None and not power_mode)) != 1:
@@ -115,7 +117,7 @@ def cmd_selftest(args: argparse.Namespace) -> int:
         return _seed_sweep(_count("--seeds", args.seeds, 1), args.json_path, say)
     seed = _count("--seed", args.seed, 0)
     try:
-        chosen = [by_name(n) for n in args.only] if args.only else list(MUTANTS)
+        chosen = [by_name(n) for n in args.only] if args.only else list(all_mutants())
     except ValueError as exc:
         raise InputError(str(exc)) from None
     from attnverify.mutation import selftest
@@ -151,16 +153,20 @@ def _seed_sweep(n: int, json_path: str | None, say) -> int:
 def _power(args: argparse.Namespace, say) -> int:
     """``selftest --power``: validate the ids and families first, then measure; exit 0 iff every target is met
     (``--smoke``: every smoke row rejected and its baseline passing)."""
-    from attnverify.power import FAMILIES, PLAN, markdown, power, smoke, table
+    from attnverify.power import families, markdown, plan, power, smoke, table
     from attnverify.checks.runner import select
 
     ids = [c.id for c in select(args.only)] if args.only else None
-    planned = {r.check for r in PLAN}
+    planned = {r.check for r in plan()}
     if ids and not set(ids) & planned:
         raise InputError(f"--only: no power rows for {', '.join(ids)}")
-    unknown = [f for f in (args.families or []) if f not in FAMILIES]
+    known = families()
+    unknown = [f for f in (args.families or []) if f not in known]
     if unknown:
-        raise InputError(f"--families: unknown family {unknown[0]!r} (known: {', '.join(FAMILIES)})")
+        from attnverify.checks.framework import did_you_mean
+
+        raise InputError(f"--families: unknown family {unknown[0]!r}{did_you_mean(unknown[0], list(known))} "
+                         f"(known: {', '.join(known)})")
     n_seeds = _count("--seeds", args.seeds, 1) if args.seeds is not None else 5
     jobs = _count("--jobs", args.jobs, 1)
     if args.smoke:

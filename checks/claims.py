@@ -111,9 +111,10 @@ CLAIMS: dict[str, Claim] = {}
 
 def claim(*, id: str, paper: str, statement: str, source: str, needs: Sequence[str],
           uses: Sequence[str] = ()) -> Callable:
-    """Register ``evaluate(results) -> ClaimVerdict`` as the claim ``id`` (``paper``: "A" or "B")."""
-    if paper not in ("A", "B"):
-        raise TypeError(f"claim {id}: paper must be 'A' or 'B', got {paper!r}")
+    """Register ``evaluate(results) -> ClaimVerdict`` as the claim ``id`` of the paper whose key is ``paper`` (the
+    id starts with that key: ``A.name``)."""
+    if not id.startswith(f"{paper}."):
+        raise TypeError(f"claim {id}: the id must start with its paper's key {paper!r} and a dot")
     if not needs:
         raise TypeError(f"claim {id}: needs at least one check")
 
@@ -150,7 +151,7 @@ def evaluate_claim(c: Claim, results: dict[str, Result]) -> ClaimResult:
 
 
 def all_claims() -> list[Claim]:
-    """Every registered claim, Paper A first, in registration order within a paper."""
+    """Every registered claim, papers by key, in registration order within a paper."""
     from attnverify.checks.registry import load
 
     load()

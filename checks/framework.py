@@ -24,6 +24,14 @@ class InputError(ValueError):
     """Bad input from the user: an unknown id, profile or key, or an invalid parameter value."""
 
 
+def did_you_mean(name: str, known: Sequence[str]) -> str:
+    """`` (did you mean X?)`` for the closest of ``known`` to a mistyped ``name`` (difflib), else ``""``."""
+    import difflib
+
+    close = difflib.get_close_matches(name, list(known), n=2, cutoff=0.6)
+    return f" (did you mean {' or '.join(close)}?)" if close else ""
+
+
 PROFILES = ("quick", "paper")
 KINDS = (float, int, str, bool, "floats", "ints", "matrix")
 
@@ -83,6 +91,10 @@ class Param:
         except ValueError:
             raise InputError(f"{self.name}: expected {self.kind_name()}, got {text!r}") from None
         return self.validate(value)
+
+    def read(self, raw: Any) -> Any:
+        """A value given by the user: command-line text is parsed, anything else validated."""
+        return self.parse(raw) if isinstance(raw, str) and self.kind is not str else self.validate(raw)
 
     def kind_name(self) -> str:
         names = {float: "a number", int: "an integer", str: "a string", bool: "true or false",
@@ -388,20 +400,26 @@ class Check:
         values = {}
         for prm in self.params:
             if prm.name in overrides:
-                raw = overrides[prm.name]
-                values[prm.name] = prm.parse(raw) if isinstance(raw, str) and prm.kind is not str else prm.validate(raw)
+                values[prm.name] = prm.read(overrides[prm.name])
             elif profile == "paper" and prm.name in self.paper:
                 values[prm.name] = prm.validate(self.paper[prm.name])
             else:
                 values[prm.name] = prm.validate(prm.default)
-        if self.validate is not None:
-            try:
-                self.validate(values)
-            except InputError:
-                raise
-            except (ValueError, TypeError, ArithmeticError) as exc:
-                raise InputError(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from None
+        validated(self.validate, values)
         return values
+
+
+def validated(validate: Callable[[dict], None] | None, values: dict) -> dict:
+    """``values`` after ``validate(values)`` (cross-parameter constraints) accepted them; its ValueError (or
+    TypeError, ArithmeticError) becomes one-line :class:`InputError`."""
+    if validate is not None:
+        try:
+            validate(values)
+        except InputError:
+            raise
+        except (ValueError, TypeError, ArithmeticError) as exc:
+            raise InputError(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from None
+    return values
 
 
 REGISTRY: dict[str, Check] = {}

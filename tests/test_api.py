@@ -47,7 +47,7 @@ def test_closed_forms_are_sympy_objects():
     Pi = f.Pi(B, V)
     x1, x2 = sp.symbols("x1 x2", real=True)
     assert Pi.subs({x1: sp.Rational(3, 10), x2: sp.Rational(-2, 5)}) == sp.Matrix([0, -1])   # E = span(e2): V B^T = diag(2, 3)
-    assert f.bound(c=sp.Rational(1, 3)).has(sp.exp(-attnverify.symbols.meanfield.t / 3))
+    assert f.bound(c=sp.Rational(1, 3)).has(sp.exp(-attnverify.symbols.t / 3))
 
 
 @pytest.fixture
@@ -112,20 +112,20 @@ def test_derivation_cache_is_keyed_by_code_and_survives_a_broken_entry(tmp_path,
 
     calls = []
 
-    def compute(model, sign):          # a cheap stand-in derivation: this test is about the cache
-        calls.append((model, sign))
-        return [Step("a step", attnverify.symbols.rho ** 2 + attnverify.symbols.theta, "because", r"x")]
+    def compute(model, values):        # a cheap stand-in derivation: this test is about the cache
+        calls.append((model, dict(values)))
+        return "title", [Step("a step", attnverify.symbols.rho ** 2 + attnverify.symbols.theta, "because", r"x")]
 
     monkeypatch.setattr(derive, "_compute", compute)
     a = derive.derivation("meanfield")
     b = derive.derivation("meanfield")
-    assert calls == [("meanfield", "fixed")]                          # the second call read the cache
+    assert calls == [("meanfield", {})]                               # the second call read the cache
     assert [s.result for s in a] == [s.result for s in b]
-    files = list((tmp_path / "derivations").glob("meanfield-fixed-*.pickle"))
+    files = list((tmp_path / "derivations").glob("meanfield-*.pickle"))
     assert len(files) == 1 and derive.code_version() in files[0].name
     files[0].write_bytes(b"not a pickle")                             # a broken entry is recomputed
     c = derive.derivation("meanfield")
-    assert calls == [("meanfield", "fixed")] * 2 and [s.result for s in c] == [s.result for s in a]
+    assert calls == [("meanfield", {})] * 2 and [s.result for s in c] == [s.result for s in a]
     assert pickle.loads(files[0].read_bytes())                        # and rewritten
     monkeypatch.setattr(derive, "code_version", lambda: "another-version")
     derive.derivation("meanfield")

@@ -14,7 +14,9 @@ import attnverify.numerics.sga
 import attnverify.numerics.signal_mc
 import attnverify.numerics.signal_model
 import attnverify.theory.signal_recovery as S
-from attnverify.mutants import KNOWN_GAPS, MUTANTS, by_name
+from attnverify.mutants import KNOWN_GAPS, all_mutants, by_name
+
+MUTANTS = all_mutants()
 from attnverify.mutation import Mutant, injected, is_crash, run_mutant, selftest
 from attnverify.checks.registry import all_checks
 

@@ -12,7 +12,10 @@ import sympy as sp
 
 import attnverify.theory.mean_field as MF
 import attnverify.theory.signal_recovery as S
-from attnverify.power import FAMILIES, PLAN, Row, measure_row, perturbed, smoke
+from attnverify.checks.plugin import PowerRow as Row
+from attnverify.power import families, measure_row, perturbed, plan, smoke
+
+FAMILIES, PLAN = families(), plan()
 
 PARAMS = {"theta": 0.7, "beta": 1.0, "sigma": 1.0, "R": 50, "L": 1050, "d": 20}
 

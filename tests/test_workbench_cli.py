@@ -256,7 +256,9 @@ def test_derive_meanfield_for_the_users_matrices(capsys):
 
 
 def test_derive_bad_input(capsys):
-    assert main(["derive", "signal", "--sign", "odd"]) == 2
+    assert main(["derive", "signal", "--set", "sign=odd"]) == 2
+    assert main(["derive", "signal", "--set", "R=2000", "--set", "L=100"]) == 2     # run refuses it too
+    assert main(["derive", "nosuchmodel"]) == 2
     assert main(["derive", "signal", "--set", "thetta=1"]) == 2
     assert main(["derive", "signal", "--set", "theta=-1"]) == 2
 

@@ -23,14 +23,17 @@ MODEL_PARAMS = (
 
 
 def validate_model(p: dict) -> None:
-    """Cross-parameter constraints: 1 <= R < L (at least one nuisance token), and beta^2 sigma^2 <= log L, the range
-    of the finite-size term (at least one effective token: L e^(-beta^2 sigma^2) >= 1) that every closed form
-    compared with sampled sequences includes."""
-    if p["R"] > p["L"]:
-        raise ValueError(f"R = {p['R']} exceeds L = {p['L']}: R counts informative tokens among L")
-    if p["R"] == p["L"]:
-        raise ValueError(f"R = L = {p['L']}: the model needs at least one nuisance token (R < L)")
-    if p.get("finite_size", True) and p["beta"] * p["sigma"] > np.sqrt(np.log(p["L"])):
+    """Cross-parameter constraints between the options given (``p`` may hold a subset, as for ``derive``):
+    1 <= R < L (at least one nuisance token), and beta^2 sigma^2 <= log L, the range of the finite-size term (at
+    least one effective token: L e^(-beta^2 sigma^2) >= 1) that every closed form compared with sampled sequences
+    includes."""
+    if "R" in p and "L" in p:
+        if p["R"] > p["L"]:
+            raise ValueError(f"R = {p['R']} exceeds L = {p['L']}: R counts informative tokens among L")
+        if p["R"] == p["L"]:
+            raise ValueError(f"R = L = {p['L']}: the model needs at least one nuisance token (R < L)")
+    if p.get("finite_size", True) and all(k in p for k in ("beta", "sigma", "L")) \
+            and p["beta"] * p["sigma"] > np.sqrt(np.log(p["L"])):
         raise ValueError(f"the finite-size term needs beta^2 sigma^2 <= log L, got beta sigma = "
                          f"{p['beta'] * p['sigma']:.4g} > sqrt(log L) = {np.sqrt(np.log(p['L'])):.4g}")
 
