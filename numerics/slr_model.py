@@ -208,6 +208,31 @@ def check_overlaps(value: object) -> np.ndarray:
     return ov
 
 
+def realise_overlaps(ov: object, d: int, rng: np.random.Generator | None = None
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Unit k, v and orthonormal k*, v* in R^d with the given overlaps (5,) or (n, 5): (k, v, k*, v*), each (d,) or
+    (n, d). The 4 x 4 Gram matrix of (k, v, k*, v*) is factored as G = A A^T (symmetric eigendecomposition, so PSD
+    boundary points work); the rows of A are coordinates in a 4-frame of R^d: e_1..e_4 when ``rng`` is None, a
+    Haar-random orthonormal frame otherwise (then k*, v* have the model's law). Needs d >= 4."""
+    o = check_overlaps(ov)
+    d = integer(d, "d", 4)
+    flat = o.reshape(-1, 5)
+    w, U = np.linalg.eigh(gram(flat))
+    A = U * np.sqrt(np.clip(w, 0.0, None))[:, None, :]                 # (n, 4, 4), A A^T = G
+    if rng is None:
+        frames = np.broadcast_to(np.eye(d)[:4], (flat.shape[0], 4, d))
+    else:
+        g = generator(rng).standard_normal((flat.shape[0], d, 4))
+        q, r = np.linalg.qr(g)
+        frames = np.swapaxes(q * np.sign(np.diagonal(r, axis1=-2, axis2=-1))[:, None, :], 1, 2)   # Haar frames
+    P = A @ frames                                                      # (n, 4, d): rows k, v, k*, v*
+    P[:, 2] /= np.linalg.norm(P[:, 2], axis=-1, keepdims=True)          # remove the O(1e-16) norm error
+    P[:, 3] -= np.sum(P[:, 3] * P[:, 2], axis=-1, keepdims=True) * P[:, 2]
+    P[:, 3] /= np.linalg.norm(P[:, 3], axis=-1, keepdims=True)
+    out = tuple(P[:, i] for i in range(4))
+    return tuple(x[0] for x in out) if o.ndim == 1 else out
+
+
 def _uniform_orthogonal(basis: list[np.ndarray], shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
     """Uniform unit vectors orthogonal to the (row-wise orthonormal) vectors in ``basis``: a Gaussian projected
     off each of them (Gram-Schmidt applied twice for rounding) and normalised."""

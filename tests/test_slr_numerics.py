@@ -15,7 +15,8 @@ from scipy.stats import multivariate_normal
 from attnverify.numerics import slr_quadrature as Q
 from attnverify.numerics.slr import (SLRModel, bayes_prediction, bayes_risk_mc, check_overlaps, convergence,
                                      distance_to_manifold, draw_targets, empirical_loss_grad, least_squares,
-                                     linear_baseline, overlaps, pgd, posterior_weights, predictor, risk_gradient_fd,
+                                     linear_baseline, overlaps, pgd, posterior_weights, predictor, realise_overlaps,
+                                     risk_gradient_fd,
                                      risk_mc, risk_quadrature, risk_terms, sample_tasks, sgd, sgd_reference,
                                      start_manifold, start_sphere)
 
@@ -86,6 +87,21 @@ def test_mc_risk_agrees_with_quadrature(d, L, gamma, eps, lam, method, n):
     mu, se = risk_mc(m, K, V, ks, vs, lam, n, np.random.default_rng(7), method=method)
     exact = risk_quadrature(m, overlaps(K, V, ks, vs), lam)
     assert np.all(np.abs(mu - exact) < Z_MAX * se), (mu - exact) / se
+
+
+def test_realised_overlaps_round_trip_and_mc_at_prescribed_points():
+    """realise_overlaps builds vectors with prescribed overlaps (oracle, on M, off M); the MC risk at those vectors
+    matches the quadrature at the prescribed overlaps."""
+    ov = np.array([[1.0, 1.0, 0.0, 0.0, 0.0], [0.7, -0.5, 0.0, 0.0, 0.0], [0.6, 0.7, 0.2, -0.3, 0.4]])
+    m = SLRModel(d=400, L=10, gamma=math.sqrt(0.5), eps=0.1)
+    for rng in (None, np.random.default_rng(23)):
+        k, v, ks, vs = realise_overlaps(ov, 400, rng)
+        assert np.max(np.abs(overlaps(k, v, ks, vs) - ov)) < 1e-14
+        assert np.max(np.abs(np.linalg.norm(np.stack([k, v, ks, vs]), axis=-1) - 1)) < 1e-14
+    exact = risk_quadrature(m, ov, 0.5)
+    for i in range(3):
+        mu, se = risk_mc(m, k[i], v[i], ks[i], vs[i], 0.5, 40000, np.random.default_rng(i), method="projected")
+        assert abs(mu - exact[i]) < Z_MAX * se
 
 
 def test_projected_sampler_agrees_with_full_sampler():
