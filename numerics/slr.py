@@ -19,6 +19,6 @@ from attnverify.numerics.slr_sgd import SGDPath, empirical_loss_grad, sgd, sgd_r
 __all__ = ["OVERLAPS", "SLRModel", "BayesRisk", "LinearBaseline", "PGDPath", "RiskTerms", "SGDPath",
            "bayes_prediction", "bayes_risk_mc", "check_overlaps", "convergence", "default_nodes",
            "distance_to_manifold", "draw_targets", "empirical_loss_grad", "gram", "lam_schedule", "least_squares",
-           "linear_baseline", "linear_features", "overlaps", "pgd", "realise_overlaps", "posterior_weights", "predictor",
-           "risk_gradient_fd", "risk_mc", "risk_quadrature", "risk_samples", "risk_terms", "sample_tasks", "sgd",
-           "sgd_reference", "start_manifold", "start_sphere"]
+           "linear_baseline", "linear_features", "overlaps", "pgd", "posterior_weights", "predictor",
+           "realise_overlaps", "risk_gradient_fd", "risk_mc", "risk_quadrature", "risk_samples", "risk_terms",
+           "sample_tasks", "sgd", "sgd_reference", "start_manifold", "start_sphere"]
