@@ -202,7 +202,7 @@ def plan_explained(ids: list[str] | None, profile: str, overrides: dict[str, str
     import re
 
     from attnverify.report import _set_syntax
-    from attnverify.checks.runner import plan, select
+    from attnverify.checks.runner import select
 
     if profile not in PROFILES:
         raise InputError(f"unknown profile {profile!r} (choose from {', '.join(PROFILES)})")
@@ -211,9 +211,10 @@ def plan_explained(ids: list[str] | None, profile: str, overrides: dict[str, str
     for key in overrides:
         took = [c.id for c in chosen if c.param(key) is not None]
         if not took:
-            similar = sorted({p.name for c in chosen for p in c.params if p.name.rstrip("s") == key.rstrip("s")
-                              or p.name.lower() == key.lower()})
-            hint = f" (did you mean {', '.join(similar)}?)" if similar else " (see 'attnverify list --params')"
+            from attnverify.checks.framework import did_you_mean
+
+            hint = did_you_mean(key, sorted({p.name for c in chosen for p in c.params})) or \
+                " (see 'attnverify list --params')"
             raise InputError(f"unknown parameter {key!r} for the selected checks: none of them takes it{hint}")
         ignored = []
         for c in chosen:
@@ -229,10 +230,11 @@ def plan_explained(ids: list[str] | None, profile: str, overrides: dict[str, str
     for c in all_checks():
         for prm in c.params:
             counts[prm.name] = counts.get(prm.name, 0) + 1
+    plans = []
     for c in chosen:
         mine = {k: v for k, v in overrides.items() if c.param(k) is not None}
         try:
-            c.resolve(profile, mine)
+            plans.append((c, c.resolve(profile, mine)))
         except InputError as exc:
             own = [p for p in c.params if p.name not in mine and re.search(rf"\b{re.escape(p.name)}\b", str(exc))
                    and (_set_syntax(p.default) != shared.get(p.name) or counts.get(p.name, 0) == 1)]
@@ -242,7 +244,7 @@ def plan_explained(ids: list[str] | None, profile: str, overrides: dict[str, str
                          + ", ".join(f"{p.name}={_set_syntax(p.default)}" for p in own)
                          + " (not set by you; override with --set, or leave this check out)")
             raise InputError(f"{c.id}: {exc}{extra}") from None
-    return plan(ids, profile=profile, overrides=overrides), notes
+    return plans, notes
 
 
 def _executor_args(args: argparse.Namespace):
@@ -291,13 +293,13 @@ def run_with_outputs(args: argparse.Namespace, ids: list[str] | None, overrides:
     try:
         with make_executor(args.executor, jobs=jobs, scheduler=args.scheduler) as executor:
             report = run(ids, profile=args.profile, seed=seed, overrides=overrides, executor=executor,
-                         progress=progress, on_result=on_result, store=store)
+                         progress=progress, on_result=on_result, store=store, plans=plans)
     except BaseException as exc:
         if progress is not None:
             progress.clear()
         if partial and (json_path or report_dir):
             rep = partial[0]
-            rep.claims = evaluate_claims(rep.results)
+            rep.claims = evaluate_claims(rep.results, profile=rep.profile, seed=rep.seed)
             why = "interrupted" if isinstance(exc, KeyboardInterrupt) else f"stopped by {type(exc).__name__}"
             save_partial(rep, note=f"{why} after {len(rep.results)} of {len(plans)} checks")
             print(f"attnverify: partial results ({len(rep.results)} of {len(plans)} checks) written to "

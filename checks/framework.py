@@ -193,6 +193,10 @@ class Evidence:
     ``unresolved``: set (to the reason) when the numerics cannot decide at this size -- e.g. a refinement spread
     above the check's precision rule; the verdict is then ``error``, never ``pass`` or ``fail``, and the evidence
     is kept in the report.
+    ``findings``: what the claims read, as a typed record (a frozen dataclass defined beside the check): the
+    figures a claim compares with a paper's statement (a measured exponent and its standard error, a bracket, a
+    switch time...). Claims read its attributes, never string keys of ``details``, so a renamed field fails
+    loudly; the report stores it under ``details["findings"]``.
     """
 
     metric: str
@@ -207,6 +211,7 @@ class Evidence:
     details: dict = field(default_factory=dict)
     plots: list[Plot] = field(default_factory=list)
     unresolved: str | None = None
+    findings: Any = None
 
     def __post_init__(self) -> None:
         if self.comparison not in ("<=", "<", ">=", ">"):
@@ -241,6 +246,11 @@ class Result:
     @property
     def details(self) -> dict:
         return self.evidence.details if self.evidence else {}
+
+    @property
+    def findings(self) -> Any:
+        """The check's typed findings (None when it has none or did not produce evidence)."""
+        return self.evidence.findings if self.evidence else None
 
     # -- display (short repr; rich reprs for Jupyter) -------------------------------------------
     def _comparison(self) -> str:

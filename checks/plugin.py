@@ -67,6 +67,18 @@ class Family:
 
 
 @dataclass(frozen=True)
+class Perturbation:
+    """A changed stated form for the claim self-test: ``stated`` (a StatedClaim), its ``name`` and size ``delta``
+    (None for a one-off change), and ``wrong``: whether the changed statement is false (a tighter bound, another
+    figure) and so should be refuted, or still true (a looser bound: it must not be refuted)."""
+
+    name: str
+    delta: float | None
+    stated: Any
+    wrong: bool = True
+
+
+@dataclass(frozen=True)
 class PowerRow:
     """A (check, family) row of the power table: ``target`` the required MDP (None: measured only), or
     ``not_applicable`` with the reason the family cannot move this check's verdict by design. With ``claim``, a
@@ -85,24 +97,33 @@ class PowerRow:
 # ----------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Quantity:
-    """A named closed form that a claim may state a formula, value or threshold for.
+    """A named quantity of a paper that a claim may state something about (``attnverify list --quantities``).
 
-    ``derive(**options)`` returns the SymPy expression derived from the model, in the symbols ``symbols`` (their
-    names); ``options`` are the model options it depends on (validated as a check's parameters are; an option
-    that is also a symbol is substituted). ``aliases`` name sub-expressions a stated formula may use (``w`` for
-    the attention mass): name -> ``f(**options)`` giving that expression. ``domain`` gives each symbol's
-    admissible range (lower, upper), where a counterexample is searched. ``measure(values, rng)``, when given, is
-    the numeric side at one point (symbol and option values): ``(estimate, standard error)`` from a computation
-    that does not use the closed form (Monte Carlo, quadrature)."""
+    ``symbols``: name -> SymPy Symbol, the free symbols a stated formula may use. ``kinds``: the claim kinds it
+    supports. ``derive(**options)`` is the derived side: for a ``formula`` quantity the SymPy expression in the
+    symbols; for a number (``value``), an exact or certified number; for a ``threshold``, its certified enclosure
+    (lo, hi); for a ``rate``, the derived exponent. ``options`` are the model options it depends on (validated as
+    a check's parameters are; a stated claim's ``at`` table gives them, and values of symbols to fix).
+    ``aliases`` name sub-expressions a stated formula may use (``w`` for an attention mass): name ->
+    ``f(**options)`` giving the SymPy expression.
+
+    The measured side: ``measure(values, rng)`` returns an :class:`attnverify.checks.judge.Measured` at one
+    point (``values``: every symbol and option), computed without the closed form (Monte Carlo, quadrature, a
+    simulation). ``measured_as(**options)``, when the measurement estimates something slightly different from
+    ``derive`` (a finite-size version of a limit), is the derived expression of what it estimates; the formula
+    judge then allows the gap between the two. ``sample(rng, n, fixed)`` draws ``n`` admissible points (dicts of
+    symbol values, ``fixed`` ones kept) where a counterexample to a stated formula is searched."""
 
     name: str
     description: str
-    symbols: tuple[str, ...]
+    symbols: Mapping[str, Any]
     derive: Callable[..., Any]
+    kinds: tuple[str, ...] = ("formula",)
     options: tuple[Param, ...] = ()
     aliases: Mapping[str, Callable[..., Any]] = field(default_factory=dict)
-    domain: Mapping[str, tuple[float, float]] = field(default_factory=dict)
-    measure: Callable[[dict, Any], tuple[float, float]] | None = None
+    sample: Callable[[Any, int, dict], list[dict]] | None = None
+    measure: Callable[[dict, Any], Any] | None = None
+    measured_as: Callable[..., Any] | None = None
 
 
 # ----------------------------------------------------------------------------------------------

@@ -279,11 +279,8 @@ def _model_text(vals: dict) -> str:
     return ", ".join(f"{k}={vals[k]:g}" for k in ("beta", "sigma", "R", "L", "d"))
 
 
-@claim(id="A.no_spurious_traps", paper="A",
-       statement=("The reduced field rho' = F(rho) is monotone along the alignment: the learning dynamics have no "
-                  "spurious local traps (no attracting equilibrium other than +-xi)."),
-       source="Paper A, claim 2", needs=("signal.equilibria_stability",))
-def _no_spurious_traps(results: dict) -> ClaimVerdict:
+@claim(id="A.no_spurious_traps", paper="A", needs=("signal.equilibria_stability",))
+def _no_spurious_traps(results: dict, stated) -> ClaimVerdict:
     """From the measured drift signs: refuted by an interior equilibrium measured attracting (or a + to - sign change
     on the grid); otherwise holds, with the monotonicity (F > 0 on (-1, 1)) reported as found: at these parameters
     and, from the threshold tests, whether -xi turns attracting above theta* (then F < 0 near -1: not monotone)."""

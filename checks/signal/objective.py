@@ -218,11 +218,8 @@ def objective_vs_montecarlo(p: dict, ctx: Context) -> Evidence:
 CLAIM_RESOLUTION = 0.01
 
 
-@claim(id="A.closed_form_objective", paper="A",
-       statement="The population objective J(rho) = E||f_q(X)||^2 has a closed form in the long-sequence limit "
-                 "(R, L - R -> infinity).",
-       source="Paper A, claim 1", needs=("signal.objective_vs_montecarlo",), uses=("signal.low_temperature",))
-def _closed_form_objective(results: dict) -> ClaimVerdict:
+@claim(id="A.closed_form_objective", paper="A", needs=("signal.objective_vs_montecarlo",), uses=("signal.low_temperature",))
+def _closed_form_objective(results: dict, stated) -> ClaimVerdict:
     """holds when the derived closed form (limit + O(1/L) terms) agrees with the Monte Carlo at every (theta, d, rho),
     the O(1/L) terms are resolved (the bare limit is rejected: the agreement is not an accident of a coarse run) and
     the overall scale is pinned to CLAIM_RESOLUTION; low_temperature's figures are added when it ran."""
