@@ -10,6 +10,9 @@ Python face for notebooks::
     report.results[0].plot()               # a matplotlib Figure
     attnverify.derivation("<model>")       # the steps (statement, SymPy result, reason)
     attnverify.papers()                    # the registered papers (attnverify list --models)
+    attnverify.formula("<model>.<quantity>", **options)   # a derived quantity (attnverify list --quantities)
+    attnverify.quantity("<model>.<quantity>", **values)   # its value
+    attnverify.audit("claims.toml")        # judge stated claims of your own (same format as the papers')
 
 It sits on top of ``checks`` (framework, checks, claims), ``theory`` (SymPy) and ``numerics``; nothing below
 imports it. The names are loaded on first use, so the command line starts without SymPy.
@@ -26,6 +29,8 @@ _LAZY = {
     "derivation": ("attnverify.derive", "derivation"), "ClaimResult": ("attnverify.checks.claims", "ClaimResult"),
     "ledger": ("attnverify.checks.claims", "ledger"), "InputError": ("attnverify.checks.framework", "InputError"),
     "catalogue": ("attnverify.checks.runner", "catalogue"), "papers": ("attnverify.checks.registry", "papers"),
+    "audit": ("attnverify.audit", "audit"), "formula": ("attnverify.quantities", "formula"),
+    "quantity": ("attnverify.quantities", "quantity"),
 }
 
 __all__ = sorted([*_LAZY, "__version__"])

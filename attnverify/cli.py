@@ -69,6 +69,14 @@ def build_parser() -> Parser:
     claims.add_argument("--markdown", action="store_true", help="print the ledger and the findings as Markdown "
                         "(for the README's findings section), stating the profile and seed")
     _add_force(claims)
+    audit = sub.add_parser("audit", help="judge stated claims of your own (a TOML file in the format of the papers' "
+                           "stated-claims files); print their ledger")
+    audit.add_argument("file", metavar="FILE.toml", help="the stated claims ([[claim]] tables)")
+    _add_run_options(audit)
+    audit.add_argument("--json", dest="json_path", metavar="PATH", help="write the JSON report (its 'claims' list "
+                       "has one row per claim: id, verdict, condition, reason, stated form)")
+    audit.add_argument("--markdown", action="store_true", help="print the ledger as Markdown")
+    _add_force(audit)
     derive = sub.add_parser("derive", help="print a derivation step by step")
     derive.add_argument("model", help="a paper's model name (attnverify list --models)")
     derive.add_argument("--latex", action="store_true", help="print the results as LaTeX")
@@ -356,6 +364,32 @@ def cmd_claims(args: argparse.Namespace) -> int:
     return 0 if report.ok else 1
 
 
+def cmd_audit(args: argparse.Namespace) -> int:
+    """Judge the claims of a user's file; the checks its restatements of built-in claims read run first."""
+    from attnverify.audit import checks_of, prepare
+    from attnverify.checks.audit import evaluate
+    from attnverify.report import claims_table, write_json
+
+    resolved = prepare(args.file)               # every problem of the file: exit 2 before any work
+    ids = checks_of(resolved)
+    report = run_with_outputs(args, ids, {}, None, None) if ids else None
+    if report is None:
+        from attnverify.api import Report
+
+        report = Report(profile=args.profile, seed=non_negative_int("--seed", args.seed), options={})
+    report.claims = evaluate(resolved, {r.id: r for r in report.results}, report.seed)
+    report.ledger = False                       # a user's claims, not the papers' ledger
+    if args.json_path:
+        write_json(report, args.json_path)
+    if args.markdown:
+        from attnverify.report import claims_markdown
+
+        print(claims_markdown(report, ledger=False))
+    else:
+        print(claims_table(report, ledger=False))
+    return 0 if report.ok else 1
+
+
 def _task_store(args: argparse.Namespace):
     """The persistent task store of the commands that run checks (attnverify.checks.store), or None with --no-cache."""
     from attnverify.checks.store import TaskStore, default_dir
@@ -446,13 +480,13 @@ def main(argv: list[str] | None = None) -> int:
             print(f"attnverify {__version__}")
             return 0
         if args.command is None:
-            raise UsageError("the following arguments are required: command (list, run, claims, derive, latex, "
-                             "bench, selftest)")
+            raise UsageError("the following arguments are required: command (list, run, claims, audit, derive, "
+                             "latex, bench, selftest)")
         if getattr(args, "profile", "quick") not in PROFILES:
             raise InputError(f"unknown profile {args.profile!r} (choose from {', '.join(PROFILES)})")
         validate_outputs(args)
         handler = {"list": lambda: cmd_list(args), "run": lambda: cmd_run(args),
-                   "claims": lambda: cmd_claims(args),
+                   "claims": lambda: cmd_claims(args), "audit": lambda: cmd_audit(args),
                    "derive": lambda: cmd_derive(args), "latex": lambda: cmd_latex(args),
                    "bench": lambda: bench_cli.cmd_bench(args),
                    "selftest": lambda: selftest_cli.cmd_selftest(args)}[args.command]

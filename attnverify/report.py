@@ -62,7 +62,9 @@ def report_dict(report: Report, *, complete: bool = True, note: str | None = Non
     doc = {"version": report.version, "profile": report.profile, "seed": report.seed,
            "options": jsonable(report.options), "complete": bool(complete),
            "checks": [result_dict(r) for r in report.results],
-           "claims": [jsonable(c.as_dict()) for c in getattr(report, "claims", [])]}
+           "claims": [jsonable(c.as_dict()) for c in getattr(report, "claims", [])],
+           "claims_summary": {v: sum(c.verdict == v for c in getattr(report, "claims", [])) for v in CLAIM_VERDICTS},
+           "claims_not_evaluated": not_evaluated(report) if getattr(report, "ledger", True) else []}
     if note:
         doc["note"] = note
     return doc
@@ -97,8 +99,24 @@ def table(report: Report) -> str:
     return "\n".join(lines + (["errors:"] + errors if errors else []))
 
 
-def claims_table(report: Report, width: int | None = None) -> str:
-    """The claims ledger: id, verdict and the condition / counterexample / reason, wrapped to ``width``."""
+def claims_summary(report: Report) -> str:
+    """The verdict counts of the ledger, every verdict kept apart (zeros included)."""
+    claims = list(getattr(report, "claims", []))
+    counts = ", ".join(f"{sum(c.verdict == v for c in claims)} {v}" for v in CLAIM_VERDICTS)
+    return f"{len(claims)} claims: {counts}"
+
+
+def not_evaluated(report: Report) -> list[dict]:
+    """The registered claims this run did not evaluate (none of their checks ran), with the reason."""
+    from attnverify.checks.claims import not_evaluated as missing
+
+    shown = {c.id for c in getattr(report, "claims", [])}
+    return [m for m in missing(report.results) if m["id"] not in shown]
+
+
+def claims_table(report: Report, width: int | None = None, *, ledger: bool = True) -> str:
+    """The claims ledger: id, verdict and the condition / counterexample / reason, wrapped to ``width``; then the
+    verdict counts and (``ledger``: the papers' own claims) the claims not evaluated."""
     claims = list(getattr(report, "claims", []))
     if not claims:
         return "claims: none of the registered claims is fed by the checks that ran"
@@ -114,10 +132,25 @@ def claims_table(report: Report, width: int | None = None) -> str:
         wrapped = textwrap.wrap(text or "", room) or [""]
         lines.append(f"{c.id.ljust(idw)}  {c.verdict.upper().ljust(vw)}  {wrapped[0]}")
         lines += [f"{'':{idw}}  {'':{vw}}  {more}" for more in wrapped[1:]]
-    counts = ", ".join(f"{sum(c.verdict == v for c in claims)} {v}" for v in CLAIM_VERDICTS
-                       if any(c.verdict == v for c in claims))
-    lines.append(f"\n{len(claims)} claims: {counts} (a refuted claim is a finding about the paper, not a failed check)")
+    lines.append(f"\n{claims_summary(report)} (a refuted claim is a finding about the paper, not a failed check)")
+    skipped = not_evaluated(report) if ledger else []
+    if skipped:
+        lines.append("not evaluated: " + "; ".join(f"{m['id']} ({m['reason']})" for m in skipped))
     return "\n".join(lines)
+
+
+def claims_markdown(report: Report, *, ledger: bool = True) -> str:
+    """The ledger as Markdown: one row per claim with its verdict, condition or reason, and the command that
+    reproduces it; the verdict counts; the claims not evaluated."""
+    claims = list(getattr(report, "claims", []))
+    md = ["| claim | paper | verdict | condition / reason | reproduce |", "|---|---|---|---|---|"]
+    md += [f"| `{c.id}` | {c.paper} | **{c.verdict}** | {_md_cell(c.condition or c.reason)} | "
+           f"`{_md_cell(c.command)}` |" for c in claims]
+    md += ["", claims_summary(report) + "."]
+    skipped = not_evaluated(report) if ledger else []
+    if skipped:
+        md += ["", "Not evaluated: " + "; ".join(f"`{m['id']}` ({m['reason']})" for m in skipped) + "."]
+    return "\n".join(md)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -297,8 +330,7 @@ def to_markdown(report: Report, *, plots: dict[str, list[str]] | None = None, co
     claims = list(getattr(report, "claims", []))
     md += ["", "## Claims", ""]
     if claims:
-        md += ["| claim | paper | verdict | condition / reason |", "|---|---|---|---|"]
-        md += [f"| `{c.id}` | {c.paper} | **{c.verdict}** | {_md_cell(c.condition or c.reason)} |" for c in claims]
+        md += [claims_markdown(report)]
         md += ["", "A claim's verdict is computed from the evidence of the checks of this run (listed per claim "
                "in report.json); a refuted claim is a finding about the paper, not a failed check."]
     else:

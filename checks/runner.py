@@ -25,6 +25,7 @@ class Report:
     options: dict
     results: list[Result] = field(default_factory=list)
     claims: list = field(default_factory=list)          # list[attnverify.checks.claims.ClaimResult], from the results
+    ledger: bool = True                                 # claims are the papers' ledger (False: a user's audit)
     version: str = VERSION
 
     @property
