@@ -28,6 +28,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     """Add the ``selftest`` subcommand to an argparse subparsers object."""
     p = subparsers.add_parser("selftest", help="mutation self-test (--mutants) or false-alarm sweep (--seeds N)")
     p.add_argument("--mutants", action="store_true", help="run the mutant catalogue (about 5 minutes)")
+    p.add_argument("--claims", action="store_true", help="measure each claim's power: the smallest error in its "
+                   "stated form that the ledger refutes while its checks pass (with --smoke: one seed, targets only)")
     p.add_argument("--power", action="store_true", help="measure each check's minimum detectable perturbation "
                    "(MDP) along its perturbation families (long: tens of minutes for all checks)")
     p.add_argument("--smoke", action="store_true", help="with --power: one family per check at its target "
@@ -105,14 +107,20 @@ def cmd_selftest(args: argparse.Namespace) -> int:
             print(f"{name:<{w0}}  {where:<{w1}}  {what}")
         return 0
     power_mode = bool(getattr(args, "power", False))
-    if sum((bool(args.mutants), power_mode, args.seeds is not None and not power_mode)) != 1:
-        raise InputError("selftest: give exactly one of --mutants, --power or --seeds N")
-    if (args.smoke or args.families) and not power_mode:
-        raise InputError("selftest: --smoke and --families go with --power")
+    claims_mode = bool(getattr(args, "claims", False))
+    if sum((bool(args.mutants), power_mode, claims_mode,
+            args.seeds is not None and not (power_mode or claims_mode))) != 1:
+        raise InputError("selftest: give exactly one of --mutants, --power, --claims or --seeds N")
+    if args.families and not power_mode:
+        raise InputError("selftest: --families goes with --power")
+    if args.smoke and not (power_mode or claims_mode):
+        raise InputError("selftest: --smoke goes with --power or --claims")
     _check_json_path(args.json_path)
     say = (lambda text: None) if args.quiet else (lambda text: print(text, file=sys.stderr, flush=True))
     if power_mode:
         return _power(args, say)
+    if claims_mode:
+        return _claims(args, say)
     if args.seeds is not None:
         return _seed_sweep(_count("--seeds", args.seeds, 1), args.json_path, say)
     seed = _count("--seed", args.seed, 0)
@@ -148,6 +156,26 @@ def _seed_sweep(n: int, json_path: str | None, say) -> int:
         Path(json_path).write_text(json.dumps(result, indent=2) + "\n")
         print(f"wrote {json_path}")
     return 0 if result["all_pass"] else 1
+
+
+def _claims(args: argparse.Namespace, say) -> int:
+    """``selftest --claims``: the claim power table (``--only`` claim ids); exit 0 iff every target is met and every
+    scenario gives its expected verdict."""
+    from attnverify.checks.claims import CLAIMS, all_claims
+    from attnverify.checks.framework import did_you_mean
+    from attnverify.claim_power import claim_power, markdown, table
+
+    all_claims()
+    for cid in args.only or []:
+        if cid not in CLAIMS:
+            raise InputError(f"--only: no claim {cid!r}{did_you_mean(cid, list(CLAIMS))}")
+    n_seeds = _count("--seeds", args.seeds, 1) if args.seeds is not None else 5
+    result = claim_power(args.only, seeds=range(n_seeds), smoke=args.smoke, progress=say)
+    print(markdown(result) if args.markdown else table(result))
+    if args.json_path:
+        Path(args.json_path).write_text(json.dumps(result, indent=2, default=str) + "\n")
+        print(f"wrote {args.json_path}")
+    return 0 if result["all_targets_met"] else 1
 
 
 def _power(args: argparse.Namespace, say) -> int:

@@ -60,15 +60,16 @@ class Claim:
     """A claim's evaluation: the checks whose evidence decides it and the function that reads it.
 
     ``needs`` lists the checks that must all have run (and passed) for a verdict; ``uses`` lists further checks
-    whose evidence is read when present. ``perturbations(stated)`` (optional) lists the wrong statements the
-    claim self-test tries beyond the generic ones of its kind."""
+    whose evidence is read when present. ``perturbations(stated, results)`` (optional) lists the changed
+    statements (:class:`attnverify.checks.plugin.Perturbation`) the claim self-test tries beyond the generic ones
+    of its kind, given the evidence of a run."""
 
     id: str
     paper: str
     needs: tuple[str, ...]
     evaluate: Evaluator
     uses: tuple[str, ...] = ()
-    perturbations: Callable[[Any], list] | None = None
+    perturbations: Callable[[Any, dict], list] | None = None
 
     @property
     def checks(self) -> tuple[str, ...]:
@@ -124,7 +125,7 @@ CLAIMS: dict[str, Claim] = {}
 
 
 def claim(*, id: str, paper: str, needs: Sequence[str], uses: Sequence[str] = (),
-          perturbations: Callable[[Any], list] | None = None) -> Callable:
+          perturbations: Callable[[Any, dict], list] | None = None) -> Callable:
     """Register ``evaluate(results, stated) -> ClaimVerdict`` as the claim ``id`` of the paper whose key is
     ``paper`` (the id starts with that key: ``A.name``). Its statement is read from the paper's stated-claims
     file by the same id."""

@@ -182,7 +182,9 @@ class Paper:
     compares (shown in reports). ``quantities()`` lists what a claim may
     state; ``namespace`` is the module of closed-form accessors for notebooks (``attnverify.formulas``).
 
-    Self-tests and benchmarks: ``families()`` and ``power_rows()`` (the power self-test), ``mutants()`` (the
+    Self-tests and benchmarks: ``claim_scenarios()`` (the claim self-test: claim id -> {"null": check overrides
+    under which the evidence has nothing to decide, "counterexample": model parameters at which the statement is
+    false}), ``families()`` and ``power_rows()`` (the power self-test), ``mutants()`` (the
     mutant self-test), ``benchmarks(scale, progress, budget_s)`` -> dict (``attnverify bench``: see attnverify.bench).
     ``theory`` lists the theory modules whose code the derivations depend on (cache keys).
     """
@@ -204,6 +206,7 @@ class Paper:
     families: Callable[[], Sequence[Family]] = _none
     power_rows: Callable[[], Sequence[PowerRow]] = _none
     mutants: Callable[[], Sequence[Mutant]] = _none
+    claim_scenarios: Callable[[], Mapping[str, Mapping[str, Mapping[str, Any]]]] = lambda: {}
     benchmarks: Callable[..., dict] | None = None
     theory: tuple[str, ...] = ()
 
