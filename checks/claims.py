@@ -159,6 +159,17 @@ def _row(c: Claim, stated: Any, verdict: ClaimVerdict, ran: list[str], profile: 
                        stated.as_dict() if hasattr(stated, "as_dict") else {}, command)
 
 
+def claim_rng(results: dict[str, Result], stated: Any):
+    """A random generator for a claim's own measurements (a formula claim's confirmation): derived from the seed of
+    the run its evidence comes from and the claim's id, so the same seed gives the same verdict."""
+    import numpy as np
+
+    from attnverify.checks.framework import stream_key
+
+    seed = next((r.seed for r in results.values() if r.seed is not None), 0)
+    return np.random.default_rng(np.random.SeedSequence([int(seed), stream_key("claim", getattr(stated, "id", ""))]))
+
+
 def statement_of(claim_id: str) -> Any:
     """The paper's stated form of a built-in claim (from its stated-claims file)."""
     from attnverify.checks.stated import builtin_statements

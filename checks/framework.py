@@ -230,6 +230,7 @@ class Result:
     seconds: float
     evidence: Evidence | None = None
     error: str | None = None
+    seed: int | None = None
 
     @property
     def observed(self) -> float | None:

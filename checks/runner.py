@@ -109,7 +109,7 @@ def run_one(check: Check, params: dict, *, seed: int, profile: str, executor: Ex
         error = f"{type(exc).__name__}: {message}" if message else type(exc).__name__
         evidence, verdict = None, "error"
     seconds = time.perf_counter() - start
-    return Result(check.id, check.claim, check.source, verdict, params, seconds, evidence, error)
+    return Result(check.id, check.claim, check.source, verdict, params, seconds, evidence, error, seed)
 
 
 def run(ids: list[str] | None = None, *, profile: str = "quick", seed: int = 0,

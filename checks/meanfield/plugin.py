@@ -77,7 +77,7 @@ PAPER = Paper(
            "meanfield.w2_bound", "meanfield.terminal_phase"),
     stated=(_PKG, "stated.toml"),
     params=MODEL_PARAMS, validate=validate_options, derive=derive, sections=sections, formulas=formulas,
-    quantities=lazy(f"{_PKG}.quantities", "quantities"), namespace=f"{_PKG}.formulas",
+    namespace=f"{_PKG}.formulas",
     families=lazy(f"{_PKG}.selftest", "families"), power_rows=lazy(f"{_PKG}.selftest", "power_rows"),
     mutants=lazy(f"{_PKG}.selftest", "mutants"), benchmarks=lazy(f"{_PKG}.bench", "run"),
     theory=("attnverify.theory.mean_field",),
