@@ -2,9 +2,11 @@
 
 * layers: ``theory`` and ``numerics`` never import each other, nor ``checks``; nothing in ``theory``, ``numerics``
   or ``checks`` imports an app module (``attnverify`` itself or ``attnverify.X`` for X not one of the three);
-* checks are leaves: no module of a paper's package ``checks/<paper>/`` (nor ``checks/stats.py``) imports a check
-  module of any paper; shared pieces live in ``checks/stats.py``, ``checks/framework.py``, ``checks/claims.py``, a
-  paper's ``_``-modules (``_model.py``) or numerics;
+* checks are leaves: no check module (a module of a paper's package ``checks/<paper>/`` that defines a check with
+  the ``@check`` decorator) imports another check module, and neither do the shared helpers (a paper's
+  ``_``-modules such as ``_model.py``, and ``checks/stats.py``); shared pieces live there, in
+  ``checks/framework.py``, ``checks/claims.py`` or numerics. A paper's other modules (its adapter, formulas,
+  claims) may import its checks;
 * no import cycle among the project's modules (imports inside functions count: they are dependencies too);
 * no module over MAX_LINES lines unless LONG_MODULES names it with the reason.
 
@@ -34,8 +36,6 @@ LONG_MODULES = {
     "attnverify.power": "the power self-test holds both papers' perturbation families and plan rows until they move "
                         "into the paper adapters (issue 20)",
 }
-# Modules of a paper's package that may import that paper's check modules, each with the reason.
-ADAPTERS = {"plugin": "the paper's adapter names the check modules the app registers"}
 
 
 @dataclass(frozen=True)
@@ -121,18 +121,29 @@ def _paper_module(name: str) -> tuple[str, str] | None:
     return None
 
 
-def check_import_violations(edges: dict[str, set[str]]) -> list[str]:
-    """A module of a paper's package (other than an ADAPTERS module) or checks/stats.py that imports a check
-    module, i.e. a module attnverify.checks.<paper>.<name> whose name does not start with '_'."""
+def defines_a_check(source: str) -> bool:
+    """The source decorates a function with ``check(...)`` (attnverify.checks.framework.check, by any import)."""
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for dec in node.decorator_list:
+                fn = dec.func if isinstance(dec, ast.Call) else dec
+                if isinstance(fn, ast.Name) and fn.id == "check" or isinstance(fn, ast.Attribute) and fn.attr == "check":
+                    return True
+    return False
+
+
+def check_modules(modules: dict[str, Module]) -> set[str]:
+    """The modules of the papers' check packages that define a check."""
+    return {n for n, m in modules.items() if _paper_module(n) and defines_a_check(m.source)}
+
+
+def check_import_violations(edges: dict[str, set[str]], checks: set[str]) -> list[str]:
+    """A check module, a paper's ``_``-module or checks/stats.py that imports a check module (``checks``)."""
     out = []
     for a in sorted(edges):
         pm = _paper_module(a)
-        if not (a == "attnverify.checks.stats" or pm and pm[1] not in ADAPTERS):
-            continue
-        for b in sorted(edges[a]):
-            target = _paper_module(b)
-            if target and not target[1].startswith("_"):
-                out.append(f"{a} imports the check module {b}")
+        if a in checks or a == "attnverify.checks.stats" or pm and pm[1].startswith("_"):
+            out += [f"{a} imports the check module {b}" for b in sorted(edges[a] & checks)]
     return out
 
 
@@ -205,7 +216,10 @@ def test_layers(tree):
 
 
 def test_checks_are_leaves(tree):
-    assert check_import_violations(tree[1]) == []
+    checks = check_modules(tree[0])
+    assert {"attnverify.checks.signal.objective", "attnverify.checks.meanfield.w2"} <= checks
+    assert not {"attnverify.checks.signal._model", "attnverify.checks.meanfield.claims"} & checks
+    assert check_import_violations(tree[1], checks) == []
 
 
 def test_no_import_cycles(tree):
@@ -217,8 +231,17 @@ def test_modules_are_short(tree):
 
 
 # --------------------------------------------------------------------------------------------- the checker itself
+def _modules(sources: dict[str, str], packages: tuple[str, ...] = ()) -> dict[str, Module]:
+    return {n: Module(n, s, n in packages) for n, s in sources.items()}
+
+
 def _synthetic(sources: dict[str, str], packages: tuple[str, ...] = ()) -> dict[str, set[str]]:
-    return graph({n: Module(n, s, n in packages) for n, s in sources.items()})
+    return graph(_modules(sources, packages))
+
+
+def _leaf_violations(sources: dict[str, str], packages: tuple[str, ...] = ()) -> list[str]:
+    modules = _modules(sources, packages)
+    return check_import_violations(graph(modules), check_modules(modules))
 
 
 CLEAN = {
@@ -227,7 +250,13 @@ CLEAN = {
     "attnverify.checks.framework": "import numpy as np\n",
     "attnverify.checks.stats": "from scipy.stats import norm\n",
     "attnverify.checks.paper.one": ("import attnverify.theory.mean_field as mf\nfrom attnverify.checks.paper._model import M\n"
-                                    "from attnverify.checks.stats import z\nfrom attnverify.numerics import particles\n"),
+                                    "from attnverify.checks.stats import z\nfrom attnverify.numerics import particles\n"
+                                    "from attnverify.checks.framework import check\n\n@check(id='paper.one')\ndef one(p, ctx):\n"
+                                    "    pass\n"),
+    "attnverify.checks.paper.two": "from attnverify.checks import framework\n\n@framework.check\ndef two(p, ctx):\n    pass\n",
+    "attnverify.checks.paper.formulas": "from attnverify.checks.paper.derive import model\n",
+    "attnverify.checks.paper.derive": "model = None\n",
+    "attnverify.checks.paper.claims": "from attnverify.checks.paper.one import Findings\n",
     "attnverify.checks.paper._model": "from attnverify.checks.framework import Param\n",
     "attnverify.checks.paper.plugin": "from attnverify.checks.paper import one\n",
     "attnverify.checks.paper": "",
@@ -253,34 +282,45 @@ def test_the_resolver_follows_every_import_form():
 
 def test_the_checker_passes_a_clean_synthetic_tree():
     edges = _synthetic(CLEAN, PACKAGES)
-    assert layer_violations(edges) == [] and check_import_violations(edges) == [] and cycles(edges) == []
+    assert layer_violations(edges) == [] and cycles(edges) == []
+    assert check_modules(_modules(CLEAN, PACKAGES)) == {"attnverify.checks.paper.one", "attnverify.checks.paper.two"}
+    assert _leaf_violations(CLEAN, PACKAGES) == []      # the adapter, formulas and claims may import checks
 
 
-@pytest.mark.parametrize("module, line, rule, expected", [
-    ("attnverify.theory.certified", "import attnverify.numerics.kernel", layer_violations,
+@pytest.mark.parametrize("module, line, expected", [
+    ("attnverify.theory.certified", "import attnverify.numerics.kernel",
      "attnverify.theory.certified (theory) imports attnverify.numerics.kernel (numerics)"),
-    ("attnverify.numerics.kernel", "from attnverify.theory.mean_field import spectrum", layer_violations,
+    ("attnverify.numerics.kernel", "from attnverify.theory.mean_field import spectrum",
      "attnverify.numerics.kernel (numerics) imports attnverify.theory.mean_field (theory)"),
-    ("attnverify.theory.certified", "from attnverify.checks import stats", layer_violations,
+    ("attnverify.theory.certified", "from attnverify.checks import stats",
      "attnverify.theory.certified (theory) imports attnverify.checks.stats (checks)"),
-    ("attnverify.checks.stats", "def f():\n    from attnverify.cli import main", layer_violations,
+    ("attnverify.checks.stats", "def f():\n    from attnverify.cli import main",
      "attnverify.checks.stats (checks) imports attnverify.cli (app)"),
-    ("attnverify.numerics.kernel", "from attnverify import __version__", layer_violations,
+    ("attnverify.numerics.kernel", "from attnverify import __version__",
      "attnverify.numerics.kernel (numerics) imports attnverify (app)"),
-    ("attnverify.theory.mean_field.model", "from attnverify.report import text", layer_violations,
+    ("attnverify.theory.mean_field.model", "from attnverify.report import text",
      "attnverify.theory.mean_field.model (theory) imports attnverify.report (app)"),
-    ("attnverify.checks.paper._model", "from attnverify.checks.paper.one import x", check_import_violations,
-     "attnverify.checks.paper._model imports the check module attnverify.checks.paper.one"),
-    ("attnverify.checks.stats", "import attnverify.checks.paper.one", check_import_violations,
-     "attnverify.checks.stats imports the check module attnverify.checks.paper.one"),
-    ("attnverify.checks.other.two", "from attnverify.checks.paper import one", check_import_violations,
-     "attnverify.checks.other.two imports the check module attnverify.checks.paper.one"),
 ])
-def test_the_checker_catches_a_planted_violation(module, line, rule, expected):
+def test_the_checker_catches_a_planted_layer_violation(module, line, expected):
     bad = dict(CLEAN)
     bad[module] = bad.get(module, "") + line + "\n"
-    edges = _synthetic(bad, PACKAGES)
-    assert rule(edges) == [expected]
+    assert layer_violations(_synthetic(bad, PACKAGES)) == [expected]
+
+
+@pytest.mark.parametrize("module, line, expected", [
+    ("attnverify.checks.paper.two", "from attnverify.checks.paper import one",
+     "attnverify.checks.paper.two imports the check module attnverify.checks.paper.one"),
+    ("attnverify.checks.other.three", "from attnverify.checks.paper.one import x\n\n@check(id='x')\ndef f(p, c):\n    pass",
+     "attnverify.checks.other.three imports the check module attnverify.checks.paper.one"),
+    ("attnverify.checks.paper._model", "def f():\n    from attnverify.checks.paper.one import x",
+     "attnverify.checks.paper._model imports the check module attnverify.checks.paper.one"),
+    ("attnverify.checks.stats", "import attnverify.checks.paper.one",
+     "attnverify.checks.stats imports the check module attnverify.checks.paper.one"),
+])
+def test_the_checker_catches_a_planted_check_import(module, line, expected):
+    bad = dict(CLEAN)
+    bad[module] = bad.get(module, "") + line + "\n"
+    assert _leaf_violations(bad, PACKAGES) == [expected]
 
 
 def test_the_checker_catches_a_planted_cycle():
@@ -311,6 +351,6 @@ def test_the_checker_catches_a_violation_planted_in_a_copy_of_the_tree(tmp_path)
         shutil.copytree(REPO / folder, tmp_path / folder, ignore=shutil.ignore_patterns("__pycache__"))
     target = tmp_path / "checks" / "signal" / "alignment.py"
     target.write_text(target.read_text() + "\nfrom attnverify.checks.signal.objective import mc_task  # planted\n")
-    edges = graph(module_map(tmp_path))
-    assert check_import_violations(edges) == [
+    modules = module_map(tmp_path)
+    assert check_import_violations(graph(modules), check_modules(modules)) == [
         "attnverify.checks.signal.alignment imports the check module attnverify.checks.signal.objective"]
