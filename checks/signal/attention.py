@@ -25,7 +25,7 @@ import attnverify.theory.signal_recovery as S
 from attnverify.checks.claims import ClaimVerdict, claim
 from attnverify.checks.framework import Context, Evidence, Param, Plot, Series, check
 from attnverify.checks.signal._model import MODEL_PARAMS, numeric_function, validate_model
-from attnverify.checks.signal.objective import bonferroni_z, family_statistics, normal_equivalent
+from attnverify.checks.stats import bonferroni_z, family_statistics, normal_equivalent
 from attnverify.numerics.signal_mc import Estimate, nuisance_mass_mc
 
 SCALING_EXPONENTS = (0, 2, 4, 6)

@@ -24,8 +24,7 @@ import numpy as np
 import attnverify.theory.signal_recovery as S
 from attnverify.checks.claims import ClaimVerdict, claim
 from attnverify.checks.framework import Context, Evidence, Param, Plot, Series, check
-from attnverify.checks.signal._model import MODEL_PARAMS, validate_model
-from attnverify.checks.signal.equilibria import model_values
+from attnverify.checks.signal._model import MODEL_PARAMS, model_values, validate_model
 from attnverify.numerics.sga import projected_sga
 from attnverify.numerics.signal_model import SignalModel
 
