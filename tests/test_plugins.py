@@ -86,9 +86,18 @@ def example(monkeypatch):
     sys.modules.pop("attnverify_partition", None)
     from attnverify_partition import PAPER
 
+    from attnverify.checks.claims import CLAIMS
+    from attnverify.checks.framework import REGISTRY
+
     others = tuple(p for p in registry._discovered() if p.model != PAPER.model)
     monkeypatch.setattr(registry, "_discovered", lambda: tuple(sorted((*others, PAPER), key=lambda p: p.key)))
     yield PAPER
+    for cid in [c for c in REGISTRY if c.startswith(f"{PAPER.model}.")]:
+        REGISTRY.pop(cid)
+    for cid in [c for c in CLAIMS if c.startswith(f"{PAPER.key}.")]:
+        CLAIMS.pop(cid)
+    registry._loaded.difference_update(PAPER.modules)
+    sys.modules.pop("attnverify_partition.check", None)
 
 
 def test_the_example_plugin_is_small():

@@ -83,7 +83,7 @@ def difference_at(a: sp.Expr, b: sp.Expr, point: Mapping[sp.Symbol, float]) -> S
     """a - b at ``point`` (symbol -> float), enclosed in an Arb ball at 128 bits."""
     import flint
 
-    from attnverify.theory.certificate import lower, upper
+    from attnverify.theory.certified import lower, upper
 
     syms = list(point)
     old = flint.ctx.prec
