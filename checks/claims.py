@@ -209,11 +209,13 @@ def evaluate_claim(c: Claim, results: dict[str, Result], stated: Any = None, *, 
 
 
 def all_claims() -> list[Claim]:
-    """Every registered claim, papers by key, in registration order within a paper."""
+    """Every registered claim, papers by key, each paper's claims in the order of its stated-claims file."""
     from attnverify.checks.registry import load
+    from attnverify.checks.stated import builtin_statements
 
     load()
-    return sorted(CLAIMS.values(), key=lambda c: c.paper)
+    order = {cid: i for i, cid in enumerate(builtin_statements())}
+    return sorted(CLAIMS.values(), key=lambda c: (c.paper, order.get(c.id, len(order)), c.id))
 
 
 def evaluate_claims(results: Sequence[Result], *, only_touched: bool = True, profile: str | None = None,

@@ -226,10 +226,17 @@ def paper_statements(paper: Any) -> list[StatedClaim]:
 
 
 def builtin_statements() -> dict[str, StatedClaim]:
-    """Every registered paper's stated claims by id."""
+    """Every registered paper's stated claims by id (read once per set of registered papers)."""
     from attnverify.checks.registry import papers
 
-    return {c.id: c for p in papers() for c in paper_statements(p)}
+    found = papers()
+    return dict(_statements(tuple(p.model for p in found), found))
+
+
+def _statements(models: tuple[str, ...], found: tuple, _cache: dict = {}) -> dict[str, StatedClaim]:  # noqa: B006
+    if models not in _cache:
+        _cache[models] = {c.id: c for p in found for c in paper_statements(p)}
+    return _cache[models]
 
 
 # ----------------------------------------------------------------------------------------------
