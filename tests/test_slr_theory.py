@@ -14,7 +14,7 @@ from scipy.stats import norm
 
 from attnverify.theory import slr_baselines as B
 from attnverify.theory import slr_gauss as G
-from attnverify.theory import slr_numeric as N
+from attnverify.theory import slr_eval as N
 from attnverify.theory import slr_risk as RK
 from attnverify.theory.slr_symbols import OVERLAPS, PARAMS, L, d, eps, eta, gamma, kappa, lam, nu, rho, theta
 
@@ -320,3 +320,39 @@ def test_best_linear_predictor_against_a_numeric_solve(gam, dd, LL):
     assert bl["normal_eq_residual"] == 0 and bl["intercept"] == 0
     assert all(float(e.subs(vals)) > 0 for e in bl["u_block_eigenvalues"])
     assert float((bl["risk"] * (1 + sp.Float(1e-9))).subs(vals)) != pytest.approx(risk_num, rel=1e-12)
+
+
+# ------------------------------------------------------------------------------------------ module and derivation
+def test_import_is_lazy_and_layered():
+    import ast
+    import pathlib
+    import subprocess
+    import sys
+    code = ("import attnverify.theory.single_location as S, attnverify.theory.slr_risk as R, "
+            "attnverify.theory.slr_gauss as G; "
+            "assert R.risk.cache_info().currsize == 0 and G._zeta_prime_derived.cache_info().currsize == 0 "
+            "and S._steps.cache_info().currsize == 0")
+    subprocess.run([sys.executable, "-c", code], check=True)
+    root = pathlib.Path(RK.__file__).parent
+    for path in sorted(root.glob("slr_*.py")) + [root / "single_location.py"]:
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            for name in names:
+                assert not name.startswith(("attnverify.numerics", "attnverify.checks", "attnverify.cli",
+                                            "attnverify.api", "theory", "numerics", "checks")), (path.name, name)
+                if name.startswith("attnverify"):
+                    assert name.startswith("attnverify.theory"), (path.name, name)
+
+
+def test_derivation_steps_are_the_computed_results():
+    from attnverify.theory import single_location as SL
+    steps = SL.derivation()
+    by_label = {s.label: s.result for s in steps}
+    assert len(by_label) == len(steps) >= 25 and all(s.statement and s.reason for s in steps)
+    assert by_label["R"] == RK.risk() and by_label["r_M"] == RK.risk_on_M()
+    for label in (r"\mathrm{Stein}", r"\zeta_{\pm}", r"\Delta_L", r"\nabla_{\perp} R|_M", r"o'_\perp|_M"):
+        assert all(x == 0 for x in by_label[label]), label
+    assert by_label[r"R_{\pm}"] == 0
+    for s in steps:
+        assert s.latex()

@@ -13,7 +13,7 @@ The work is split by job:
   slr_oracle     the oracle's Riemannian Hessian, its certified lam-range as a strict local minimum, r on M;
   slr_stationary the stationary points on and off M (documented search);
   slr_baselines  the Bayes predictor and the best linear predictor;
-  slr_numeric    NumPy / mpmath evaluators of the closed forms;
+  slr_eval    NumPy / mpmath evaluators of the closed forms;
   slr_certified  ball arithmetic (Arb) helpers.
 This module gathers the derivation (:func:`derivation`) and re-exports the public names.
 """
@@ -23,17 +23,17 @@ from functools import lru_cache
 
 import sympy as sp
 
-from attnverify.theory import slr_baselines as _B
 from attnverify.theory import slr_dynamics as _D
 from attnverify.theory import slr_gauss as _G
 from attnverify.theory import slr_oracle as _O
 from attnverify.theory import slr_risk as _R
 from attnverify.theory.derivation import Step
-from attnverify.theory.slr_baselines import bayes_log_weight, bayes_log_weight_np, bayes_predictor, best_linear_predictor
+from attnverify.theory.slr_baselines import (bayes_log_weight, bayes_log_weight_np, bayes_predictor,
+                                             best_linear_predictor)
 from attnverify.theory.slr_dynamics import (overlap_flow_abstract, overlap_map_abstract, reduced_critical_points,
                                             reduced_flow, reduced_map)
 from attnverify.theory.slr_gauss import erf_mean, erf_moment, zeta_agreement, zeta_arb, zeta_erf, zeta_mp, zeta_np
-from attnverify.theory.slr_numeric import (gradient_mp, hessian_mp, overlap_map_np, reduced_map_np, reduced_risk_np,
+from attnverify.theory.slr_eval import (gradient_mp, hessian_mp, overlap_map_np, reduced_map_np, reduced_risk_np,
                                            risk_gradient_np, risk_hessian_np, risk_mp, risk_np)
 from attnverify.theory.slr_oracle import oracle_hessian, oracle_local_min_scan, oracle_on_M_proof
 from attnverify.theory.slr_risk import gradient, risk, risk_on_M
@@ -54,7 +54,7 @@ __all__ = [
 
 @lru_cache(maxsize=None)
 def _steps() -> tuple[Step, ...]:
-    m, s, t = _G._m, _G._s, _G._t
+    m, s = _G._m, _G._s
     stein = _G.stein_residuals()
     ob = _G.owen_route()
     zp = _G._zeta_prime_derived()
@@ -68,7 +68,8 @@ def _steps() -> tuple[Step, ...]:
         Step("Noise token: (a, b) = (<X,k>, <X,v>) is a standard Gaussian pair with correlation rho",
              sp.Matrix([[1, rho], [rho, 1]]), "X ~ N(0, I_d), |k| = |v| = 1", r"\Sigma_N"),
         Step("Stein's lemma, first and second order: (z f - f') phi + (f phi)' and "
-             "(z^2 f - f - f'') phi + ((z f + f') phi)' for an arbitrary f", sp.Matrix([stein["first"], stein["second"]]),
+             "(z^2 f - f - f'') phi + ((z f + f') phi)' for an arbitrary f",
+             sp.Matrix([stein["first"], stein["second"]]),
              "SymPy simplifies both to 0; integrate over R (boundary terms vanish for polynomial growth)",
              r"\mathrm{Stein}"),
         Step("Gaussian-erf mean: E erf(m + sZ)", erf_mean(m, s),

@@ -11,8 +11,9 @@ Best linear predictor f(X) = b0 + sum_l <beta_l, X_l>.  Only second moments matt
 k*, v* every cross-moment with Y and with the k*, v* coordinates vanishes, so those coefficients are 0.  With
 u_l = <X_l, k*>, w_l = <X_l, v*>: the moments follow by conditioning on J0 (informative with probability 1/L), the
 w-block of the covariance is s_w I_L, the u-block s_u I_L - (mu/L)^2 1 1^T, the cross block 0, Cov(w_l, Y) = gamma^2/L,
-Cov(u_l, Y) = 0.  By exchangeability the solution of the normal equations is beta_w = b 1: b = gamma^2/(gamma^2 + L - 1),
-beta_u = 0 (the u-block is positive definite), and R_lin = Var Y - Cov(X, Y)^T beta (:func:`best_linear_predictor`).
+Cov(u_l, Y) = 0.  By exchangeability the solution of the normal equations is beta_w = b 1,
+b = gamma^2/(gamma^2 + L - 1), beta_u = 0 (the u-block is positive definite), and
+R_lin = Var Y - Cov(X, Y)^T beta = eps^2 + gamma^2 (L - 1)/(gamma^2 + L - 1) (:func:`best_linear_predictor`).
 """
 from __future__ import annotations
 
@@ -94,7 +95,8 @@ def linear_moments() -> dict[str, sp.Expr]:
     # two different tokens l != m: at most one is informative, and the other is centred
     Eu_lm = sp.simplify(2 * p * E(uI) * E(uN) + (1 - 2 * p) * E(uN)**2)
     Ew = sp.simplify(p * E(wI) + (1 - p) * E(wN))
-    return {"E_u": Eu, "E_w": Ew, "E_Y": sp.simplify(E(wI)), "E_uu": Euu, "E_ww": Eww, "E_uw": Euw, "E_wY": EwY, "E_uY": EuY, "E_ul_um": Eu_lm,
+    return {"E_u": Eu, "E_w": Ew, "E_Y": sp.simplify(E(wI)), "E_uu": Euu, "E_ww": Eww, "E_uw": Euw, "E_wY": EwY,
+            "E_uY": EuY, "E_ul_um": Eu_lm,
             "var_Y": sp.simplify(E(wI**2) + eps**2)}
 
 

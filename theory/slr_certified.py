@@ -5,15 +5,19 @@ r"""Paper C (``slr``): ball arithmetic (FLINT/Arb through python-flint) for the 
 * :func:`isolate_zeros`: every zero of a real function h on [lo, hi] enclosed, by bisection with the mean-value
   exclusion test (0 not in h(m) + h'(X)(X - m)) and the interval Newton test (N(X) = m - h(m)/h'(X) inside X proves
   exactly one zero in X).
+* :func:`lower`, :func:`upper` (outward-rounded float ends of a ball) and :func:`certificate` (the project's
+  certificate dict: quantity, proven, enclosure, width, prec_bits, library, text).
 
-This is the model's own copy of the generic kit (the shared certified-arithmetic module of the project is being
-rebuilt); it imports no other theory module.
+This is the model's own copy of the generic kit (the project's shared certified-arithmetic module is being
+rebuilt at the same time); it imports no other theory module, so it can be pointed at the shared one later.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Callable
 
+import flint
 import sympy as sp
 from flint import arb
 from sympy.printing.pycode import MpmathPrinter
@@ -57,16 +61,29 @@ class ZeroBox:
     unique: bool
 
 
-def _lower(x: arb) -> float:
-    import math
+def lower(x: arb) -> float:
+    """A float <= every point of the ball x (one ulp below the converted lower end unless it is exactly a float)."""
     v = float(x.lower())
     return v if x.lower() == arb(v) else math.nextafter(v, -math.inf)
 
 
-def _upper(x: arb) -> float:
-    import math
+def upper(x: arb) -> float:
+    """A float >= every point of the ball x."""
     v = float(x.upper())
     return v if x.upper() == arb(v) else math.nextafter(v, math.inf)
+
+
+LIBRARY = f"python-flint {flint.__version__} (FLINT/Arb ball arithmetic)"
+
+
+def certificate(quantity: str, proven: str, lo: float, hi: float, prec_bits: int, extra: str = "") -> dict:
+    """What a ball computation has proven, as a plain dict for the JSON report: 'quantity', 'proven', 'enclosure'
+    [lo, hi] (outward), 'width', 'prec_bits', 'library', 'text' (one line)."""
+    digits = 6 if hi <= lo or max(abs(lo), abs(hi)) == 0 else \
+        min(12, max(6, 2 + math.ceil(math.log10(max(abs(lo), abs(hi)) / (hi - lo)))))
+    text = f"certified: {quantity} in [{lo:.{digits}g}, {hi:.{digits}g}]" + (f", {extra}" if extra else "")
+    return {"quantity": quantity, "proven": proven, "enclosure": [lo, hi], "width": hi - lo,
+            "prec_bits": int(prec_bits), "library": LIBRARY, "text": text}
 
 
 def isolate_zeros(h: Callable[[arb], arb], dh: Callable[[arb], arb], lo: float, hi: float, *, tol: float = 1e-12,
@@ -107,10 +124,10 @@ def isolate_zeros(h: Callable[[arb], arb], dh: Callable[[arb], arb], lo: float, 
                     a, b = lo_, hi_
                     m = ((a + b) / 2).mid()
                     N = m - h(m) / dh(a.union(b))
-                out.append(ZeroBox(_lower(lo_), _upper(hi_), True))
+                out.append(ZeroBox(lower(lo_), upper(hi_), True))
                 continue
         if width_ok:
-            out.append(ZeroBox(_lower(a), _upper(b), False))
+            out.append(ZeroBox(lower(a), upper(b), False))
             continue
         s = (a + (b - a) * arb(4711) / 10000).mid()
         stack.extend([(s, b), (a, s)])

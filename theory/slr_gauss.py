@@ -299,7 +299,7 @@ def _zeta_prime_mp():
 
 
 def owens_t_mp(h, a) -> mpmath.mpf:
-    """Owen's T(h, a) = (1/2pi) int_0^a exp(-h^2 (1+x^2)/2)/(1+x^2) dx, by mpmath quadrature at the working precision."""
+    """Owen's T(h, a) = (1/2pi) int_0^a exp(-h^2 (1+x^2)/2)/(1+x^2) dx (mpmath quadrature, working precision)."""
     h, a = mpmath.mpf(h), mpmath.mpf(a)
     return mpmath.quad(lambda x: mpmath.exp(-h * h * (1 + x * x) / 2) / (1 + x * x), [0, a]) / (2 * mpmath.pi)
 

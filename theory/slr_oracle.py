@@ -32,12 +32,11 @@ import mpmath
 import sympy as sp
 from flint import arb
 
-import attnverify.theory.certificate as C
 from attnverify.theory import slr_gauss as G
-from attnverify.theory.slr_certified import ZeroBox, isolate_zeros, lambdify_arb
+from attnverify.theory.slr_certified import ZeroBox, certificate, isolate_zeros, lambdify_arb, lower, upper
 from attnverify.theory.slr_dynamics import reduced_partials
 from attnverify.theory.slr_risk import gradient, risk_on_M
-from attnverify.theory.slr_symbols import ORACLE, OVERLAPS, PARAMS, L, d, eps, gamma, kappa, lam, nu
+from attnverify.theory.slr_symbols import ORACLE, OVERLAPS, PARAMS, L, d, gamma, kappa, lam, nu
 
 _t = sp.Symbol("t", real=True)
 ta, tp, tb, tq, tr = sp.symbols("a p b q r", real=True)        # tangent coordinates (see module docstring)
@@ -79,7 +78,7 @@ def _at_oracle(expr: sp.Expr, first_order: bool) -> sp.Expr:
 
 @lru_cache(maxsize=None)
 def oracle_hessian_matrix() -> sp.Matrix:
-    """The Riemannian Hessian at the oracle in the tangent coordinates (a, p, b, q, r), closed form in the parameters."""
+    """The Riemannian Hessian at the oracle in the tangent coordinates (a, p, b, q, r), closed form in the params."""
     n = len(OVERLAPS)
     g = gradient()
     sub = {sp.Symbol(f"R_{i}", real=True): g[OVERLAPS[i]] for i in range(n)}
@@ -193,7 +192,7 @@ def oracle_hessian(lam: float, gamma: float, d: int, L: int, eps: float = 0.0, d
         if d > 2:
             e = e.min(f["orth_k"][0](*P)).min(f["orth_v"][0](*P))
     return OracleHessian(tuple(eigs), tuple(mult), ((float(v["A"]), float(v["B"])), (float(v["B"]), float(v["C"]))),
-                         min(eigs[i] for i in range(4) if mult[i] > 0), bool(e > 0), (C.lower(e), C.upper(e)))
+                         min(eigs[i] for i in range(4) if mult[i] > 0), bool(e > 0), (lower(e), upper(e)))
 
 
 @dataclass(frozen=True)
@@ -209,6 +208,7 @@ class LocalMinScan:
     unique: tuple[bool, ...]
     prec_bits: int
     proven: str
+    certificates: tuple[dict, ...] = ()
 
 
 def oracle_local_min_scan(gamma: float, d: int, L: int, eps: float = 0.0, lam_lo: float = 1e-3,
@@ -256,8 +256,18 @@ def oracle_local_min_scan(gamma: float, d: int, L: int, eps: float = 0.0, lam_lo
     proven = (f"gamma={gamma:g}, d={d}, L={L}, eps={eps:g}: every zero of det(2x2 block) in [{lam_lo:g}, {lam_hi:g}] "
               "lies in a bracket; in each 'minimum' interval the Riemannian Hessian at (k*, v*) is positive definite "
               "(strict local minimum); in each 'saddle' interval it has a negative eigenvalue")
+    certs = []
+    for lo_, hi_, uniq in zeros:
+        side = [st for (a, b), st in [(iv, "minimum") for iv in mins] + [(iv, "saddle") for iv in sads]
+                if b == lo_ or a == hi_]
+        what = (f"det(block) of the oracle's Riemannian Hessian has {'exactly one zero' if uniq else 'every zero'} "
+                f"of [{lo_!r}, {hi_!r}] there (interval Newton{'' if uniq else ', uniqueness not proven'}); the oracle "
+                f"is a strict local minimum just below and not a local minimum just above" if side[:1] == ["minimum"]
+                else "the oracle's status changes in this bracket")
+        certs.append(certificate("lam*", what, lo_, hi_, _ARB_PREC,
+                                 f"gamma={gamma:g}, d={d}, L={L}, eps={eps:g}" + ("" if uniq else ", not unique")))
     return LocalMinScan(tuple(mins), tuple(sads), tuple((z[0], z[1]) for z in zeros),
-                        tuple(z[2] for z in zeros), _ARB_PREC, proven)
+                        tuple(z[2] for z in zeros), _ARB_PREC, proven, tuple(certs))
 
 
 def _merge_boxes(zs) -> list[tuple[float, float, bool]]:

@@ -23,7 +23,7 @@ from functools import lru_cache
 import sympy as sp
 
 from attnverify.theory.slr_gauss import erf_moment
-from attnverify.theory.slr_symbols import ON_M, OVERLAPS, L, d, eps, eta, gamma, kappa, lam, mu, nu, rho, theta
+from attnverify.theory.slr_symbols import ON_M, OVERLAPS, L, eps, eta, gamma, kappa, lam, mu, nu, rho, theta
 
 _Z = sp.Symbol("Z", real=True)
 _U1, _U2 = sp.symbols("U1 U2", real=True)

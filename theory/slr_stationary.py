@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 import mpmath
 import numpy as np
 
-from attnverify.theory import slr_numeric as N
+from attnverify.theory import slr_eval as N
 
 _E1, _E2 = np.array([1.0, 0.0, 0.0]), np.array([0.0, 1.0, 0.0])
 
@@ -383,7 +383,8 @@ def _origin(params, dps: int) -> StationaryPoint:
     """The origin of M (k = e3, v = e4 in R^4): all five partials vanish there.  The gradient is 0, so the Riemannian
     Hessian is the overlap Hessian H pulled back by the first-order map u -> o'(u) of the tangent coordinates
     u = (dk.k*, dk.v*, dk.e4, dv.k*, dv.v*, dv.e3) (kappa' = u1, nu' = u5, theta' = u4, eta' = u2, rho' = u3 + u6):
-    the eigenvalues of M^T H M; every other tangent direction leaves the overlaps fixed to second order (eigenvalue 0)."""
+    the eigenvalues of M^T H M; every other tangent direction leaves the overlaps fixed to second order (eigenvalue
+    0)."""
     with mpmath.workdps(dps):
         z = [mpmath.mpf(0)] * 5
         g = N.gradient_mp(*z, *params)
