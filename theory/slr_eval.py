@@ -7,7 +7,11 @@ NumPy (float64, vectorised; every argument broadcasts, e.g. overlaps of shape (n
 
 zeta_sigma(t) is evaluated by Owen's T (scipy in float64, mpmath quadrature otherwise).  The closed forms hold
 lam only inside exp(-x^2), erf, atan and square roots of polynomials in lam (no exp of a growing argument), so
-large lam neither overflows nor loses the scale (checked up to lam = 1e6 by the tests).
+large lam does not overflow: the tests check the float64 values against mpmath up to lam = 1e12; the first
+overflow is lam^4 near lam = 1e77.  Near kappa = 1 the kappa-partial is a difference of terms of size
+exp(-c^2 kappa^2): float64 gives it to an absolute (not relative) accuracy of about 1e-16 times that size.
+Projected gradient descent in these coordinates is one step of the exact map of attnverify.theory.slr_dynamics
+(k and v updated simultaneously from the same point).
 """
 from __future__ import annotations
 
