@@ -13,7 +13,7 @@ from attnverify.checks.framework import PROFILES, Check, Context, Evidence, Inpu
 from attnverify.checks.claims import evaluate_claims
 from attnverify.checks.registry import all_checks
 
-VERSION = "0.1.0"
+from attnverify.checks.version import VERSION
 
 
 @dataclass

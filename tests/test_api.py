@@ -51,7 +51,13 @@ def test_closed_forms_are_sympy_objects():
 
 
 @pytest.fixture
-def toy():
+def toy(monkeypatch):
+    from attnverify.checks.stated import StatedClaim
+
+    real = claims_mod.statement_of
+    toy_stated = StatedClaim("B.toyapi", "meanfield", "qualitative", "toy", statement="A toy claim.", source="toy")
+    monkeypatch.setattr(claims_mod, "statement_of", lambda cid: toy_stated if cid == "B.toyapi" else real(cid))
+
     def run(p, ctx):
         x = ctx.rng().normal(0.0, 1.0, 100)
         return Evidence(metric="|z|", observed=float(abs(x.mean()) * 10), threshold=4.0, reason="normal quantile",
@@ -61,8 +67,8 @@ def toy():
 
     check(id="toyapi.a", claim="A toy.", source="toy")(run)
 
-    @claim(id="B.toyapi", paper="B", statement="A toy claim.", source="toy", needs=("toyapi.a",))
-    def _c(results):
+    @claim(id="B.toyapi", paper="B", needs=("toyapi.a",))
+    def _c(results, stated):
         return ClaimVerdict("not_refuted", reason="consistent")
 
     yield
