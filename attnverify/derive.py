@@ -9,6 +9,7 @@ that cannot be read or written is ignored (it only costs time); the derivation i
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import pickle
@@ -34,12 +35,23 @@ def cache_root() -> Path | None:
 
 
 def code_version() -> str:
-    """SHA-256 (16 hex digits) of the sources of the theory and checks packages (the derivations and the papers'
-    adapters), of this module (which renders the text), and of the SymPy and Python versions."""
+    """SHA-256 (16 hex digits) of the sources of the theory and checks packages and of every registered paper's
+    own package (the derivations and the papers' adapters), of this module (which renders the text), and of the
+    SymPy and Python versions."""
+    from attnverify.checks.registry import papers
+
+    return _code_version(tuple(p.model for p in papers()))
+
+
+@functools.lru_cache(maxsize=8)
+def _code_version(models: tuple[str, ...]) -> str:
     from attnverify import checks, theory
+    from attnverify.checks.registry import source_dirs
 
     h = hashlib.sha256(f"sympy {metadata.version('sympy')} python {sys.version_info[:2]}".encode())
     roots = [Path(theory.__file__).parent, Path(checks.__file__).parent]
+    roots += [Path(d) for d in source_dirs() if not any(Path(d).is_relative_to(r) for r in roots)]
+    h.update("|".join(models).encode())
     for path in [*sorted(p for r in roots for p in r.rglob("*.py")), Path(__file__)]:
         h.update(path.name.encode() + b"\0" + path.read_bytes())
     return h.hexdigest()[:16]
