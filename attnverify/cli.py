@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+import signal
 import sys
 import textwrap
 from pathlib import Path
@@ -19,6 +20,34 @@ from attnverify.checks.framework import PROFILES, InputError
 
 class UsageError(Exception):
     """Bad command-line usage (reported in one line, exit code 2)."""
+
+
+class Interrupted(Exception):
+    """Ctrl-C during a run: the one line to print (what was kept, how to resume); exit code 130."""
+
+
+def _ignore_sigint():
+    """Ignore SIGINT (main thread only); returns the previous handler, or None where signals cannot be set."""
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def interrupted_message(done: int, total: int, written: str | None, outputs: bool, store) -> str:
+    """One line after Ctrl-C: how far the run got, where its partial report is, and how to resume. A rerun of the
+    same command replaces its own partial report without --force and reads the finished sweep tasks back from the
+    task store; with --no-cache nothing was kept. ``outputs``: the command had --json or --report."""
+    if written:
+        kept = f"partial report in {written}"
+    else:
+        kept = "none finished, nothing written" if outputs else "no --json or --report: nothing written"
+    if store is None:
+        how = "rerun the same command to start again (--no-cache: no sweep task was kept)"
+    else:
+        how = f"rerun the same command to resume (finished sweep tasks are reused from {store.root})"
+    return f"interrupted after {done} of {total} checks ({kept}); {how}"
 
 
 class Parser(argparse.ArgumentParser):
@@ -270,15 +299,28 @@ def run_with_outputs(args: argparse.Namespace, ids: list[str] | None, overrides:
             report = run(ids, profile=args.profile, seed=seed, overrides=overrides, executor=executor,
                          progress=progress, on_result=on_result, store=store)
     except BaseException as exc:
-        if progress is not None:
-            progress.clear()
-        if partial and (json_path or report_dir):
-            rep = partial[0]
-            rep.claims = evaluate_claims(rep.results)
-            why = "interrupted" if isinstance(exc, KeyboardInterrupt) else f"stopped by {type(exc).__name__}"
-            save_partial(rep, note=f"{why} after {len(rep.results)} of {len(plans)} checks")
-            print(f"attnverify: partial results ({len(rep.results)} of {len(plans)} checks) written to "
-                  f"{json_path or str(Path(report_dir) / 'report.json')}", file=sys.stderr)
+        interrupted = isinstance(exc, KeyboardInterrupt)
+        previous = _ignore_sigint() if interrupted else None      # a second Ctrl-C cannot cut the write short
+        try:
+            if progress is not None:
+                progress.clear()
+            written = None
+            if partial and (json_path or report_dir):
+                rep = partial[0]
+                rep.claims = evaluate_claims(rep.results)
+                why = "interrupted" if interrupted else f"stopped by {type(exc).__name__}"
+                save_partial(rep, note=f"{why} after {len(rep.results)} of {len(plans)} checks")
+                written = json_path or str(Path(report_dir) / "report.json")
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGINT, previous)
+        done = len(partial[0].results) if partial else 0
+        if interrupted:
+            outputs = bool(json_path or report_dir)
+            raise Interrupted(interrupted_message(done, len(plans), written, outputs, store)) from None
+        if written:
+            print(f"attnverify: partial results ({done} of {len(plans)} checks) written to {written}",
+                  file=sys.stderr)
         raise
     if progress is not None:
         progress.clear()
@@ -478,6 +520,9 @@ def main(argv: list[str] | None = None) -> int:
     except (UsageError, InputError) as exc:
         print(f"attnverify: error: {exc}", file=sys.stderr)
         return 2
+    except Interrupted as exc:
+        print(f"attnverify: {exc}", file=sys.stderr)
+        return 130
     except KeyboardInterrupt:
         print("attnverify: interrupted", file=sys.stderr)
         return 130

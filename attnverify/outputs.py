@@ -5,7 +5,9 @@ refused before the first check runs, in one line, not found broken at the end. :
 :func:`check_dir` raise :class:`~attnverify.checks.framework.InputError` when a path is unusable:
 
 - a file is due but the path is a directory (or the other way round);
-- the path exists and ``force`` is not given (``--force`` overwrites);
+- the path exists and ``force`` is not given (``--force`` overwrites), unless it is the partial report of a run
+  that did not finish (``"complete": false``, written after each check and on Ctrl-C): rerunning the same command
+  resumes that run and replaces it without ``--force``;
 - the nearest existing ancestor is not a directory, or is not writable (missing parents are created
   when the output is written).
 """
@@ -33,6 +35,20 @@ def _check_parent(path: Path, flag: str) -> None:
         raise InputError(f"{flag}: cannot write into {str(anc)!r} (permission denied)")
 
 
+def is_partial_report(path: str | os.PathLike) -> bool:
+    """True when ``path`` holds the JSON report of an unfinished run (``"complete": false``, with its checks)."""
+    import json
+
+    p = Path(path)
+    try:
+        if not p.is_file() or p.stat().st_size > 256 * 2**20:
+            return False
+        doc = json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(doc, dict) and doc.get("complete") is False and isinstance(doc.get("checks"), list)
+
+
 def check_file(path: str | os.PathLike, flag: str, *, force: bool = False) -> Path:
     """``path`` as a :class:`Path` if a file can be written there, else :class:`InputError` (one line)."""
     p = Path(path)
@@ -41,7 +57,7 @@ def check_file(path: str | os.PathLike, flag: str, *, force: bool = False) -> Pa
     if p.is_dir():
         raise InputError(f"{flag}: {str(p)!r} is a directory; give a file name")
     if p.exists() or p.is_symlink():
-        if not force:
+        if not force and not is_partial_report(p):
             raise InputError(f"{flag}: {str(p)!r} exists (use --force to overwrite it)")
         if not os.access(p, os.W_OK):
             raise InputError(f"{flag}: {str(p)!r} is not writable")
@@ -61,7 +77,7 @@ def check_dir(path: str | os.PathLike, flag: str, *, force: bool = False,
         if not os.access(p, os.W_OK | os.X_OK):
             raise InputError(f"{flag}: cannot write into {str(p)!r} (permission denied)")
         present = [name for name in contents if (p / name).exists()]
-        if present and not force:
+        if present and not force and not is_partial_report(p / "report.json"):
             raise InputError(f"{flag}: {str(p / present[0])!r} exists (use {hint} to overwrite it)")
         return p
     _check_parent(p / "x", flag)

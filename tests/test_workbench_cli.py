@@ -133,7 +133,11 @@ def test_partial_results_survive_an_interrupt(toys, tmp_path, capsys, monkeypatc
     assert [c["id"] for c in doc["checks"]] == ["toyw.a"]
     assert [c["id"] for c in doc["claims"]] == ["A.toy_holds"]
     assert "did not finish" in (rep / "report.md").read_text()
-    assert "partial results" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"partial report in {out}" in err and "rerun the same command to resume" in err
+    assert main(["run", "toyw.a", "--quiet", "--json", str(out), "--report", str(rep)]) == 0     # no --force needed
+    assert json.loads(out.read_text())["complete"] is True
+    assert main(["run", "toyw.a", "--quiet", "--json", str(out)]) == 2          # a finished report needs --force
 
 
 def test_json_is_written_after_each_check(toys, tmp_path, monkeypatch):
