@@ -2,10 +2,13 @@
 kept, the claims ledger shown, --set keys accounted for, list/--version/derive."""
 from __future__ import annotations
 
+import errno
 import json
 import os
+import stat
 import subprocess
 import sys
+import tempfile
 import time
 
 import numpy as np
@@ -115,6 +118,54 @@ def test_unwritable_directory(toys, tmp_path, capsys):
         assert "permission denied" in capsys.readouterr().err
     finally:
         ro.chmod(0o700)
+
+
+@pytest.mark.parametrize("command", ["run-json", "run-report", "claims", "latex", "bench", "selftest"])
+def test_a_path_that_refuses_writes_is_refused_before_any_work(toys, tmp_path, capsys, monkeypatch, command):
+    """/proc passes every permission test for root but creates no file; a full disk passes them for anyone: the
+    pre-check creates and removes a file (or a directory) where the output goes."""
+    monkeypatch.setattr(runner, "run_one", lambda *a, **k: pytest.fail("a check ran despite an unwritable path"))
+    full = tmp_path / "full"
+    full.mkdir()
+    real_mkstemp, real_mkdtemp = tempfile.mkstemp, tempfile.mkdtemp
+
+    def no_space(make):
+        def make_or_fail(*a, dir=None, **k):
+            if dir is not None and str(dir).startswith(str(full)):
+                raise OSError(errno.ENOSPC, "No space left on device")
+            return make(*a, dir=dir, **k)
+        return make_or_fail
+
+    monkeypatch.setattr(tempfile, "mkstemp", no_space(real_mkstemp))
+    monkeypatch.setattr(tempfile, "mkdtemp", no_space(real_mkdtemp))
+    for target, reason in ((f"/proc/attnverify-{os.getpid()}/r.out", None), (str(full / "r.out"), "No space left"),
+                           (str(full / "sub" / "r.out"), "No space left")):
+        argv = {"run-json": ["run", "toyw.a", "--quiet", "--json", target],
+                "run-report": ["run", "toyw.a", "--quiet", "--report", target],
+                "claims": ["claims", "--quiet", "--json", target],
+                "latex": ["latex", "-o", target],
+                "bench": ["bench", "--json", target],
+                "selftest": ["selftest", "--mutants", "--json", target]}[command]
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith("attnverify: error: ") and target in err
+        assert reason is None or reason in err
+
+
+@pytest.mark.parametrize("mask", [0o022, 0o027, 0o077])
+def test_output_files_get_the_users_umask(toys, tmp_path, mask):
+    old = os.umask(mask)
+    try:
+        out, rep, tex = tmp_path / "r.json", tmp_path / "rep", tmp_path / "a.tex"
+        assert main(["run", "toyw.a", "--quiet", "--json", str(out), "--report", str(rep)]) == 0
+        assert main(["latex", "-o", str(tex), "--derivations-only"]) == 0
+        files = [out, tex, rep / "report.json", rep / "report.md", rep / "toyw_a_0.png"]
+        assert {f.name: stat.S_IMODE(f.stat().st_mode) for f in files} == {f.name: 0o666 & ~mask for f in files}
+        out.chmod(0o640)                                      # a replaced file keeps its mode
+        assert main(["run", "toyw.a", "--quiet", "--json", str(out), "--force"]) == 0
+        assert stat.S_IMODE(out.stat().st_mode) == 0o640
+    finally:
+        os.umask(old)
 
 
 def test_partial_results_survive_an_interrupt(toys, tmp_path, capsys, monkeypatch):
