@@ -1,17 +1,15 @@
 """The derivations the CLI prints and the LaTeX document typesets, by model name, with a persistent cache.
 
 The SymPy derivations take 5-20 s. They depend only on the code of ``theory/`` and on the SymPy version, so
-their results are pickled under the cache directory (``$ATTNVERIFY_CACHE_DIR``, else
-``$XDG_CACHE_HOME/attnverify``, else ``~/.cache/attnverify``), in ``derivations/``, keyed by a SHA-256 of
-the theory sources, the SymPy and Python versions. Set ``ATTNVERIFY_NO_CACHE=1`` to bypass it. A cache
-that cannot be read or written is ignored (it only costs time); the derivation is then recomputed.
+their results are kept in the derivation cache (:mod:`attnverify.cache`: where it is, and the ownership rule
+under which its pickles are loaded), keyed by a SHA-256 of the theory sources, the SymPy and Python versions.
+Set ``ATTNVERIFY_NO_CACHE=1`` to bypass it. A cache that cannot be read or written is ignored (it only costs
+time); the derivation is then recomputed.
 """
 from __future__ import annotations
 
 import hashlib
 import importlib
-import os
-import pickle
 import re
 import shutil
 import sys
@@ -31,13 +29,10 @@ SIGNS = ("fixed", "symmetric")
 # the persistent cache
 # ----------------------------------------------------------------------------------------------
 def cache_root() -> Path | None:
-    """The cache directory, or None when caching is switched off (``ATTNVERIFY_NO_CACHE``)."""
-    if os.environ.get("ATTNVERIFY_NO_CACHE", "").strip() not in ("", "0"):
-        return None
-    if os.environ.get("ATTNVERIFY_CACHE_DIR"):
-        return Path(os.environ["ATTNVERIFY_CACHE_DIR"])
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "attnverify"
+    """The cache directory when caching is on and the directory may be trusted (:mod:`attnverify.cache`), or None."""
+    from attnverify import cache
+
+    return cache.trusted_root()
 
 
 def code_version() -> str:
@@ -51,9 +46,8 @@ def code_version() -> str:
     return h.hexdigest()[:16]
 
 
-def _cache_file(model: str, sign: str) -> Path | None:
-    root = cache_root()
-    return None if root is None else root / "derivations" / f"{model}-{sign}-{code_version()}.pickle"
+def _cache_name(model: str, sign: str) -> str:
+    return f"{model}-{sign}-{code_version()}"
 
 
 def _compute(model: str, sign: str) -> list:
@@ -70,21 +64,14 @@ def derivation(model: str, sign: str = "fixed") -> list:
         raise InputError(f"unknown sign model {sign!r} (choose from {', '.join(SIGNS)})")
     if model == "meanfield":
         sign = "fixed"   # Paper B has no sign option: one derivation
-    path = _cache_file(model, sign)
-    if path is not None and path.is_file():
-        try:
-            return list(pickle.loads(path.read_bytes()))
-        except Exception:  # noqa: BLE001 -- a stale or broken cache entry is recomputed
-            pass
+    from attnverify import cache
+
+    name = _cache_name(model, sign) + ".pickle"
+    hit, steps = cache.load(name)
+    if hit:
+        return list(steps)
     steps = _compute(model, sign)
-    if path is not None:
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_bytes(pickle.dumps(tuple(steps), protocol=4))
-            os.replace(tmp, path)
-        except OSError:
-            pass
+    cache.save(name, tuple(steps))
     return steps
 
 
@@ -240,15 +227,13 @@ def render(model: str, latex: bool = False, *, sign: str = "fixed", width: int |
     width = width or terminal_width()
     if model not in MODELS:
         raise InputError(f"unknown model {model!r} (choose from {', '.join(MODELS)})")
+    from attnverify import cache
+
     opts = repr((model, sign, width, bool(latex), sorted((values or {}).items())))
-    path = _cache_file(model, sign)
-    text_path = None if path is None else path.with_name(
-        path.stem + "-" + hashlib.sha256(opts.encode()).hexdigest()[:12] + ".txt")
-    if text_path is not None and text_path.is_file():
-        try:
-            return text_path.read_text(encoding="utf-8")
-        except OSError:
-            pass
+    text_name = _cache_name(model, sign) + "-" + hashlib.sha256(opts.encode()).hexdigest()[:12] + ".txt"
+    cached = cache.read_text(text_name)
+    if cached is not None:
+        return cached
     steps = derivation(model, sign)
     title = MODELS[model][1] + (f" ({sign}-sign model)" if model == "signal" else "")
     if values:
@@ -257,13 +242,7 @@ def render(model: str, latex: bool = False, *, sign: str = "fixed", width: int |
         steps = [type(s)(s.statement, S.subs(s.result, **values), s.reason, s.label) for s in steps]
         title += "; at " + ", ".join(f"{k} = {v}" for k, v in values.items())
     text = _render_steps(title, steps, latex=latex, width=width)
-    if text_path is not None:
-        try:
-            tmp = text_path.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_text(text, encoding="utf-8")
-            os.replace(tmp, text_path)
-        except OSError:
-            pass
+    cache.write_text(text_name, text)
     return text
 
 

@@ -24,42 +24,30 @@ from __future__ import annotations
 
 import functools
 import inspect
-import os
-import pickle
 from typing import Any
 
 import sympy as sp
 
 
 def _persistent(fn):
-    """Keep a Paper A closed form in the derivation cache (:mod:`attnverify.derive`), keyed by the code version
+    """Keep a Paper A closed form in the derivation cache (:mod:`attnverify.cache`), keyed by the code version
     and the arguments: deriving J takes seconds, reading it back milliseconds."""
     sig = inspect.signature(fn)
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
-        from attnverify.derive import cache_root, code_version
+        from attnverify import cache
+        from attnverify.derive import code_version
 
         bound = sig.bind(*args, **kwargs)
         bound.apply_defaults()
         args = bound.args
-
-        root = cache_root()
-        path = None if root is None else root / "derivations" / f"{fn.__name__}-{'-'.join(map(str, args))}-{code_version()}.pickle"
-        if path is not None and path.is_file():
-            try:
-                return pickle.loads(path.read_bytes())
-            except Exception:  # noqa: BLE001 -- a broken entry is recomputed
-                pass
+        name = f"{fn.__name__}-{'-'.join(map(str, args))}-{code_version()}.pickle"
+        hit, value = cache.load(name)
+        if hit:
+            return value
         value = fn(*args)
-        if path is not None:
-            try:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                tmp = path.with_suffix(f".{os.getpid()}.tmp")
-                tmp.write_bytes(pickle.dumps(value, protocol=4))
-                os.replace(tmp, path)
-            except OSError:
-                pass
+        cache.save(name, value)
         return value
 
     return wrapper
