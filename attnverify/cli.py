@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import signal
 import sys
@@ -374,7 +375,10 @@ def cmd_claims(args: argparse.Namespace) -> int:
 
 
 def _task_store(args: argparse.Namespace):
-    """The persistent task store of the commands that run checks (attnverify.checks.store), or None with --no-cache."""
+    """The persistent task store of the commands that run checks (attnverify.checks.store), or None with --no-cache.
+    A --cache-dir or $ATTNVERIFY_CACHE_DIR that cannot be used is bad input (exit 2, before any work); the default
+    location that cannot be used means no store, with one warning."""
+    from attnverify import cache
     from attnverify.checks.store import TaskStore, default_dir
 
     no_cache, cache_dir = getattr(args, "no_cache", False), getattr(args, "cache_dir", None)   # latex has neither
@@ -386,7 +390,30 @@ def _task_store(args: argparse.Namespace):
     try:
         return TaskStore(path)
     except OSError as exc:
-        raise InputError(f"--cache-dir: cannot use {str(path)!r} ({exc.strerror or type(exc).__name__})") from None
+        why = exc.strerror or type(exc).__name__
+        if cache_dir:
+            raise InputError(f"--cache-dir: cannot use {str(path)!r} ({why})") from None
+        if os.environ.get(cache.ENV_DIR):
+            raise InputError(f"{cache.ENV_DIR}: cannot use {str(path)!r} ({why}); point it at a writable "
+                             "directory, or pass --no-cache") from None
+        cache.warn_once(f"no task store: cannot use {str(path)!r} ({why}); finished tasks are not kept "
+                        "(set --cache-dir or $ATTNVERIFY_CACHE_DIR)")
+        return None
+
+
+def validate_cache_env(args: argparse.Namespace) -> None:
+    """$ATTNVERIFY_CACHE_DIR, when set for a command that uses a cache, must be a directory that can be created
+    and written: else one line and exit 2 before any work, as for --cache-dir."""
+    from attnverify import cache
+
+    if args.command in (None, "list") or cache.disabled() or not os.environ.get(cache.ENV_DIR):
+        return
+    if getattr(args, "no_cache", False) and args.command in ("run", "claims"):
+        return
+    why = cache.unusable(os.environ[cache.ENV_DIR])
+    if why:
+        raise InputError(f"{cache.ENV_DIR}: cannot use {os.environ[cache.ENV_DIR]!r} ({why}); point it at a "
+                         f"writable directory, or set {cache.ENV_OFF}=1")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -511,6 +538,7 @@ def main(argv: list[str] | None = None) -> int:
         if getattr(args, "profile", "quick") not in PROFILES:
             raise InputError(f"unknown profile {args.profile!r} (choose from {', '.join(PROFILES)})")
         validate_outputs(args)
+        validate_cache_env(args)
         handler = {"list": lambda: cmd_list(args.params, args.ids), "run": lambda: cmd_run(args),
                    "claims": lambda: cmd_claims(args),
                    "derive": lambda: cmd_derive(args), "latex": lambda: cmd_latex(args),
