@@ -343,3 +343,51 @@ def test_progress_only_moves_forward_with_an_eta():
     p.done("x.b")
     assert shown == sorted(shown) and p.best == 1.0
     assert "ETA" in stream.getvalue() and "[2/2] x.b" in stream.getvalue()
+
+
+def _terminal(columns: int):
+    """A pseudo-terminal of ``columns`` columns: (writer stream on the slave, master fd to read what was drawn)."""
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
+    return os.fdopen(slave, "w", encoding="utf-8", buffering=1), master
+
+
+def _drawn(master) -> list[str]:
+    import select
+
+    data = b""
+    while select.select([master], [], [], 0.2)[0]:
+        chunk = os.read(master, 65536)
+        if not chunk:
+            break
+        data += chunk
+    text = data.decode("utf-8", "replace").replace("\x1b[A", "")
+    return [seg for line in text.split("\n") for seg in line.split("\r") if seg.strip()]
+
+
+@pytest.mark.parametrize("columns", [40, 80, 160])
+def test_progress_line_fits_the_terminal(columns):
+    from attnverify.progress import Progress
+
+    stream, master = _terminal(columns)
+    try:
+        p = Progress(["signal.objective_vs_montecarlo", "meanfield.zero_temperature_limit"], stream)
+        for f in (0.1, 0.5, 0.9):
+            p("signal.objective_vs_montecarlo", f)
+            time.sleep(0.25)
+        p.done("signal.objective_vs_montecarlo")
+        lines = _drawn(master)
+        p.clear()
+    finally:
+        stream.close()
+        os.close(master)
+    assert lines and all(len(line.rstrip()) <= columns for line in lines), lines
+    assert any("[2/2]" in line for line in lines)
+    if columns >= 80:               # room for the whole id and the bar
+        assert any("meanfield.zero_temperature_limit" in line and "█" in line for line in lines), lines
+        assert max(len(line.rstrip()) for line in lines) >= columns - 2     # and it uses the width
