@@ -104,7 +104,8 @@ def build_parser() -> Parser:
                              "(and d): shows Pi, the rate and the bound for them")
     derive.add_argument("--width", default=None, help="columns of the output (default: the terminal's)")
     latex = sub.add_parser("latex", help="write a LaTeX document: the derivations (and the audit)")
-    latex.add_argument("-o", "--output", required=True, metavar="FILE.tex")
+    latex.add_argument("-o", "--output", required=True, metavar="FILE.tex",
+                       help="the LaTeX file to write (its figures go to FILE_figures/ beside it)")
     latex.add_argument("--from-json", metavar="PATH", help="take the audit from a JSON report (figures from the "
                        "PNGs beside it, as written by run --report)")
     latex.add_argument("--derivations-only", action="store_true", help="the formulas only; no audit is run")
@@ -218,9 +219,12 @@ def plan_explained(ids: list[str] | None, profile: str, overrides: dict[str, str
     for key in overrides:
         took = [c.id for c in chosen if c.param(key) is not None]
         if not took:
-            similar = sorted({p.name for c in chosen for p in c.params if p.name.rstrip("s") == key.rstrip("s")
-                              or p.name.lower() == key.lower()})
-            hint = f" (did you mean {', '.join(similar)}?)" if similar else " (see 'attnverify list --params')"
+            from attnverify.checks.runner import did_you_mean
+
+            names = {p.name for c in chosen for p in c.params}
+            similar = sorted(n for n in names if n.rstrip("s") == key.rstrip("s") or n.lower() == key.lower())
+            hint = (f" (did you mean {', '.join(similar)}?)" if similar else did_you_mean(key, names)) or \
+                " (see 'attnverify list --params')"
             raise InputError(f"unknown parameter {key!r} for the selected checks: none of them takes it{hint}")
         ignored = []
         for c in chosen:
@@ -532,9 +536,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.version:
             print(f"attnverify {__version__}")
             return 0
-        if args.command is None:
-            raise UsageError("the following arguments are required: command (list, run, claims, derive, latex, "
-                             "bench, selftest)")
+        if args.command is None:            # a bare 'attnverify': the help
+            build_parser().print_help()
+            return 0
         if getattr(args, "profile", "quick") not in PROFILES:
             raise InputError(f"unknown profile {args.profile!r} (choose from {', '.join(PROFILES)})")
         validate_outputs(args)

@@ -149,6 +149,9 @@ def mathtext(label: str) -> str:
 
 
 _KEY_RE = re.compile(r"(\S+\s*=\s*[-+0-9.eE]+|#\s*\d+)\s*$")
+# a colour in a matplotlib format string: one of the single-letter colours (no marker is one of these letters) or
+# a cycle colour C0..C9; given together with color=, matplotlib warns "color is redundantly defined"
+_STYLE_COLOUR = re.compile(r"[bgrcmykw]|C\d")
 
 
 def _colour_key(label: str) -> str:
@@ -180,10 +183,11 @@ def draw_plot(plot: Plot):
         c = colour[_colour_key(s.label)]
         label = mathtext(s.label) if s.label and s.label not in seen else None   # one legend entry per label
         seen.add(s.label)
+        kw = {} if _STYLE_COLOUR.search(s.style or "") else {"color": c}   # a colour in the style string wins
         if s.yerr is not None:
-            ax.errorbar(x, y, yerr=np.asarray(s.yerr, dtype=float), fmt=s.style, label=label, capsize=2, color=c)
+            ax.errorbar(x, y, yerr=np.asarray(s.yerr, dtype=float), fmt=s.style, label=label, capsize=2, **kw)
         else:
-            ax.plot(x, y, s.style, label=label, color=c)
+            ax.plot(x, y, s.style, label=label, **kw)
     ax.set_title("\n".join(textwrap.wrap(mathtext(plot.title), 70)), fontsize=10)
     ax.set(xlabel=mathtext(plot.xlabel), ylabel=mathtext(plot.ylabel))
     if plot.logx:

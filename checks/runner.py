@@ -37,6 +37,15 @@ def catalogue() -> list[dict]:
     return [{"id": c.id, "claim": c.claim, "source": c.source} for c in all_checks()]
 
 
+def did_you_mean(name: str, known: list[str] | set[str]) -> str:
+    """`` (did you mean a, b?)`` for the known names closest to ``name`` (difflib; case ignored), or ''."""
+    import difflib
+
+    by_lower = {k.lower(): k for k in sorted(known)}
+    close = difflib.get_close_matches(name.lower(), list(by_lower), n=3, cutoff=0.6)
+    return f" (did you mean {', '.join(by_lower[c] for c in close)}?)" if close else ""
+
+
 def select(ids: list[str] | None) -> list[Check]:
     """The checks named by ``ids``: exact ids, or a family (``signal``, ``meanfield``)."""
     checks = all_checks()
@@ -46,7 +55,9 @@ def select(ids: list[str] | None) -> list[Check]:
     for name in ids:
         match = [c for c in checks if c.id == name or c.id.startswith(name.rstrip(".") + ".")]
         if not match:
-            raise InputError(f"unknown check id {name!r} (see 'attnverify list')")
+            names = {c.id for c in checks} | {c.id.split(".")[0] for c in checks}
+            hint = did_you_mean(name, names) or " (see 'attnverify list')"
+            raise InputError(f"unknown check id {name!r}{hint}")
         chosen += [c for c in match if c not in chosen]
     return chosen
 
@@ -62,7 +73,8 @@ def plan(ids: list[str] | None = None, *, profile: str = "quick",
     overrides = dict(overrides or {})
     chosen = select(ids)
     known = {p.name for c in chosen for p in c.params}
-    problems = [f"unknown parameter {key!r} for the selected checks" for key in overrides if key not in known]
+    problems = [f"unknown parameter {key!r} for the selected checks{did_you_mean(key, known)}" for key in overrides
+                if key not in known]
     plans = []
     for c in chosen:
         mine = {k: v for k, v in overrides.items() if c.param(k) is not None}

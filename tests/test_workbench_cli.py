@@ -391,3 +391,70 @@ def test_progress_line_fits_the_terminal(columns):
     if columns >= 80:               # room for the whole id and the bar
         assert any("meanfield.zero_temperature_limit" in line and "█" in line for line in lines), lines
         assert max(len(line.rstrip()) for line in lines) >= columns - 2     # and it uses the width
+
+
+def test_bare_command_prints_the_help(capsys):
+    assert main([]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: attnverify") and all(c in out for c in ("run", "derive", "latex", "selftest"))
+
+
+@pytest.mark.parametrize("argv, hint", [
+    (["run", "signal.atention_on_noise"], "did you mean signal.attention_on_noise"),
+    (["run", "meanfeld"], "did you mean meanfield"),
+    (["run", "signal.attention_on_noise", "--set", "thta=1"], "did you mean theta?"),
+    (["run", "signal.attention_on_noise", "--set", "n_sequence=10"], "did you mean n_sequences?"),
+    (["run", "meanfield.w2_bound", "--set", "Betas=1,2"], "did you mean betas?"),
+    (["list", "signal.low_temprature"], "did you mean signal.low_temperature?"),
+])
+def test_unknown_names_get_a_did_you_mean(capsys, monkeypatch, argv, hint):
+    monkeypatch.setattr(runner, "run_one", lambda *a, **k: pytest.fail("a check ran"))
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and hint in err
+
+
+def test_plan_suggests_parameters_too():
+    with pytest.raises(runner.InputError, match=r"unknown parameter 'sigm' .*did you mean sigma"):
+        runner.plan(["signal.low_temperature"], overrides={"sigm": "1"})
+
+
+def test_latex_output_option_has_help(capsys):
+    with pytest.raises(SystemExit):
+        main(["latex", "--help"])
+    out = capsys.readouterr().out
+    assert "-o FILE.tex, --output FILE.tex" in out and "LaTeX file to write" in out
+
+
+def test_selftest_list_columns_align(capsys, monkeypatch):
+    from attnverify.mutants import MUTANTS
+
+    monkeypatch.setenv("COLUMNS", "400")
+    assert main(["selftest", "--list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    firsts = {m.name: next(line for line in lines if line.startswith(m.name + " ")) for m in MUTANTS}
+    targets = {line.index(f"{m.module}.{m.attribute}") for m, line in zip(MUTANTS, firsts.values())}
+    texts = {line.index(m.description) for m, line in zip(MUTANTS, firsts.values())}
+    assert len(targets) == 1 and len(texts) == 1
+
+
+def test_plots_draw_without_matplotlib_warnings():
+    """A style string that names a colour ('k:', 'go') keeps it; no 'color is redundantly defined' warning."""
+    import warnings
+
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from attnverify.report import draw_plot
+
+    plot = Plot("t", "x", "y", [Series("beta=1", [0, 1], [1, 2]), Series("paper", [0, 1], [2, 2], style="k:"),
+                                Series("stable", [0.5], [0.0], style="go"),
+                                Series("mc", [0, 1], [1, 2], yerr=[0.1, 0.1], style="rx")])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fig = draw_plot(plot)
+    lines = {ln.get_label(): ln for ln in fig.axes[0].get_lines()}
+    assert matplotlib.colors.to_hex(lines["paper"].get_color()) == "#000000"
+    assert matplotlib.colors.to_hex(lines["stable"].get_color()) == "#008000"
+    plt.close(fig)
