@@ -436,13 +436,16 @@ def cmd_derive(args: argparse.Namespace) -> int:
         if args.sign != "fixed":
             raise InputError("--sign is a Paper A option (derive signal); Paper B has no sign model")
         if sets:
-            from attnverify.checks.framework import Param
-            from attnverify.checks.meanfield._model import MODEL_PARAMS, model_matrices
+            import sympy as sp
+
+            from attnverify.checks.meanfield._model import MODEL_PARAMS
+            from attnverify.checks.runner import did_you_mean
 
             params = {p.name: p for p in MODEL_PARAMS}
             unknown = [k for k in sets if k not in params]
             if unknown:
-                raise InputError(f"derive meanfield --set: unknown key {unknown[0]!r} (takes {', '.join(params)})")
+                raise InputError(f"derive meanfield --set: unknown key {unknown[0]!r}"
+                                 f"{did_you_mean(unknown[0], set(params)) or ' (takes ' + ', '.join(params) + ')'}")
             values = {n: (p.parse(sets[n]) if n in sets else p.default) for n, p in params.items()}
             if "d" not in sets:
                 shapes = {len(values[n]) for n in ("Q", "K", "V") if n in sets}
@@ -456,7 +459,10 @@ def cmd_derive(args: argparse.Namespace) -> int:
                 from attnverify.checks.meanfield._model import validate_model
 
                 validate_model(values)
-                print(render_meanfield_for(*model_matrices(values), latex=args.latex, width=width))
+                # exact matrices (rationals kept: 1/3, not 0.333...) for the symbolic steps; defaults are integers
+                exact = {n: (params[n].exact(sets[n]) if n in sets else sp.Matrix(values[n]).applyfunc(sp.nsimplify))
+                         for n in ("Q", "K", "V")}
+                print(render_meanfield_for(exact["Q"].T * exact["K"], exact["V"], latex=args.latex, width=width))
             except ValueError as exc:
                 raise InputError(str(exc).splitlines()[0]) from None
             return 0
@@ -466,11 +472,19 @@ def cmd_derive(args: argparse.Namespace) -> int:
     if sets:
         from attnverify.checks.signal._model import MODEL_PARAMS
 
+        from attnverify.checks.runner import did_you_mean
+        from attnverify.checks.signal._model import validate_model
+
         params = {p.name: p for p in MODEL_PARAMS if p.name != "sign"}
         for k, text in sets.items():
             if k not in params:
-                raise InputError(f"derive signal --set: unknown key {k!r} (takes {', '.join(params)})")
+                raise InputError(f"derive signal --set: unknown key {k!r}"
+                                 f"{did_you_mean(k, set(params)) or ' (takes ' + ', '.join(params) + ')'}")
             values[k] = params[k].parse(text)
+        try:                       # the rules run applies to the model (R < L, score scales, sizes): one validation
+            validate_model({**{n: p.default for n, p in params.items()}, **values})
+        except ValueError as exc:
+            raise InputError(str(exc).splitlines()[0]) from None
     print(render("signal", latex=args.latex, sign=args.sign, width=width, values=values or None))
     return 0
 

@@ -36,7 +36,8 @@ class Param:
     """A model option or parameter of a check, with its type, default and admissible range.
 
     ``kind`` is ``float``, ``int``, ``str``, ``bool``, ``"floats"``/``"ints"`` (tuples) or
-    ``"matrix"`` (a 2-D float array, CLI form ``1,0;0,2``). Bounds are inclusive unless
+    ``"matrix"`` (a 2-D float array, CLI form ``1,0;0,2``; entries may be rationals such as ``1/3``, parsed
+    exactly and rounded once; :meth:`exact` gives them unrounded, as a SymPy Matrix). Bounds are inclusive unless
     ``low_open``/``high_open``; floats must be finite.
     """
 
@@ -72,10 +73,7 @@ class Param:
             elif self.kind == "ints":
                 value = tuple(int(s) for s in text.split(","))
             elif self.kind == "matrix":
-                rows = [[float(s) for s in row.split(",")] for row in text.split(";")]
-                if len({len(r) for r in rows}) != 1:
-                    raise InputError(f"{self.name}: matrix rows have different lengths in {text!r}")
-                value = np.array(rows, dtype=float)
+                value = np.array([[float(x) for x in row] for row in self._matrix_entries(text)], dtype=float)
             else:
                 value = text
         except InputError:
@@ -83,6 +81,42 @@ class Param:
         except ValueError:
             raise InputError(f"{self.name}: expected {self.kind_name()}, got {text!r}") from None
         return self.validate(value)
+
+    def _matrix_entries(self, text: str) -> list[list]:
+        """The entries of ``1,0;0,1/3`` as exact Fractions (integers, decimals, rationals p/q, exponents), or as
+        floats for what no Fraction spells (nan, inf: refused later by validate, by name)."""
+        from fractions import Fraction
+
+        def entry(s: str):
+            try:
+                return Fraction(s.strip())
+            except (ValueError, ZeroDivisionError):
+                return float(s)                      # ValueError for anything else
+
+        rows = [[entry(s) for s in row.split(",")] for row in text.split(";")]
+        if len({len(r) for r in rows}) != 1:
+            raise InputError(f"{self.name}: matrix rows have different lengths in {text!r}")
+        return rows
+
+    def exact(self, text: str):
+        """The value of ``--set name=text`` without rounding, for symbolic work: a matrix as a SymPy Matrix of
+        Rationals (``1,0;0,1/3`` keeps 1/3), a number as a SymPy Rational; validated as :meth:`parse` validates
+        the float value. InputError for what :meth:`parse` refuses or what has no exact value."""
+        import sympy as sp
+
+        self.parse(text)                                 # the same rules (and messages) as the float value
+        try:
+            if self.kind == "matrix":
+                return sp.Matrix([[sp.Rational(x.numerator, x.denominator) for x in row]
+                                  for row in self._matrix_entries(text)])
+            if self.kind in (float, int):
+                from fractions import Fraction
+
+                f = Fraction(text.strip())
+                return sp.Rational(f.numerator, f.denominator)
+        except (AttributeError, ValueError, TypeError):
+            pass
+        raise InputError(f"{self.name}: no exact value for {text!r}")
 
     def kind_name(self) -> str:
         names = {float: "a number", int: "an integer", str: "a string", bool: "true or false",
@@ -394,6 +428,9 @@ class Check:
                 values[prm.name] = prm.validate(self.paper[prm.name])
             else:
                 values[prm.name] = prm.validate(prm.default)
+        for prm in self.params:
+            within_scale(prm, values[prm.name], [prm.default] + ([self.paper[prm.name]] if prm.name in self.paper
+                                                                  else []))
         if self.validate is not None:
             try:
                 self.validate(values)
@@ -402,6 +439,36 @@ class Check:
             except (ValueError, TypeError, ArithmeticError) as exc:
                 raise InputError(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from None
         return values
+
+
+#: how far a parameter without an explicit upper bound may go beyond its largest profile value (within_scale)
+COUNT_FACTOR, REAL_FACTOR, REAL_FLOOR = 100.0, 1e6, 1e-6
+
+
+def within_scale(prm: Param, value: Any, settings: list) -> None:
+    """The scale rule, one for every check: a number is refused (InputError, before any work) when it is far outside
+    the sizes the check was written for, its profile values (default, paper) -- for a count (int) beyond
+    COUNT_FACTOR x the largest (time and memory grow with it: 1e9 sequences or particles end in hours or a
+    MemoryError), for a positive real beyond REAL_FACTOR x the largest (a horizon of 1e300 never ends) or below
+    REAL_FLOOR x the smallest (a tolerance or horizon of 1e-300 is below rounding: the comparison is decided by it).
+    Parameters with an explicit ``high`` keep it instead of the upper rule; signed reals and zero are left to the
+    parameter's own bounds."""
+    if prm.kind not in (int, float, "ints", "floats"):
+        return
+    refs = [abs(float(x)) for v in settings if v is not None for x in (v if isinstance(v, (tuple, list)) else (v,))]
+    refs = [r for r in refs if r > 0 and math.isfinite(r)]
+    if not refs:
+        return
+    count = prm.kind in (int, "ints")
+    for x in (value if isinstance(value, tuple) else (value,)):
+        x = float(x)
+        top = max(refs) * (COUNT_FACTOR if count else REAL_FACTOR)
+        if prm.high is None and abs(x) > top:
+            raise InputError(f"{prm.name}: {x:g} is more than {COUNT_FACTOR if count else REAL_FACTOR:g} x this "
+                             f"check's largest setting ({max(refs):g}): too large to run; the limit is {top:g}")
+        if not count and prm.low is not None and prm.low >= 0 and 0 < x < min(refs) * REAL_FLOOR:
+            raise InputError(f"{prm.name}: {x:g} is below {REAL_FLOOR:g} x this check's smallest setting "
+                             f"({min(refs):g}), at the level of rounding; the limit is {min(refs) * REAL_FLOOR:g}")
 
 
 REGISTRY: dict[str, Check] = {}

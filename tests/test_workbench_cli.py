@@ -458,3 +458,20 @@ def test_plots_draw_without_matplotlib_warnings():
     assert matplotlib.colors.to_hex(lines["paper"].get_color()) == "#000000"
     assert matplotlib.colors.to_hex(lines["stable"].get_color()) == "#008000"
     plt.close(fig)
+
+
+def test_matrices_take_exact_rationals(capsys):
+    import sympy as sp
+
+    from attnverify.checks.meanfield._model import MODEL_PARAMS
+
+    K = {p.name: p for p in MODEL_PARAMS}["K"]
+    assert K.parse("1,0;0,1/3")[1, 1] == 1 / 3 and K.parse("1,0;0,-2/4")[1, 1] == -0.5
+    assert K.exact("1,0;0,1/3") == sp.Matrix([[1, 0], [0, sp.Rational(1, 3)]])
+    assert K.exact("0.1,0;0,1e-3") == sp.Matrix([[sp.Rational(1, 10), 0], [0, sp.Rational(1, 1000)]])
+    for bad in ("1,0;0,1/0", "1,0;0,nan", "1,0;0,1/x"):
+        with pytest.raises(runner.InputError, match="^K: "):
+            K.parse(bad)
+    assert main(["derive", "meanfield", "--set", "K=1,0;0,1/3", "--width", "100"]) == 0
+    out = capsys.readouterr().out
+    assert "B = QᵀK = [[1, 0], [0, 1/3]]" in out and "0.333" not in out.split("2. ")[0]
