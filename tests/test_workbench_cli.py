@@ -475,3 +475,21 @@ def test_matrices_take_exact_rationals(capsys):
     assert main(["derive", "meanfield", "--set", "K=1,0;0,1/3", "--width", "100"]) == 0
     out = capsys.readouterr().out
     assert "B = QᵀK = [[1, 0], [0, 1/3]]" in out and "0.333" not in out.split("2. ")[0]
+
+
+def test_plot_titles_wrap_outside_mathtext():
+    from attnverify.report import _wrap_keeping_math
+
+    title = (r"Theorem 1, finite-$\beta$ part: $D(\beta, t)$ = $W_2(\mu^\beta_t, \mu^\infty_t)$ (exact, assignment) "
+             r"and the held-out bound $K\,s(\beta)\,e^{C_1 t}$")
+    lines = _wrap_keeping_math(title, 40).split("\n")
+    assert len(lines) > 2 and all(line.count("$") % 2 == 0 for line in lines)
+
+
+def test_paper_alignment_line_only_at_the_papers_scale():
+    from attnverify.checks.registry import all_checks
+    from attnverify.checks.signal.alignment import at_paper_scale
+
+    [c] = [c for c in all_checks() if c.id == "signal.alignment_30_runs"]
+    assert at_paper_scale(c.resolve("paper", {})) and not at_paper_scale(c.resolve("quick", {}))
+    assert not at_paper_scale(c.resolve("paper", {"n_steps": 2000}))
