@@ -178,3 +178,9 @@ def test_sampled_accepted_boundary_values_run_without_error(tmp_path, check_id, 
 
     [result] = json.loads(out.read_text())["checks"]
     assert result["verdict"] != "error", result["error"]
+
+
+def test_alignment_schedule_is_validated_up_front(monkeypatch, capsys):
+    monkeypatch.setattr(runner, "run_one", lambda *a, **k: pytest.fail("a check ran"))
+    assert main(["run", "signal.alignment_30_runs", "--set", "n_steps=1"]) == 2
+    assert "n_steps = 1 < n_records = 30" in capsys.readouterr().err

@@ -40,6 +40,16 @@ MAX_SCHEDULE_STEPS = 20000   # the predicted schedule is run only up to this man
 POWER = 0.9                    # power at which the detectable difference from the paper's figure is stated
 
 
+def validate_schedule(p: dict) -> None:
+    """The recorded path needs at least 3 records after the steps where the second-order expansion starts to hold,
+    so a run needs at least 3 records and at least one step per record (n_steps = 1 ended in a check ERROR)."""
+    if p["n_records"] < 3:
+        raise ValueError(f"n_records = {p['n_records']}: the comparison needs at least 3 recorded points per run")
+    if p["n_steps"] < p["n_records"]:
+        raise ValueError(f"n_steps = {p['n_steps']} < n_records = {p['n_records']}: a run must take at least one step "
+                         "per recorded point")
+
+
 def at_paper_scale(p: dict) -> bool:
     """True when the run is the paper's experiment (its theta, R, L, runs, steps and step sizes): only then is the
     paper's mean final alignment a value this run's curves can be compared with."""
@@ -96,7 +106,7 @@ def _runs(mkw: dict, n_runs: int, K: int, a: float, b: float, n_records: int, ct
             Param("z_level", float, 1e-3, "family-wise false-alarm rate", low=0.0, high=1.0,
                   low_open=True, high_open=True)],
     paper={**PAPER_SCALE, "n_records": 30, "n_energy": 1000, "run_predicted_schedule": True},
-    validate=validate_model,
+    validate=lambda p: (validate_model(p), validate_schedule(p)),
 )
 def alignment_30_runs(p: dict, ctx: Context) -> Evidence:
     model = model_of(p)
