@@ -16,7 +16,6 @@ from typing import Any
 
 import numpy as np
 
-from attnverify.checks import claims as _claims
 from attnverify.checks import framework as _fw
 from attnverify.checks import runner as _runner
 
@@ -71,6 +70,9 @@ class Report(_runner.Report):
 
         return report_dict(self)
 
+    def wrap(self, result: _fw.Result) -> Result:
+        return Result.of(result)
+
     def result(self, check_id: str) -> Result:
         """The result of check ``check_id`` (KeyError if it did not run)."""
         for r in self.results:
@@ -120,22 +122,19 @@ def _head(markdown: str) -> str:
 def run(ids: list[str] | str | None = None, *, profile: str = "quick", seed: int = 0,
         overrides: dict[str, Any] | None = None, executor: Executor | None = None,
         progress: Callable[[str, float], None] | None = None,
-        on_result: Callable[[Report], None] | None = None, store: Any = None) -> Report:
-    """Run the checks ``ids`` (a check id, a family such as ``"signal"``, a list of them, or None for all) and
+        on_result: Callable[[Report], None] | None = None, store: Any = None,
+        plans: list | None = None) -> Report:
+    """Run the checks ``ids`` (a check id, a paper's model name for all its checks, a list of them, or None for all) and
     return the :class:`Report` with its claims ledger. Bad input raises :class:`~attnverify.checks.framework.InputError`
     before anything runs; the same seed gives the same results. ``on_result(report)`` is called after each
     check with the report so far (claims not yet evaluated). ``store``: a ``attnverify.checks.store.TaskStore``; finished
-    sweep tasks are saved there as they finish and reused by a rerun (same report as an uninterrupted run)."""
+    sweep tasks are saved there as they finish and reused by a rerun (same report as an uninterrupted run).
+    ``plans``: a plan already resolved by :func:`attnverify.checks.runner.plan` (the command line resolves the
+    parameters once and hands the plan on)."""
     if isinstance(ids, str):
         ids = [ids]
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise _fw.InputError(f"seed: expected a non-negative integer, got {seed!r}")
-    plans = _runner.plan(ids, profile=profile, overrides=overrides)
     report = Report(profile=profile, seed=int(seed), options=dict(overrides or {}))
-    for c, params in plans:
-        report.results.append(Result.of(_runner.run_one(c, params, seed=int(seed), profile=profile,
-                                                        executor=executor, progress=progress, store=store)))
-        if on_result is not None:
-            on_result(report)
-    report.claims = _claims.evaluate_claims(report.results)
-    return report
+    return _runner.run(ids, profile=profile, seed=int(seed), overrides=overrides, executor=executor,
+                       progress=progress, store=store, plans=plans, report=report, on_result=on_result)

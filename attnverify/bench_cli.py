@@ -1,4 +1,4 @@
-"""``attnverify bench [--json PATH] [--scale S] [--naive-budget SECONDS] [--paper-profile] [--quiet]``.
+"""``attnverify bench [--json PATH] [--scale S] [--budget SECONDS] [--paper-profile] [--quiet]``.
 
 Runs the performance benchmarks (``attnverify.bench.run_all``), prints a table and writes JSON.
 
@@ -22,9 +22,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     bench = subparsers.add_parser("bench", help="measure performance ratios (a few minutes)")
     bench.add_argument("--json", dest="json_path", metavar="PATH", help="write the results as JSON")
     bench.add_argument("--scale", default="1", help="problem-size factor in (0, 1] (default 1: the paper sizes)")
-    bench.add_argument("--naive-budget", dest="naive_budget", default=None, metavar="SECONDS",
-                       help="time allowed for running the naive Euler baseline before its step count is "
-                       "extrapolated (default 75 x scale; a large value runs the full halving, hours)")
+    bench.add_argument("--budget", dest="budget", default=None, metavar="SECONDS",
+                       help="time a benchmark may spend running a slow reference implementation before it "
+                       "extrapolates (default: each paper's own, e.g. 75 x scale; a large value runs it in full)")
     bench.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     bench.add_argument("--paper-profile", dest="paper_profile", action="store_true",
                        help="also run the whole paper profile and report the seconds of each check (long)")
@@ -47,9 +47,9 @@ def _seconds(text: str | None) -> float | None:
     try:
         value = float(text)
     except ValueError:
-        raise InputError(f"--naive-budget: expected a number of seconds > 0, got {text!r}") from None
+        raise InputError(f"--budget: expected a number of seconds > 0, got {text!r}") from None
     if not (math.isfinite(value) and value > 0):
-        raise InputError(f"--naive-budget: expected a number of seconds > 0, got {text!r}")
+        raise InputError(f"--budget: expected a number of seconds > 0, got {text!r}")
     return value
 
 
@@ -69,7 +69,7 @@ def _plain(obj):
 def cmd_bench(args: argparse.Namespace) -> int:
     """Run ``attnverify.bench.run_all``; print the table; write JSON to ``args.json_path`` if given."""
     scale = _scale(args.scale)
-    budget = _seconds(args.naive_budget)
+    budget = _seconds(args.budget)
     if args.json_path and not Path(args.json_path).parent.exists():
         raise InputError(f"--json: directory {str(Path(args.json_path).parent)!r} does not exist")
     from attnverify.bench import format_table, run_all
@@ -77,7 +77,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     def progress(name: str) -> None:
         print(f"bench: {name} ...", file=sys.stderr, flush=True)
 
-    result = run_all(scale, progress=None if args.quiet else progress, naive_budget_s=budget,
+    result = run_all(scale, progress=None if args.quiet else progress, budget_s=budget,
                      paper_profile=getattr(args, "paper_profile", False))
     print(format_table(result))
     if args.json_path:

@@ -78,11 +78,15 @@ def build_parser() -> Parser:
     parser = Parser(prog="attnverify", description="Symbolic-numeric verifier for softmax-attention theory.")
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     sub = parser.add_subparsers(dest="command", parser_class=Parser)
-    lister = sub.add_parser("list", help="the catalogue of checks")
-    lister.add_argument("ids", nargs="*", help="check ids or families to list (default: all)")
+    lister = sub.add_parser("list", help="the catalogue of checks (or the papers, or the quantities a claim may state)")
+    lister.add_argument("ids", nargs="*", help="check ids or a paper's model name (default: all)")
     lister.add_argument("--params", action="store_true", help="also list each check's parameters and defaults")
+    lister.add_argument("--models", action="store_true", help="list the registered papers: model name, claim "
+                        "prefix, citation and the model options of 'derive --set'")
+    lister.add_argument("--quantities", action="store_true", help="list the quantities a claim may state "
+                        "(attnverify audit), with their symbols and options")
     run = sub.add_parser("run", help="run checks and print the audit table and the claims ledger")
-    run.add_argument("ids", nargs="*", help="check ids or families (signal, meanfield); default: all")
+    run.add_argument("ids", nargs="*", help="check ids or a paper's model name (attnverify list); default: all")
     _add_run_options(run)
     run.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE",
                      help="override a model option or parameter (repeatable)")
@@ -95,13 +99,19 @@ def build_parser() -> Parser:
     claims.add_argument("--markdown", action="store_true", help="print the ledger and the findings as Markdown "
                         "(for the README's findings section), stating the profile and seed")
     _add_force(claims)
+    audit = sub.add_parser("audit", help="judge stated claims of your own (a TOML file in the format of the papers' "
+                           "stated-claims files); print their ledger")
+    audit.add_argument("file", metavar="FILE.toml", help="the stated claims ([[claim]] tables)")
+    _add_run_options(audit)
+    audit.add_argument("--json", dest="json_path", metavar="PATH", help="write the JSON report (its 'claims' list "
+                       "has one row per claim: id, verdict, condition, reason, stated form)")
+    audit.add_argument("--markdown", action="store_true", help="print the ledger as Markdown")
+    _add_force(audit)
     derive = sub.add_parser("derive", help="print a derivation step by step")
-    derive.add_argument("model", help="signal or meanfield")
+    derive.add_argument("model", help="a paper's model name (attnverify list --models)")
     derive.add_argument("--latex", action="store_true", help="print the results as LaTeX")
-    derive.add_argument("--sign", default="fixed", help="Paper A sign model: fixed (default) or symmetric")
     derive.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE",
-                        help="signal: substitute theta, beta, sigma, R, L, d; meanfield: the matrices Q, K, V "
-                             "(and d): shows Pi, the rate and the bound for them")
+                        help="a model option of the paper (attnverify list --models): the derivation at that value")
     derive.add_argument("--width", default=None, help="columns of the output (default: the terminal's)")
     latex = sub.add_parser("latex", help="write a LaTeX document: the derivations (and the audit)")
     latex.add_argument("-o", "--output", required=True, metavar="FILE.tex",
@@ -169,15 +179,36 @@ def validate_outputs(args: argparse.Namespace) -> None:
 # ----------------------------------------------------------------------------------------------
 # list
 # ----------------------------------------------------------------------------------------------
-def cmd_list(with_params: bool = False, ids: list[str] | None = None, width: int | None = None) -> int:
+def cmd_list(args: argparse.Namespace, width: int | None = None) -> int:
     from attnverify.report import _set_syntax
+    from attnverify.checks.registry import papers
     from attnverify.checks.runner import select
 
     width = width or max(60, shutil.get_terminal_size((100, 24)).columns)
-    for c in select(ids or None):
+    if args.models or args.quantities:
+        if args.ids:
+            raise InputError("list --models / --quantities take no check ids")
+        for p in papers():
+            if args.models:
+                print(f"{p.model}  (Paper {p.key}: checks {p.model}.*, claims {p.key}.*)")
+                print(textwrap.fill(f"{p.title}. {p.citation}", width, initial_indent="    ", subsequent_indent="    "))
+                for prm in p.params:
+                    print(textwrap.fill(f"--set {prm.name}={_set_syntax(prm.default)}: {prm.help}", width,
+                                        initial_indent="      ", subsequent_indent="          "))
+                print()
+                continue
+            for q in p.quantities():
+                print(f"{p.model}.{q.name}  ({', '.join(q.symbols)})")
+                print(textwrap.fill(q.description, width, initial_indent="    ", subsequent_indent="    "))
+                for prm in q.options:
+                    print(textwrap.fill(f"option {prm.name} = {_set_syntax(prm.default)}: {prm.help}", width,
+                                        initial_indent="      ", subsequent_indent="          "))
+                print()
+        return 0
+    for c in select(args.ids or None):
         print(f"{c.id}  ({c.source})")
         print(textwrap.fill(c.claim, width, initial_indent="    ", subsequent_indent="    "))
-        if with_params:
+        if args.params:
             for prm in c.params:
                 paper = f" (paper: {_set_syntax(c.paper[prm.name])})" if prm.name in c.paper else ""
                 print(textwrap.fill(f"--set {prm.name}={_set_syntax(prm.default)}{paper}: {prm.help}", width,
@@ -210,7 +241,7 @@ def plan_explained(ids: list[str] | None, profile: str, overrides: dict[str, str
     import re
 
     from attnverify.report import _set_syntax
-    from attnverify.checks.runner import plan, select
+    from attnverify.checks.runner import select
 
     if profile not in PROFILES:
         raise InputError(f"unknown profile {profile!r} (choose from {', '.join(PROFILES)})")
@@ -219,11 +250,9 @@ def plan_explained(ids: list[str] | None, profile: str, overrides: dict[str, str
     for key in overrides:
         took = [c.id for c in chosen if c.param(key) is not None]
         if not took:
-            from attnverify.checks.runner import did_you_mean
+            from attnverify.checks.framework import did_you_mean
 
-            names = {p.name for c in chosen for p in c.params}
-            similar = sorted(n for n in names if n.rstrip("s") == key.rstrip("s") or n.lower() == key.lower())
-            hint = (f" (did you mean {', '.join(similar)}?)" if similar else did_you_mean(key, names)) or \
+            hint = did_you_mean(key, sorted({p.name for c in chosen for p in c.params})) or \
                 " (see 'attnverify list --params')"
             raise InputError(f"unknown parameter {key!r} for the selected checks: none of them takes it{hint}")
         ignored = []
@@ -240,10 +269,11 @@ def plan_explained(ids: list[str] | None, profile: str, overrides: dict[str, str
     for c in all_checks():
         for prm in c.params:
             counts[prm.name] = counts.get(prm.name, 0) + 1
+    plans = []
     for c in chosen:
         mine = {k: v for k, v in overrides.items() if c.param(k) is not None}
         try:
-            c.resolve(profile, mine)
+            plans.append((c, c.resolve(profile, mine)))
         except InputError as exc:
             own = [p for p in c.params if p.name not in mine and re.search(rf"\b{re.escape(p.name)}\b", str(exc))
                    and (_set_syntax(p.default) != shared.get(p.name) or counts.get(p.name, 0) == 1)]
@@ -253,7 +283,7 @@ def plan_explained(ids: list[str] | None, profile: str, overrides: dict[str, str
                          + ", ".join(f"{p.name}={_set_syntax(p.default)}" for p in own)
                          + " (not set by you; override with --set, or leave this check out)")
             raise InputError(f"{c.id}: {exc}{extra}") from None
-    return plan(ids, profile=profile, overrides=overrides), notes
+    return plans, notes
 
 
 def _executor_args(args: argparse.Namespace):
@@ -302,7 +332,7 @@ def run_with_outputs(args: argparse.Namespace, ids: list[str] | None, overrides:
     try:
         with make_executor(args.executor, jobs=jobs, scheduler=args.scheduler) as executor:
             report = run(ids, profile=args.profile, seed=seed, overrides=overrides, executor=executor,
-                         progress=progress, on_result=on_result, store=store)
+                         progress=progress, on_result=on_result, store=store, plans=plans)
     except BaseException as exc:
         interrupted = isinstance(exc, KeyboardInterrupt)
         previous = _ignore_sigint() if interrupted else None      # a second Ctrl-C cannot cut the write short
@@ -312,7 +342,7 @@ def run_with_outputs(args: argparse.Namespace, ids: list[str] | None, overrides:
             written = None
             if partial and (json_path or report_dir):
                 rep = partial[0]
-                rep.claims = evaluate_claims(rep.results)
+                rep.claims = evaluate_claims(rep.results, profile=rep.profile, seed=rep.seed)
                 why = "interrupted" if interrupted else f"stopped by {type(exc).__name__}"
                 save_partial(rep, note=f"{why} after {len(rep.results)} of {len(plans)} checks")
                 written = json_path or str(Path(report_dir) / "report.json")
@@ -378,6 +408,32 @@ def cmd_claims(args: argparse.Namespace) -> int:
     return 0 if report.ok else 1
 
 
+def cmd_audit(args: argparse.Namespace) -> int:
+    """Judge the claims of a user's file; the checks its restatements of built-in claims read run first."""
+    from attnverify.audit import checks_of, prepare
+    from attnverify.checks.audit import evaluate
+    from attnverify.report import claims_table, write_json
+
+    resolved = prepare(args.file)               # every problem of the file: exit 2 before any work
+    ids = checks_of(resolved)
+    report = run_with_outputs(args, ids, {}, None, None) if ids else None
+    if report is None:
+        from attnverify.api import Report
+
+        report = Report(profile=args.profile, seed=non_negative_int("--seed", args.seed), options={})
+    report.claims = evaluate(resolved, {r.id: r for r in report.results}, report.seed)
+    report.ledger = False                       # a user's claims, not the papers' ledger
+    if args.json_path:
+        write_json(report, args.json_path)
+    if args.markdown:
+        from attnverify.report import claims_markdown
+
+        print(claims_markdown(report, ledger=False))
+    else:
+        print(claims_table(report, ledger=False))
+    return 0 if report.ok else 1
+
+
 def _task_store(args: argparse.Namespace):
     """The persistent task store of the commands that run checks (attnverify.checks.store), or None with --no-cache.
     A --cache-dir or $ATTNVERIFY_CACHE_DIR that cannot be used is bad input (exit 2, before any work); the default
@@ -424,68 +480,11 @@ def validate_cache_env(args: argparse.Namespace) -> None:
 # derive and latex
 # ----------------------------------------------------------------------------------------------
 def cmd_derive(args: argparse.Namespace) -> int:
-    from attnverify.derive import MODELS, SIGNS, render, render_meanfield_for
+    """Print a paper's derivation, at the model options given with --set (validated as ``run`` validates them)."""
+    from attnverify.derive import render
 
-    if args.model not in MODELS:
-        raise InputError(f"unknown model {args.model!r} (choose from {', '.join(MODELS)})")
-    if args.sign not in SIGNS:
-        raise InputError(f"--sign: {args.sign!r} is not one of {', '.join(SIGNS)}")
     width = non_negative_int("--width", args.width) if args.width is not None else None
-    sets = parse_sets(args.sets)
-    if args.model == "meanfield":
-        if args.sign != "fixed":
-            raise InputError("--sign is a Paper A option (derive signal); Paper B has no sign model")
-        if sets:
-            import sympy as sp
-
-            from attnverify.checks.meanfield._model import MODEL_PARAMS
-            from attnverify.checks.runner import did_you_mean
-
-            params = {p.name: p for p in MODEL_PARAMS}
-            unknown = [k for k in sets if k not in params]
-            if unknown:
-                raise InputError(f"derive meanfield --set: unknown key {unknown[0]!r}"
-                                 f"{did_you_mean(unknown[0], set(params)) or ' (takes ' + ', '.join(params) + ')'}")
-            values = {n: (p.parse(sets[n]) if n in sets else p.default) for n, p in params.items()}
-            if "d" not in sets:
-                shapes = {len(values[n]) for n in ("Q", "K", "V") if n in sets}
-                if len(shapes) == 1:
-                    values["d"] = shapes.pop()
-                    for n in ("Q", "K", "V"):
-                        if n not in sets and values[n].shape != (values["d"], values["d"]):
-                            raise InputError(f"{n}: default is {values[n].shape[0]}x{values[n].shape[0]}; give {n} "
-                                             f"for d = {values['d']}")
-            try:
-                from attnverify.checks.meanfield._model import validate_model
-
-                validate_model(values)
-                # exact matrices (rationals kept: 1/3, not 0.333...) for the symbolic steps; defaults are integers
-                exact = {n: (params[n].exact(sets[n]) if n in sets else sp.Matrix(values[n]).applyfunc(sp.nsimplify))
-                         for n in ("Q", "K", "V")}
-                print(render_meanfield_for(exact["Q"].T * exact["K"], exact["V"], latex=args.latex, width=width))
-            except ValueError as exc:
-                raise InputError(str(exc).splitlines()[0]) from None
-            return 0
-        print(render("meanfield", latex=args.latex, width=width))
-        return 0
-    values = {}
-    if sets:
-        from attnverify.checks.signal._model import MODEL_PARAMS
-
-        from attnverify.checks.runner import did_you_mean
-        from attnverify.checks.signal._model import validate_model
-
-        params = {p.name: p for p in MODEL_PARAMS if p.name != "sign"}
-        for k, text in sets.items():
-            if k not in params:
-                raise InputError(f"derive signal --set: unknown key {k!r}"
-                                 f"{did_you_mean(k, set(params)) or ' (takes ' + ', '.join(params) + ')'}")
-            values[k] = params[k].parse(text)
-        try:                       # the rules run applies to the model (R < L, score scales, sizes): one validation
-            validate_model({**{n: p.default for n, p in params.items()}, **values})
-        except ValueError as exc:
-            raise InputError(str(exc).splitlines()[0]) from None
-    print(render("signal", latex=args.latex, sign=args.sign, width=width, values=values or None))
+    print(render(args.model, latex=args.latex, width=width, options=parse_sets(args.sets)))
     return 0
 
 
@@ -557,8 +556,8 @@ def main(argv: list[str] | None = None) -> int:
             raise InputError(f"unknown profile {args.profile!r} (choose from {', '.join(PROFILES)})")
         validate_outputs(args)
         validate_cache_env(args)
-        handler = {"list": lambda: cmd_list(args.params, args.ids), "run": lambda: cmd_run(args),
-                   "claims": lambda: cmd_claims(args),
+        handler = {"list": lambda: cmd_list(args), "run": lambda: cmd_run(args),
+                   "claims": lambda: cmd_claims(args), "audit": lambda: cmd_audit(args),
                    "derive": lambda: cmd_derive(args), "latex": lambda: cmd_latex(args),
                    "bench": lambda: bench_cli.cmd_bench(args),
                    "selftest": lambda: selftest_cli.cmd_selftest(args)}[args.command]

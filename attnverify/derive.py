@@ -1,15 +1,15 @@
-"""The derivations the CLI prints and the LaTeX document typesets, by model name, with a persistent cache.
+"""The derivations the CLI prints and the LaTeX document typesets, by model name (each registered paper's
+``Paper.derive``), with a persistent cache.
 
-The SymPy derivations take 5-20 s. They depend only on the code of ``theory/`` and on the SymPy version, so
-their results are kept in the derivation cache (:mod:`attnverify.cache`: where it is, and the ownership rule
-under which its pickles are loaded), keyed by a SHA-256 of the theory sources, the SymPy and Python versions.
-Set ``ATTNVERIFY_NO_CACHE=1`` to bypass it. A cache that cannot be read or written is ignored (it only costs
-time); the derivation is then recomputed.
+The SymPy derivations take 5-20 s. They depend only on the code of the theory and checks packages and on the
+SymPy version, so their results are kept in the derivation cache (:mod:`attnverify.cache`: where it is, and the
+ownership rule under which its pickles are loaded), keyed by a SHA-256 of the theory sources, the SymPy and Python
+versions. Set ``ATTNVERIFY_NO_CACHE=1`` to bypass it. A cache that cannot be read or written is ignored (it only
+costs time); the derivation is then recomputed.
 """
 from __future__ import annotations
 
 import hashlib
-import importlib
 import re
 import shutil
 import sys
@@ -17,13 +17,6 @@ from importlib import metadata
 from pathlib import Path
 
 from attnverify.checks.framework import InputError
-
-MODELS = {
-    "signal": ("attnverify.theory.signal_recovery", "Paper A: signal-subspace recovery by a learned softmax query"),
-    "meanfield": ("attnverify.theory.mean_field", "Paper B: mean-field transformers at low temperature"),
-}
-SIGNS = ("fixed", "symmetric")
-
 
 # ----------------------------------------------------------------------------------------------
 # the persistent cache
@@ -36,43 +29,64 @@ def cache_root() -> Path | None:
 
 
 def code_version() -> str:
-    """SHA-256 (16 hex digits) of the theory package's sources and this module (which renders the text), the
-    SymPy and the Python version."""
-    from attnverify import theory
+    """SHA-256 (16 hex digits) of the sources of the theory and checks packages (the derivations and the papers'
+    adapters), of this module (which renders the text), and of the SymPy and Python versions."""
+    from attnverify import checks, theory
 
     h = hashlib.sha256(f"sympy {metadata.version('sympy')} python {sys.version_info[:2]}".encode())
-    for path in [*sorted(Path(theory.__file__).parent.glob("*.py")), Path(__file__)]:
+    roots = [Path(theory.__file__).parent, Path(checks.__file__).parent]
+    for path in [*sorted(p for r in roots for p in r.rglob("*.py")), Path(__file__)]:
         h.update(path.name.encode() + b"\0" + path.read_bytes())
     return h.hexdigest()[:16]
 
 
-def _cache_name(model: str, sign: str) -> str:
-    return f"{model}-{sign}-{code_version()}"
+def _options_key(values: dict) -> str:
+    """A stable text key of derivation options (matrices as nested lists)."""
+    import numpy as np
+
+    def plain(v):
+        return np.asarray(v).tolist() if isinstance(v, np.ndarray) else v
+    return hashlib.sha256(repr(sorted((k, plain(v)) for k, v in values.items())).encode()).hexdigest()[:12]
 
 
-def _compute(model: str, sign: str) -> list:
-    module = importlib.import_module(MODELS[model][0])
-    return module.derivation(sign) if model == "signal" else module.derivation()
+def _cache_name(model: str, values: dict) -> str:
+    """The derivation cache's name (attnverify.cache) of ``model`` at ``values``, without its suffix."""
+    return f"{model}-{_options_key(values)}-{code_version()}"
 
 
-def derivation(model: str, sign: str = "fixed") -> list:
-    """The list of :class:`attnverify.theory.derivation.Step` for ``model`` (``signal`` or ``meanfield``); ``sign`` is
-    Paper A's sign model (``fixed`` or ``symmetric``). Served from the persistent cache when warm."""
-    if model not in MODELS:
-        raise InputError(f"unknown model {model!r} (choose from {', '.join(MODELS)})")
-    if sign not in SIGNS:
-        raise InputError(f"unknown sign model {sign!r} (choose from {', '.join(SIGNS)})")
-    if model == "meanfield":
-        sign = "fixed"   # Paper B has no sign option: one derivation
+def derivation(model: str, **options) -> list:
+    """The list of :class:`~attnverify.theory.derivation.Step` of the paper whose model is ``model``, at the given
+    model options (validated as ``attnverify derive --set`` validates them). Served from the persistent cache
+    when warm."""
+    return list(_derive(model, options)[1])
+
+
+def _compute(model: str, values: dict) -> tuple[str, list]:
+    """The paper's own derivation at validated options (no cache)."""
+    from attnverify.checks.registry import paper
+
+    return paper(model).derive(values)
+
+
+def _derive(model: str, options: dict) -> tuple[str, list]:
     from attnverify import cache
+    from attnverify.checks.registry import paper
 
-    name = _cache_name(model, sign) + ".pickle"
-    hit, steps = cache.load(name)
+    p = paper(model)
+    if p.derive is None:
+        raise InputError(f"{model}: the paper gives no derivation")
+    values = p.options(options)
+    name = _cache_name(p.model, values) + ".pickle"
+    hit, entry = cache.load(name)
     if hit:
-        return list(steps)
-    steps = _compute(model, sign)
-    cache.save(name, tuple(steps))
-    return steps
+        title, steps = entry
+        return title, list(steps)
+    try:
+        title, steps = _compute(p.model, values)
+    except ValueError as exc:            # the paper refuses these options (e.g. an assumption of the model)
+        raise InputError(str(exc).splitlines()[0]) from None
+    cache.save(name, (title, tuple(steps)))
+    return title, list(steps)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -219,83 +233,23 @@ def _render_steps(title: str, steps: list, *, latex: bool, width: int) -> str:
     return "\n".join(lines)
 
 
-def render(model: str, latex: bool = False, *, sign: str = "fixed", width: int | None = None,
-           values: dict | None = None) -> str:
-    """The derivation as text: each step's statement, its SymPy result (Unicode pretty print wrapped to
-    ``width`` columns, or LaTeX), and why it holds. ``values`` (Paper A) substitutes model parameters.
-    The text itself is cached too (keyed by the options), so a warm call imports no SymPy."""
+def render(model: str, latex: bool = False, *, width: int | None = None, options: dict | None = None) -> str:
+    """The derivation of ``model`` at ``options`` as text: each step's statement, its SymPy result (Unicode pretty
+    print wrapped to ``width`` columns, or LaTeX), and why it holds. The text itself is cached too (keyed by the
+    options), so a warm call imports no SymPy."""
     width = width or terminal_width()
-    if model not in MODELS:
-        raise InputError(f"unknown model {model!r} (choose from {', '.join(MODELS)})")
+    options = dict(options or {})
     from attnverify import cache
+    from attnverify.checks.registry import paper
 
-    opts = repr((model, sign, width, bool(latex), sorted((values or {}).items())))
-    text_name = _cache_name(model, sign) + "-" + hashlib.sha256(opts.encode()).hexdigest()[:12] + ".txt"
+    p = paper(model)
+    values = p.options(options)
+    key = _options_key({**values, "__width__": width, "__latex__": bool(latex)})
+    text_name = f"{_cache_name(p.model, values)}-{key}.txt"
     cached = cache.read_text(text_name)
     if cached is not None:
         return cached
-    steps = derivation(model, sign)
-    title = MODELS[model][1] + (f" ({sign}-sign model)" if model == "signal" else "")
-    if values:
-        from attnverify import symbols as S
-
-        steps = [type(s)(s.statement, S.subs(s.result, **values), s.reason, s.label) for s in steps]
-        title += "; at " + ", ".join(f"{k} = {v}" for k, v in values.items())
+    title, steps = _derive(p.model, values)
     text = _render_steps(title, steps, latex=latex, width=width)
     cache.write_text(text_name, text)
     return text
-
-
-# ----------------------------------------------------------------------------------------------
-# Paper B for the user's matrices
-# ----------------------------------------------------------------------------------------------
-def meanfield_for(B, V) -> list:
-    """Steps for concrete matrices B = QᵀK and V: A = V Bᵀ, its spectrum, the projector P_E and Π(x), the
-    Jacobian and Lyapunov rates, and the Theorem 1 bound with c set to the derived rate."""
-    import sympy as sp
-
-    from attnverify.theory import mean_field as M
-    from attnverify.theory.derivation import Step
-
-    s = M.spectrum(B, V)          # validates the assumptions (ValueError names the violated one)
-    A = s.A
-    top = max((ev for ev, _, _ in A.eigenvects()), key=lambda e: float(e))
-    vecs = next(vs for ev, _, vs in A.eigenvects() if sp.simplify(ev - top) == 0)
-    U = sp.Matrix.hstack(*sp.GramSchmidt(vecs, orthonormal=True))
-    P = sp.simplify(U * U.T)
-    x = sp.Matrix(sp.symbols(f"x1:{s.d + 1}", real=True))
-    Pi = sp.simplify(P * x / sp.sqrt((x.T * P * x)[0]))
-    steps = [
-        Step("A = V Bᵀ for the given matrices (symmetric, as the model assumes)", A, "matrix product", "A"),
-        Step("Distinct eigenvalues of A, descending (multiplicities " + ", ".join(map(str, s.multiplicity)) + ")",
-             sp.Matrix([sp.Float(float(m), 12) for m in s.mu]), "exact characteristic polynomial, real roots",
-             r"\mu"),
-        Step(f"Orthogonal projector onto the dominant eigenspace E (dim E = {s.dim_E})", P,
-             "orthonormal eigenvectors of the top eigenvalue (Gram-Schmidt)", r"P_E"),
-        Step("Projection map Π(x) = P_E x/|P_E x| (the τ → ∞ limit of the closed-form flow)", Pi,
-             "|P_E x|² = xᵀ P_E x for an orthogonal projector", r"\Pi(x)"),
-    ]
-    rate = None
-    if s.dim_E == 1:
-        rate = M.convergence_rate(B, V)
-        steps.append(Step("Convergence rate at the attracting fixed point x* in E: c = γ/|Bᵀx*| (Jacobian)",
-                          sp.Float(rate, 12), f"gap γ = {s.gap:.6g}; tangent Jacobian eigenvalues of X_∞ at x*",
-                          "c"))
-    lyap = M.lyapunov_rate(B, V)
-    steps.append(Step("Global (Lyapunov) rate bound γ/σ_max(B)", sp.Float(lyap, 12),
-                      f"σ_max(B) = {s.sigma_max:.6g}", r"c_{\rm Lyap}"))
-    cb = M.concentration_bound()
-    cval = sp.Float(rate if rate is not None else lyap, 12)
-    steps += [
-        Step("Theorem 1 bound with c set to this rate (K and C₁ stay symbols)", cb.b.subs(M.c, cval),
-             "model statement", r"b(\beta,t)"),
-        Step("Its optimal time", cb.t_star.subs(M.c, cval), "sympy.solve of db/dt = 0", r"t^*(\beta)"),
-    ]
-    return steps
-
-
-def render_meanfield_for(B, V, *, latex: bool = False, width: int | None = None) -> str:
-    import sympy as sp
-
-    title = "Paper B for B = QᵀK = " + sp.sstr(sp.Matrix(B).tolist()) + ", V = " + sp.sstr(sp.Matrix(V).tolist())
-    return _render_steps(title, meanfield_for(B, V), latex=latex, width=width or terminal_width())

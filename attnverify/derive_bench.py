@@ -16,13 +16,20 @@ import sys
 import tempfile
 import time
 
-COMMANDS = {
-    "derive signal": ["derive", "signal"],
-    "derive signal --sign symmetric": ["derive", "signal", "--sign", "symmetric"],
-    "derive meanfield": ["derive", "meanfield"],
-    "latex --derivations-only": ["latex", "--derivations-only", "--force", "-o", "{tmp}/formulas.tex"],
-}
 TARGET_WARM_S = 2.0
+
+
+def commands() -> dict[str, list[str]]:
+    """``derive`` for every section of every registered paper's derivations, and ``latex --derivations-only``."""
+    from attnverify.checks.registry import papers
+
+    out = {}
+    for p in papers():
+        for section in p.sections():
+            argv = ["derive", p.model, *(f"--set={k}={v}" for k, v in section.options.items())]
+            out[" ".join(argv)] = argv
+    out["latex --derivations-only"] = ["latex", "--derivations-only", "--force", "-o", "{tmp}/formulas.tex"]
+    return out
 
 
 def _time(argv: list[str], env: dict) -> float:
@@ -37,7 +44,7 @@ def run() -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         env = {**os.environ, "ATTNVERIFY_CACHE_DIR": tmp, "COLUMNS": "100"}
         env.pop("ATTNVERIFY_NO_CACHE", None)
-        for name, argv in COMMANDS.items():
+        for name, argv in commands().items():
             argv = [a.replace("{tmp}", tmp) for a in argv]
             cold = _time(argv, env)
             warm = statistics.median(_time(argv, env) for _ in range(3))

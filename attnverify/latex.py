@@ -5,15 +5,15 @@ prose with its mathematics in math mode, and (optionally) the audit: checks tabl
   Debian's ``texlive-latex-base``.
 - Long expressions are broken over lines by terms inside ``split`` (a sum is cut between its terms; a product
   with a long sum factor opens ``\Bigl(`` on the first line and closes ``\Bigr)`` on the last), never shrunk.
-- Each equation is ``\label{eq:A-...}`` (Paper A, fixed-sign model), ``eq:A-sym-...`` (symmetric model) or
-  ``eq:B-...`` (Paper B); the labels are listed in the document. ``fragment=True`` leaves out the preamble so the
+- Each equation is ``\label{eq:<section>-...}``, the section key of its paper's adapter; the labels are listed in
+  the document. ``fragment=True`` leaves out the preamble so the
   body can be ``\input`` into a paper.
 """
 from __future__ import annotations
 
 import re
 
-from attnverify.derive import MODELS, derivation
+from attnverify.derive import derivation
 
 GREEK = {
     "α": r"\alpha", "β": r"\beta", "γ": r"\gamma", "δ": r"\delta", "ε": r"\varepsilon", "η": r"\eta",
@@ -311,12 +311,14 @@ def figures_part(report: dict, figures: dict[str, list[str]]) -> list[str]:
 
 
 def _compute_sections() -> tuple[list[str], list[tuple[str, str]]]:
+    from attnverify.checks.registry import papers
+
     parts, all_labels = [], []
-    for model, sign, prefix in (("signal", "fixed", "A"), ("signal", "symmetric", "A-sym"), ("meanfield", "fixed", "B")):
-        title = MODELS[model][1] + (f", {sign}-sign model" if model == "signal" else "")
-        sec, labels = derivation_section(title, derivation(model, sign), prefix)
-        parts += sec
-        all_labels += labels
+    for paper in papers():
+        for section in paper.sections():
+            sec, labels = derivation_section(section.title, derivation(paper.model, **section.options), section.key)
+            parts += sec
+            all_labels += labels
     return parts, all_labels
 
 
@@ -360,13 +362,12 @@ PREAMBLE = [
 
 
 def document(report: dict | None, *, figures: dict[str, list[str]] | None = None, fragment: bool = False) -> str:
-    """The document: the derivations of both papers (Paper A in both sign models), then, when ``report`` (a JSON
+    """The document: the derivations of every registered paper (its sections), then, when ``report`` (a JSON
     report dict) is given, the audit table, the claims ledger and the figures (``figures``: check id -> paths
     relative to the document). ``fragment``: the body only, to ``\\input`` into a paper."""
     parts = [] if fragment else [*PREAMBLE, r"\begin{document}", r"\maketitle"]
-    parts += ["Every formula below was produced by SymPy from the model; none is typed in. Equations are labelled "
-              r"\texttt{eq:A-\ldots} (Paper A, fixed-sign model), \texttt{eq:A-sym-\ldots} (symmetric model) and "
-              r"\texttt{eq:B-\ldots} (Paper B).", ""]
+    parts += ["Every formula below was produced by SymPy from the model; none is typed in. Each equation is labelled "
+              r"\texttt{eq:}\emph{section}\texttt{-}\emph{name}; the labels are listed at the end.", ""]
     sections, all_labels = derivation_sections()
     parts += sections
     if report is not None:

@@ -1,6 +1,7 @@
 """Mutation self-test machinery: inject a deliberately wrong closed form or implementation.
 
-A mutant replaces one public function of ``theory`` or ``numerics`` by a wrong version. The
+A mutant (:class:`attnverify.checks.plugin.Mutant`, listed by each paper's ``Paper.mutants``) replaces one
+public function of ``theory`` or ``numerics`` by a wrong version. The
 replacement goes everywhere the original is referenced (the defining module and every module that
 imported it by name), so the checks see the mutant through their ordinary code path. Cached
 derivations are cleared before and after, so no correct result leaks into the mutant run or back.
@@ -9,30 +10,12 @@ from __future__ import annotations
 
 import importlib
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
-from typing import Any
+
+from attnverify.checks.plugin import Mutant
 
 PACKAGES = ("attnverify.theory", "attnverify.numerics", "attnverify.checks")
-
-
-@dataclass(frozen=True)
-class Mutant:
-    """A named wrong version of ``module.attribute``, and the checks that should catch it.
-
-    ``make(original)`` returns the replacement, built from the original object. ``equivalent`` is empty, or the
-    proof that the mutated statement is still true for every admissible input (an equivalent mutant: no correct
-    check can reject it, so it is run and reported but not counted against the checks).
-    """
-
-    name: str
-    module: str
-    attribute: str
-    make: Callable[[Any], Any]
-    checks: tuple[str, ...]
-    description: str
-    equivalent: str = ""
 
 
 def project_modules() -> list:

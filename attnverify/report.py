@@ -63,7 +63,9 @@ def report_dict(report: Report, *, complete: bool = True, note: str | None = Non
     doc = {"version": report.version, "profile": report.profile, "seed": report.seed,
            "options": jsonable(report.options), "complete": bool(complete),
            "checks": [result_dict(r) for r in report.results],
-           "claims": [jsonable(c.as_dict()) for c in getattr(report, "claims", [])]}
+           "claims": [jsonable(c.as_dict()) for c in getattr(report, "claims", [])],
+           "claims_summary": {v: sum(c.verdict == v for c in getattr(report, "claims", [])) for v in CLAIM_VERDICTS},
+           "claims_not_evaluated": not_evaluated(report) if getattr(report, "ledger", True) else []}
     if note:
         doc["note"] = note
     return doc
@@ -98,8 +100,24 @@ def table(report: Report) -> str:
     return "\n".join(lines + (["errors:"] + errors if errors else []))
 
 
-def claims_table(report: Report, width: int | None = None) -> str:
-    """The claims ledger: id, verdict and the condition / counterexample / reason, wrapped to ``width``."""
+def claims_summary(report: Report) -> str:
+    """The verdict counts of the ledger, every verdict kept apart (zeros included)."""
+    claims = list(getattr(report, "claims", []))
+    counts = ", ".join(f"{sum(c.verdict == v for c in claims)} {v}" for v in CLAIM_VERDICTS)
+    return f"{len(claims)} claims: {counts}"
+
+
+def not_evaluated(report: Report) -> list[dict]:
+    """The registered claims this run did not evaluate (none of their checks ran), with the reason."""
+    from attnverify.checks.claims import not_evaluated as missing
+
+    shown = {c.id for c in getattr(report, "claims", [])}
+    return [m for m in missing(report.results) if m["id"] not in shown]
+
+
+def claims_table(report: Report, width: int | None = None, *, ledger: bool = True) -> str:
+    """The claims ledger: id, verdict and the condition / counterexample / reason, wrapped to ``width``; then the
+    verdict counts and (``ledger``: the papers' own claims) the claims not evaluated."""
     claims = list(getattr(report, "claims", []))
     if not claims:
         return "claims: none of the registered claims is fed by the checks that ran"
@@ -115,10 +133,25 @@ def claims_table(report: Report, width: int | None = None) -> str:
         wrapped = textwrap.wrap(text or "", room) or [""]
         lines.append(f"{c.id.ljust(idw)}  {c.verdict.upper().ljust(vw)}  {wrapped[0]}")
         lines += [f"{'':{idw}}  {'':{vw}}  {more}" for more in wrapped[1:]]
-    counts = ", ".join(f"{sum(c.verdict == v for c in claims)} {v}" for v in CLAIM_VERDICTS
-                       if any(c.verdict == v for c in claims))
-    lines.append(f"\n{len(claims)} claims: {counts} (a refuted claim is a finding about the paper, not a failed check)")
+    lines.append(f"\n{claims_summary(report)} (a refuted claim is a finding about the paper, not a failed check)")
+    skipped = not_evaluated(report) if ledger else []
+    if skipped:
+        lines.append("not evaluated: " + "; ".join(f"{m['id']} ({m['reason']})" for m in skipped))
     return "\n".join(lines)
+
+
+def claims_markdown(report: Report, *, ledger: bool = True) -> str:
+    """The ledger as Markdown: one row per claim with its verdict, condition or reason, and the command that
+    reproduces it; the verdict counts; the claims not evaluated."""
+    claims = list(getattr(report, "claims", []))
+    md = ["| claim | paper | verdict | condition / reason | reproduce |", "|---|---|---|---|---|"]
+    md += [f"| `{c.id}` | {c.paper} | **{c.verdict}** | {_md_cell(c.condition or c.reason)} | "
+           f"`{_md_cell(c.command)}` |" for c in claims]
+    md += ["", claims_summary(report) + "."]
+    skipped = not_evaluated(report) if ledger else []
+    if skipped:
+        md += ["", "Not evaluated: " + "; ".join(f"`{m['id']}` ({m['reason']})" for m in skipped) + "."]
+    return "\n".join(md)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -248,43 +281,25 @@ def plot_file_name(check_id: str, index: int) -> str:
 
 
 # ----------------------------------------------------------------------------------------------
-# the formulas each check tests (labels of derivation steps)
+# the formulas each check tests (its paper's ``Paper.formulas``)
 # ----------------------------------------------------------------------------------------------
-FORMULAS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "signal.objective_vs_montecarlo": ("signal", (r"w(\rho)", r"J_{\mathrm{fixed}}(\rho)", r"\Delta_d(\rho)")),
-    "signal.reduced_field_identity": ("signal", (r"F(\rho)", r"F_{\mathrm{fixed}}(\rho)")),
-    "signal.equilibria_stability": ("signal", (r"F_{\mathrm{fixed}}(\rho)", r"F'(1) + 2 J'(1)")),
-    "signal.ode_tracks_sga": ("signal", (r"F(\rho)",)),
-    "signal.attention_on_noise": ("signal", (r"w(\rho)",)),
-    "signal.low_temperature": ("signal", (r"w(\rho)", r"w'(\rho)", r"J_{\mathrm{fixed}}(\rho)")),
-    "signal.alignment_30_runs": ("signal", (r"F(\rho)",)),
-    "signal.sign_ambiguity": ("signal", (r"F_{\mathrm{fixed}}(\rho)", r"J_{\mathrm{sym}}(\rho)")),
-    "meanfield.zero_temperature_limit": ("meanfield", (r"y^*_i", r"X_\infty(x)")),
-    "meanfield.zero_temperature_flow": ("meanfield", (r"X_\infty(x)", r"r_{2}")),
-    "meanfield.projection_stationary": ("meanfield", (r"\Pi_{\dim E=1}(x_0)", r"\lambda_j")),
-    "meanfield.w2_bound": ("meanfield", (r"b(\beta,t)", r"t^*(\beta)")),
-    "meanfield.terminal_phase": ("meanfield", (r"\lim t^*/\log\beta",)),
-}
-
-
 def formulas_for(result: Result) -> list[str]:
-    """The LaTeX of the closed forms ``result``'s check tests (from the cached derivation); [] if none is known."""
-    entry = FORMULAS.get(result.id)
-    if entry is None:
-        return []
+    """The LaTeX of the closed forms ``result``'s check compares (from its paper's adapter); [] if none."""
+    from attnverify.checks.registry import paper_of
+
     from attnverify.derive import derivation
 
-    model, labels = entry
-    sign = result.params.get("sign", "fixed") if model == "signal" else "fixed"
-    steps = derivation(model, sign if sign in ("fixed", "symmetric") else "fixed")
-    if model == "signal" and sign == "symmetric":
-        steps += [s for s in derivation(model, "fixed") if s.label not in {t.label for t in steps}]
-    out = []
-    for label in labels:
-        step = next((s for s in steps if s.label == label), None)
-        if step is not None and len(step.latex()) < 1500:
-            out.append(step.latex())
-    return out
+    p = paper_of(result.id)
+    if p is None:
+        return []
+    options, labels = p.formulas(result.id, result.params)
+    if not labels:
+        return []
+    steps = derivation(p.model, **options)
+    if options:                                   # steps of the default options complete a variant's derivation
+        steps += [s for s in derivation(p.model) if s.label not in {t.label for t in steps}]
+    found = [next((s for s in steps if s.label == label), None) for label in labels]
+    return [s.latex() for s in found if s is not None and len(s.latex()) < 1500]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -341,8 +356,7 @@ def to_markdown(report: Report, *, plots: dict[str, list[str]] | None = None, co
     claims = list(getattr(report, "claims", []))
     md += ["", "## Claims", ""]
     if claims:
-        md += ["| claim | paper | verdict | condition / reason |", "|---|---|---|---|"]
-        md += [f"| `{c.id}` | {c.paper} | **{c.verdict}** | {_md_cell(c.condition or c.reason)} |" for c in claims]
+        md += [claims_markdown(report)]
         md += ["", "A claim's verdict is computed from the evidence of the checks of this run (listed per claim "
                "in report.json); a refuted claim is a finding about the paper, not a failed check."]
     else:

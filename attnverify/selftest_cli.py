@@ -28,6 +28,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     """Add the ``selftest`` subcommand to an argparse subparsers object."""
     p = subparsers.add_parser("selftest", help="mutation self-test (--mutants) or false-alarm sweep (--seeds N)")
     p.add_argument("--mutants", action="store_true", help="run the mutant catalogue (about 5 minutes)")
+    p.add_argument("--claims", action="store_true", help="measure each claim's power: the smallest error in its "
+                   "stated form that the ledger refutes while its checks pass (with --smoke: one seed, targets only)")
     p.add_argument("--power", action="store_true", help="measure each check's minimum detectable perturbation "
                    "(MDP) along its perturbation families (long: tens of minutes for all checks)")
     p.add_argument("--smoke", action="store_true", help="with --power: one family per check at its target "
@@ -119,25 +121,31 @@ def mutant_table(mutants, width: int | None = None) -> str:
 
 def cmd_selftest(args: argparse.Namespace) -> int:
     """Run the mutation self-test or the seed sweep; print a table; write JSON to ``args.json_path`` if given."""
-    from attnverify.mutants import KNOWN_GAPS, MUTANTS, by_name
+    from attnverify.mutants import KNOWN_GAPS, all_mutants, by_name
 
     if getattr(args, "list_mutants", False):
-        print(mutant_table(MUTANTS))
+        print(mutant_table(all_mutants()))
         return 0
     power_mode = bool(getattr(args, "power", False))
-    if sum((bool(args.mutants), power_mode, args.seeds is not None and not power_mode)) != 1:
-        raise InputError("selftest: give exactly one of --mutants, --power or --seeds N")
-    if (args.smoke or args.families) and not power_mode:
-        raise InputError("selftest: --smoke and --families go with --power")
+    claims_mode = bool(getattr(args, "claims", False))
+    if sum((bool(args.mutants), power_mode, claims_mode,
+            args.seeds is not None and not (power_mode or claims_mode))) != 1:
+        raise InputError("selftest: give exactly one of --mutants, --power, --claims or --seeds N")
+    if args.families and not power_mode:
+        raise InputError("selftest: --families goes with --power")
+    if args.smoke and not (power_mode or claims_mode):
+        raise InputError("selftest: --smoke goes with --power or --claims")
     _check_json_path(args.json_path)
     say = (lambda text: None) if args.quiet else (lambda text: print(text, file=sys.stderr, flush=True))
     if power_mode:
         return _power(args, say)
+    if claims_mode:
+        return _claims(args, say)
     if args.seeds is not None:
         return _seed_sweep(_count("--seeds", args.seeds, 1), args.json_path, say)
     seed = _count("--seed", args.seed, 0)
     try:
-        chosen = [by_name(n) for n in args.only] if args.only else list(MUTANTS)
+        chosen = [by_name(n) for n in args.only] if args.only else list(all_mutants())
     except ValueError as exc:
         raise InputError(str(exc)) from None
     from attnverify.mutation import selftest
@@ -170,19 +178,43 @@ def _seed_sweep(n: int, json_path: str | None, say) -> int:
     return 0 if result["all_pass"] else 1
 
 
+def _claims(args: argparse.Namespace, say) -> int:
+    """``selftest --claims``: the claim power table (``--only`` claim ids); exit 0 iff every target is met and every
+    scenario gives its expected verdict."""
+    from attnverify.checks.claims import CLAIMS, all_claims
+    from attnverify.checks.framework import did_you_mean
+    from attnverify.claim_power import claim_power, markdown, table
+
+    all_claims()
+    for cid in args.only or []:
+        if cid not in CLAIMS:
+            raise InputError(f"--only: no claim {cid!r}{did_you_mean(cid, list(CLAIMS))}")
+    n_seeds = _count("--seeds", args.seeds, 1) if args.seeds is not None else 5
+    result = claim_power(args.only, seeds=range(n_seeds), smoke=args.smoke, progress=say)
+    print(markdown(result) if args.markdown else table(result))
+    if args.json_path:
+        Path(args.json_path).write_text(json.dumps(result, indent=2, default=str) + "\n")
+        print(f"wrote {args.json_path}")
+    return 0 if result["all_targets_met"] else 1
+
+
 def _power(args: argparse.Namespace, say) -> int:
     """``selftest --power``: validate the ids and families first, then measure; exit 0 iff every target is met
     (``--smoke``: every smoke row rejected and its baseline passing)."""
-    from attnverify.power import FAMILIES, PLAN, markdown, power, smoke, table
+    from attnverify.power import families, markdown, plan, power, smoke, table
     from attnverify.checks.runner import select
 
     ids = [c.id for c in select(args.only)] if args.only else None
-    planned = {r.check for r in PLAN}
+    planned = {r.check for r in plan()}
     if ids and not set(ids) & planned:
         raise InputError(f"--only: no power rows for {', '.join(ids)}")
-    unknown = [f for f in (args.families or []) if f not in FAMILIES]
+    known = families()
+    unknown = [f for f in (args.families or []) if f not in known]
     if unknown:
-        raise InputError(f"--families: unknown family {unknown[0]!r} (known: {', '.join(FAMILIES)})")
+        from attnverify.checks.framework import did_you_mean
+
+        raise InputError(f"--families: unknown family {unknown[0]!r}{did_you_mean(unknown[0], list(known))} "
+                         f"(known: {', '.join(known)})")
     n_seeds = _count("--seeds", args.seeds, 1) if args.seeds is not None else 5
     jobs = _count("--jobs", args.jobs, 1)
     if args.smoke:

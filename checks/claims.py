@@ -1,22 +1,28 @@
-"""Claims: the second layer of the audit. A check asks "does our closed form agree with our numerics?";
-a claim asks "is the paper's statement true?", and its verdict is computed from the evidence of one or more
-checks of the same run, never typed in.
+"""Claims: the second layer of the audit. A check asks "does our closed form agree with our numerics?"; a claim
+asks "is the paper's statement true?", and its verdict is computed from the evidence of the checks of the same run,
+never typed in.
 
-Verdicts:
+Every claim has three sides: the *stated* form (what the paper says, as data in the paper's stated-claims file,
+:mod:`attnverify.checks.stated`), the *derived* one (SymPy from the model) and the *measured* one (the numerics).
+A check compares derived with measured; a claim compares the stated form with both (:mod:`attnverify.checks.judge`
+holds the rule of each kind). Verdicts:
 
-- ``holds``: the evidence supports the statement as the paper makes it;
-- ``holds_if``: it holds only under a condition that the evidence found (``condition``, e.g. "theta > theta*
-  = 1.0045");
-- ``refuted``: the evidence contradicts it (``condition`` names the counterexample's parameters and figure);
+- ``holds``: the evidence supports the statement as stated;
+- ``holds_if``: it holds only under a condition that the evidence found (``condition`` quotes the measured
+  bracket or range, never a theory value the evidence did not test);
+- ``refuted``: the stated form disagrees with a derived and a measured side that agree with each other
+  (``condition`` names the counterexample: the point, both values, the distance in the evidence's own units);
 - ``not_refuted``: an upper bound or a conjecture that all the evidence is consistent with;
-- ``inconclusive``: the evidence cannot tell (a feeding check did not run, errored, or disagrees with our own
-  derivation, or the run is not at the paper's scale); ``reason`` says why.
+- ``inconclusive``: the evidence cannot tell (a feeding check did not run, errored, or found our derivation and
+  our numerics in disagreement; or the measurement cannot resolve the statement); ``reason`` says why.
 
-A claim is registered with :func:`claim` next to the checks whose evidence it reads (any public module of
-``attnverify.checks.signal`` / ``attnverify.checks.meanfield``). Its function receives the results of the feeding checks that ran
-(check id -> :class:`~attnverify.checks.framework.Result`, each with verdict ``pass``) and returns a :class:`ClaimVerdict`.
-The framework answers ``inconclusive`` itself when a feeding check is missing, errored or failed, so an evaluator
-only ever reads evidence that our derivation and our numerics agree on.
+A claim is registered with :func:`claim` by the module of its paper that reads the evidence (listed in
+``Paper.modules``); its statement, source and stated form come from the stated-claims file, by id. Its function
+receives the results of the feeding checks that ran (check id -> :class:`~attnverify.checks.framework.Result`,
+each with verdict ``pass``) and the :class:`~attnverify.checks.stated.StatedClaim` to judge (the paper's, a
+user's restatement, or a perturbed one in the claim self-test), and returns a :class:`ClaimVerdict`. The
+framework answers ``inconclusive`` itself when a feeding check is missing, errored or failed, naming it: a
+check fails only when our derivation and our numerics disagree, never on what a paper says.
 """
 from __future__ import annotations
 
@@ -32,7 +38,7 @@ VERDICTS = ("holds", "holds_if", "refuted", "not_refuted", "inconclusive")
 @dataclass
 class ClaimVerdict:
     """What an evaluator concludes: the verdict, the condition found (holds_if) or the counterexample (refuted),
-    the reason in one or two sentences, and the figures it rests on (``evidence``: check id -> {name: value})."""
+    the reason in one or two sentences, and the figures it rests on (``evidence``: source -> {name: value})."""
 
     verdict: str
     reason: str
@@ -46,20 +52,24 @@ class ClaimVerdict:
             raise ValueError(f"a {self.verdict!r} verdict needs its condition or counterexample")
 
 
+Evaluator = Callable[[dict[str, Result], Any], ClaimVerdict]
+
+
 @dataclass(frozen=True)
 class Claim:
-    """A paper's statement in the project's words, where it comes from, and the checks whose evidence decides it.
+    """A claim's evaluation: the checks whose evidence decides it and the function that reads it.
 
     ``needs`` lists the checks that must all have run (and passed) for a verdict; ``uses`` lists further checks
-    whose evidence is read when present."""
+    whose evidence is read when present. ``perturbations(stated, results)`` (optional) lists the changed
+    statements (:class:`attnverify.checks.plugin.Perturbation`) the claim self-test tries beyond the generic ones
+    of its kind, given the evidence of a run."""
 
     id: str
     paper: str
-    statement: str
-    source: str
     needs: tuple[str, ...]
-    evaluate: Callable[[dict[str, Result]], ClaimVerdict]
+    evaluate: Evaluator
     uses: tuple[str, ...] = ()
+    perturbations: Callable[[Any, dict], list] | None = None
 
     @property
     def checks(self) -> tuple[str, ...]:
@@ -79,6 +89,8 @@ class ClaimResult:
     condition: str | None
     checks: list[str]
     evidence: dict[str, dict[str, Any]]
+    stated: dict = field(default_factory=dict)
+    command: str = ""
 
     def __repr__(self) -> str:
         cond = f" [{self.condition}]" if self.condition else ""
@@ -89,6 +101,8 @@ class ClaimResult:
         if self.condition:
             lines += [f"*{'Counterexample' if self.verdict == 'refuted' else 'Condition'}:* {self.condition}", ""]
         lines += [f"*Reason:* {self.reason}", "", "*Checks:* " + ", ".join(f"`{c}`" for c in self.checks)]
+        if self.command:
+            lines += ["", f"*Reproduce:* `{self.command}`"]
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
@@ -103,69 +117,128 @@ class ClaimResult:
     def as_dict(self) -> dict:
         return {"id": self.id, "paper": self.paper, "statement": self.statement, "source": self.source,
                 "verdict": self.verdict, "condition": self.condition, "reason": self.reason,
-                "checks": list(self.checks), "evidence": self.evidence}
+                "checks": list(self.checks), "evidence": self.evidence, "stated": self.stated,
+                "command": self.command}
 
 
 CLAIMS: dict[str, Claim] = {}
 
 
-def claim(*, id: str, paper: str, statement: str, source: str, needs: Sequence[str],
-          uses: Sequence[str] = ()) -> Callable:
-    """Register ``evaluate(results) -> ClaimVerdict`` as the claim ``id`` (``paper``: "A" or "B")."""
-    if paper not in ("A", "B"):
-        raise TypeError(f"claim {id}: paper must be 'A' or 'B', got {paper!r}")
+def claim(*, id: str, paper: str, needs: Sequence[str], uses: Sequence[str] = (),
+          perturbations: Callable[[Any, dict], list] | None = None) -> Callable:
+    """Register ``evaluate(results, stated) -> ClaimVerdict`` as the claim ``id`` of the paper whose key is
+    ``paper`` (the id starts with that key: ``A.name``). Its statement is read from the paper's stated-claims
+    file by the same id."""
+    if not id.startswith(f"{paper}."):
+        raise TypeError(f"claim {id}: the id must start with its paper's key {paper!r} and a dot")
     if not needs:
         raise TypeError(f"claim {id}: needs at least one check")
 
-    def register(evaluate: Callable[[dict[str, Result]], ClaimVerdict]) -> Callable:
-        CLAIMS[id] = Claim(id, paper, statement, source, tuple(needs), evaluate, tuple(uses))
+    def register(evaluate: Evaluator) -> Evaluator:
+        CLAIMS[id] = Claim(id, paper, tuple(needs), evaluate, tuple(uses), perturbations)
         return evaluate
 
     return register
 
 
-def _row(c: Claim, verdict: ClaimVerdict, ran: list[str]) -> ClaimResult:
-    return ClaimResult(c.id, c.paper, c.statement, c.source, verdict.verdict, verdict.reason, verdict.condition,
-                       ran, verdict.evidence)
+def _command(c: Claim, stated: Any) -> str:
+    origin = getattr(stated, "origin", "")
+    if origin and not origin.startswith(f"{getattr(stated, 'model', '')}/"):
+        return f"attnverify audit {origin}"
+    return f"attnverify run {' '.join(c.checks)}"
 
 
-def evaluate_claim(c: Claim, results: dict[str, Result]) -> ClaimResult:
-    """The claim's verdict from the results of one run (check id -> Result)."""
+def _row(c: Claim, stated: Any, verdict: ClaimVerdict, ran: list[str], profile: str | None = None,
+         seed: int | None = None) -> ClaimResult:
+    command = _command(c, stated)
+    if profile is not None:
+        command += f" --profile {profile} --seed {seed}"
+    return ClaimResult(c.id if getattr(stated, "id", c.id) == c.id else stated.id, c.paper,
+                       getattr(stated, "statement", ""), getattr(stated, "source", ""), verdict.verdict,
+                       verdict.reason, verdict.condition, ran, verdict.evidence,
+                       stated.as_dict() if hasattr(stated, "as_dict") else {}, command)
+
+
+def claim_rng(results: dict[str, Result], stated: Any):
+    """A random generator for a claim's own measurements (a formula claim's confirmation): derived from the seed of
+    the run its evidence comes from and the claim's id, so the same seed gives the same verdict."""
+    import numpy as np
+
+    from attnverify.checks.framework import stream_key
+
+    seed = next((r.seed for r in results.values() if r.seed is not None), 0)
+    return np.random.default_rng(np.random.SeedSequence([int(seed), stream_key("claim", getattr(stated, "id", ""))]))
+
+
+def statement_of(claim_id: str) -> Any:
+    """The paper's stated form of a built-in claim (from its stated-claims file)."""
+    from attnverify.checks.stated import builtin_statements
+
+    found = builtin_statements().get(claim_id)
+    if found is None:
+        raise KeyError(f"claim {claim_id} has no entry in its paper's stated-claims file")
+    return found
+
+
+def evaluate_claim(c: Claim, results: dict[str, Result], stated: Any = None, *, profile: str | None = None,
+                   seed: int | None = None) -> ClaimResult:
+    """The claim's verdict from the results of one run (check id -> Result), for the stated form ``stated`` (the
+    paper's own when None)."""
+    stated = statement_of(c.id) if stated is None else stated
     ran = [cid for cid in c.checks if cid in results]
     missing = [cid for cid in c.needs if cid not in results]
     if missing:
-        return _row(c, ClaimVerdict("inconclusive", f"not run in this audit: {', '.join(missing)}"), ran)
+        return _row(c, stated, ClaimVerdict("inconclusive", f"not run in this audit: {', '.join(missing)}"), ran,
+                    profile, seed)
     broken = [results[cid] for cid in ran if results[cid].verdict != "pass"]
     if broken:
-        why = "; ".join(f"{r.id} {r.verdict}" + (f" ({r.error})" if r.error else "") for r in broken)
-        return _row(c, ClaimVerdict(
-            "inconclusive", f"our derivation and our numerics disagree, so the evidence cannot be read: {why}",
-            evidence={r.id: {"verdict": r.verdict} for r in broken}), ran)
+        def why(r: Result) -> str:
+            if r.verdict == "fail":
+                return f"{r.id} failed (our derivation and our numerics disagree)"
+            return f"{r.id} could not decide ({r.error})" if r.evidence is not None else f"{r.id} broke ({r.error})"
+        return _row(c, stated, ClaimVerdict(
+            "inconclusive", "the evidence cannot be read: " + "; ".join(why(r) for r in broken),
+            evidence={r.id: {"verdict": r.verdict} for r in broken}), ran, profile, seed)
     try:
-        verdict = c.evaluate({cid: results[cid] for cid in ran})
+        verdict = c.evaluate({cid: results[cid] for cid in ran}, stated)
     except Exception as exc:  # noqa: BLE001 -- an evaluator that breaks gives an inconclusive row, not a crash
         message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        verdict = ClaimVerdict("inconclusive", f"the claim's evaluation failed: {type(exc).__name__}: {message}")
-    return _row(c, verdict, ran)
+        verdict = ClaimVerdict("inconclusive", f"the claim's evaluation failed: {type(exc).__name__}: {message}",
+                               evidence={"evaluation": {"error": f"{type(exc).__name__}: {message}"}})
+    return _row(c, stated, verdict, ran, profile, seed)
 
 
 def all_claims() -> list[Claim]:
-    """Every registered claim, Paper A first, in registration order within a paper."""
+    """Every registered claim, papers by key, each paper's claims in the order of its stated-claims file."""
     from attnverify.checks.registry import load
+    from attnverify.checks.stated import builtin_statements
 
     load()
-    return sorted(CLAIMS.values(), key=lambda c: c.paper)
+    order = {cid: i for i, cid in enumerate(builtin_statements())}
+    return sorted(CLAIMS.values(), key=lambda c: (c.paper, order.get(c.id, len(order)), c.id))
 
 
-def evaluate_claims(results: Sequence[Result], *, only_touched: bool = True) -> list[ClaimResult]:
+def evaluate_claims(results: Sequence[Result], *, only_touched: bool = True, profile: str | None = None,
+                    seed: int | None = None) -> list[ClaimResult]:
     """The claims ledger of a run: every claim that at least one of the run's checks feeds (all claims when
     ``only_touched`` is False, the others then ``inconclusive``: not run)."""
     by_id = {r.id: r for r in results}
-    return [evaluate_claim(c, by_id) for c in all_claims()
+    return [evaluate_claim(c, by_id, profile=profile, seed=seed) for c in all_claims()
             if not only_touched or any(cid in by_id for cid in c.checks)]
 
 
+def not_evaluated(results: Sequence[Result]) -> list[dict]:
+    """The registered claims that no check of the run feeds, each with the checks it needs."""
+    ran = {r.id for r in results}
+    return [{"id": c.id, "needs": list(c.needs), "reason": "none of its checks ran: " + ", ".join(c.needs)}
+            for c in all_claims() if not any(cid in ran for cid in c.checks)]
+
+
 def ledger() -> list[dict]:
-    """id, paper, statement, source and feeding checks of every claim (no verdicts: those need a run)."""
-    return [{"id": c.id, "paper": c.paper, "statement": c.statement, "source": c.source, "checks": list(c.checks)}
-            for c in all_claims()]
+    """id, paper, statement, source, kind and feeding checks of every claim (no verdicts: those need a run)."""
+    out = []
+    for c in all_claims():
+        s = statement_of(c.id)
+        out.append({"id": c.id, "paper": c.paper, "statement": s.statement, "source": s.source, "kind": s.kind,
+                    "stated": s.stated, "checks": list(c.checks)})
+    return out

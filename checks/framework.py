@@ -24,6 +24,14 @@ class InputError(ValueError):
     """Bad input from the user: an unknown id, profile or key, or an invalid parameter value."""
 
 
+def did_you_mean(name: str, known: Sequence[str]) -> str:
+    """`` (did you mean X?)`` for the closest of ``known`` to a mistyped ``name`` (difflib), else ``""``."""
+    import difflib
+
+    close = difflib.get_close_matches(name, list(known), n=2, cutoff=0.6)
+    return f" (did you mean {' or '.join(close)}?)" if close else ""
+
+
 PROFILES = ("quick", "paper")
 KINDS = (float, int, str, bool, "floats", "ints", "matrix")
 
@@ -31,6 +39,15 @@ KINDS = (float, int, str, bool, "floats", "ints", "matrix")
 # ----------------------------------------------------------------------------------------------
 # Parameters
 # ----------------------------------------------------------------------------------------------
+def _rounded(x) -> float:
+    """A parsed matrix entry (Fraction or float) as the nearest float; beyond the double range, +-inf (refused by
+    Param.validate as not finite, by name), as float('1e999') gives."""
+    try:
+        return float(x)
+    except OverflowError:
+        return math.inf if x > 0 else -math.inf
+
+
 @dataclass(frozen=True)
 class Param:
     """A model option or parameter of a check, with its type, default and admissible range.
@@ -73,7 +90,7 @@ class Param:
             elif self.kind == "ints":
                 value = tuple(int(s) for s in text.split(","))
             elif self.kind == "matrix":
-                value = np.array([[float(x) for x in row] for row in self._matrix_entries(text)], dtype=float)
+                value = np.array([[_rounded(x) for x in row] for row in self._matrix_entries(text)], dtype=float)
             else:
                 value = text
         except InputError:
@@ -81,6 +98,10 @@ class Param:
         except ValueError:
             raise InputError(f"{self.name}: expected {self.kind_name()}, got {text!r}") from None
         return self.validate(value)
+
+    def read(self, raw: Any) -> Any:
+        """A value given by the user: command-line text is parsed, anything else validated."""
+        return self.parse(raw) if isinstance(raw, str) and self.kind is not str else self.validate(raw)
 
     def _matrix_entries(self, text: str) -> list[list]:
         """The entries of ``1,0;0,1/3`` as exact Fractions (integers, decimals, rationals p/q, exponents), or as
@@ -215,6 +236,10 @@ class Evidence:
     ``unresolved``: set (to the reason) when the numerics cannot decide at this size -- e.g. a refinement spread
     above the check's precision rule; the verdict is then ``error``, never ``pass`` or ``fail``, and the evidence
     is kept in the report.
+    ``findings``: what the claims read, as a typed record (a frozen dataclass defined beside the check): the
+    figures a claim compares with a paper's statement (a measured exponent and its standard error, a bracket, a
+    switch time...). Claims read its attributes, never string keys of ``details``, so a renamed field fails
+    loudly; the report stores it under ``details["findings"]``.
     """
 
     metric: str
@@ -229,6 +254,7 @@ class Evidence:
     details: dict = field(default_factory=dict)
     plots: list[Plot] = field(default_factory=list)
     unresolved: str | None = None
+    findings: Any = None
 
     def __post_init__(self) -> None:
         if self.comparison not in ("<=", "<", ">=", ">"):
@@ -247,6 +273,7 @@ class Result:
     seconds: float
     evidence: Evidence | None = None
     error: str | None = None
+    seed: int | None = None
 
     @property
     def observed(self) -> float | None:
@@ -263,6 +290,11 @@ class Result:
     @property
     def details(self) -> dict:
         return self.evidence.details if self.evidence else {}
+
+    @property
+    def findings(self) -> Any:
+        """The check's typed findings (None when it has none or did not produce evidence)."""
+        return self.evidence.findings if self.evidence else None
 
     # -- display (short repr; rich reprs for Jupyter) -------------------------------------------
     def _comparison(self) -> str:
@@ -422,8 +454,7 @@ class Check:
         values = {}
         for prm in self.params:
             if prm.name in overrides:
-                raw = overrides[prm.name]
-                values[prm.name] = prm.parse(raw) if isinstance(raw, str) and prm.kind is not str else prm.validate(raw)
+                values[prm.name] = prm.read(overrides[prm.name])
             elif profile == "paper" and prm.name in self.paper:
                 values[prm.name] = prm.validate(self.paper[prm.name])
             else:
@@ -431,14 +462,21 @@ class Check:
         for prm in self.params:
             within_scale(prm, values[prm.name], [prm.default] + ([self.paper[prm.name]] if prm.name in self.paper
                                                                   else []))
-        if self.validate is not None:
-            try:
-                self.validate(values)
-            except InputError:
-                raise
-            except (ValueError, TypeError, ArithmeticError) as exc:
-                raise InputError(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from None
+        validated(self.validate, values)
         return values
+
+
+def validated(validate: Callable[[dict], None] | None, values: dict) -> dict:
+    """``values`` after ``validate(values)`` (cross-parameter constraints) accepted them; its ValueError (or
+    TypeError, ArithmeticError) becomes one-line :class:`InputError`."""
+    if validate is not None:
+        try:
+            validate(values)
+        except InputError:
+            raise
+        except (ValueError, TypeError, ArithmeticError) as exc:
+            raise InputError(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from None
+    return values
 
 
 #: how far a parameter without an explicit upper bound may go beyond its largest profile value (within_scale)

@@ -1,48 +1,80 @@
-"""Loads every check module and gives the catalogue in its fixed order."""
+"""The registered papers (entry-point group ``attnverify.papers``), their checks and the catalogue order.
+
+Every paper, the built-in ones included, is found through its entry point: a separately installed package adds
+a paper with ``pip install`` and no edit here. Papers are listed in the order of their keys; a paper's checks in
+the order its adapter gives (the others after them, sorted by id).
+"""
 from __future__ import annotations
 
+import functools
 import importlib
-import pkgutil
+from importlib.metadata import entry_points
 
-from attnverify.checks.framework import REGISTRY, Check
+from attnverify.checks.framework import REGISTRY, Check, InputError, did_you_mean
+from attnverify.checks.plugin import Paper
 
-PACKAGES = ("attnverify.checks.signal", "attnverify.checks.meanfield")
+GROUP = "attnverify.papers"
 
-# The catalogue order: the papers' claims in order. Checks not listed follow, sorted by id.
-ORDER = (
-    "signal.objective_vs_montecarlo",
-    "signal.reduced_field_identity",
-    "signal.equilibria_stability",
-    "signal.ode_tracks_sga",
-    "signal.attention_on_noise",
-    "signal.low_temperature",
-    "signal.alignment_30_runs",
-    "signal.sign_ambiguity",
-    "meanfield.zero_temperature_limit",
-    "meanfield.zero_temperature_flow",
-    "meanfield.projection_stationary",
-    "meanfield.w2_bound",
-    "meanfield.terminal_phase",
-)
 
-_loaded = False
+@functools.lru_cache(maxsize=1)
+def _discovered() -> tuple[Paper, ...]:
+    found: dict[str, Paper] = {}
+    models: dict[str, str] = {}
+    for ep in entry_points(group=GROUP):
+        try:
+            paper = ep.load()
+        except Exception as exc:  # noqa: BLE001 -- a broken plugin is named, not a traceback
+            raise RuntimeError(f"the paper plugin {ep.name!r} ({ep.value}) cannot be loaded: "
+                               f"{type(exc).__name__}: {exc}") from None
+        if not isinstance(paper, Paper):
+            raise RuntimeError(f"the paper plugin {ep.name!r} ({ep.value}) is a {type(paper).__name__}, not a Paper")
+        if paper.key in found and found[paper.key] is not paper:
+            raise RuntimeError(f"two paper plugins use the key {paper.key!r}: {found[paper.key].model}, {paper.model}")
+        if paper.model in models and models[paper.model] != paper.key:
+            raise RuntimeError(f"two paper plugins use the model name {paper.model!r}")
+        found[paper.key], models[paper.model] = paper, paper.key
+    return tuple(sorted(found.values(), key=lambda p: p.key))
+
+
+def papers() -> tuple[Paper, ...]:
+    """Every registered paper, by key."""
+    return _discovered()
+
+
+def paper(name: str) -> Paper:
+    """The paper with model name or key ``name`` (``InputError`` naming the known ones otherwise)."""
+    for p in papers():
+        if name in (p.model, p.key):
+            return p
+    known = [p.model for p in papers()]
+    raise InputError(f"unknown model {name!r}{did_you_mean(name, known)} (choose from {', '.join(known)})")
+
+
+def paper_of(identifier: str) -> Paper | None:
+    """The paper a check id (``model.name``) or claim id (``key.name``) belongs to, or None."""
+    prefix = identifier.split(".", 1)[0]
+    return next((p for p in papers() if prefix in (p.model, p.key)), None)
+
+
+_loaded: set[str] = set()
 
 
 def load() -> None:
-    """Import every public module of the check packages (each registers its checks)."""
-    global _loaded
-    if _loaded:
-        return
-    for package_name in PACKAGES:
-        package = importlib.import_module(package_name)
-        for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
-            if not info.name.startswith("_"):
-                importlib.import_module(f"{package_name}.{info.name}")
-    _loaded = True
+    """Import every registered paper's check and claim modules (each registers its checks and claims)."""
+    for p in papers():
+        for module in p.modules:
+            if module not in _loaded:
+                importlib.import_module(module)
+                _loaded.add(module)
 
 
 def all_checks() -> list[Check]:
-    """Every registered check, in catalogue order."""
+    """Every registered check: papers by key, each paper's checks in its catalogue order."""
     load()
-    rank = {cid: i for i, cid in enumerate(ORDER)}
-    return sorted(REGISTRY.values(), key=lambda c: (rank.get(c.id, len(ORDER)), c.id))
+    rank: dict[str, tuple] = {}
+    for i, p in enumerate(papers()):
+        for j, cid in enumerate(p.order):
+            rank[cid] = (i, j)
+    models = {p.model: i for i, p in enumerate(papers())}
+    return sorted(REGISTRY.values(), key=lambda c: rank.get(c.id, (models.get(c.id.split(".")[0], len(models)),
+                                                                   10**6, c.id)))

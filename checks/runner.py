@@ -9,11 +9,11 @@ from typing import Any, Callable
 
 import numpy as np
 
-from attnverify.checks.framework import PROFILES, Check, Context, Evidence, InputError, Result
+from attnverify.checks.framework import PROFILES, Check, Context, Evidence, InputError, Result, did_you_mean
 from attnverify.checks.claims import evaluate_claims
 from attnverify.checks.registry import all_checks
 
-VERSION = "0.1.0"
+from attnverify.checks.version import VERSION
 
 
 @dataclass
@@ -25,25 +25,21 @@ class Report:
     options: dict
     results: list[Result] = field(default_factory=list)
     claims: list = field(default_factory=list)          # list[attnverify.checks.claims.ClaimResult], from the results
+    ledger: bool = True                                 # claims are the papers' ledger (False: a user's audit)
     version: str = VERSION
 
     @property
     def ok(self) -> bool:
         return all(r.verdict == "pass" for r in self.results)
 
+    def wrap(self, result: Result) -> Result:
+        """A result as this report keeps it (a subclass may add display methods)."""
+        return result
+
 
 def catalogue() -> list[dict]:
     """The id, claim and source of every check, in catalogue order."""
     return [{"id": c.id, "claim": c.claim, "source": c.source} for c in all_checks()]
-
-
-def did_you_mean(name: str, known: list[str] | set[str]) -> str:
-    """`` (did you mean a, b?)`` for the known names closest to ``name`` (difflib; case ignored), or ''."""
-    import difflib
-
-    by_lower = {k.lower(): k for k in sorted(known)}
-    close = difflib.get_close_matches(name.lower(), list(by_lower), n=3, cutoff=0.6)
-    return f" (did you mean {', '.join(by_lower[c] for c in close)}?)" if close else ""
 
 
 def select(ids: list[str] | None) -> list[Check]:
@@ -116,25 +112,31 @@ def run_one(check: Check, params: dict, *, seed: int, profile: str, executor: Ex
         error = f"{type(exc).__name__}: {message}" if message else type(exc).__name__
         evidence, verdict = None, "error"
     seconds = time.perf_counter() - start
-    return Result(check.id, check.claim, check.source, verdict, params, seconds, evidence, error)
+    return Result(check.id, check.claim, check.source, verdict, params, seconds, evidence, error, seed)
 
 
 def run(ids: list[str] | None = None, *, profile: str = "quick", seed: int = 0,
         overrides: dict[str, Any] | None = None, executor: Executor | None = None,
-        progress: Callable[[str, float], None] | None = None, store: Any = None) -> Report:
-    """Run the checks ``ids`` (all when None) and return the :class:`Report`.
+        progress: Callable[[str, float], None] | None = None, store: Any = None,
+        plans: list[tuple[Check, dict]] | None = None, report: Report | None = None,
+        on_result: Callable[[Report], None] | None = None) -> Report:
+    """Run the checks ``ids`` (all when None) and return the :class:`Report` with its claims ledger.
 
     Raises :class:`InputError` for an unknown id, profile or parameter, or an invalid value, before
     any check runs. The same seed gives the same results: each check's random streams derive from
-    ``(seed, check id)``. ``store``: a ``attnverify.checks.store.TaskStore``; finished sweep tasks are saved there and reused
-    by a rerun (same report as an uninterrupted run).
+    ``(seed, check id)``. ``store``: a ``attnverify.checks.store.TaskStore``; finished sweep tasks are saved there
+    and reused by a rerun (same report as an uninterrupted run). ``plans``: the plan already resolved by
+    :func:`plan` (the parameters are resolved once per run); ``report``: the (empty) report to fill, e.g. of a
+    subclass; ``on_result(report)`` is called after each check with the report so far (claims not yet evaluated).
     """
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise InputError(f"seed: expected a non-negative integer, got {seed!r}")
-    plans = plan(ids, profile=profile, overrides=overrides)
-    report = Report(profile=profile, seed=int(seed), options=dict(overrides or {}))
+    plans = plan(ids, profile=profile, overrides=overrides) if plans is None else plans
+    report = Report(profile=profile, seed=int(seed), options=dict(overrides or {})) if report is None else report
     for c, params in plans:
-        report.results.append(run_one(c, params, seed=int(seed), profile=profile, executor=executor,
-                                      progress=progress, store=store))
-    report.claims = evaluate_claims(report.results)
+        report.results.append(report.wrap(run_one(c, params, seed=int(seed), profile=profile, executor=executor,
+                                                  progress=progress, store=store)))
+        if on_result is not None:
+            on_result(report)
+    report.claims = evaluate_claims(report.results, profile=profile, seed=int(seed))
     return report

@@ -398,7 +398,7 @@ def laplace_field_certified(x, B, V, beta: float, density: QuadraticDensity, *, 
 
 
 def laplace_certificate(result: LaplaceResult, what: str) -> dict:
-    """The certificate dict (keys as attnverify.theory.certificate) of a rigorous :func:`laplace_field_certified` result."""
+    """The certificate dict (keys as attnverify.theory.certified.certificate) of a rigorous :func:`laplace_field_certified` result."""
     if not result.rigorous:
         raise ValueError("only a rigorous result has a certificate")
     e = float(result.error)

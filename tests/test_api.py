@@ -47,11 +47,17 @@ def test_closed_forms_are_sympy_objects():
     Pi = f.Pi(B, V)
     x1, x2 = sp.symbols("x1 x2", real=True)
     assert Pi.subs({x1: sp.Rational(3, 10), x2: sp.Rational(-2, 5)}) == sp.Matrix([0, -1])   # E = span(e2): V B^T = diag(2, 3)
-    assert f.bound(c=sp.Rational(1, 3)).has(sp.exp(-attnverify.symbols.meanfield.t / 3))
+    assert f.bound(c=sp.Rational(1, 3)).has(sp.exp(-attnverify.symbols.t / 3))
 
 
 @pytest.fixture
-def toy():
+def toy(monkeypatch):
+    from attnverify.checks.stated import StatedClaim
+
+    real = claims_mod.statement_of
+    toy_stated = StatedClaim("B.toyapi", "meanfield", "qualitative", "toy", statement="A toy claim.", source="toy")
+    monkeypatch.setattr(claims_mod, "statement_of", lambda cid: toy_stated if cid == "B.toyapi" else real(cid))
+
     def run(p, ctx):
         x = ctx.rng().normal(0.0, 1.0, 100)
         return Evidence(metric="|z|", observed=float(abs(x.mean()) * 10), threshold=4.0, reason="normal quantile",
@@ -61,8 +67,8 @@ def toy():
 
     check(id="toyapi.a", claim="A toy.", source="toy")(run)
 
-    @claim(id="B.toyapi", paper="B", statement="A toy claim.", source="toy", needs=("toyapi.a",))
-    def _c(results):
+    @claim(id="B.toyapi", paper="B", needs=("toyapi.a",))
+    def _c(results, stated):
         return ClaimVerdict("not_refuted", reason="consistent")
 
     yield
@@ -112,20 +118,20 @@ def test_derivation_cache_is_keyed_by_code_and_survives_a_broken_entry(tmp_path,
 
     calls = []
 
-    def compute(model, sign):          # a cheap stand-in derivation: this test is about the cache
-        calls.append((model, sign))
-        return [Step("a step", attnverify.symbols.rho ** 2 + attnverify.symbols.theta, "because", r"x")]
+    def compute(model, values):        # a cheap stand-in derivation: this test is about the cache
+        calls.append((model, dict(values)))
+        return "title", [Step("a step", attnverify.symbols.rho ** 2 + attnverify.symbols.theta, "because", r"x")]
 
     monkeypatch.setattr(derive, "_compute", compute)
     a = derive.derivation("meanfield")
     b = derive.derivation("meanfield")
-    assert calls == [("meanfield", "fixed")]                          # the second call read the cache
+    assert calls == [("meanfield", {})]                               # the second call read the cache
     assert [s.result for s in a] == [s.result for s in b]
-    files = list((tmp_path / "derivations").glob("meanfield-fixed-*.pickle"))
+    files = list((tmp_path / "derivations").glob("meanfield-*.pickle"))
     assert len(files) == 1 and derive.code_version() in files[0].name
     files[0].write_bytes(b"not a pickle")                             # a broken entry is recomputed
     c = derive.derivation("meanfield")
-    assert calls == [("meanfield", "fixed")] * 2 and [s.result for s in c] == [s.result for s in a]
+    assert calls == [("meanfield", {})] * 2 and [s.result for s in c] == [s.result for s in a]
     assert pickle.loads(files[0].read_bytes())                        # and rewritten
     monkeypatch.setattr(derive, "code_version", lambda: "another-version")
     derive.derivation("meanfield")

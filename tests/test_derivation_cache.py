@@ -15,7 +15,7 @@ from attnverify import cache, derive, formulas
 
 
 class Payload:
-    """Unpickling it creates the directory ``mark`` (and yields the string 'loaded')."""
+    """Unpickling it creates the directory ``mark`` (and yields LOADED)."""
 
     def __init__(self, mark):
         self.mark = str(mark)
@@ -24,9 +24,12 @@ class Payload:
         return (_leave_mark, (self.mark,))
 
 
-def _leave_mark(mark: str) -> str:
+LOADED = ("loaded", ("a step",))           # shaped as derive's entries: (title, steps)
+
+
+def _leave_mark(mark: str) -> tuple:
     os.mkdir(mark)
-    return "loaded"
+    return LOADED
 
 
 @pytest.fixture
@@ -49,7 +52,7 @@ def plant(root, name: str, mark) -> None:
 
 def test_a_private_entry_is_loaded(root, tmp_path):
     plant(root, "x.pickle", tmp_path / "mark")
-    assert cache.load("x.pickle") == (True, "loaded") and (tmp_path / "mark").is_dir()
+    assert cache.load("x.pickle") == (True, LOADED) and (tmp_path / "mark").is_dir()
 
 
 @pytest.mark.parametrize("where", ["root", "subdir", "entry"])
@@ -87,7 +90,7 @@ def test_a_linked_root_is_judged_by_its_target(tmp_path, root, monkeypatch):
     link.symlink_to(root)
     monkeypatch.setenv(cache.ENV_DIR, str(link))
     plant(root, "x.pickle", tmp_path / "mark")
-    assert cache.load("x.pickle") == (True, "loaded")
+    assert cache.load("x.pickle") == (True, LOADED)
     root.chmod(0o777)
     assert cache.trusted_root() is None
 
@@ -105,17 +108,24 @@ def test_new_directories_and_entries_are_private(tmp_path, monkeypatch):
     assert cache.load("e.pickle") == (True, {"a": 1})
 
 
+def w(sign: str = "fixed") -> str:
+    """A stand-in closed form for formulas' cache wrapper."""
+    return "computed"
+
+
 def test_derive_and_formulas_read_only_through_the_rule(root, tmp_path, monkeypatch):
-    """The names derive.derivation, derive.render and formulas' closed forms read, planted: loaded while the
-    directory is private, ignored (recomputed) once others can write it."""
+    """The names derive's derivation and formulas' closed forms read, planted: loaded while the directory is
+    private, ignored (recomputed) once others can write it."""
+    from attnverify.checks.registry import paper
+
     monkeypatch.setattr(derive, "code_version", lambda: "v")
-    monkeypatch.setattr(derive, "_compute", lambda model, sign: ["computed"])
-    monkeypatch.setattr(formulas, "_A", lambda: type("A", (), {"informative_mass": staticmethod(lambda s: "w")}))
-    plant(root, "meanfield-fixed-v.pickle", tmp_path / "m1")
-    plant(root, "w-fixed-v.pickle", tmp_path / "m2")
-    assert derive.derivation("meanfield") == list("loaded") and formulas.w() == "loaded"
+    monkeypatch.setattr(derive, "_compute", lambda model, values: ("computed", ["computed"]))
+    plant(root, derive._cache_name("meanfield", paper("meanfield").options({})) + ".pickle", tmp_path / "m1")
+    plant(root, f"{__name__}.w-fixed-v.pickle", tmp_path / "m2")
+    cached_w = formulas._persistent(w)
+    assert derive.derivation("meanfield") == ["a step"] and cached_w() == LOADED
     for m in ("m1", "m2"):
         os.rmdir(tmp_path / m)
     root.chmod(0o777)
-    assert derive.derivation("meanfield") == ["computed"] and formulas.w() == "w"
+    assert derive.derivation("meanfield") == ["computed"] and cached_w() == "computed"
     assert not (tmp_path / "m1").exists() and not (tmp_path / "m2").exists()

@@ -14,7 +14,9 @@ import attnverify.numerics.sga
 import attnverify.numerics.signal_mc
 import attnverify.numerics.signal_model
 import attnverify.theory.signal_recovery as S
-from attnverify.mutants import KNOWN_GAPS, MUTANTS, by_name
+from attnverify.mutants import KNOWN_GAPS, all_mutants, by_name
+
+MUTANTS = all_mutants()
 from attnverify.mutation import Mutant, injected, is_crash, run_mutant, selftest
 from attnverify.checks.registry import all_checks
 
@@ -45,6 +47,25 @@ def test_caches_cleared_so_dependent_results_see_the_mutant():
         assert sp.simplify(F1 - (1 - S.rho**2) * sp.diff(J0.subs(S.rho, -S.rho), S.rho)) == 0
         assert sp.simplify(F1 - F0) != 0
     assert sp.simplify(S.reduced_field("fixed") - F0) == 0
+
+
+def test_a_mutant_named_by_the_package_reaches_its_submodules():
+    """Paper B's theory is a package whose submodules call each other by name; a mutant named by the package's
+    public path ("attnverify.theory.mean_field", "convergence_rate") is seen by the submodule function that calls
+    it (rate_comparison in .rates), and X_inf's mutant by every submodule that imported it."""
+    import attnverify.theory.mean_field as MF
+    from attnverify.theory.mean_field import field, flow, rates, steps, theorem1
+
+    B, V = np.diag([1.0, 3.0]), np.diag([2.0, 1.0])
+    c = MF.convergence_rate(B, V)
+    with injected(by_name("rate_c_x2")):
+        assert MF.rate_comparison(B, V)["jacobian"] == pytest.approx(2 * c, rel=1e-12)
+    assert MF.rate_comparison(B, V)["jacobian"] == pytest.approx(c, rel=1e-12)
+    original = MF.zero_temperature_field
+    holders = (MF, field, flow, rates, steps, theorem1)
+    with injected(by_name("X_inf_without_tangent_projection")):
+        assert len({m.zero_temperature_field for m in holders}) == 1 and original is not MF.zero_temperature_field
+    assert all(m.zero_temperature_field is original for m in holders)
 
 
 def test_restored_after_an_exception():

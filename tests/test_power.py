@@ -12,7 +12,10 @@ import sympy as sp
 
 import attnverify.theory.mean_field as MF
 import attnverify.theory.signal_recovery as S
-from attnverify.power import FAMILIES, PLAN, Row, measure_row, perturbed, smoke
+from attnverify.checks.plugin import PowerRow as Row
+from attnverify.power import families, measure_row, perturbed, plan, smoke
+
+FAMILIES, PLAN = families(), plan()
 
 PARAMS = {"theta": 0.7, "beta": 1.0, "sigma": 1.0, "R": 50, "L": 1050, "d": 20}
 
@@ -77,6 +80,29 @@ def test_rate_and_field_scale():
         assert MF.convergence_rate(B, V) == pytest.approx(c * 1.003, rel=1e-12)
     with perturbed(FAMILIES["X_inf_scale"], -0.5):
         np.testing.assert_allclose(MF.zero_temperature_field(X, B, V), 0.5 * field, rtol=1e-12)
+
+
+def test_matrix_families_reach_every_paper_b_function_of_the_matrices():
+    """The Paper B theory is a package of submodules re-exported by attnverify.theory.mean_field; the mismatch
+    families must still wrap every public function of (B, V) or of V defined in any of the submodules."""
+    import importlib
+    import inspect
+    import pkgutil
+
+    expected = set()
+    for info in pkgutil.iter_modules(MF.__path__):
+        module = importlib.import_module(f"{MF.__name__}.{info.name}")
+        for name, fn in vars(module).items():
+            if name.startswith("_") or not callable(fn) or isinstance(fn, type) or name == "check_assumptions":
+                continue
+            defined_here = getattr(inspect.unwrap(fn), "__globals__", None) is vars(module)
+            if defined_here and "V" in inspect.signature(fn).parameters:
+                expected.add(name)
+    assert {"spectrum", "convergence_rate", "projection_map", "terminal_rates"} <= expected
+    wrapped = {m.attribute for m in FAMILIES["model_rotation"].mutants(0.01)}
+    assert wrapped == expected
+    assert {m.attribute for m in FAMILIES["top_eigenvalue"].mutants(0.01)} == {
+        n for n in expected if "B" in inspect.signature(getattr(MF, n)).parameters}
 
 
 def test_every_plan_row_names_a_family_and_a_registered_check():

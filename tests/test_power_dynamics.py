@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from attnverify import checks
-from attnverify.mutants import MUTANTS
+from attnverify.mutants import all_mutants
 from attnverify.mutation import Mutant, injected
 from attnverify.checks.claims import CLAIMS, evaluate_claim
 from attnverify.checks.framework import Evidence, Result
@@ -50,7 +50,7 @@ def _run(check_id: str, seed: int = 0, **extra):
     return checks.run([check_id], profile="quick", seed=seed, overrides={**FAST[check_id], **extra}).results[0]
 
 
-MISSING_SPHERE = next(m for m in MUTANTS if m.name == "F_missing_sphere_factor")
+MISSING_SPHERE = next(m for m in all_mutants() if m.name == "F_missing_sphere_factor")
 
 
 @pytest.mark.parametrize("check_id", ["signal.reduced_field_identity", "signal.ode_tracks_sga"])

@@ -154,9 +154,9 @@ def test_rotated_value_eigenspace_fails_not_unresolved(delta):
     """Theory at a model rotated by 0.05 rad: the derived E_V is off by about 0.05, so the tight cluster's axis
     levels off at that distance, above the fit window, while q_V(t_max) ~ cos^2(0.05) > 0.99. That is a decided
     failure (the cluster does not approach the derived E_V), never 'unresolved'."""
-    from attnverify.power import FAMILIES, perturbed
+    from attnverify.power import families, perturbed
 
-    with perturbed(FAMILIES["model_rotation"], delta):
+    with perturbed(families()["model_rotation"], delta):
         r = run("meanfield.terminal_phase", TERM_SMALL)
     assert r.verdict == "fail", (r.verdict, r.reason)
     assert "levels off" in r.reason and r.evidence.unresolved is None

@@ -21,7 +21,7 @@ from attnverify import checks
 import attnverify.theory.signal_recovery as S
 from attnverify.mutation import Mutant, injected
 from attnverify.checks.claims import CLAIMS, evaluate_claim
-from attnverify.checks.signal.objective import normal_equivalent
+from attnverify.checks.stats import normal_equivalent
 from attnverify.numerics.signal_mc import nuisance_mass_mc, objective_mc, objective_rb_cv
 from attnverify.numerics.signal_model import SignalModel
 

@@ -16,7 +16,7 @@ in the (xi, q) plane (:func:`in_plane_term`).
 
 The expected nuisance attention mass is 1 - w(rho), with an optional O(1/L) ratio bias (delta method).
 Equilibria of rho' = F(rho) = (1 - rho^2) J'(rho) and the threshold theta* are certified in ball arithmetic
-(FLINT/Arb through python-flint: every enclosure is guaranteed), each with a certificate (attnverify.theory.certificate).
+(FLINT/Arb through python-flint: every enclosure is guaranteed), each with a certificate (attnverify.theory.certified).
 Nothing is derived at import time; every derivation is cached (functools.lru_cache).
 """
 from __future__ import annotations
@@ -31,9 +31,8 @@ from typing import Callable
 import flint
 import sympy as sp
 from flint import arb
-from sympy.printing.pycode import MpmathPrinter
 
-import attnverify.theory.certificate as C
+import attnverify.theory.certified as C
 from attnverify.theory.derivation import Step
 
 rho = sp.Symbol("rho", real=True)
@@ -234,7 +233,7 @@ class Equilibrium:
     certified: bool = True
     enclosure: tuple | None = field(default=None, compare=False)             # [lo, hi] holding rho (outward)
     eigenvalue_enclosure: tuple | None = field(default=None, compare=False)  # [lo, hi] holding F'(rho)
-    certificate: dict | None = field(default=None, compare=False, hash=False)  # attnverify.theory.certificate dict
+    certificate: dict | None = field(default=None, compare=False, hash=False)  # attnverify.theory.certified dict
 
 
 _PARAM_NAMES = ("theta", "beta", "sigma", "R", "L", "d")
@@ -273,122 +272,13 @@ def _validate(params: dict) -> tuple:
     return tuple(vals)
 
 
-class _ArbNames:
-    """The names SymPy's MpmathPrinter emits (``mpmath.mpf``, ``mpmath.exp``, ...), mapped to Arb balls.
-
-    Rationals are printed as mpf(p)/mpf(q): exact integers divided in ball arithmetic, so the enclosure is
-    rigorous; exp/log/sqrt are Arb's (guaranteed error bounds)."""
-
-    mpf = staticmethod(arb)
-    exp = staticmethod(lambda x: arb(x).exp())
-    log = staticmethod(lambda x: arb(x).log())
-    sqrt = staticmethod(lambda x: arb(x).sqrt())
-
-    @property
-    def pi(self):
-        return arb.pi()
-
-
-def _lambdify_arb(expr: sp.Expr, args=_ARGS) -> Callable:
-    """Rigorous ball version of ``expr``: it takes python-flint ``arb`` balls and returns a ball that contains
-    the value of expr at every point of the argument balls (FLINT/Arb error propagation)."""
-    return sp.lambdify(args, expr, modules=[{"mpmath": _ArbNames()}], printer=MpmathPrinter, cse=True)
-
-
 @lru_cache(maxsize=None)
 def _field_functions(sign: str, finite_size: bool) -> dict[str, Callable]:
     J = population_objective(sign, finite_size)
     Jp = sp.diff(J, rho)
     Jpp = sp.diff(Jp, rho)
     Fp = sp.diff(reduced_field(sign, finite_size), rho)
-    return {"Jp": _lambdify_arb(Jp), "Jpp": _lambdify_arb(Jpp), "Fp": _lambdify_arb(Fp)}
-
-
-def _box(a: arb, b: arb) -> arb:
-    """The ball enclosing [a, b] (a <= b exact)."""
-    return a.union(b)
-
-
-@dataclass(frozen=True)
-class RootBox:
-    """A box [lo, hi] (exact Arb endpoints) holding zeros of h. ``unique``: the interval Newton test proved that
-    exactly one zero lies in ``unique_in`` (a box containing [lo, hi]); otherwise it is an unresolved box of
-    width <= tol that may hold any number of zeros (none outside the returned boxes)."""
-
-    lo: arb
-    hi: arb
-    unique: bool
-    unique_in: tuple | None = None
-
-
-def _isolate(h: Callable, dh: Callable, lo, hi, tol: float, max_boxes: int) -> list[RootBox]:
-    """Interval bisection + interval Newton on [lo, hi] in Arb ball arithmetic (see :func:`isolate_roots`)."""
-    tol_a = arb(tol)
-    certified, unresolved, stack, n_boxes = [], [], [(arb(lo), arb(hi))], 0
-    split = arb(4711) / 10000
-    while stack:
-        a, b = stack.pop()
-        n_boxes += 1
-        if n_boxes > max_boxes:
-            raise ValueError("root isolation did not terminate: the field is (nearly) degenerate at these params")
-        X = _box(a, b)
-        if not h(X).contains(0):
-            continue
-        dX = dh(X)
-        m = ((a + b) / 2).mid()                           # an exact point of X
-        hm = h(m)
-        if not (hm + dX * (X - m)).contains(0):            # mean-value form h(m) + h'(X)(X - m)
-            continue
-        if not dX.contains(0):
-            N = m - hm / dX
-            if N.upper() < a or N.lower() > b:
-                continue                                  # no zero in X
-            if a < N.lower() and N.upper() < b:           # N(X) in the interior of X: exactly one zero in X
-                unique_in = (a, b)
-                while True:                               # refine: every N(X) still holds the zero
-                    lo_, hi_ = max(a, N.lower()), min(b, N.upper())
-                    if hi_ - lo_ <= tol_a * max(arb(1), abs(lo_)) or (lo_ == a and hi_ == b):
-                        break
-                    a, b = lo_, hi_
-                    m = ((a + b) / 2).mid()
-                    N = m - h(m) / dh(_box(a, b))
-                certified.append(RootBox(lo_, hi_, True, unique_in))
-                continue
-        if b - a <= tol_a:
-            unresolved.append(RootBox(a, b, False))
-            continue
-        s = (a + (b - a) * split).mid()
-        stack.extend([(s, b), (a, s)])
-    return sorted(certified + unresolved, key=lambda r: float(r.lo))
-
-
-def isolate_roots(h: Callable, dh: Callable, lo: float, hi: float, *, tol: float = 1e-13,
-                  max_boxes: int = 20000) -> tuple[list[tuple[float, float]], list[tuple[float, float]]]:
-    """Enclose every zero of h in [lo, hi] by interval bisection + interval Newton; h, dh act on python-flint
-    ``arb`` balls and must return balls that contain the true range (e.g. :func:`_lambdify_arb`).
-
-    A box X is discarded when 0 is in neither h(X) nor the mean-value form h(m) + h'(X)(X - m) (no zero), or
-    when the Newton image N(X) = m - h(m)/h'(X) misses X.  When 0 is not in h'(X) and N(X) lies in the interior
-    of X, X holds exactly one zero (interval Newton theorem); it is then shrunk to width <= tol.  Returns
-    (certified boxes, unresolved boxes of width <= tol), floats rounded outward, touching boxes merged (a zero on
-    a shared edge is found from both sides).  Every zero of h in [lo, hi] lies in one of the returned boxes.
-    Split ratio 0.4711 (off-centre, so that symmetric zeros such as rho = 0 do not land on a box edge).
-    Working precision: the caller's (``flint.ctx.prec``).
-    """
-    boxes = _isolate(h, dh, lo, hi, tol, max_boxes)
-    cert = [(C.lower(r.lo), C.upper(r.hi)) for r in boxes if r.unique]
-    unres = [(C.lower(r.lo), C.upper(r.hi)) for r in boxes if not r.unique]
-    return _merge(cert), _merge(unres)
-
-
-def _merge(boxes: list[tuple[float, float]], gap: float = 1e-12) -> list[tuple[float, float]]:
-    out: list[list[float]] = []
-    for a, b in sorted(boxes):
-        if out and a <= out[-1][1] + gap:
-            out[-1][1] = max(out[-1][1], b)
-        else:
-            out.append([a, b])
-    return [tuple(x) for x in out]
+    return {"Jp": C.lambdify_arb(Jp, _ARGS), "Jpp": C.lambdify_arb(Jpp, _ARGS), "Fp": C.lambdify_arb(Fp, _ARGS)}
 
 
 def _stability_text(ev: arb) -> str:
@@ -435,7 +325,7 @@ def _equilibria_cached(vals: tuple, sign: str, finite_size: bool) -> tuple[Equil
             raise ValueError("parameters too extreme: F'(+-1) is not a finite double at theta, beta, sigma = "
                              f"{vals[0]:g}, {vals[1]:g}, {vals[2]:g} (the scores beta sigma, beta theta leave the range "
                              "of the closed form)")
-        boxes = _isolate(h, dh, -1, 1, 1e-13, 20000)
+        boxes = C.root_boxes(h, dh, -1, 1, 1e-13, 20000)
         out = [_equilibrium(arb(r0), float(r0), float(r0), ev, None, True) for r0, ev in zip((-1, 1), poles)]
         for r in boxes:
             lo, hi = C.lower(r.lo), C.upper(r.hi)
@@ -444,8 +334,8 @@ def _equilibria_cached(vals: tuple, sign: str, finite_size: bool) -> tuple[Equil
                     out = [dataclasses.replace(e, certified=False) if e.rho == round(0.5 * (lo + hi)) else e
                            for e in out]
                 continue           # a zero of J' at rho = +-1 coincides with the endpoint equilibrium
-            ev = fn["Fp"](_box(r.lo, r.hi), *P)
-            out.append(_equilibrium(_box(r.lo, r.hi), lo, hi, ev, r.unique_in, False))
+            ev = fn["Fp"](C.hull(r.lo, r.hi), *P)
+            out.append(_equilibrium(C.hull(r.lo, r.hi), lo, hi, ev, r.unique_in, False))
     return tuple(_merge_equilibria(sorted(out, key=lambda e: e.rho)))
 
 
@@ -486,7 +376,7 @@ def equilibria(params: dict, sign: str = "fixed", finite_size: bool = False) -> 
     (then refined to width ~1e-13), or left unresolved at width 1e-13 (a degenerate zero, returned with
     ``certified=False``).  Hence no interior equilibrium is missed.  Stability is F'(rho) < 0, with F' enclosed
     on the box (``certified`` False if the enclosure holds 0).  Each Equilibrium carries ``enclosure`` (of rho),
-    ``eigenvalue_enclosure`` and a ``certificate`` dict (attnverify.theory.certificate).
+    ``eigenvalue_enclosure`` and a ``certificate`` dict (attnverify.theory.certified).
     params: theta, beta, sigma, R, L, d (extra keys ignored).  theta = 0 makes F identically 0: ValueError;
     finite_size=True with beta^2 sigma^2 > log L (fewer than one effective token): ValueError.
     """
@@ -516,8 +406,8 @@ def _minus_xi_functions(sign: str, finite_size: bool) -> tuple[sp.Expr, Callable
     if not phi.subs(theta, 0).is_finite:
         raise ArithmeticError("J'(-1)/theta kept a pole at theta = 0")
     args = (theta, beta, sigma, R, L, d)
-    near = _lambdify_arb(phi, args), _lambdify_arb(sp.diff(phi, theta), args)
-    away = _lambdify_arb(Jp_m1, args), _lambdify_arb(sp.diff(Jp_m1, theta), args)
+    near = C.lambdify_arb(phi, args), C.lambdify_arb(sp.diff(phi, theta), args)
+    away = C.lambdify_arb(Jp_m1, args), C.lambdify_arb(sp.diff(Jp_m1, theta), args)
 
     def touches_zero(X) -> bool:                  # near 0, or 1/X overestimates by more than 4x: the expanded form
         return not (X.lower() >= 0.05 and X.upper() < 4 * X.lower())
@@ -545,10 +435,10 @@ def _minus_xi_cached(vals: tuple, sign: str, finite_size: bool, theta_max: float
         P = [arb(v) for v in vals[1:]]
         h = lambda X: phi(X, *P)                          # noqa: E731
         dh = lambda X: dphi(X, *P)                        # noqa: E731
-        boxes = _isolate(h, dh, 0, theta_max, 1e-13, 20000)
+        boxes = C.root_boxes(h, dh, 0, theta_max, 1e-13, 20000)
         # a zero at theta = 0 itself is trivial (no signal); keep the zeros in (0, theta_max]
         boxes = [b for b in boxes if b.lo > 0]
-        spans = _merge([(C.lower(b.lo), C.upper(b.hi)) for b in boxes])
+        spans = C.merge_intervals([(C.lower(b.lo), C.upper(b.hi)) for b in boxes])
         roots = [(a + b) / 2 for a, b in spans]
         end = phi(arb(theta_max), *P)
     where = f"[0, {theta_max:.6g}]"
@@ -578,8 +468,8 @@ def minus_xi_threshold(params: dict, sign: str = "fixed", finite_size: bool = Fa
 
     The other params (beta, sigma, R, L, d) are taken from ``params`` (its theta is ignored).  All zeros of
     phi(theta) = J'(-1)/theta in [0, theta_max] are enclosed by interval Newton in Arb ball arithmetic (see
-    :func:`isolate_roots`), theta* is the largest one (0.0 if phi < 0 on the whole range), None if -xi is not
-    attracting at theta_max.  Fixed sign: theta* ~ 1/beta when R << L.  Symmetric sign: J is even, so
+    :func:`attnverify.theory.certified.isolate_roots`), theta* is the largest one (0.0 if phi < 0 on the whole
+    range), None if -xi is not attracting at theta_max.  Fixed sign: theta* ~ 1/beta when R << L.  Symmetric sign: J is even, so
     F'(-1) = F'(+1) and the threshold is the one of +xi as well (both attract or neither does).  Default
     theta_max: :func:`default_theta_max`.  The certificate: :func:`minus_xi_certificate`.
     """
@@ -598,7 +488,7 @@ def _minus_xi(params: dict, sign: str, finite_size: bool, theta_max: float | Non
 
 def minus_xi_certificate(params: dict, sign: str = "fixed", finite_size: bool = False,
                          theta_max: float | None = None) -> dict | None:
-    """The certificate of :func:`minus_xi_threshold` (attnverify.theory.certificate): the enclosure of theta*, whether it is
+    """The certificate of :func:`minus_xi_threshold` (attnverify.theory.certified): the enclosure of theta*, whether it is
     a proven-unique zero, and the range on which -xi is proven attracting; None when -xi is not attracting at
     theta_max (nothing to certify)."""
     cert = _minus_xi(params, sign, finite_size, theta_max)[3]

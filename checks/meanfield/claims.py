@@ -19,12 +19,8 @@ def _f(x, digits: int = 4) -> str:
     return "n/a" if x is None or (isinstance(x, float) and not math.isfinite(x)) else f"{x:.{digits}g}"
 
 
-@claim(id="B.zero_temperature_limit", paper="B",
-       statement="As beta -> infinity the mean-field field X_beta[mu] converges to the explicit zero-temperature "
-                 "field P_perp_x V B^T x / |B^T x|, whose flow is a normalised matrix exponential with a time change.",
-       source="Paper B, claim 1", needs=("meanfield.zero_temperature_limit",),
-       uses=("meanfield.zero_temperature_flow",))
-def _zero_temperature_limit(results) -> ClaimVerdict:
+@claim(id="B.zero_temperature_limit", paper="B", needs=("meanfield.zero_temperature_limit",), uses=("meanfield.zero_temperature_flow",))
+def _zero_temperature_limit(results, stated) -> ClaimVerdict:
     d = results["meanfield.zero_temperature_limit"].details
     err = [float(e) for e in d["sup_error"]]
     beta = [float(b) for b in d["beta"]]
@@ -43,11 +39,8 @@ def _zero_temperature_limit(results) -> ClaimVerdict:
                            if "meanfield.zero_temperature_flow" in results else ""), evidence=ev)
 
 
-@claim(id="B.zero_temperature_rate", paper="B",
-       statement="The zero-temperature limit holds at the rate sup_x |X_beta[mu] - X_inf| = "
-                 "O(sqrt(log(beta+1)/beta)) for a positive Lipschitz density.",
-       source="Paper B, claim 1 (rate)", needs=("meanfield.zero_temperature_limit",))
-def _zero_temperature_rate(results) -> ClaimVerdict:
+@claim(id="B.zero_temperature_rate", paper="B", needs=("meanfield.zero_temperature_limit",))
+def _zero_temperature_rate(results, stated) -> ClaimVerdict:
     d = results["meanfield.zero_temperature_limit"].details
     ratio = [float(r) for r in d["ratio_to_rate"]]
     beta = [float(b) for b in d["beta"]]
@@ -63,11 +56,8 @@ def _zero_temperature_rate(results) -> ClaimVerdict:
                         f"(ratios {ratio[0]:.3g} -> {ratio[-1]:.3g}); {note}", evidence=ev)
 
 
-@claim(id="B.stationary_projection", paper="B",
-       statement="Zero-temperature solutions converge exponentially fast to Pi#mu_0, Pi the projection onto the "
-                 "dominant eigenspace of V B^T, at the rate c of the linearisation.",
-       source="Paper B, claim 2", needs=("meanfield.projection_stationary",), uses=("meanfield.w2_bound",))
-def _stationary_projection(results) -> ClaimVerdict:
+@claim(id="B.stationary_projection", paper="B", needs=("meanfield.projection_stationary",), uses=("meanfield.w2_bound",))
+def _stationary_projection(results, stated) -> ClaimVerdict:
     d = results["meanfield.projection_stationary"].details
     fitted, derived = d["fitted_rates"], d["derived_rates"]
     ev = {"meanfield.projection_stationary": {"fitted_rates": fitted, "derived_rates": derived,
@@ -87,12 +77,8 @@ def _stationary_projection(results) -> ClaimVerdict:
     return ClaimVerdict("holds", text, evidence=ev)
 
 
-@claim(id="B.theorem1", paper="B",
-       statement="Theorem 1: W2(mu^beta_t, Pi#mu_0) <= K (sqrt(log(beta+1)/beta) e^{C1 t} + e^{-ct}), with the "
-                 "e^{-ct} the exponential convergence of the zero-temperature flow at rate c and C1 the growth "
-                 "constant of the Groenwall argument; K does not depend on beta.",
-       source="Paper B, Theorem 1", needs=("meanfield.w2_bound",))
-def _theorem1(results) -> ClaimVerdict:
+@claim(id="B.theorem1", paper="B", needs=("meanfield.w2_bound",))
+def _theorem1(results, stated) -> ClaimVerdict:
     d = results["meanfield.w2_bound"].details
     c, c_fit, u_c, c_tol = d["c_derived"], d["c_fit"], d["c_uncertainty"], d["c_tol"]
     ho, u_r = d["held_out"], d["held_out_ratio_uncertainty"]
@@ -134,11 +120,8 @@ def _theorem1(results) -> ClaimVerdict:
            if growth else "") + (f"; D = {d['D_definition']}" if d.get("D_definition") else ""), evidence=ev)
 
 
-@claim(id="B.log_beta_time_scale", paper="B",
-       statement="Concentration on the dominant eigenspace of V B^T holds on time scales of order log beta "
-                 "(metastability): the time of closest approach to Pi#mu_0 grows like log beta.",
-       source="Paper B, Theorem 1 (consequence)", needs=("meanfield.w2_bound",), uses=("meanfield.terminal_phase",))
-def _log_beta_time_scale(results) -> ClaimVerdict:
+@claim(id="B.log_beta_time_scale", paper="B", needs=("meanfield.w2_bound",), uses=("meanfield.terminal_phase",))
+def _log_beta_time_scale(results, stated) -> ClaimVerdict:
     d = results["meanfield.w2_bound"].details
     fit, u = d["t_min_vs_log_beta"], d["t_min_slope_uncertainty"]
     lo, hi = fit["ci95"][0] - u, fit["ci95"][1] + u
@@ -164,11 +147,8 @@ def _log_beta_time_scale(results) -> ClaimVerdict:
                         + extra, evidence=ev)
 
 
-@claim(id="B.conjecture1", paper="B",
-       statement="Conjecture 1: at finite beta and large t the tokens leave the dominant eigenspace of V B^T (the "
-                 "metastable zero-temperature state) and concentrate on the dominant eigenspace of V.",
-       source="Paper B, claim 4 (Conjecture 1)", needs=("meanfield.terminal_phase",))
-def _conjecture1(results) -> ClaimVerdict:
+@claim(id="B.conjecture1", paper="B", needs=("meanfield.terminal_phase",))
+def _conjecture1(results, stated) -> ClaimVerdict:
     d = results["meanfield.terminal_phase"].details
     beta = d["beta"]
     ev = {"meanfield.terminal_phase": {"t_switch": d["t_switch"], "q_V_final": d["q_V_final"],

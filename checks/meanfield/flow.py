@@ -2,36 +2,24 @@
 x(t) = e^{tau A} x0/|e^{tau A} x0|, A = V B^T, with the time change dt/dtau = |B^T x(tau)|.
 
 Analytic side: attnverify.theory.mean_field.closed_form_flow (lambdified SymPy closed form, inverted time change).
-Numeric side: SciPy's DOP853 on dx/dt = X_inf(x), the field from attnverify.numerics.particles.attention_field(beta=inf),
+Numeric side: SciPy's DOP853 on dx/dt = X_inf(x) (attnverify.numerics.zero_temperature.zero_temperature_path), the
+field from attnverify.numerics.particles.attention_field(beta=inf),
 at a ladder of tolerances (the refinement study that justifies the threshold).
 """
 from __future__ import annotations
 
 import numpy as np
-from scipy.integrate import solve_ivp
 
 import attnverify.theory.mean_field as mf
 from attnverify.checks.framework import Context, Evidence, Param, Plot, Series, check
 from attnverify.checks.meanfield._model import (D3_PARAM, MODEL_PARAMS, model_matrices, validate_model, with_d3_case)
-from attnverify.numerics.particles import attention_field
-
-
-def integrate(x0: np.ndarray, B: np.ndarray, V: np.ndarray, times: np.ndarray, rtol: float) -> np.ndarray:
-    """x(times) for dx/dt = X_inf(x) by DOP853 (atol 1e-16); the state is renormalised inside the field
-    (the field is tangent, so |x| = 1 is preserved up to the integration error)."""
-    def rhs(_, x):
-        return attention_field((x / np.linalg.norm(x))[None, :], B, V, np.inf)[0]
-
-    sol = solve_ivp(rhs, (0.0, float(times[-1])), x0, method="DOP853", t_eval=times, rtol=rtol, atol=1e-16)
-    if not sol.success:
-        raise RuntimeError(f"solve_ivp failed: {sol.message}")
-    return sol.y.T
+from attnverify.numerics.zero_temperature import zero_temperature_path
 
 
 def start_errors(x0: np.ndarray, closed: np.ndarray, B: np.ndarray, V: np.ndarray, times: np.ndarray,
                  rtols: tuple) -> list[float]:
     """max_t |x_ode(t) - x_closed(t)| for each tolerance (task for ctx.map)."""
-    return [float(np.max(np.linalg.norm(integrate(x0, B, V, times, r) - closed, axis=1))) for r in rtols]
+    return [float(np.max(np.linalg.norm(zero_temperature_path(x0, B, V, times, r) - closed, axis=1))) for r in rtols]
 
 
 @check(

@@ -12,8 +12,8 @@ import numpy as np
 import attnverify.theory.mean_field as mf
 from attnverify.checks.framework import Context, Evidence, Param, Plot, Series, check
 from attnverify.checks.meanfield._model import (D3_PARAM, MODEL_PARAMS, model_matrices, validate_model, with_d3_case)
-from attnverify.checks.meanfield.flow import integrate
 from attnverify.numerics.particles import attention_field
+from attnverify.numerics.zero_temperature import zero_temperature_path
 
 _EPS = float(np.finfo(float).eps)
 
@@ -30,7 +30,7 @@ def fit_rate(ts: np.ndarray, dist: np.ndarray, lo: float, hi: float) -> tuple[fl
 def trajectory_distance(x0: np.ndarray, target: np.ndarray, B: np.ndarray, V: np.ndarray, times: np.ndarray,
                         rtols: tuple) -> list[list[float]]:
     """|x(t) - target| along the numerical zero-temperature trajectory, for each tolerance (ctx.map task)."""
-    return [np.linalg.norm(integrate(x0, B, V, times, r) - target, axis=1).tolist() for r in rtols]
+    return [np.linalg.norm(zero_temperature_path(x0, B, V, times, r) - target, axis=1).tolist() for r in rtols]
 
 
 def _reference(ts: np.ndarray, dist: np.ndarray, rate: float, anchor: float) -> np.ndarray:

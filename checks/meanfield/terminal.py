@@ -24,7 +24,7 @@ import attnverify.theory.mean_field as mf
 from attnverify.checks.framework import Context, Evidence, Param, Plot, Series, check
 from attnverify.checks.meanfield._model import (KERNEL_PARAM, MODEL_PARAMS, model_matrices, validate_betas, validate_model,
                                      validate_resolution)
-from attnverify.checks.meanfield.w2 import decay_rate, linfit
+from attnverify.checks.stats import decay_rate, linfit
 from attnverify.numerics.particles import simulate
 from attnverify.numerics.sphere import particles_per_window, sample
 

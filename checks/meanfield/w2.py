@@ -28,12 +28,13 @@ import attnverify.theory.mean_field as mf
 from attnverify.checks.framework import Context, Evidence, Param, Plot, Series, check
 from attnverify.checks.meanfield._model import (KERNEL_PARAM, MODEL_PARAMS, model_matrices, validate_betas, validate_model,
                                      validate_resolution)
+from attnverify.checks.stats import decay_rate, linfit, minimum
 from attnverify.numerics.particles import attention_field, simulate
 from attnverify.numerics.sphere import particles_per_window, sample
 from attnverify.numerics.wasserstein import coupling_bound, w2, w2_to_target
+from attnverify.numerics.zero_temperature import observed_log_norm
 
-__all__ = ["beta_curves", "inf_distance", "observed_log_norm", "decay_rate", "held_out", "beta_exponent",
-           "minimum", "linfit", "w2_bound"]
+__all__ = ["beta_curves", "inf_distance", "held_out", "beta_exponent", "w2_bound"]
 
 
 # ------------------------------------------------------------------------------------------- numeric side (tasks)
@@ -92,73 +93,7 @@ def inf_distance(X0: np.ndarray, Q, K, V, t_inf: float, n_times: int, target: np
     return times, E[:, 0], float(E[:, 1].max())
 
 
-def _tangent_bases(X: np.ndarray) -> np.ndarray:
-    """Orthonormal bases of the tangent spaces x^perp, shape (n, d - 1, d)."""
-    return np.array([np.linalg.svd(x[None, :])[2][1:] for x in X])
-
-
-def _fd_log_norms(B, V, X: np.ndarray, h: float) -> np.ndarray:
-    """For each row x of X: lambda_max of the symmetric tangent matrix <t_i, d/ds X_inf(cos s x + sin s t_j)> at
-    s = 0, by central differences with step h along great circles (one batched field evaluation)."""
-    X = X / np.linalg.norm(X, axis=1, keepdims=True)
-    T = _tangent_bases(X)                                          # (n, m, d)
-    n, m, d = T.shape
-    P = np.concatenate([np.cos(h) * X[:, None] + np.sin(h) * T, np.cos(h) * X[:, None] - np.sin(h) * T], axis=1)
-    P = P.reshape(-1, d)
-    F = attention_field(P / np.linalg.norm(P, axis=1, keepdims=True), B, V, np.inf).reshape(n, 2 * m, d)
-    Dv = (F[:, :m] - F[:, m:]) / (2 * np.sin(h))                   # row j: derivative along t_j
-    M = np.einsum("nid,njd->nij", T, Dv)
-    return np.linalg.eigvalsh((M + np.swapaxes(M, 1, 2)) / 2)[:, -1]
-
-
-def observed_log_norm(B, V, n_start: int = 361, h: float = 1e-5) -> dict:
-    """sup over the sphere of the tangent log-norm of the numerical zero-temperature field: grid (d = 2) or fixed
-    pseudo-random starts (d >= 3), the best 2 refined by Nelder-Mead; the same at step 2h (the finite-difference
-    refinement)."""
-    from scipy.optimize import minimize
-
-    B, V = np.asarray(B, float), np.asarray(V, float)
-    d = B.shape[0]
-    if d == 2:
-        phi = np.linspace(0, 2 * np.pi, n_start)
-        starts = np.c_[np.cos(phi), np.sin(phi)]
-    else:
-        starts = np.random.default_rng(0).standard_normal((n_start * (d - 1), d))
-    out = {}
-    for step in (h, 2 * h):
-        vals = _fd_log_norms(B, V, starts, step)
-        best, arg = float(vals.max()), starts[int(np.argmax(vals))]
-        for k in np.argsort(vals)[::-1][:2]:      # a smooth maximum: x to 1e-7 gives the value to ~1e-14
-            res = minimize(lambda z: -_fd_log_norms(B, V, z[None, :], step)[0], starts[k], method="Nelder-Mead",
-                           options={"xatol": 1e-7, "fatol": 1e-15, "maxiter": 400 * d})
-            if -res.fun > best:
-                best, arg = -float(res.fun), res.x / np.linalg.norm(res.x)
-        out[step] = (best, np.asarray(arg, float))
-    (c_h, x_h), (c_2h, _) = out[h], out[2 * h]
-    # O(h^2) differences: Richardson extrapolation (4 C(h) - C(2h))/3; |C(h) - C(2h)| is reported as the FD error
-    return {"C1": (4 * c_h - c_2h) / 3, "C1_step_h": c_h, "C1_step_2h": c_2h, "x_star": x_h.tolist(), "h": h}
-
-
 # ------------------------------------------------------------------------------------------- estimators
-def decay_rate(t: np.ndarray, e: np.ndarray, lo: float, hi: float) -> tuple[float, float, int]:
-    """(rate, rate difference between the two halves of the window, samples): least-squares slope of -log e(t)
-    over the last contiguous run of samples with lo <= e <= hi (an earlier transient visit of the window is not
-    the asymptotic decay); nan with fewer than 6 samples."""
-    m = (e >= lo) & (e <= hi) & (t > 0)
-    idx = np.nonzero(m)[0]
-    if idx.size:
-        breaks = np.nonzero(np.diff(idx) > 1)[0]
-        first = idx[breaks[-1] + 1] if breaks.size else idx[0]
-        m = m & (np.arange(len(m)) >= first)
-    if m.sum() < 6:
-        return float("nan"), float("nan"), int(m.sum())
-    tt, ll = t[m], np.log(e[m])
-    rate = -float(np.polyfit(tt, ll, 1)[0])
-    k = len(tt) // 2
-    halves = [-float(np.polyfit(tt[a], ll[a], 1)[0]) for a in (slice(0, k + 1), slice(k, None))]
-    return rate, abs(halves[0] - halves[1]), int(m.sum())
-
-
 def held_out(betas: np.ndarray, t: np.ndarray, D: np.ndarray, s: np.ndarray, C1: float) -> dict:
     """K = max_t D(beta_1, t)/(s(beta_1) e^{C1 t}) (fitted on the smallest beta only) and the held-out ratios
     max_t D(beta_k, t)/(K s(beta_k) e^{C1 t}) for k >= 2 (<= 1: the predicted bound holds at beta_k)."""
@@ -182,34 +117,6 @@ def beta_exponent(betas: np.ndarray, t: np.ndarray, D: np.ndarray, t_hi: float) 
         return {"median": float("nan"), "min": float("nan"), "max": float("nan"), "times": []}
     return {"median": float(np.median(slopes)), "min": float(np.min(slopes)), "max": float(np.max(slopes)),
             "times": t[sel].tolist()}
-
-
-def minimum(t: np.ndarray, w: np.ndarray) -> tuple[float, float]:
-    """Time and value of min W2: the grid minimum refined by a parabola through log W2 at 3 points."""
-    k = int(np.argmin(w))
-    if 0 < k < len(t) - 1 and np.all(w[k - 1:k + 2] > 0):
-        y = np.log(w[k - 1:k + 2])
-        a, b, c0 = np.polyfit(t[k - 1:k + 2], y, 2)
-        if a > 0:
-            tm = float(np.clip(-b / (2 * a), t[k - 1], t[k + 1]))
-            return tm, float(min(np.exp(np.polyval([a, b, c0], tm)), w[k]))
-    return float(t[k]), float(w[k])
-
-
-def linfit(x: np.ndarray, y: np.ndarray) -> dict:
-    """Least squares y = slope x + intercept with the slope's standard error and a 95 % t-interval (n - 2 dof)."""
-    from scipy.stats import t as student
-
-    x, y = np.asarray(x, float), np.asarray(y, float)
-    slope, icpt = np.polyfit(x, y, 1)
-    res = y - slope * x - icpt
-    n = len(x)
-    sxx = float(np.sum((x - x.mean()) ** 2))
-    se = float(np.sqrt(np.sum(res ** 2) / (n - 2) / sxx)) if n > 2 and sxx > 0 else float("nan")
-    ss = float(np.sum((y - y.mean()) ** 2))
-    q = float(student.ppf(0.975, n - 2)) if n > 2 else float("nan")
-    return {"slope": float(slope), "intercept": float(icpt), "se": se, "ci95": [slope - q * se, slope + q * se],
-            "r2": 1.0 - float(np.sum(res ** 2)) / ss if ss > 0 else 1.0}
 
 
 # ------------------------------------------------------------------------------------------- the check

@@ -1,5 +1,5 @@
-"""Paper A model options shared by its checks (THEORY.md, Paper A, "Model"), and the numeric evaluation of its
-closed forms."""
+"""Paper A model options shared by its checks (THEORY.md, Paper A, "Model"), the model of a check's parameters, and
+the numeric evaluation of its closed forms (J and F of attnverify.theory.signal_recovery)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
@@ -8,7 +8,9 @@ import mpmath as mp
 import numpy as np
 import sympy as sp
 
+import attnverify.theory.signal_recovery as S
 from attnverify.checks.framework import Param
+from attnverify.numerics.signal_model import SignalModel
 
 MODEL_PARAMS = (
     Param("sign", str, "fixed", "model option: 'fixed' signal sign, or 'symmetric' (one Rademacher sign per sequence)",
@@ -20,6 +22,8 @@ MODEL_PARAMS = (
     Param("L", int, 1050, "sequence length L", low=2),
     Param("d", int, 20, "token dimension d", low=2),
 )
+_MODEL_KEYS = ("theta", "beta", "sigma", "R", "L", "d")
+ARGS = (S.rho, S.theta, S.beta, S.sigma, S.R, S.L, S.d)
 
 
 #: smallest score scale beta theta and beta sigma (score_scales)
@@ -55,17 +59,21 @@ def model_sizes(p: dict) -> None:
 
 
 def validate_model(p: dict) -> None:
-    """Cross-parameter constraints: 1 <= R < L (at least one nuisance token), beta^2 sigma^2 <= log L, the range
-    of the finite-size term (at least one effective token: L e^(-beta^2 sigma^2) >= 1) that every closed form
-    compared with sampled sequences includes, scores that move the softmax (score_scales) and the numerics' size
-    limits (model_sizes)."""
-    if p["R"] > p["L"]:
-        raise ValueError(f"R = {p['R']} exceeds L = {p['L']}: R counts informative tokens among L")
-    if p["R"] == p["L"]:
-        raise ValueError(f"R = L = {p['L']}: the model needs at least one nuisance token (R < L)")
-    score_scales(p)
-    model_sizes(p)
-    if p.get("finite_size", True) and p["beta"] * p["sigma"] > np.sqrt(np.log(p["L"])):
+    """Cross-parameter constraints between the options given (``p`` may hold a subset, as for ``derive``):
+    1 <= R < L (at least one nuisance token), beta^2 sigma^2 <= log L, the range of the finite-size term (at
+    least one effective token: L e^(-beta^2 sigma^2) >= 1) that every closed form compared with sampled sequences
+    includes, scores that move the softmax (score_scales) and the numerics' size limits (model_sizes)."""
+    if "R" in p and "L" in p:
+        if p["R"] > p["L"]:
+            raise ValueError(f"R = {p['R']} exceeds L = {p['L']}: R counts informative tokens among L")
+        if p["R"] == p["L"]:
+            raise ValueError(f"R = L = {p['L']}: the model needs at least one nuisance token (R < L)")
+    if "beta" in p and "sigma" in p:
+        score_scales(p)
+    if all(k in p for k in ("beta", "sigma", "R", "L")) and ("theta" in p or "thetas" in p):
+        model_sizes(p)
+    if p.get("finite_size", True) and all(k in p for k in ("beta", "sigma", "L")) \
+            and p["beta"] * p["sigma"] > np.sqrt(np.log(p["L"])):
         raise ValueError(f"the finite-size term needs beta^2 sigma^2 <= log L, got beta sigma = "
                          f"{p['beta'] * p['sigma']:.4g} > sqrt(log L) = {np.sqrt(np.log(p['L'])):.4g}")
 
@@ -94,3 +102,30 @@ def numeric_function(expr: sp.Expr, args: Sequence[sp.Symbol], dps: int = 30) ->
                 raise ValueError("a closed form exceeds the double range (|value| > 1.8e308) at these parameters")
         return out
     return f
+
+
+def model_values(p: dict, **override) -> dict:
+    """The model parameters (theta, beta, sigma, R, L, d) of a check's parameter dict, with overrides."""
+    return {k: override[k] if k in override else p[k] for k in _MODEL_KEYS}
+
+
+def model_of(p: dict, **override) -> SignalModel:
+    """The SignalModel of a check's parameters (sign, theta, beta, sigma, R, L, d), with overrides."""
+    kw = {k: p[k] for k in ("theta", "beta", "sigma", "R", "L", "d", "sign")}
+    kw.update(override)
+    return SignalModel(**kw)
+
+
+def model_args(model: SignalModel) -> tuple:
+    """The numeric values of the closed forms' arguments after rho: (theta, beta, sigma, R, L, d) of ``model``."""
+    return (model.theta, model.beta, model.sigma, model.R, model.L, model.d)
+
+
+def closed_form(sign: str, finite_size: bool) -> Callable[..., np.ndarray]:
+    """J(rho, theta, beta, sigma, R, L, d) from attnverify.theory.signal_recovery as a NumPy function (numeric_function)."""
+    return numeric_function(S.population_objective(sign, finite_size), ARGS)
+
+
+def field_function(sign: str, finite_size: bool = True) -> Callable[..., np.ndarray]:
+    """F(rho, theta, beta, sigma, R, L, d) from attnverify.theory.signal_recovery.reduced_field (numeric_function)."""
+    return numeric_function(S.reduced_field(sign, finite_size), ARGS)

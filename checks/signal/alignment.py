@@ -5,7 +5,7 @@ q_0 uniform on the sphere, eta_k = a/(k + b); and the ingredients of the O(eta) 
 G(rho) = E||g||^2 on a rho grid (attnverify.numerics.tangent_field.tangent_gradient_moments). d and the schedule are not given
 by the paper; they are parameters here and are reported.
 Analytic side: each run's mean path from its own state by the second-order recursion of signal.ode_tracks_sga
-(attnverify.checks.signal.ode_tracking.second_order_mean: the ODE rho' = F(rho) in t_k = sum eta_j plus its O(eta) terms, the
+(attnverify.numerics.reduced_ode.second_order_mean: the ODE rho' = F(rho) in t_k = sum eta_j plus its O(eta) terms, the
 normalisation drift -(eta^2/2) rho G and the noise term F'' V / 2, with V the variance recursion), F the closed form
 with the finite-size term. The expansion in eta needs eta_k^2 max G <= 0.05: each run is predicted from its own rho at
 the first record past that step (rho_0 at the quick defaults; SGA is Markov in rho). Its end point is the SGA noise floor: near rho = 1, u = 1 - rho has the quasi-stationary
@@ -25,9 +25,8 @@ import numpy as np
 from scipy.stats import t as student_t
 
 from attnverify.checks.framework import Context, Evidence, Param, Plot, Series, check
-from attnverify.checks.signal._model import MODEL_PARAMS, validate_model
-from attnverify.checks.signal.ode_tracking import S_DIFF, second_order_mean
-from attnverify.checks.signal.reduced_field import field_function, model_args, model_of
+from attnverify.checks.signal._model import MODEL_PARAMS, field_function, model_args, model_of, validate_model
+from attnverify.numerics.reduced_ode import S_DIFF, second_order_mean
 from attnverify.numerics.sga import projected_sga, step_sizes
 from attnverify.numerics.signal_model import SignalModel
 from attnverify.numerics.tangent_field import tangent_gradient_moments

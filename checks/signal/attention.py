@@ -25,7 +25,7 @@ import attnverify.theory.signal_recovery as S
 from attnverify.checks.claims import ClaimVerdict, claim
 from attnverify.checks.framework import Context, Evidence, Param, Plot, Series, check
 from attnverify.checks.signal._model import MODEL_PARAMS, numeric_function, validate_model
-from attnverify.checks.signal.objective import bonferroni_z, family_statistics, normal_equivalent
+from attnverify.checks.stats import bonferroni_z, family_statistics, normal_equivalent
 from attnverify.numerics.signal_mc import Estimate, nuisance_mass_mc
 
 SCALING_EXPONENTS = (0, 2, 4, 6)
@@ -197,11 +197,8 @@ PAPER_DENSITY = 500 / 10500   # R / L of the paper's experiment (R = 500 informa
 Z_CLAIM = 4.0        # a Monte Carlo mass is "bounded away from 0" / "decreasing" beyond 4 standard errors
 
 
-@claim(id="A.noise_attention_vanishes", paper="A",
-       statement="Attention filtering: the attention mass on nuisance tokens tends to zero, provided the relative "
-                 "density of informative tokens grows enough.",
-       source="Paper A, claim 4", needs=("signal.attention_on_noise",))
-def _noise_attention_vanishes(results: dict) -> ClaimVerdict:
+@claim(id="A.noise_attention_vanishes", paper="A", needs=("signal.attention_on_noise",))
+def _noise_attention_vanishes(results: dict, stated) -> ClaimVerdict:
     """From signal.attention_on_noise: the SymPy limits of the rho = 1 mass (rho = 1 is the most favourable
     alignment) along R/(L - R) growing and R/L fixed, confirmed by the scores-only Monte Carlo at the largest size of
     each scaling (a mass more than Z_CLAIM standard errors above 0, a decrease of more than Z_CLAIM standard errors)."""

@@ -9,11 +9,8 @@ SCALE_RESOLUTION = 0.05     # the mean path must resolve the scale of F to 5 % (
 PAPER_SCALE = {"R": 500, "L": 10500, "theta": 0.25, "n_runs": 30}
 
 
-@claim(id="A.ode_tracks_sga", paper="A",
-       statement="Projected SGA is an asymptotic pseudo-trajectory of the ODE rho' = F(rho): in the time "
-                 "t_k = sum eta_j its path follows the ODE, up to terms that vanish with the step size.",
-       source="Paper A, claim 3", needs=("signal.ode_tracks_sga",))
-def _ode_tracks_sga(results: dict[str, Result]) -> ClaimVerdict:
+@claim(id="A.ode_tracks_sga", paper="A", needs=("signal.ode_tracks_sga",))
+def _ode_tracks_sga(results: dict[str, Result], stated) -> ClaimVerdict:
     r = results["signal.ode_tracks_sga"]
     det = r.details
     se = max(det["fitted_scale_se"])
@@ -43,11 +40,8 @@ def _paper_scale(params: dict) -> list[str]:
     return off
 
 
-@claim(id="A.reported_alignment", paper="A",
-       statement="30 independent SGA runs with R = 500 informative and 10000 nuisance tokens and theta = 0.25 reach "
-                 "a mean final alignment |<q, xi>| of 0.9965.",
-       source="Paper A, claim 5", needs=("signal.alignment_30_runs",))
-def _reported_alignment(results: dict[str, Result]) -> ClaimVerdict:
+@claim(id="A.reported_alignment", paper="A", needs=("signal.alignment_30_runs",))
+def _reported_alignment(results: dict[str, Result], stated) -> ClaimVerdict:
     r = results["signal.alignment_30_runs"]
     det, prm = r.details, r.params
     off = _paper_scale(prm)

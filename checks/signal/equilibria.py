@@ -26,17 +26,10 @@ import numpy as np
 import attnverify.theory.signal_recovery as S
 from attnverify.checks.claims import ClaimVerdict, claim
 from attnverify.checks.framework import Context, Evidence, Param, Plot, Series, check
-from attnverify.checks.signal._model import MODEL_PARAMS, numeric_function, validate_model
+from attnverify.checks.signal._model import MODEL_PARAMS, model_values, numeric_function, validate_model
+from attnverify.checks.stats import bonferroni_z
 from attnverify.numerics.signal_drift import alignment_derivative_samples
 from attnverify.numerics.signal_model import SignalModel
-from scipy.stats import norm
-
-_MODEL_KEYS = ("theta", "beta", "sigma", "R", "L", "d")
-
-
-def model_values(p: dict, **override) -> dict:
-    """The model parameters (theta, beta, sigma, R, L, d) of a check's parameter dict, with overrides."""
-    return {k: override[k] if k in override else p[k] for k in _MODEL_KEYS}
 
 
 def field_function(vals: dict, sign: str, finite_size: bool) -> Callable:
@@ -96,11 +89,6 @@ def probe_points(eqs: list, delta: float) -> list[dict]:
                 continue
             out.append({"eq": i, "side": s, "rho": float(r), "expected": -s if e.stable else s})
     return out
-
-
-def bonferroni_z(alpha: float, n_tests: int) -> float:
-    """Two-sided normal quantile for a family-wise level alpha over n_tests intervals (Bonferroni)."""
-    return float(norm.isf(alpha / (2 * n_tests)))
 
 
 @check(
@@ -279,11 +267,8 @@ def _model_text(vals: dict) -> str:
     return ", ".join(f"{k}={vals[k]:g}" for k in ("beta", "sigma", "R", "L", "d"))
 
 
-@claim(id="A.no_spurious_traps", paper="A",
-       statement=("The reduced field rho' = F(rho) is monotone along the alignment: the learning dynamics have no "
-                  "spurious local traps (no attracting equilibrium other than +-xi)."),
-       source="Paper A, claim 2", needs=("signal.equilibria_stability",))
-def _no_spurious_traps(results: dict) -> ClaimVerdict:
+@claim(id="A.no_spurious_traps", paper="A", needs=("signal.equilibria_stability",))
+def _no_spurious_traps(results: dict, stated) -> ClaimVerdict:
     """From the measured drift signs: refuted by an interior equilibrium measured attracting (or a + to - sign change
     on the grid); otherwise holds, with the monotonicity (F > 0 on (-1, 1)) reported as found: at these parameters
     and, from the threshold tests, whether -xi turns attracting above theta* (then F < 0 near -1: not monotone)."""

@@ -10,7 +10,7 @@ attnverify.checks.signal._model.numeric_function (mpmath where double overflows)
 log-space, full d-dim tokens, common random numbers (the covariance across the grid is estimated). Decision: one
 family of two-sided z-tests, Bonferroni-corrected: the level at every rho, the contrasts against the first grid point
 (common random numbers cancel most of the shared noise) and the fitted scale ratio sum MC / sum closed with its
-standard error (attnverify.checks.signal.objective.family_statistics).
+standard error (attnverify.checks.stats.family_statistics).
 
 Scope of the tolerance: the closed form includes the O(1/L) terms (orthogonal noise and the in-plane delta-method
 term); the remainder is O(1/R^2). On the informative plateau the largest in-plane piece, the ratio bias of the
@@ -29,8 +29,8 @@ import dataclasses
 import numpy as np
 
 from attnverify.checks.framework import Context, Evidence, Param, Plot, Series, check
-from attnverify.checks.signal._model import MODEL_PARAMS, validate_model
-from attnverify.checks.signal.objective import bonferroni_z, closed_form, family_statistics
+from attnverify.checks.signal._model import MODEL_PARAMS, closed_form, validate_model
+from attnverify.checks.stats import bonferroni_z, family_statistics
 from attnverify.numerics.signal_mc import Estimate, estimate, objective_samples
 from attnverify.numerics.signal_model import SignalModel
 

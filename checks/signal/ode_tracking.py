@@ -25,16 +25,13 @@ import numpy as np
 from scipy.stats import t as student_t
 
 from attnverify.checks.framework import Context, Evidence, Param, Plot, Series, check
-from attnverify.checks.signal._model import MODEL_PARAMS, validate_model
-from attnverify.checks.signal.reduced_field import field_function, model_args, model_of
-from attnverify.numerics.reduced_ode import solve_reduced_ode
+from attnverify.checks.signal._model import MODEL_PARAMS, field_function, model_args, model_of, validate_model
+from attnverify.numerics.reduced_ode import S_DIFF, second_order_mean, solve_reduced_ode
 from attnverify.numerics.sga import projected_sga, step_sizes
 from attnverify.numerics.signal_model import SignalModel
 from attnverify.numerics.tangent_field import tangent_gradient_moments
 
 N_TASKS = 4                 # run batches per step scale (parallel tasks)
-H_DIFF = 1e-3               # step of the central differences for F' and F''
-S_DIFF = 0.01               # relative scale step for the sensitivity d m / d s
 
 
 def run_sga(model_kw: dict, rho0: float, n_runs: int, n_steps: int, a: float, b: float, record_every: int,
@@ -61,26 +58,6 @@ def steps_for_horizon(a: float, b: float, t_end: float) -> int:
     K = int(np.ceil((b - 0.5) * np.expm1(t_end / a))) + 2
     t = np.cumsum(step_sizes(K, a, b))
     return int(np.searchsorted(t, t_end) + 1)
-
-
-def second_order_mean(F, rho0, eta: np.ndarray, grid: np.ndarray, S: np.ndarray, G: np.ndarray,
-                      scale: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
-    """The moment-closure recursion (module docstring) for the field scale * F (F vectorised) from rho0 (a number or
-    an array of starting points, one recursion each): mean m_k and variance V_k, shape (K + 1,) + shape(rho0)."""
-    m = np.array(rho0, dtype=float)
-    V = np.zeros_like(m)
-    ms, Vs = [m], [V]
-    h = H_DIFF
-    for e in eta:
-        x = np.clip(m, -1.0 + h, 1.0 - h)
-        f0, fp, fm = (scale * np.asarray(F(v), dtype=float) for v in (x, x + h, x - h))
-        F1, F2 = (fp - fm) / (2 * h), (fp - 2 * f0 + fm) / h**2
-        m_next = m + e * (scale * np.asarray(F(m), dtype=float) + F2 * V / 2) - 0.5 * e * e * m * np.interp(m, grid, G)
-        V = (1 + e * F1) ** 2 * V + e * e * np.interp(m, grid, S)
-        m = np.clip(m_next, -1.0, 1.0)
-        ms.append(m)
-        Vs.append(V)
-    return np.array(ms), np.array(Vs)
 
 
 @check(

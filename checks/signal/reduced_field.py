@@ -30,29 +30,12 @@ from scipy.stats import norm
 
 import attnverify.theory.signal_recovery as S
 from attnverify.checks.framework import Context, Evidence, Param, Plot, Series, check
-from attnverify.checks.signal._model import MODEL_PARAMS, numeric_function, validate_model
-from attnverify.checks.signal.objective import bonferroni_z
+from attnverify.checks.signal._model import MODEL_PARAMS, field_function, model_args, model_of, validate_model
+from attnverify.checks.stats import bonferroni_z
 from attnverify.numerics.signal_model import SignalModel
 from attnverify.numerics.tangent_field import cv_estimate, plane_moments
 
-ARGS = (S.rho, S.theta, S.beta, S.sigma, S.R, S.L, S.d)
 N_TASKS = 4                 # independent chunks of the sequences (parallel tasks, pooled by sufficient statistics)
-
-
-def field_function(sign: str, finite_size: bool = True):
-    """F(rho, theta, beta, sigma, R, L, d) from attnverify.theory.signal_recovery.reduced_field (numeric_function)."""
-    return numeric_function(S.reduced_field(sign, finite_size), ARGS)
-
-
-def model_of(p: dict, **override) -> SignalModel:
-    """The SignalModel of a check's parameters (sign, theta, beta, sigma, R, L, d), with overrides."""
-    kw = {k: p[k] for k in ("theta", "beta", "sigma", "R", "L", "d", "sign")}
-    kw.update(override)
-    return SignalModel(**kw)
-
-
-def model_args(model: SignalModel) -> tuple:
-    return (model.theta, model.beta, model.sigma, model.R, model.L, model.d)
 
 
 def field_moments(model_kw: dict, rhos: np.ndarray, n: int, seed: np.random.SeedSequence) -> dict:

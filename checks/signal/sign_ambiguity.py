@@ -24,8 +24,7 @@ import numpy as np
 import attnverify.theory.signal_recovery as S
 from attnverify.checks.claims import ClaimVerdict, claim
 from attnverify.checks.framework import Context, Evidence, Param, Plot, Series, check
-from attnverify.checks.signal._model import MODEL_PARAMS, validate_model
-from attnverify.checks.signal.equilibria import model_values
+from attnverify.checks.signal._model import MODEL_PARAMS, model_values, validate_model
 from attnverify.numerics.sga import projected_sga
 from attnverify.numerics.signal_model import SignalModel
 
@@ -225,10 +224,8 @@ def _limits(row: dict, reach_tol: float) -> set:
             if v == "ok" and abs(abs(x) - 1) <= reach_tol}
 
 
-@claim(id="A.up_to_sign", paper="A",
-       statement="SGA converges almost surely to xi up to sign: both +xi and -xi are limits, each from its own basin.",
-       source="Paper A, claim 3", needs=("signal.sign_ambiguity",), uses=("signal.equilibria_stability",))
-def _up_to_sign(results: dict) -> ClaimVerdict:
+@claim(id="A.up_to_sign", paper="A", needs=("signal.sign_ambiguity",), uses=("signal.equilibria_stability",))
+def _up_to_sign(results: dict, stated) -> ClaimVerdict:
     """Fixed-sign model: holds_if theta > theta* when the runs reach -xi only above theta* (and the drift measured in
     signal.equilibria_stability, when it ran, shows -xi repelling below theta* and attracting above); refuted when
     only theta < theta* was tried and no run reached -xi. Symmetric model: holds when both poles are reached at
@@ -283,10 +280,8 @@ def _up_to_sign(results: dict) -> ClaimVerdict:
                         f"(all > theta* = {ts:.4g}, no theta below it tried); {sym_txt}", evidence=ev)
 
 
-@claim(id="A.any_initialisation", paper="A",
-       statement="SGA converges to {+xi, -xi} from any initialisation.",
-       source="Paper A, claim 3", needs=("signal.sign_ambiguity",), uses=("signal.equilibria_stability",))
-def _any_initialisation(results: dict) -> ClaimVerdict:
+@claim(id="A.any_initialisation", paper="A", needs=("signal.sign_ambiguity",), uses=("signal.equilibria_stability",))
+def _any_initialisation(results: dict, stated) -> ClaimVerdict:
     """holds when every SGA run settled at +-xi (and, when signal.equilibria_stability ran, no interior equilibrium
     is measured attracting); refuted by a run that settled elsewhere (or a measured interior attractor)."""
     res = results["signal.sign_ambiguity"]

@@ -1,0 +1,39 @@
+"""``attnverify audit FILE.toml`` and ``attnverify.audit(path_or_dict)``: a user's stated claims, judged as the
+papers' own are (see :mod:`attnverify.checks.audit`). The file has the format of the papers' stated-claims files."""
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from concurrent.futures import Executor
+from pathlib import Path
+from typing import Any
+
+from attnverify.checks.audit import evaluate, resolve
+from attnverify.checks.stated import read_toml
+
+
+def prepare(source: str | Path | Mapping[str, Any]) -> list:
+    """The claims of ``source`` (a path to a TOML file, or its parsed dict), each matched to what judges it:
+    every problem of the file is an InputError before any work."""
+    return resolve(read_toml(source, origin=str(source) if not isinstance(source, Mapping) else "claims"))
+
+
+def checks_of(resolved: list) -> list[str]:
+    """The checks whose evidence the restated built-in claims read, each once."""
+    return list(dict.fromkeys(c for r in resolved for c in r.checks))
+
+
+def audit(source: str | Path | Mapping[str, Any], *, profile: str = "quick", seed: int = 0,
+          executor: Executor | None = None, progress: Callable[[str, float], None] | None = None,
+          store: Any = None) -> Any:
+    """Judge the stated claims of ``source``: returns an :class:`attnverify.api.Report` whose ``claims`` are the
+    file's rows (id, verdict, condition, reason, stated form, command) and whose ``results`` are the checks that
+    its restatements of built-in claims read (none when every claim is on a quantity)."""
+    from attnverify.api import Report, run
+
+    resolved = prepare(source)
+    ids = checks_of(resolved)
+    report = run(ids, profile=profile, seed=seed, executor=executor, progress=progress, store=store) if ids else \
+        Report(profile=profile, seed=int(seed), options={})
+    report.claims = evaluate(resolved, {r.id: r for r in report.results}, int(seed))
+    report.ledger = False                       # a user's claims, not the papers' ledger
+    return report

@@ -1,0 +1,159 @@
+"""Auditing stated claims: a paper's own, or a user's file of the same format (``attnverify audit FILE.toml``).
+
+A stated claim is judged one of two ways:
+
+* a **restatement** of a built-in claim (its ``id`` is a built-in claim's id, or its ``like`` field names one): the
+  built-in claim's evaluation runs on the evidence of its checks, with the user's stated form;
+* a **claim on a quantity** (``quantity`` names one of ``attnverify list --quantities``): judged by the rule of its
+  kind (:mod:`attnverify.checks.judge`) against the quantity's derived side and its measurement, with no check.
+
+:func:`resolve` validates a whole file against the registered papers before any work: an unknown model, claim,
+quantity, option or symbol, a kind the quantity does not support, or an expression that does not parse is one
+:class:`~attnverify.checks.framework.InputError` naming the claim and the field.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from attnverify.checks.claims import CLAIMS, Claim, ClaimResult, ClaimVerdict, all_claims, evaluate_claim
+from attnverify.checks.framework import InputError, did_you_mean, stream_key, validated
+from attnverify.checks.stated import StatedClaim
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """A stated claim matched to what judges it: the built-in ``claim`` it restates, or the ``quantity`` (with the
+    validated model ``options``) it states something about."""
+
+    stated: StatedClaim
+    paper: Any
+    claim: Claim | None = None
+    quantity: Any = None
+    options: dict | None = None
+
+    @property
+    def checks(self) -> tuple[str, ...]:
+        return self.claim.checks if self.claim is not None else ()
+
+
+def _quantity(paper: Any, name: str, where: str) -> Any:
+    found = {q.name: q for q in paper.quantities()}
+    if name not in found:
+        raise InputError(f"{where}: field 'quantity': {name!r} is not a quantity of {paper.model}"
+                         f"{did_you_mean(name, list(found))} (attnverify list --quantities)")
+    return found[name]
+
+
+def resolve(claims: Sequence[StatedClaim]) -> list[Resolved]:
+    """Match every stated claim to what judges it, validating everything that can be validated without work."""
+    from attnverify.checks.judge import stated_expression
+    from attnverify.checks.registry import paper as find_paper
+
+    all_claims()                                    # registers the built-in claims
+    out = []
+    for s in claims:
+        where = f"{s.origin}: claim {s.id!r}"
+        try:
+            paper = find_paper(s.model)
+        except InputError as exc:
+            raise InputError(f"{where}: field 'model': {exc}") from None
+        builtin = s.like or (s.id if s.id in CLAIMS else None)
+        if builtin is not None:
+            if builtin not in CLAIMS:
+                raise InputError(f"{where}: field 'like': no built-in claim {builtin!r}"
+                                 f"{did_you_mean(builtin, list(CLAIMS))}")
+            c = CLAIMS[builtin]
+            if c.paper != paper.key:
+                raise InputError(f"{where}: field 'like': {builtin} is a claim of Paper {c.paper}, not of {s.model}")
+            from attnverify.checks.claims import statement_of
+
+            own = statement_of(builtin)
+            if own.kind != s.kind:
+                raise InputError(f"{where}: field 'kind': {builtin} is a {own.kind!r} claim, not {s.kind!r}")
+            out.append(Resolved(s, paper, claim=c))
+            continue
+        if not s.quantity:
+            raise InputError(f"{where}: field 'quantity' is missing (or 'like' naming a built-in claim)")
+        q = _quantity(paper, s.quantity, where)
+        if s.kind not in q.kinds:
+            raise InputError(f"{where}: field 'kind': {s.model}.{q.name} supports {', '.join(q.kinds)}, not {s.kind!r}")
+        names = {p.name for p in q.options} | set(q.symbols)
+        unknown = [k for k in s.at if k not in names]
+        if unknown:
+            raise InputError(f"{where}: field 'at': {unknown[0]!r} is neither an option nor a symbol of "
+                             f"{s.model}.{q.name}{did_you_mean(unknown[0], sorted(names))}")
+        try:
+            options = {p.name: p.read(s.at[p.name]) if p.name in s.at else p.validate(p.default) for p in q.options}
+            for k, v in s.at.items():
+                if k in q.symbols and not (isinstance(v, (int, float)) and not isinstance(v, bool)
+                                           and np.isfinite(float(v))):
+                    raise InputError(f"{k}: expected a finite number, got {v!r}")
+            validated(paper.validate, {**{k: v for k, v in s.at.items() if paper.param(k) is not None}})
+        except InputError as exc:
+            raise InputError(f"{where}: field 'at': {exc}") from None
+        if s.kind == "formula":
+            stated_expression(s, q, options)        # parses (InputError on an unknown symbol or bad syntax)
+        out.append(Resolved(s, paper, quantity=q, options=options))
+    return out
+
+
+def _number(x: Any) -> float:
+    import sympy as sp
+
+    value = sp.sympify(x)
+    if value.free_symbols:
+        raise InputError(f"the derived value still depends on {', '.join(sorted(map(str, value.free_symbols)))}: "
+                         "fix them with 'at'")
+    return float(value)
+
+
+def evaluate_quantity_claim(r: Resolved, seed: int) -> ClaimVerdict:
+    """The verdict of a claim on a quantity (no check involved), measured with the seed's own random stream."""
+    from attnverify.checks import judge
+    from attnverify.checks.judge import fixed_symbols
+
+    s, q = r.stated, r.quantity
+    rng = np.random.default_rng(np.random.SeedSequence([seed, stream_key("audit", s.id)]))
+    if s.kind == "formula":
+        return judge.formula(s, q, r.options, rng)
+    if q.measure is None:
+        return ClaimVerdict("inconclusive", f"{s.model}.{q.name} has no measurement to judge a {s.kind} claim against")
+    values = {**r.options, **{k: v for k, v in s.at.items() if k in q.symbols}}
+    derived = q.derive(**r.options)
+    measured = q.measure(values, rng)
+    where = ", ".join(f"{k} = {v}" for k, v in s.at.items())
+    if s.kind == "value":
+        d = derived.subs(fixed_symbols(q, s)) if hasattr(derived, "subs") else derived
+        return judge.value(s, measured, derived=_number(d), where=where)
+    if s.kind == "threshold":
+        enclosure = tuple(map(float, derived)) if isinstance(derived, (tuple, list)) else (float(derived),) * 2
+        return judge.threshold(s, measured, derived=enclosure, where=where)
+    if s.kind == "rate":
+        points = measured.details.get("points") or []
+        return judge.rate(s, measured, points, derived=float(derived), what=f"{s.model}.{q.name}")
+    return ClaimVerdict("inconclusive", f"a {s.kind} claim on a quantity needs a built-in claim to restate ('like')")
+
+
+def evaluate(resolved: Sequence[Resolved], results: dict, seed: int) -> list[ClaimResult]:
+    """The ledger rows of the resolved claims: restatements read the run's ``results`` (check id -> Result)."""
+    rows = []
+    for r in resolved:
+        if r.claim is not None:
+            row = evaluate_claim(r.claim, results, r.stated)
+        else:
+            try:
+                verdict = evaluate_quantity_claim(r, seed)
+            except InputError:
+                raise
+            except Exception as exc:  # noqa: BLE001 -- a measurement that breaks is a row, never a crash
+                message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+                verdict = ClaimVerdict("inconclusive", f"the evaluation failed: {type(exc).__name__}: {message}")
+            row = ClaimResult(r.stated.id, r.paper.key, r.stated.statement, r.stated.source, verdict.verdict,
+                              verdict.reason, verdict.condition, [], verdict.evidence, r.stated.as_dict(),
+                              f"attnverify audit {r.stated.origin}")
+        rows.append(row)
+    return rows

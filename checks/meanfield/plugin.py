@@ -1,0 +1,84 @@
+"""Paper B as an attnverify plugin: A. Alcalde, L. Bungert, K. Riedl, T. Roith, *Quantifying Concentration
+Phenomena of Mean-Field Transformers in the Low-Temperature Regime* (arXiv:2605.10931). Model ``meanfield``,
+checks ``meanfield.*``, claims ``B.*``."""
+from __future__ import annotations
+
+from attnverify.checks.meanfield._model import MODEL_PARAMS, model_matrices, validate_model
+from attnverify.checks.plugin import Paper, Section, lazy
+
+_PKG = "attnverify.checks.meanfield"
+TITLE = "Paper B: mean-field transformers at low temperature"
+
+# the derivation steps (by label) whose closed forms each check compares
+_COMPARED = {
+    "meanfield.zero_temperature_limit": (r"y^*_i", r"X_\infty(x)"),
+    "meanfield.zero_temperature_flow": (r"X_\infty(x)", r"r_{2}"),
+    "meanfield.projection_stationary": (r"\Pi_{\dim E=1}(x_0)", r"\lambda_j"),
+    "meanfield.w2_bound": (r"b(\beta,t)", r"t^*(\beta)"),
+    "meanfield.terminal_phase": (r"\lim t^*/\log\beta",),
+}
+
+
+def _complete(values: dict) -> dict:
+    """The model options with the defaults filled in; d follows the given matrices when it is not given."""
+    full = {p.name: values.get(p.name, p.default) for p in MODEL_PARAMS}
+    if "d" not in values:
+        shapes = {len(values[n]) for n in ("Q", "K", "V") if n in values}
+        if len(shapes) > 1:
+            raise ValueError("Q, K and V must have the same size")
+        if shapes:
+            full["d"] = shapes.pop()
+    for n in ("Q", "K", "V"):
+        if n not in values and len(full[n]) != full["d"]:
+            raise ValueError(f"{n}: the default is {len(full[n])}x{len(full[n])}; give {n} for d = {full['d']}")
+    return full
+
+
+def validate_options(values: dict) -> None:
+    """The given options completed by the defaults (d from the matrices) satisfy the paper's assumptions."""
+    if values:
+        validate_model(_complete(values))
+
+
+def _theory_steps() -> list:
+    from attnverify.theory.mean_field import derivation
+
+    return derivation()
+
+
+def derive(values: dict) -> tuple[str, list]:
+    """The general derivation, or (with any of Q, K, V, d given) the derivation for those matrices."""
+    if not values:
+        return TITLE, _theory_steps()
+    import sympy as sp
+
+    from attnverify.checks.meanfield.derive import steps_for
+
+    B, V = model_matrices(_complete(values))
+    return (f"Paper B for B = QᵀK = {sp.sstr(sp.Matrix(B).tolist())}, V = {sp.sstr(sp.Matrix(V).tolist())}",
+            steps_for(B, V))
+
+
+def sections() -> list[Section]:
+    return [Section("B", TITLE)]
+
+
+def formulas(check_id: str, params: dict) -> tuple[dict, tuple[str, ...]]:
+    """The derive options and the labels of the steps whose closed forms ``check_id`` compares."""
+    return {}, _COMPARED.get(check_id, ())
+
+
+PAPER = Paper(
+    key="B", model="meanfield",
+    title="Quantifying Concentration Phenomena of Mean-Field Transformers in the Low-Temperature Regime",
+    citation="A. Alcalde, L. Bungert, K. Riedl, T. Roith, arXiv:2605.10931 (2026)",
+    modules=tuple(f"{_PKG}.{m}" for m in ("limit", "flow", "projection", "w2", "terminal", "claims")),
+    order=("meanfield.zero_temperature_limit", "meanfield.zero_temperature_flow", "meanfield.projection_stationary",
+           "meanfield.w2_bound", "meanfield.terminal_phase"),
+    stated=(_PKG, "stated.toml"),
+    params=MODEL_PARAMS, validate=validate_options, derive=derive, sections=sections, formulas=formulas,
+    namespace=f"{_PKG}.formulas",
+    families=lazy(f"{_PKG}.selftest", "families"), power_rows=lazy(f"{_PKG}.selftest", "power_rows"),
+    mutants=lazy(f"{_PKG}.selftest", "mutants"), benchmarks=lazy(f"{_PKG}.bench", "run"),
+    theory=("attnverify.theory.mean_field",),
+)

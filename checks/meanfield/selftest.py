@@ -1,0 +1,259 @@
+"""Paper B's self-test material: the mutants (deliberately wrong closed forms and implementations, for
+``attnverify selftest --mutants``) and the perturbation families and rows of the power self-test
+(``attnverify selftest --power``).
+
+Families: a *scale* of a closed form (X_inf and its flow, the rate c, C1, the terminal axis rate), a
+*mismatch* of the model (B and V rotated by an angle delta, so the eigenspaces of V B^T and of V turn by delta
+while the spectrum is kept; the top eigenvalue of V B^T raised by delta mu_1; the Theorem-1 rate s(beta) at
+beta (1 + delta)), or one *fixed* wrong closed form (Pi onto the dominant eigenspace of V).
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+import math
+from collections.abc import Callable
+
+import numpy as np
+import sympy as sp
+
+from attnverify.checks.perturb import module_functions, outermost, scale_argument, scale_entry, scale_result
+from attnverify.checks.plugin import Family, Mutant, PowerRow
+
+MF = "attnverify.theory.mean_field"
+
+
+# ------------------------------------------------------------------------------- mutants
+def _pi_onto_v(original):
+    """Pi(x) = P x/|P x| with P the projector on the dominant eigenspace of V instead of V B^T."""
+    @functools.wraps(original)
+    def projection_map(B, V):
+        original(B, V)                                  # same validation (assumptions, shapes)
+        Vn = np.asarray(V, dtype=float)
+        lam, U = np.linalg.eigh((Vn + Vn.T) / 2)
+        top = U[:, np.isclose(lam, lam[-1], rtol=1e-12, atol=0.0)]
+        P = top @ top.T
+
+        def Pi(x: np.ndarray) -> np.ndarray:
+            Y = np.asarray(x, dtype=float) @ P.T
+            ny = np.linalg.norm(Y, axis=-1, keepdims=True)
+            if np.any(ny == 0):
+                raise ValueError("P x = 0: outside the domain of Pi")
+            return Y / ny
+        return Pi
+    return projection_map
+
+
+def _pi_unnormalised(original):
+    """Pi(x) = P_E x: the projection onto the dominant eigenspace without the normalisation back to the sphere."""
+    import attnverify.theory.mean_field as M
+
+    @functools.wraps(original)
+    def projection_map(B, V):
+        Pi, P = original(B, V), M.spectrum(B, V).P_E
+
+        def Pi_unnormalised(x: np.ndarray) -> np.ndarray:
+            Pi(x)                                       # same validation (shape, finiteness, domain)
+            return np.asarray(x, dtype=float) @ P.T
+        return Pi_unnormalised
+    return projection_map
+
+
+def _rate_x2(original):
+    """The exponential rate c twice the Jacobian rate gamma/|B^T x*| (e.g. a factor 2 from |x - Pi x|^2)."""
+    @functools.wraps(original)
+    def convergence_rate(B, V, x_star=None) -> float:
+        return 2.0 * original(B, V, x_star)
+    return convergence_rate
+
+
+def _bound_without_sqrt(original):
+    """The Theorem-1 rate log(beta + 1)/beta without the square root."""
+    @functools.wraps(original)
+    def rate(beta):
+        return original(beta) ** 2
+    return rate
+
+
+def _field_without_projection(original):
+    """Zero-temperature field V y*(x) without the tangent projection P_perp_x."""
+    @functools.wraps(original)
+    def zero_temperature_field(x, B, V):
+        out = original(x, B, V)                         # same validation and return type
+        if isinstance(out, sp.MatrixBase):              # SymPy path (used by the Jacobian of the rate)
+            xs, Bs, Vs = (sp.Matrix(m) for m in (x, B, V))
+            xs = xs.T if xs.cols != 1 else xs
+            bvec = Bs.T * xs
+            return Vs * bvec / sp.sqrt((bvec.T * bvec)[0])
+        X = np.asarray(x, dtype=float)
+        Bn, Vn = np.asarray(B, dtype=float), np.asarray(V, dtype=float)
+        bvec = X @ Bn
+        return (bvec / np.linalg.norm(bvec, axis=-1, keepdims=True)) @ Vn.T
+    return zero_temperature_field
+
+
+def _naive_particle_softmax(original):
+    """The particle field's softmax exp(beta S) / sum exp(beta S) without subtracting the row maximum."""
+    class NaiveField(original):
+        def __call__(self, X: np.ndarray) -> np.ndarray:
+            if np.isinf(self.beta):
+                return super().__call__(X)
+            XB = X @ self.B
+            W = np.exp(self.beta * (XB @ X.T))
+            M = (W @ (X @ self.V.T)) / W.sum(axis=1, keepdims=True)
+            return M - np.einsum("ij,ij->i", M, X)[:, None] * X
+
+    NaiveField.__name__ = NaiveField.__qualname__ = original.__name__
+    NaiveField.__module__ = original.__module__
+    return NaiveField
+
+
+MUTANTS: tuple[Mutant, ...] = (
+    Mutant("Pi_onto_V", MF, "projection_map", _pi_onto_v, ("meanfield.projection_stationary", "meanfield.w2_bound"),
+           "Pi projects onto the dominant eigenspace of V instead of V B^T"),
+    Mutant("Pi_unnormalised", MF, "projection_map", _pi_unnormalised,
+           ("meanfield.projection_stationary", "meanfield.w2_bound"), "Pi(x) = P_E x without normalisation"),
+    Mutant("rate_c_x2", MF, "convergence_rate", _rate_x2, ("meanfield.projection_stationary",),
+           "exponential rate c off by a factor 2"),
+    Mutant("bound_without_sqrt", "attnverify.checks.meanfield.limit", "rate", _bound_without_sqrt,
+           ("meanfield.zero_temperature_limit", "meanfield.w2_bound"),
+           "Theorem-1 rate log(beta+1)/beta without the square root",
+           equivalent="s(beta)^2 = log(beta+1)/beta is a stronger rate than s(beta) and still true under the paper's "
+                      "assumptions: for a positive Lipschitz density the Laplace error of the field is O(1/beta) "
+                      "(measured exponent -1.000 in meanfield.zero_temperature_limit). For the W2 bound with fitted "
+                      "constants no finite data can separate the two: on [beta_1, beta_n], since s <= 1 decreases, "
+                      "K (s e^{C1 t} + e^{-ct}) <= (K / s(beta_n)) (s^2 e^{C1 t} + e^{-ct})"),
+    Mutant("X_inf_without_tangent_projection", MF, "zero_temperature_field", _field_without_projection,
+           ("meanfield.zero_temperature_limit", "meanfield.projection_stationary"),
+           "zero-temperature field V B^T x/|B^T x| without P_perp_x"),
+    Mutant("particle_softmax_no_max_subtraction", "attnverify.numerics.particles", "_Field", _naive_particle_softmax,
+           ("meanfield.w2_bound", "meanfield.terminal_phase"),
+           "particle attention softmax without max-subtraction (exp overflow at beta ||B|| > ~709)"),
+)
+
+
+def mutants() -> tuple[Mutant, ...]:
+    return MUTANTS
+
+
+# ------------------------------------------------------------------------------- power: perturbation families
+def _flow_time_scale(factor: float) -> Callable[[Callable], Callable]:
+    """closed_form_flow(x0, B, V, times) at times x factor: the flow of the field X_inf x factor."""
+    def make(original: Callable) -> Callable:
+        def call(fn, args, kwargs):
+            bound = inspect.signature(fn).bind(*args, **kwargs)
+            bound.arguments["times"] = np.asarray(bound.arguments["times"], dtype=float) * factor
+            return fn(*bound.args, **bound.kwargs)
+        return outermost(original, call)
+    return make
+
+
+def _rotation(d: int, angle: float) -> np.ndarray:
+    """Rotation by ``angle`` in the (e_1, e_2) plane of R^d."""
+    R = np.eye(d)
+    c, s = math.cos(angle), math.sin(angle)
+    R[:2, :2] = [[c, -s], [s, c]]
+    return R
+
+
+def _matrix_mismatch(transform: Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]],
+                     value_only: bool = False) -> list[Mutant]:
+    """Every Paper B theory function with matrix arguments B, V evaluated at transform(B, V); with
+    ``value_only`` also the functions of V alone (the terminal phase), at the V of transform(I, V)."""
+    def make(original: Callable) -> Callable:
+        sig = inspect.signature(original)
+
+        def call(fn, args, kwargs):
+            bound = sig.bind(*args, **kwargs)
+            if "B" not in bound.arguments:
+                Vn = np.asarray(bound.arguments["V"], dtype=float)
+                bound.arguments["V"] = transform(np.eye(Vn.shape[0]), Vn)[1]
+                return fn(*bound.args, **bound.kwargs)
+            B, V = bound.arguments["B"], bound.arguments["V"]
+            symbolic = isinstance(B, sp.MatrixBase) or isinstance(V, sp.MatrixBase)
+            Bn = np.array(B.tolist(), dtype=float) if isinstance(B, sp.MatrixBase) else np.asarray(B, dtype=float)
+            Vn = np.array(V.tolist(), dtype=float) if isinstance(V, sp.MatrixBase) else np.asarray(V, dtype=float)
+            B2, V2 = transform(Bn, Vn)
+            bound.arguments["B"], bound.arguments["V"] = ((sp.Matrix(B2), sp.Matrix(V2)) if symbolic else (B2, V2))
+            return fn(*bound.args, **bound.kwargs)
+        return outermost(original, call)
+
+    names = module_functions(MF, lambda n, s: "V" in s.parameters and ("B" in s.parameters or value_only)
+                             and n != "check_assumptions")
+    return [Mutant(f"matrix_mismatch:{fn}", MF, fn, make, (), "") for fn in names]
+
+
+def _rotate_model(delta: float) -> Callable:
+    def transform(B: np.ndarray, V: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        Rm = _rotation(B.shape[0], delta)
+        return Rm @ B @ Rm.T, Rm @ V @ Rm.T
+    return transform
+
+
+def _raise_top_eigenvalue(delta: float) -> Callable:
+    """V B^T -> V B^T + delta mu_1 P_E (P_E the orthogonal projector on the top eigenspace), i.e.
+    V -> V + delta mu_1 P_E B^{-T}: the gap and the rate change, E does not."""
+    def transform(B: np.ndarray, V: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        A = V @ B.T
+        lam, U = np.linalg.eigh((A + A.T) / 2)
+        top = U[:, np.isclose(lam, lam[-1], rtol=1e-9, atol=0.0)]
+        P = top @ top.T
+        return B, V + delta * lam[-1] * P @ np.linalg.inv(B.T)
+    return transform
+
+
+def _fixed(mutant_name: str) -> Callable[[float], list[Mutant]]:
+    return lambda _delta: [next(m for m in MUTANTS if m.name == mutant_name)]
+
+
+def families() -> tuple[Family, ...]:
+    return (
+        Family("X_inf_scale", "scale", "zero-temperature field X_inf x (1 + delta) (and its flow at times x "
+               "(1 + delta))", lambda dl: [Mutant("X_inf_scale", MF, "zero_temperature_field", scale_result(1 + dl),
+                                                  (), ""),
+                                           Mutant("flow_time_scale", MF, "closed_form_flow", _flow_time_scale(1 + dl),
+                                                  (), "")]),
+        Family("rate_scale", "scale", "exponential rate c x (1 + delta) "
+               "(attnverify.theory.mean_field.convergence_rate)",
+               lambda dl: [Mutant("rate_scale", MF, "convergence_rate", scale_result(1 + dl), (), "")]),
+        Family("model_rotation", "mismatch", "Paper B theory at B, V rotated by the angle delta (the eigenspaces of "
+               "V B^T and of V turn by delta)", lambda dl: _matrix_mismatch(_rotate_model(dl), value_only=True)),
+        Family("C1_scale", "scale", "the growth constant C1 of Theorem 1 x (1 + delta) "
+               "(attnverify.theory.mean_field.growth_constant)",
+               lambda dl: [Mutant("C1_scale", MF, "growth_constant", scale_entry("C1", 1 + dl), (), "")]),
+        Family("theorem1_beta_mismatch", "mismatch", "the Theorem-1 rate s(beta) evaluated at beta (1 + delta) "
+               "(attnverify.theory.mean_field.theorem1_rate)",
+               lambda dl: [Mutant("theorem1_beta", MF, "theorem1_rate", scale_argument("beta", 1 + dl), (), "")]),
+        Family("axis_rate_scale", "scale", "the terminal-phase axis rate v1 - v2 x (1 + delta) "
+               "(attnverify.theory.mean_field.terminal_rates)",
+               lambda dl: [Mutant("axis_rate_scale", MF, "terminal_rates", scale_entry("axis_rate", 1 + dl), (), "")]),
+        Family("top_eigenvalue", "mismatch", "Paper B theory with the top eigenvalue of V B^T raised by delta mu_1",
+               lambda dl: _matrix_mismatch(_raise_top_eigenvalue(dl))),
+        Family("Pi_onto_V", "fixed", "Pi onto the dominant eigenspace of V instead of V B^T", _fixed("Pi_onto_V")),
+    )
+
+
+def power_rows() -> tuple[PowerRow, ...]:
+    return (
+        PowerRow("meanfield.zero_temperature_limit", "X_inf_scale", 1e-3, smoke=True),
+        PowerRow("meanfield.zero_temperature_limit", "model_rotation"),
+        PowerRow("meanfield.zero_temperature_flow", "X_inf_scale", 1e-3, smoke=True),
+        PowerRow("meanfield.zero_temperature_flow", "model_rotation"),
+        PowerRow("meanfield.projection_stationary", "X_inf_scale", 1e-3),
+        PowerRow("meanfield.projection_stationary", "rate_scale", 5e-3, smoke=True),
+        PowerRow("meanfield.projection_stationary", "model_rotation"),
+        PowerRow("meanfield.projection_stationary", "top_eigenvalue"),
+        PowerRow("meanfield.w2_bound", "C1_scale"),
+        PowerRow("meanfield.w2_bound", "X_inf_scale"),
+        PowerRow("meanfield.w2_bound", "model_rotation", smoke=True),
+        PowerRow("meanfield.w2_bound", "Pi_onto_V"),
+        PowerRow("meanfield.w2_bound", "rate_scale", not_applicable="the check measures the two parts of the "
+                 "triangle inequality and does not read c; the claim B.theorem1 judges c (its own row)"),
+        PowerRow("meanfield.w2_bound", "rate_scale", claim="B.theorem1"),
+        PowerRow("meanfield.w2_bound", "theorem1_beta_mismatch", claim="B.theorem1"),
+        PowerRow("meanfield.terminal_phase", "axis_rate_scale"),
+        PowerRow("meanfield.terminal_phase", "model_rotation", smoke=True),
+        PowerRow("meanfield.terminal_phase", "X_inf_scale", not_applicable="Conjecture 1 is about the finite-beta "
+                 "terminal phase (the dominant eigenspace of V); the zero-temperature field does not enter its "
+                 "prediction"),
+    )

@@ -1,0 +1,117 @@
+"""Statistics shared by the checks: Bonferroni thresholds, z-scores of Monte Carlo estimates against a closed form,
+and the fits of measured curves (exponential decay rates, minima, straight lines).
+
+Nothing here knows a model: the inputs are numbers, arrays and estimates with a mean, a covariance (``contrast``)
+and degrees of freedom (attnverify.numerics.signal_mc.Estimate).
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+from scipy.stats import norm, t as student_t
+
+if TYPE_CHECKING:
+    from attnverify.numerics.signal_mc import Estimate
+
+
+# ------------------------------------------------------------------------------------------- z-tests
+def bonferroni_z(level: float, m: int) -> float:
+    """Two-sided normal quantile for m simultaneous z-tests at family-wise false-alarm rate ``level``."""
+    return float(norm.isf(level / (2 * m)))
+
+
+def normal_equivalent(t: np.ndarray, dof: int) -> np.ndarray:
+    """The normal score with the same two-sided tail probability as a Student-t score ``t`` with ``dof`` degrees of
+    freedom (a z-score whose standard error was estimated from the same sample), so one normal Bonferroni threshold
+    serves estimates of any sample size."""
+    t = np.asarray(t, dtype=float)
+    a = np.atleast_1d(np.abs(t))
+    with np.errstate(divide="ignore"):
+        z = np.asarray(norm.isf(student_t.sf(a, dof)), dtype=float)
+    # where the tail underflows (|t| beyond ~35): Wallace's approximation z = sqrt(dof log(1 + t^2 / dof)), finite and
+    # increasing in |t| (such a score is far beyond any threshold either way)
+    far = ~np.isfinite(z)
+    z[far] = np.sqrt(dof * np.logaddexp(0.0, 2.0 * (np.log(a[far]) - 0.5 * np.log(dof))))
+    return np.sign(t) * z.reshape(t.shape)
+
+
+def block_statistics(est: Estimate, closed: np.ndarray, ref: int = 0) -> dict:
+    """z-scores of one block (a rho grid with common random numbers) against a closed form ``closed``:
+    levels, contrasts against the grid point ``ref``, and the fitted scale ratio sum MC / sum closed. Each is a
+    Student-t score with est.dof degrees of freedom, reported as its normal equivalent (normal_equivalent)."""
+    k = closed.size
+    diff = est.mean - closed
+    z_level = normal_equivalent(diff / est.se, est.dof)
+    others = [j for j in range(k) if j != ref]
+    z_contrast = np.empty(len(others))
+    for i, j in enumerate(others):
+        c = np.zeros(k)
+        c[j], c[ref] = 1.0, -1.0
+        _, se = est.contrast(c)
+        z_contrast[i] = (diff[j] - diff[ref]) / se
+    z_contrast = normal_equivalent(z_contrast, est.dof)
+    total, se_total = est.contrast(np.ones(k))
+    ratio, ratio_se = total / closed.sum(), se_total / closed.sum()
+    return {"z": z_level, "z_contrast": z_contrast, "ratio": ratio, "ratio_se": ratio_se,
+            "z_ratio": float(normal_equivalent((ratio - 1.0) / ratio_se, est.dof)), "dof": est.dof,
+            "sum_mc": total, "sum_mc_var": se_total**2,
+            "sum_closed": float(closed.sum())}
+
+
+def family_statistics(ests: list[Estimate], closed: list[np.ndarray]) -> dict:
+    """Every block's statistics plus the pooled scale ratio over all blocks (independent blocks); ``all_z``: every
+    z-score of the family (levels, contrasts, block ratios, pooled ratio)."""
+    blocks = [block_statistics(e, c) for e, c in zip(ests, closed)]
+    tot = sum(b["sum_mc"] for b in blocks)
+    den = sum(b["sum_closed"] for b in blocks)
+    ratio, ratio_se = tot / den, float(np.sqrt(sum(b["sum_mc_var"] for b in blocks))) / den
+    z_pooled = float(normal_equivalent((ratio - 1.0) / ratio_se, min(b["dof"] for b in blocks)))
+    all_z = np.concatenate([np.concatenate([b["z"], b["z_contrast"], [b["z_ratio"]]]) for b in blocks] + [[z_pooled]])
+    return {"blocks": blocks, "ratio": ratio, "ratio_se": ratio_se, "z_ratio": z_pooled, "all_z": all_z}
+
+
+# ------------------------------------------------------------------------------------------- curve fits
+def decay_rate(t: np.ndarray, e: np.ndarray, lo: float, hi: float) -> tuple[float, float, int]:
+    """(rate, rate difference between the two halves of the window, samples): least-squares slope of -log e(t)
+    over the last contiguous run of samples with lo <= e <= hi (an earlier transient visit of the window is not
+    the asymptotic decay); nan with fewer than 6 samples."""
+    m = (e >= lo) & (e <= hi) & (t > 0)
+    idx = np.nonzero(m)[0]
+    if idx.size:
+        breaks = np.nonzero(np.diff(idx) > 1)[0]
+        first = idx[breaks[-1] + 1] if breaks.size else idx[0]
+        m = m & (np.arange(len(m)) >= first)
+    if m.sum() < 6:
+        return float("nan"), float("nan"), int(m.sum())
+    tt, ll = t[m], np.log(e[m])
+    rate = -float(np.polyfit(tt, ll, 1)[0])
+    k = len(tt) // 2
+    halves = [-float(np.polyfit(tt[a], ll[a], 1)[0]) for a in (slice(0, k + 1), slice(k, None))]
+    return rate, abs(halves[0] - halves[1]), int(m.sum())
+
+
+def minimum(t: np.ndarray, w: np.ndarray) -> tuple[float, float]:
+    """Time and value of min W2: the grid minimum refined by a parabola through log W2 at 3 points."""
+    k = int(np.argmin(w))
+    if 0 < k < len(t) - 1 and np.all(w[k - 1:k + 2] > 0):
+        y = np.log(w[k - 1:k + 2])
+        a, b, c0 = np.polyfit(t[k - 1:k + 2], y, 2)
+        if a > 0:
+            tm = float(np.clip(-b / (2 * a), t[k - 1], t[k + 1]))
+            return tm, float(min(np.exp(np.polyval([a, b, c0], tm)), w[k]))
+    return float(t[k]), float(w[k])
+
+
+def linfit(x: np.ndarray, y: np.ndarray) -> dict:
+    """Least squares y = slope x + intercept with the slope's standard error and a 95 % t-interval (n - 2 dof)."""
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    slope, icpt = np.polyfit(x, y, 1)
+    res = y - slope * x - icpt
+    n = len(x)
+    sxx = float(np.sum((x - x.mean()) ** 2))
+    se = float(np.sqrt(np.sum(res ** 2) / (n - 2) / sxx)) if n > 2 and sxx > 0 else float("nan")
+    ss = float(np.sum((y - y.mean()) ** 2))
+    q = float(student_t.ppf(0.975, n - 2)) if n > 2 else float("nan")
+    return {"slope": float(slope), "intercept": float(icpt), "se": se, "ci95": [slope - q * se, slope + q * se],
+            "r2": 1.0 - float(np.sum(res ** 2)) / ss if ss > 0 else 1.0}

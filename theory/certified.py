@@ -1,0 +1,325 @@
+r"""Certified arithmetic shared by every paper: ball arithmetic, interval Newton root isolation, eigenvalue clusters.
+
+Everything here is rigorous: a result is an enclosure that provably holds the exact value, computed in FLINT/Arb
+ball arithmetic (python-flint: every operation returns a ball containing the exact result) or in exact rational
+arithmetic (SymPy).  Nothing here knows a model; the papers' theory modules call it.
+
+* Balls and floats: :func:`lower`, :func:`upper` (outward-rounded float ends of a ball), :func:`lower_q`,
+  :func:`upper_q` (of an exact rational), :func:`interval_text` (printed outward).
+* Certificates: :func:`certificate`, a plain dict saying what a computation has proven (it goes into the JSON
+  report as is):
+
+  - ``quantity``   -- the name of the certified quantity (e.g. ``"rho*"``, ``"theta*"``, ``"gap"``);
+  - ``proven``     -- the statement that holds rigorously (e.g. "J' has exactly one zero in [lo, hi]");
+  - ``enclosure``  -- [lo, hi], floats rounded outward (the true value lies in it);
+  - ``width``      -- hi - lo;
+  - ``prec_bits``  -- the working precision of the ball arithmetic;
+  - ``library``    -- the library and version that did the arithmetic;
+  - ``text``       -- one line for the report ("certified: rho* in [-0.54231, -0.54229], unique in [...]").
+
+* SymPy expressions as ball functions: :func:`lambdify_arb`.
+* Zeros of a real function of one variable: :func:`root_boxes`, :func:`isolate_roots` (interval bisection plus
+  the interval Newton test), :func:`merge_intervals`.
+* Spectra of symmetric matrices: :func:`eigenvalue_clusters` (floating-point input: Gershgorin discs of an exactly
+  orthonormal similarity transform, clusters, a Davis-Kahan bound on the top invariant subspace) and
+  :func:`exact_eigenvalue_enclosures` (rational input: real-root isolation of the characteristic polynomial).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
+from fractions import Fraction
+from typing import Callable
+
+import flint
+import numpy as np
+import sympy as sp
+from flint import arb, arb_mat
+from sympy.printing.pycode import MpmathPrinter
+
+LIBRARY = f"python-flint {flint.__version__} (FLINT/Arb ball arithmetic)"
+EXACT_LIBRARY = f"SymPy {sp.__version__} (exact rational real-root isolation)"
+
+
+# ---------------------------------------------------------------------------------------------
+# balls, rationals and their float ends
+# ---------------------------------------------------------------------------------------------
+def lower(x: "flint.arb") -> float:
+    """A float <= every point of the ball x (outward rounding: one ulp below the converted lower end, unless the
+    end is exactly a float)."""
+    end = x.lower()
+    v = float(end)
+    return v if end == flint.arb(v) else math.nextafter(v, -math.inf)
+
+
+def upper(x: "flint.arb") -> float:
+    """A float >= every point of the ball x."""
+    end = x.upper()
+    v = float(end)
+    return v if end == flint.arb(v) else math.nextafter(v, math.inf)
+
+
+def lower_q(q) -> float:
+    """A float <= the exact rational q (SymPy Rational or Fraction)."""
+    v = float(q)
+    return v if Fraction(v) <= Fraction(int(q.p), int(q.q)) else math.nextafter(v, -math.inf)
+
+
+def upper_q(q) -> float:
+    """A float >= the exact rational q."""
+    v = float(q)
+    return v if Fraction(v) >= Fraction(int(q.p), int(q.q)) else math.nextafter(v, math.inf)
+
+
+def interval_text(lo: float, hi: float, digits: int = 6) -> str:
+    """[lo, hi] printed with ``digits`` significant digits, rounded outward (the printed interval contains it)."""
+    def fmt(v: float, rounding: str) -> str:
+        if v == 0 or not math.isfinite(v):
+            return f"{v:g}"
+        x = Decimal(v)                                   # exact binary value
+        q = Decimal(1).scaleb(x.adjusted() - digits + 1)
+        return f"{x.quantize(q, rounding=rounding).normalize():g}"
+    return f"[{fmt(lo, ROUND_FLOOR)}, {fmt(hi, ROUND_CEILING)}]"
+
+
+def certificate(quantity: str, proven: str, lo: float, hi: float, prec_bits: int, extra: str = "") -> dict:
+    """The certificate dict (module docstring) for a quantity enclosed in [lo, hi]."""
+    mag = max(abs(lo), abs(hi))
+    digits = 6 if mag == 0 or hi <= lo else min(10, max(6, 2 + math.ceil(math.log10(mag / (hi - lo)))))
+    text = f"certified: {quantity} in {interval_text(lo, hi, digits)}" + (f", {extra}" if extra else "")
+    return {"quantity": quantity, "proven": proven, "enclosure": [lo, hi], "width": hi - lo,
+            "prec_bits": int(prec_bits), "library": LIBRARY, "text": text}
+
+
+def hull(a: arb, b: arb) -> arb:
+    """The ball enclosing [a, b] (a <= b exact)."""
+    return a.union(b)
+
+
+# ---------------------------------------------------------------------------------------------
+# SymPy expressions evaluated in ball arithmetic
+# ---------------------------------------------------------------------------------------------
+class _ArbNames:
+    """The names SymPy's MpmathPrinter emits (``mpmath.mpf``, ``mpmath.exp``, ...), mapped to Arb balls.
+
+    Rationals are printed as mpf(p)/mpf(q): exact integers divided in ball arithmetic, so the enclosure is
+    rigorous; exp/log/sqrt are Arb's (guaranteed error bounds)."""
+
+    mpf = staticmethod(arb)
+    exp = staticmethod(lambda x: arb(x).exp())
+    log = staticmethod(lambda x: arb(x).log())
+    sqrt = staticmethod(lambda x: arb(x).sqrt())
+
+    @property
+    def pi(self):
+        return arb.pi()
+
+
+def lambdify_arb(expr: sp.Expr, args) -> Callable:
+    """Rigorous ball version of ``expr`` (a function of the symbols ``args``, built from rationals, +, *, powers,
+    exp, log, sqrt and pi): it takes python-flint ``arb`` balls and returns a ball that contains the value of expr
+    at every point of the argument balls (FLINT/Arb error propagation)."""
+    return sp.lambdify(args, expr, modules=[{"mpmath": _ArbNames()}], printer=MpmathPrinter, cse=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# zeros of a real function: interval bisection + interval Newton
+# ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class RootBox:
+    """A box [lo, hi] (exact Arb endpoints) holding zeros of h. ``unique``: the interval Newton test proved that
+    exactly one zero lies in ``unique_in`` (a box containing [lo, hi]); otherwise it is an unresolved box of
+    width <= tol that may hold any number of zeros (none outside the returned boxes)."""
+
+    lo: arb
+    hi: arb
+    unique: bool
+    unique_in: tuple | None = None
+
+
+def root_boxes(h: Callable, dh: Callable, lo, hi, tol: float, max_boxes: int) -> list[RootBox]:
+    """Every zero of h in [lo, hi], enclosed in boxes sorted by their lower end (the method: :func:`isolate_roots`).
+    More than ``max_boxes`` boxes examined: ValueError (h is degenerate, e.g. vanishes on an interval)."""
+    tol_a = arb(tol)
+    certified, unresolved, stack, n_boxes = [], [], [(arb(lo), arb(hi))], 0
+    split = arb(4711) / 10000
+    while stack:
+        a, b = stack.pop()
+        n_boxes += 1
+        if n_boxes > max_boxes:
+            raise ValueError("root isolation did not terminate: the field is (nearly) degenerate at these params")
+        X = hull(a, b)
+        if not h(X).contains(0):
+            continue
+        dX = dh(X)
+        m = ((a + b) / 2).mid()                           # an exact point of X
+        hm = h(m)
+        if not (hm + dX * (X - m)).contains(0):            # mean-value form h(m) + h'(X)(X - m)
+            continue
+        if not dX.contains(0):
+            N = m - hm / dX
+            if N.upper() < a or N.lower() > b:
+                continue                                  # no zero in X
+            if a < N.lower() and N.upper() < b:           # N(X) in the interior of X: exactly one zero in X
+                unique_in = (a, b)
+                while True:                               # refine: every N(X) still holds the zero
+                    lo_, hi_ = max(a, N.lower()), min(b, N.upper())
+                    if hi_ - lo_ <= tol_a * max(arb(1), abs(lo_)) or (lo_ == a and hi_ == b):
+                        break
+                    a, b = lo_, hi_
+                    m = ((a + b) / 2).mid()
+                    N = m - h(m) / dh(hull(a, b))
+                certified.append(RootBox(lo_, hi_, True, unique_in))
+                continue
+        if b - a <= tol_a:
+            unresolved.append(RootBox(a, b, False))
+            continue
+        s = (a + (b - a) * split).mid()
+        stack.extend([(s, b), (a, s)])
+    return sorted(certified + unresolved, key=lambda r: float(r.lo))
+
+
+def isolate_roots(h: Callable, dh: Callable, lo: float, hi: float, *, tol: float = 1e-13,
+                  max_boxes: int = 20000) -> tuple[list[tuple[float, float]], list[tuple[float, float]]]:
+    """Enclose every zero of h in [lo, hi] by interval bisection + interval Newton; h, dh act on python-flint
+    ``arb`` balls and must return balls that contain the true range (e.g. :func:`lambdify_arb`).
+
+    A box X is discarded when 0 is in neither h(X) nor the mean-value form h(m) + h'(X)(X - m) (no zero), or
+    when the Newton image N(X) = m - h(m)/h'(X) misses X.  When 0 is not in h'(X) and N(X) lies in the interior
+    of X, X holds exactly one zero (interval Newton theorem); it is then shrunk to width <= tol.  Returns
+    (certified boxes, unresolved boxes of width <= tol), floats rounded outward, touching boxes merged (a zero on
+    a shared edge is found from both sides).  Every zero of h in [lo, hi] lies in one of the returned boxes.
+    Split ratio 0.4711 (off-centre, so that symmetric zeros such as x = 0 do not land on a box edge).
+    Working precision: the caller's (``flint.ctx.prec``).
+    """
+    boxes = root_boxes(h, dh, lo, hi, tol, max_boxes)
+    cert = [(lower(r.lo), upper(r.hi)) for r in boxes if r.unique]
+    unres = [(lower(r.lo), upper(r.hi)) for r in boxes if not r.unique]
+    return merge_intervals(cert), merge_intervals(unres)
+
+
+def merge_intervals(boxes: list[tuple[float, float]], gap: float = 1e-12) -> list[tuple[float, float]]:
+    """The union of the intervals [a, b], with intervals closer than ``gap`` joined, as sorted disjoint intervals."""
+    out: list[list[float]] = []
+    for a, b in sorted(boxes):
+        if out and a <= out[-1][1] + gap:
+            out[-1][1] = max(out[-1][1], b)
+        else:
+            out.append([a, b])
+    return [tuple(x) for x in out]
+
+
+# ---------------------------------------------------------------------------------------------
+# eigenvalue clusters of a symmetric matrix
+# ---------------------------------------------------------------------------------------------
+def _gram_schmidt(U: np.ndarray) -> list[list]:
+    """Columns of the exact Gram-Schmidt orthonormalisation of the float matrix U, enclosed in Arb balls
+    (the exact result is an orthonormal matrix; every ball contains its entry)."""
+    d, k = U.shape
+    cols: list[list] = []
+    for j in range(k):
+        v = [arb(float(U[i, j])) for i in range(d)]
+        for q in cols:
+            c = sum((qi * vi for qi, vi in zip(q, v)), arb(0))
+            v = [vi - c * qi for vi, qi in zip(v, q)]
+        n = sum((vi * vi for vi in v), arb(0)).sqrt()
+        cols.append([vi / n for vi in v])
+    return cols
+
+
+def _gershgorin(M: "arb_mat", idx: list[int]) -> list[tuple[arb, arb]]:
+    """Gershgorin intervals (as ball pairs lower, upper) of the symmetric ball matrix M restricted to
+    rows/columns idx: every eigenvalue of the exact restricted matrix lies in their union."""
+    ivs = []
+    for i in idx:
+        r = sum((abs(M[i, j]) for j in idx if j != i), arb(0))
+        ivs.append((M[i, i] - r, M[i, i] + r))
+    return ivs
+
+
+@dataclass(frozen=True)
+class Clusters:
+    """Eigenvalue clusters of a symmetric matrix (:func:`eigenvalue_clusters`), in descending order.
+
+    ``members``: the columns of U whose Rayleigh quotients form each cluster; ``enclosures``: [lo, hi] (floats,
+    outward) holding exactly len(members[k]) eigenvalues; ``values``: the mean of the cluster's Rayleigh quotients
+    (a representative value, not an enclosure); ``projectors``: the top cluster's Q_I Q_I^T rounded to floats, then
+    U_I U_I^T for the others; ``gap``: [lo, hi] holding the distance between the top cluster and the next (None
+    with one cluster); ``separation``: a lower bound on delta, the distance from the smallest eigenvalue of the
+    top cluster to every other eigenvalue (None with one cluster); ``projector_error``: a rigorous bound on the
+    2-norm distance of ``projectors[0]`` from the orthogonal projector onto the top cluster's invariant subspace
+    (None when delta > 0 is not proven)."""
+
+    members: tuple[tuple[int, ...], ...]
+    enclosures: tuple[tuple[float, float], ...]
+    values: tuple[float, ...]
+    projectors: tuple[np.ndarray, ...]
+    gap: tuple[float, float] | None
+    separation: float | None
+    projector_error: float | None
+
+
+def eigenvalue_clusters(A: "arb_mat", U: np.ndarray, tol: float) -> Clusters:
+    """Certified eigenvalue clusters of the symmetric ball matrix A, from approximate eigenvectors U (columns, e.g.
+    numpy.linalg.eigh's sorted by decreasing eigenvalue; they fix the basis, not the result's validity).
+
+    1. Q = exact Gram-Schmidt of U (enclosed in balls; the exact Q is orthonormal), M = Q^T A Q (balls): M has
+       exactly the eigenvalues of A.  Gershgorin: every eigenvalue lies in the union of the intervals
+       [M_ii - r_i, M_ii + r_i], r_i = sum_{j != i} |M_ij|, and a connected union of k intervals holds exactly k
+       eigenvalues.  Intervals that overlap or lie within ``tol`` of each other form one cluster.
+    2. Invariant subspace of the top cluster (indices I): P_E ~ Q_I Q_I^T.  Davis-Kahan sin-theta theorem: with
+       R = A Q_I - Q_I M_II = Q_J M_JI, the eigenvalues of M_II in [a, b] (Gershgorin of M_II) and the rest of the
+       spectrum below a - delta, ||P_E - Q_I Q_I^T||_2 <= ||M_JI||_F / delta; the rounding of Q_I Q_I^T to floats
+       is added.
+    Working precision: the caller's (``flint.ctx.prec``); classical Gram-Schmidt in balls loses about 1.3 bits per
+    column, so give it 2 d guard bits."""
+    d = U.shape[0]
+    cols = _gram_schmidt(U)
+    Q = arb_mat([[cols[j][i] for j in range(d)] for i in range(d)])
+    M = Q.transpose() * A * Q
+    ivs = _gershgorin(M, list(range(d)))
+    # clusters: sweep the intervals by lower end, merging overlaps and gaps <= tol
+    by_lo = sorted(range(d), key=lambda i: float(ivs[i][0].lower()))
+    comps: list[list] = []
+    for i in by_lo:
+        lo, hi = ivs[i][0].lower(), ivs[i][1].upper()
+        if comps and float(lo) <= float(comps[-1][2]) + tol:
+            comps[-1][0].append(i)
+            comps[-1][2] = max(comps[-1][2], hi)
+        else:
+            comps.append([[i], lo, hi])
+    comps.sort(key=lambda c: -float(c[2]))
+    members = tuple(tuple(sorted(c[0])) for c in comps)
+    enclosures = tuple((lower(c[1]), upper(c[2])) for c in comps)
+    values = tuple(float((sum((M[i, i] for i in idx), arb(0)) / len(idx)).mid()) for idx in members)
+    I = list(members[0])
+    P_top = [[sum((cols[k][r] * cols[k][c] for k in I), arb(0)) for c in range(d)] for r in range(d)]
+    P_float = [[float(e.mid()) for e in row] for row in P_top]
+    projectors = (np.array(P_float),) + tuple(U[:, list(idx)] @ U[:, list(idx)].T for idx in members[1:])
+    if len(comps) < 2:
+        return Clusters(members, enclosures, values, projectors, None, None, None)
+    top, second = comps[0], comps[1]
+    gap = (lower(top[1] - second[2]), upper(top[2] - second[1]))
+    J = [j for j in range(d) if j not in I]
+    # Davis-Kahan: spectrum of M_II vs the rest (all below second's upper end)
+    a = min((iv[0] for iv in _gershgorin(M, I)), key=lambda x: float(x.lower()))
+    delta = a - second[2]
+    if not delta > 0:
+        return Clusters(members, enclosures, values, projectors, gap, lower(delta), None)
+    sin_theta = sum((M[j, i] * M[j, i] for j in J for i in I), arb(0)).sqrt() / delta
+    round_err = sum((abs(P_top[r][c] - P_float[r][c]) ** 2 for r in range(d) for c in range(d)), arb(0)).sqrt()
+    return Clusters(members, enclosures, values, projectors, gap, lower(delta), upper(sin_theta + round_err))
+
+
+def exact_eigenvalue_enclosures(A: sp.Matrix) -> tuple[tuple[tuple[float, float], ...], tuple[float, float]]:
+    """Enclosures (floats, outward) of the distinct real eigenvalues of the exact (rational) matrix A, descending,
+    and of the gap between the two largest: rational isolating intervals of width <= 1e-20 from SymPy's real-root
+    isolation of the characteristic polynomial; the gap from the exact interval ends.  A needs two distinct
+    eigenvalues."""
+    x = sp.Symbol("x")
+    ivs = sorted(sp.Poly(A.charpoly(x).as_expr(), x).intervals(eps=sp.Rational(1, 10**20)),
+                 key=lambda t: -t[0][1])
+    encl = tuple((lower_q(a), upper_q(b)) for (a, b), _ in ivs)
+    (a1, b1), (a2, b2) = ivs[0][0], ivs[1][0]
+    return encl, (lower_q(a1 - b2), upper_q(b1 - a2))
