@@ -12,12 +12,15 @@ import hashlib
 import math
 import pickle
 import sys
+from fractions import Fraction
 from concurrent.futures import Executor, as_completed
 from dataclasses import dataclass, field
 from collections.abc import Callable, MutableMapping, Sequence
 from typing import Any
 
 import numpy as np
+
+from attnverify.checks.values import matrix_entries, rounded, scale_problem
 
 
 class InputError(ValueError):
@@ -39,15 +42,6 @@ KINDS = (float, int, str, bool, "floats", "ints", "matrix")
 # ----------------------------------------------------------------------------------------------
 # Parameters
 # ----------------------------------------------------------------------------------------------
-def _rounded(x) -> float:
-    """A parsed matrix entry (Fraction or float) as the nearest float; beyond the double range, +-inf (refused by
-    Param.validate as not finite, by name), as float('1e999') gives."""
-    try:
-        return float(x)
-    except OverflowError:
-        return math.inf if x > 0 else -math.inf
-
-
 @dataclass(frozen=True)
 class Param:
     """A model option or parameter of a check, with its type, default and admissible range.
@@ -90,7 +84,7 @@ class Param:
             elif self.kind == "ints":
                 value = tuple(int(s) for s in text.split(","))
             elif self.kind == "matrix":
-                value = np.array([[_rounded(x) for x in row] for row in self._matrix_entries(text)], dtype=float)
+                value = np.array([[rounded(x) for x in row] for row in self._rows(text)], dtype=float)
             else:
                 value = text
         except InputError:
@@ -103,18 +97,8 @@ class Param:
         """A value given by the user: command-line text is parsed, anything else validated."""
         return self.parse(raw) if isinstance(raw, str) and self.kind is not str else self.validate(raw)
 
-    def _matrix_entries(self, text: str) -> list[list]:
-        """The entries of ``1,0;0,1/3`` as exact Fractions (integers, decimals, rationals p/q, exponents), or as
-        floats for what no Fraction spells (nan, inf: refused later by validate, by name)."""
-        from fractions import Fraction
-
-        def entry(s: str):
-            try:
-                return Fraction(s.strip())
-            except (ValueError, ZeroDivisionError):
-                return float(s)                      # ValueError for anything else
-
-        rows = [[entry(s) for s in row.split(",")] for row in text.split(";")]
+    def _rows(self, text: str) -> list[list]:
+        rows = matrix_entries(text)
         if len({len(r) for r in rows}) != 1:
             raise InputError(f"{self.name}: matrix rows have different lengths in {text!r}")
         return rows
@@ -129,10 +113,8 @@ class Param:
         try:
             if self.kind == "matrix":
                 return sp.Matrix([[sp.Rational(x.numerator, x.denominator) for x in row]
-                                  for row in self._matrix_entries(text)])
+                                  for row in self._rows(text)])
             if self.kind in (float, int):
-                from fractions import Fraction
-
                 f = Fraction(text.strip())
                 return sp.Rational(f.numerator, f.denominator)
         except (AttributeError, ValueError, TypeError):
@@ -459,9 +441,10 @@ class Check:
                 values[prm.name] = prm.validate(self.paper[prm.name])
             else:
                 values[prm.name] = prm.validate(prm.default)
-        for prm in self.params:
-            within_scale(prm, values[prm.name], [prm.default] + ([self.paper[prm.name]] if prm.name in self.paper
-                                                                  else []))
+        for prm in self.params:           # the scale rule (attnverify.checks.values)
+            settings = [prm.default] + ([self.paper[prm.name]] if prm.name in self.paper else [])
+            if problem := scale_problem(prm, values[prm.name], settings):
+                raise InputError(problem)
         validated(self.validate, values)
         return values
 
@@ -477,36 +460,6 @@ def validated(validate: Callable[[dict], None] | None, values: dict) -> dict:
         except (ValueError, TypeError, ArithmeticError) as exc:
             raise InputError(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from None
     return values
-
-
-#: how far a parameter without an explicit upper bound may go beyond its largest profile value (within_scale)
-COUNT_FACTOR, REAL_FACTOR, REAL_FLOOR = 100.0, 1e6, 1e-6
-
-
-def within_scale(prm: Param, value: Any, settings: list) -> None:
-    """The scale rule, one for every check: a number is refused (InputError, before any work) when it is far outside
-    the sizes the check was written for, its profile values (default, paper) -- for a count (int) beyond
-    COUNT_FACTOR x the largest (time and memory grow with it: 1e9 sequences or particles end in hours or a
-    MemoryError), for a positive real beyond REAL_FACTOR x the largest (a horizon of 1e300 never ends) or below
-    REAL_FLOOR x the smallest (a tolerance or horizon of 1e-300 is below rounding: the comparison is decided by it).
-    Parameters with an explicit ``high`` keep it instead of the upper rule; signed reals and zero are left to the
-    parameter's own bounds."""
-    if prm.kind not in (int, float, "ints", "floats"):
-        return
-    refs = [abs(float(x)) for v in settings if v is not None for x in (v if isinstance(v, (tuple, list)) else (v,))]
-    refs = [r for r in refs if r > 0 and math.isfinite(r)]
-    if not refs:
-        return
-    count = prm.kind in (int, "ints")
-    for x in (value if isinstance(value, tuple) else (value,)):
-        x = float(x)
-        top = max(refs) * (COUNT_FACTOR if count else REAL_FACTOR)
-        if prm.high is None and abs(x) > top:
-            raise InputError(f"{prm.name}: {x:g} is more than {COUNT_FACTOR if count else REAL_FACTOR:g} x this "
-                             f"check's largest setting ({max(refs):g}): too large to run; the limit is {top:g}")
-        if not count and prm.low is not None and prm.low >= 0 and 0 < x < min(refs) * REAL_FLOOR:
-            raise InputError(f"{prm.name}: {x:g} is below {REAL_FLOOR:g} x this check's smallest setting "
-                             f"({min(refs):g}), at the level of rounding; the limit is {min(refs) * REAL_FLOOR:g}")
 
 
 REGISTRY: dict[str, Check] = {}
