@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
+import signal
 import sys
 import textwrap
 from pathlib import Path
@@ -19,6 +21,34 @@ from attnverify.checks.framework import PROFILES, InputError
 
 class UsageError(Exception):
     """Bad command-line usage (reported in one line, exit code 2)."""
+
+
+class Interrupted(Exception):
+    """Ctrl-C during a run: the one line to print (what was kept, how to resume); exit code 130."""
+
+
+def _ignore_sigint():
+    """Ignore SIGINT (main thread only); returns the previous handler, or None where signals cannot be set."""
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def interrupted_message(done: int, total: int, written: str | None, outputs: bool, store) -> str:
+    """One line after Ctrl-C: how far the run got, where its partial report is, and how to resume. A rerun of the
+    same command replaces its own partial report without --force and reads the finished sweep tasks back from the
+    task store; with --no-cache nothing was kept. ``outputs``: the command had --json or --report."""
+    if written:
+        kept = f"partial report in {written}"
+    else:
+        kept = "none finished, nothing written" if outputs else "no --json or --report: nothing written"
+    if store is None:
+        how = "rerun the same command to start again (--no-cache: no sweep task was kept)"
+    else:
+        how = f"rerun the same command to resume (finished sweep tasks are reused from {store.root})"
+    return f"interrupted after {done} of {total} checks ({kept}); {how}"
 
 
 class Parser(argparse.ArgumentParser):
@@ -84,7 +114,8 @@ def build_parser() -> Parser:
                         help="a model option of the paper (attnverify list --models): the derivation at that value")
     derive.add_argument("--width", default=None, help="columns of the output (default: the terminal's)")
     latex = sub.add_parser("latex", help="write a LaTeX document: the derivations (and the audit)")
-    latex.add_argument("-o", "--output", required=True, metavar="FILE.tex")
+    latex.add_argument("-o", "--output", required=True, metavar="FILE.tex",
+                       help="the LaTeX file to write (its figures go to FILE_figures/ beside it)")
     latex.add_argument("--from-json", metavar="PATH", help="take the audit from a JSON report (figures from the "
                        "PNGs beside it, as written by run --report)")
     latex.add_argument("--derivations-only", action="store_true", help="the formulas only; no audit is run")
@@ -303,15 +334,28 @@ def run_with_outputs(args: argparse.Namespace, ids: list[str] | None, overrides:
             report = run(ids, profile=args.profile, seed=seed, overrides=overrides, executor=executor,
                          progress=progress, on_result=on_result, store=store, plans=plans)
     except BaseException as exc:
-        if progress is not None:
-            progress.clear()
-        if partial and (json_path or report_dir):
-            rep = partial[0]
-            rep.claims = evaluate_claims(rep.results, profile=rep.profile, seed=rep.seed)
-            why = "interrupted" if isinstance(exc, KeyboardInterrupt) else f"stopped by {type(exc).__name__}"
-            save_partial(rep, note=f"{why} after {len(rep.results)} of {len(plans)} checks")
-            print(f"attnverify: partial results ({len(rep.results)} of {len(plans)} checks) written to "
-                  f"{json_path or str(Path(report_dir) / 'report.json')}", file=sys.stderr)
+        interrupted = isinstance(exc, KeyboardInterrupt)
+        previous = _ignore_sigint() if interrupted else None      # a second Ctrl-C cannot cut the write short
+        try:
+            if progress is not None:
+                progress.clear()
+            written = None
+            if partial and (json_path or report_dir):
+                rep = partial[0]
+                rep.claims = evaluate_claims(rep.results, profile=rep.profile, seed=rep.seed)
+                why = "interrupted" if interrupted else f"stopped by {type(exc).__name__}"
+                save_partial(rep, note=f"{why} after {len(rep.results)} of {len(plans)} checks")
+                written = json_path or str(Path(report_dir) / "report.json")
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGINT, previous)
+        done = len(partial[0].results) if partial else 0
+        if interrupted:
+            outputs = bool(json_path or report_dir)
+            raise Interrupted(interrupted_message(done, len(plans), written, outputs, store)) from None
+        if written:
+            print(f"attnverify: partial results ({done} of {len(plans)} checks) written to {written}",
+                  file=sys.stderr)
         raise
     if progress is not None:
         progress.clear()
@@ -391,7 +435,10 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
 
 def _task_store(args: argparse.Namespace):
-    """The persistent task store of the commands that run checks (attnverify.checks.store), or None with --no-cache."""
+    """The persistent task store of the commands that run checks (attnverify.checks.store), or None with --no-cache.
+    A --cache-dir or $ATTNVERIFY_CACHE_DIR that cannot be used is bad input (exit 2, before any work); the default
+    location that cannot be used means no store, with one warning."""
+    from attnverify import cache
     from attnverify.checks.store import TaskStore, default_dir
 
     no_cache, cache_dir = getattr(args, "no_cache", False), getattr(args, "cache_dir", None)   # latex has neither
@@ -403,7 +450,30 @@ def _task_store(args: argparse.Namespace):
     try:
         return TaskStore(path)
     except OSError as exc:
-        raise InputError(f"--cache-dir: cannot use {str(path)!r} ({exc.strerror or type(exc).__name__})") from None
+        why = exc.strerror or type(exc).__name__
+        if cache_dir:
+            raise InputError(f"--cache-dir: cannot use {str(path)!r} ({why})") from None
+        if os.environ.get(cache.ENV_DIR):
+            raise InputError(f"{cache.ENV_DIR}: cannot use {str(path)!r} ({why}); point it at a writable "
+                             "directory, or pass --no-cache") from None
+        cache.warn_once(f"no task store: cannot use {str(path)!r} ({why}); finished tasks are not kept "
+                        "(set --cache-dir or $ATTNVERIFY_CACHE_DIR)")
+        return None
+
+
+def validate_cache_env(args: argparse.Namespace) -> None:
+    """$ATTNVERIFY_CACHE_DIR, when set for a command that uses a cache, must be a directory that can be created
+    and written: else one line and exit 2 before any work, as for --cache-dir."""
+    from attnverify import cache
+
+    if args.command in (None, "list") or cache.disabled() or not os.environ.get(cache.ENV_DIR):
+        return
+    if getattr(args, "no_cache", False) and args.command in ("run", "claims"):
+        return
+    why = cache.unusable(os.environ[cache.ENV_DIR])
+    if why:
+        raise InputError(f"{cache.ENV_DIR}: cannot use {os.environ[cache.ENV_DIR]!r} ({why}); point it at a "
+                         f"writable directory, or set {cache.ENV_OFF}=1")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -479,12 +549,13 @@ def main(argv: list[str] | None = None) -> int:
         if args.version:
             print(f"attnverify {__version__}")
             return 0
-        if args.command is None:
-            raise UsageError("the following arguments are required: command (list, run, claims, audit, derive, "
-                             "latex, bench, selftest)")
+        if args.command is None:            # a bare 'attnverify': the help
+            build_parser().print_help()
+            return 0
         if getattr(args, "profile", "quick") not in PROFILES:
             raise InputError(f"unknown profile {args.profile!r} (choose from {', '.join(PROFILES)})")
         validate_outputs(args)
+        validate_cache_env(args)
         handler = {"list": lambda: cmd_list(args), "run": lambda: cmd_run(args),
                    "claims": lambda: cmd_claims(args), "audit": lambda: cmd_audit(args),
                    "derive": lambda: cmd_derive(args), "latex": lambda: cmd_latex(args),
@@ -494,6 +565,9 @@ def main(argv: list[str] | None = None) -> int:
     except (UsageError, InputError) as exc:
         print(f"attnverify: error: {exc}", file=sys.stderr)
         return 2
+    except Interrupted as exc:
+        print(f"attnverify: {exc}", file=sys.stderr)
+        return 130
     except KeyboardInterrupt:
         print("attnverify: interrupted", file=sys.stderr)
         return 130

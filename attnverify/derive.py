@@ -2,17 +2,15 @@
 ``Paper.derive``), with a persistent cache.
 
 The SymPy derivations take 5-20 s. They depend only on the code of the theory and checks packages and on the
-SymPy version, so their results are pickled under the cache directory (``$ATTNVERIFY_CACHE_DIR``, else
-``$XDG_CACHE_HOME/attnverify``, else ``~/.cache/attnverify``), in ``derivations/``, keyed by a SHA-256 of
-the theory sources, the SymPy and Python versions. Set ``ATTNVERIFY_NO_CACHE=1`` to bypass it. A cache
-that cannot be read or written is ignored (it only costs time); the derivation is then recomputed.
+SymPy version, so their results are kept in the derivation cache (:mod:`attnverify.cache`: where it is, and the
+ownership rule under which its pickles are loaded), keyed by a SHA-256 of the theory sources, the SymPy and Python
+versions. Set ``ATTNVERIFY_NO_CACHE=1`` to bypass it. A cache that cannot be read or written is ignored (it only
+costs time); the derivation is then recomputed.
 """
 from __future__ import annotations
 
 import functools
 import hashlib
-import os
-import pickle
 import re
 import shutil
 import sys
@@ -25,13 +23,10 @@ from attnverify.checks.framework import InputError
 # the persistent cache
 # ----------------------------------------------------------------------------------------------
 def cache_root() -> Path | None:
-    """The cache directory, or None when caching is switched off (``ATTNVERIFY_NO_CACHE``)."""
-    if os.environ.get("ATTNVERIFY_NO_CACHE", "").strip() not in ("", "0"):
-        return None
-    if os.environ.get("ATTNVERIFY_CACHE_DIR"):
-        return Path(os.environ["ATTNVERIFY_CACHE_DIR"])
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "attnverify"
+    """The cache directory when caching is on and the directory may be trusted (:mod:`attnverify.cache`), or None."""
+    from attnverify import cache
+
+    return cache.trusted_root()
 
 
 def code_version() -> str:
@@ -66,9 +61,9 @@ def _options_key(values: dict) -> str:
     return hashlib.sha256(repr(sorted((k, plain(v)) for k, v in values.items())).encode()).hexdigest()[:12]
 
 
-def _cache_file(model: str, values: dict) -> Path | None:
-    root = cache_root()
-    return None if root is None else root / "derivations" / f"{model}-{_options_key(values)}-{code_version()}.pickle"
+def _cache_name(model: str, values: dict) -> str:
+    """The derivation cache's name (attnverify.cache) of ``model`` at ``values``, without its suffix."""
+    return f"{model}-{_options_key(values)}-{code_version()}"
 
 
 def derivation(model: str, **options) -> list:
@@ -86,31 +81,23 @@ def _compute(model: str, values: dict) -> tuple[str, list]:
 
 
 def _derive(model: str, options: dict) -> tuple[str, list]:
+    from attnverify import cache
     from attnverify.checks.registry import paper
 
     p = paper(model)
     if p.derive is None:
         raise InputError(f"{model}: the paper gives no derivation")
     values = p.options(options)
-    path = _cache_file(p.model, values)
-    if path is not None and path.is_file():
-        try:
-            title, steps = pickle.loads(path.read_bytes())
-            return title, list(steps)
-        except Exception:  # noqa: BLE001 -- a stale or broken cache entry is recomputed
-            pass
+    name = _cache_name(p.model, values) + ".pickle"
+    hit, entry = cache.load(name)
+    if hit:
+        title, steps = entry
+        return title, list(steps)
     try:
         title, steps = _compute(p.model, values)
     except ValueError as exc:            # the paper refuses these options (e.g. an assumption of the model)
         raise InputError(str(exc).splitlines()[0]) from None
-    if path is not None:
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_bytes(pickle.dumps((title, tuple(steps)), protocol=4))
-            os.replace(tmp, path)
-        except OSError:
-            pass
+    cache.save(name, (title, tuple(steps)))
     return title, list(steps)
 
 
@@ -264,25 +251,17 @@ def render(model: str, latex: bool = False, *, width: int | None = None, options
     options), so a warm call imports no SymPy."""
     width = width or terminal_width()
     options = dict(options or {})
+    from attnverify import cache
     from attnverify.checks.registry import paper
 
     p = paper(model)
     values = p.options(options)
     key = _options_key({**values, "__width__": width, "__latex__": bool(latex)})
-    path = _cache_file(p.model, values)
-    text_path = None if path is None else path.with_name(path.stem + f"-{key}.txt")
-    if text_path is not None and text_path.is_file():
-        try:
-            return text_path.read_text(encoding="utf-8")
-        except OSError:
-            pass
+    text_name = f"{_cache_name(p.model, values)}-{key}.txt"
+    cached = cache.read_text(text_name)
+    if cached is not None:
+        return cached
     title, steps = _derive(p.model, values)
     text = _render_steps(title, steps, latex=latex, width=width)
-    if text_path is not None:
-        try:
-            tmp = text_path.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_text(text, encoding="utf-8")
-            os.replace(tmp, text_path)
-        except OSError:
-            pass
+    cache.write_text(text_name, text)
     return text

@@ -6,6 +6,7 @@ comparison as a small table and its plots. The full details (curves, tables) are
 """
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -182,6 +183,9 @@ def mathtext(label: str) -> str:
 
 
 _KEY_RE = re.compile(r"(\S+\s*=\s*[-+0-9.eE]+|#\s*\d+)\s*$")
+# a colour in a matplotlib format string: one of the single-letter colours (no marker is one of these letters) or
+# a cycle colour C0..C9; given together with color=, matplotlib warns "color is redundantly defined"
+_STYLE_COLOUR = re.compile(r"[bgrcmykw]|C\d")
 
 
 def _colour_key(label: str) -> str:
@@ -190,21 +194,50 @@ def _colour_key(label: str) -> str:
     return m.group(1).replace(" ", "") if m else label
 
 
+def _wrap_keeping_math(text: str, width: int) -> str:
+    """``text`` wrapped to ``width`` columns without breaking inside a $...$ mathtext span (a line break there
+    leaves unbalanced dollars, and matplotlib prints the TeX source)."""
+    parts = text.split("$")
+    glued = "$".join(p.replace(" ", "\x00") if i % 2 else p for i, p in enumerate(parts))
+    return "\n".join(line.replace("\x00", " ") for line in textwrap.wrap(glued, width))
+
+
+@functools.lru_cache(maxsize=1)
+def _figure_class():
+    """matplotlib's Figure with a PNG representation, so that a notebook shows it (once) without pyplot."""
+    import io
+
+    from matplotlib.figure import Figure
+
+    class ReportFigure(Figure):
+        def _repr_png_(self) -> bytes:
+            buf = io.BytesIO()
+            self.savefig(buf, format="png", dpi=100)
+            return buf.getvalue()
+
+    return ReportFigure
+
+
 def draw_plot(plot: Plot):
-    """One :class:`~attnverify.checks.framework.Plot` as a matplotlib Figure (caller closes it): mathtext labels, one colour
+    """One :class:`~attnverify.checks.framework.Plot` as a matplotlib Figure (not registered with pyplot: save it
+    with ``fig.savefig``, or show it as a notebook cell's value): mathtext labels, one colour
     per parameter value (solid and dotted curves of the same beta alike), the legend outside the axes when it is
     long, a wrapped title, and the zero line when the data change sign."""
-    import matplotlib.pyplot as plt
+    import matplotlib
 
+    Figure = _figure_class()
     n = len({s.label for s in plot.series})
     keys: dict[str, int] = {}
     for s in plot.series:
         keys.setdefault(_colour_key(s.label), len(keys))
     many = len(keys) > 10
-    cmap = plt.get_cmap("viridis" if many else "tab10")
+    cmap = matplotlib.colormaps["viridis" if many else "tab10"]
     colour = {k: cmap(i / max(1, len(keys) - 1)) if many else cmap(i % 10) for k, i in keys.items()}
     outside = n > 8
-    fig, ax = plt.subplots(figsize=(8.6 if outside else 6.4, 4.4))
+    # a Figure outside pyplot: no global figure list to leak into, and a notebook shows it once (as the value of
+    # the cell), not a second time when the inline backend flushes pyplot's open figures
+    fig = Figure(figsize=(8.6 if outside else 6.4, 4.4))
+    ax = fig.subplots()
     ys = []
     seen: set[str] = set()
     for s in plot.series:
@@ -213,11 +246,12 @@ def draw_plot(plot: Plot):
         c = colour[_colour_key(s.label)]
         label = mathtext(s.label) if s.label and s.label not in seen else None   # one legend entry per label
         seen.add(s.label)
+        kw = {} if _STYLE_COLOUR.search(s.style or "") else {"color": c}   # a colour in the style string wins
         if s.yerr is not None:
-            ax.errorbar(x, y, yerr=np.asarray(s.yerr, dtype=float), fmt=s.style, label=label, capsize=2, color=c)
+            ax.errorbar(x, y, yerr=np.asarray(s.yerr, dtype=float), fmt=s.style, label=label, capsize=2, **kw)
         else:
-            ax.plot(x, y, s.style, label=label, color=c)
-    ax.set_title("\n".join(textwrap.wrap(mathtext(plot.title), 70)), fontsize=10)
+            ax.plot(x, y, s.style, label=label, **kw)
+    ax.set_title(_wrap_keeping_math(mathtext(plot.title), 70), fontsize=10)
     ax.set(xlabel=mathtext(plot.xlabel), ylabel=mathtext(plot.ylabel))
     if plot.logx:
         ax.set_xscale("log")
@@ -238,16 +272,8 @@ def draw_plot(plot: Plot):
 
 
 def save_plot(plot: Plot, path: Path) -> None:
-    """Draw one plot to a PNG with matplotlib's Agg backend."""
-    import matplotlib
-
-    if matplotlib.get_backend().lower() not in ("agg", "module://matplotlib_inline.backend_inline"):
-        matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig = draw_plot(plot)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    """Draw one plot to a PNG (the Figure's own Agg canvas; pyplot and its backend are not involved)."""
+    draw_plot(plot).savefig(path, dpi=110)
 
 
 def plot_file_name(check_id: str, index: int) -> str:

@@ -145,3 +145,17 @@ def test_render_labels_as_text():
     assert derive.label_text(r"J_{\mathrm{fixed}}(\rho)") == "J_fixed(ρ)"
     assert derive.label_text(r"\Delta_\parallel(\rho)") == "Δ_∥(ρ)"
     assert derive.label_text(r"\mathbb{E}\,e^{\beta g}") == "𝔼 e^(β g)"
+
+
+def test_plot_index_out_of_range_names_the_plots():
+    from attnverify.api import Result
+    from attnverify.checks.framework import Evidence, Plot, Series
+
+    plots = [Plot(f"plot {i}", "x", "y", [Series("s", [0, 1], [0, 1])]) for i in range(2)]
+    r = Result("toy.x", "claim", "src", "pass", {}, 0.0, Evidence("m", 0.0, 1.0, "r", True, plots=plots))
+    with pytest.raises(IndexError, match=r"toy.x has 2 plots \(plot\(0\) .. plot\(1\)\), not plot\(5\): 0: plot 0; 1: plot 1"):
+        r.plot(5)
+    with pytest.raises(TypeError, match="integer"):
+        r.plot("0")
+    import matplotlib.pyplot as plt
+    plt.close(r.plot(-1))

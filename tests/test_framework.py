@@ -123,7 +123,7 @@ def test_overrides_reach_the_check(toys):
     (["run", "toy.passes", "--seed", "x"], "--seed: expected a non-negative integer"),
     (["derive", "nosuchmodel"], "unknown model"),
     (["frobnicate"], "invalid choice"),
-    ([], "required"),
+    (["run", "toy.passes", "--set", "n=1000000000"], "n: 1e+09 is more than 100 x"),
 ])
 def test_bad_input_is_one_line_exit_2(toys, capsys, argv, words):
     assert main(argv) == 2

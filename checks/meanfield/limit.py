@@ -48,6 +48,7 @@ def grid(d: int, n: int, rng: np.random.Generator) -> np.ndarray:
 
 def _validate(p: dict) -> None:
     validate_model(p)
+    validate_betas(p["betas"], 3)
 
 
 @check(
