@@ -80,6 +80,20 @@ def _compute(model: str, values: dict) -> tuple[str, list]:
     return paper(model).derive(values)
 
 
+def _exact_values(p, options: dict) -> dict:
+    """The options given as text, read without rounding where they have an exact value (``K=1,0;0,1/3`` gives a
+    SymPy matrix with 1/3, ``theta=0.3`` the Rational 3/10), so the derivation prints exact results."""
+    out = {}
+    for name, raw in options.items():
+        prm = p.param(name)
+        if isinstance(raw, str) and prm is not None and prm.kind in ("matrix", float, int):
+            try:
+                out[name] = prm.exact(raw)
+            except InputError:
+                pass
+    return out
+
+
 def _derive(model: str, options: dict) -> tuple[str, list]:
     from attnverify import cache
     from attnverify.checks.registry import paper
@@ -87,7 +101,7 @@ def _derive(model: str, options: dict) -> tuple[str, list]:
     p = paper(model)
     if p.derive is None:
         raise InputError(f"{model}: the paper gives no derivation")
-    values = p.options(options)
+    values = {**p.options(options), **_exact_values(p, options)}
     name = _cache_name(p.model, values) + ".pickle"
     hit, entry = cache.load(name)
     if hit:
@@ -255,13 +269,13 @@ def render(model: str, latex: bool = False, *, width: int | None = None, options
     from attnverify.checks.registry import paper
 
     p = paper(model)
-    values = p.options(options)
+    values = {**p.options(options), **_exact_values(p, options)}
     key = _options_key({**values, "__width__": width, "__latex__": bool(latex)})
     text_name = f"{_cache_name(p.model, values)}-{key}.txt"
     cached = cache.read_text(text_name)
     if cached is not None:
         return cached
-    title, steps = _derive(p.model, values)
+    title, steps = _derive(p.model, options)
     text = _render_steps(title, steps, latex=latex, width=width)
     cache.write_text(text_name, text)
     return text

@@ -311,10 +311,17 @@ def test_version(capsys):
 def test_derive_meanfield_for_the_users_matrices(capsys):
     assert main(["derive", "meanfield", "--set", "V=2,0;0,1", "--set", "K=1,0;0,3", "--width", "80"]) == 0
     out = capsys.readouterr().out
-    assert "Projection map" in out and "0.333333333333" in out     # c = gamma/|B^T x*| = 1/3 for these matrices
+    assert "Projection map" in out and "1/3" in out and "0.333" not in out   # c = gamma/|B^T x*| = 1/3, exact
+    assert "2⋅log(3)" in out                                         # t* carries log 9 = 2 log 3, not -2.197...
     assert max(len(line) for line in out.splitlines()) <= 80
     assert main(["derive", "meanfield", "--set", "V=1,1;0,1", "--set", "K=1,0;0,3"]) == 2   # V B^T not symmetric
     assert main(["derive", "meanfield", "--set", "theta=1"]) == 2
+
+
+def test_derive_keeps_rationals_exact(capsys):
+    assert main(["derive", "meanfield", "--set", "K=1,0;0,1/3", "--set", "V=1,0;0,2", "--width", "100"]) == 0
+    out = capsys.readouterr().out
+    assert "1/3" in out and "0.333" not in out
 
 
 def test_derive_bad_input(capsys):
