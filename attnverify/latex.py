@@ -128,7 +128,8 @@ def equation(step, label: str | None) -> str:
 def derivation_section(title: str, steps: list, key: str) -> tuple[list[str], list[tuple[str, str]]]:
     """A section: per step its statement, the labelled equation and why it holds; and the (label, left side)
     pairs. A name used twice in one derivation gets a suffix (the tests keep the papers' names unique)."""
-    parts = [rf"\section{{{notation.latex(title)}}}"]
+    heading = notation.latex(title)
+    parts = [rf"\section[{heading}]{{\raggedright {heading}}}"]       # long titles break between words, not out
     labels: list[tuple[str, str]] = []
     seen: set[str] = set()
     for i, step in enumerate(steps, 1):
