@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import re
 import shutil
 import sys
 from importlib import metadata
 from pathlib import Path
 
+from attnverify import notation
 from attnverify.checks.framework import InputError
 
 # ----------------------------------------------------------------------------------------------
@@ -31,8 +31,8 @@ def cache_root() -> Path | None:
 
 def code_version() -> str:
     """SHA-256 (16 hex digits) of the sources of the theory and checks packages and of every registered paper's
-    own package (the derivations and the papers' adapters), of this module (which renders the text), and of the
-    SymPy and Python versions."""
+    own package (the derivations and the papers' adapters), of this module and :mod:`attnverify.notation` (which
+    render the text), and of the SymPy and Python versions."""
     from attnverify.checks.registry import papers
 
     return _code_version(tuple(p.model for p in papers()))
@@ -47,7 +47,7 @@ def _code_version(models: tuple[str, ...]) -> str:
     roots = [Path(theory.__file__).parent, Path(checks.__file__).parent]
     roots += [Path(d) for d in source_dirs() if not any(Path(d).is_relative_to(r) for r in roots)]
     h.update("|".join(models).encode())
-    for path in [*sorted(p for r in roots for p in r.rglob("*.py")), Path(__file__)]:
+    for path in [*sorted(p for r in roots for p in r.rglob("*.py")), Path(__file__), Path(notation.__file__)]:
         h.update(path.name.encode() + b"\0" + path.read_bytes())
     return h.hexdigest()[:16]
 
@@ -118,42 +118,6 @@ def _derive(model: str, options: dict) -> tuple[str, list]:
 # ----------------------------------------------------------------------------------------------
 # text rendering
 # ----------------------------------------------------------------------------------------------
-_TEX_WORDS = {
-    r"\alpha": "α", r"\beta": "β", r"\gamma": "γ", r"\delta": "δ", r"\varepsilon": "ε", r"\epsilon": "ε",
-    r"\eta": "η", r"\theta": "θ", r"\lambda": "λ", r"\mu": "μ", r"\xi": "ξ", r"\pi": "π", r"\rho": "ρ",
-    r"\sigma": "σ", r"\tau": "τ", r"\phi": "φ", r"\varphi": "φ", r"\psi": "ψ", r"\omega": "ω", r"\Pi": "Π",
-    r"\Sigma": "Σ", r"\Delta": "Δ", r"\Gamma": "Γ", r"\infty": "∞", r"\parallel": "∥", r"\perp": "⊥",
-    r"\nabla": "∇", r"\partial": "∂", r"\langle": "⟨", r"\rangle": "⟩", r"\le": "≤", r"\ge": "≥",
-    r"\cdot": "·", r"\log": "log", r"\lim": "lim", r"\min": "min", r"\max": "max", r"\dim": "dim",
-    r"\exp": "exp", r"\to": "→", r"\mathbb{E}": "𝔼",
-}
-_SUB = str.maketrans("0123456789+-=()aeijkmnoprstuvx", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑᵢⱼₖₘₙₒₚᵣₛₜᵤᵥₓ")
-_SUP = str.maketrans("0123456789+-=()*n", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾*ⁿ")
-
-
-def _script(text: str, table: dict, mark: str) -> str:
-    plain = text.translate(table)
-    return plain if all(ch in table.values() or ch == "*" for ch in plain if ch not in "⁾⁽") and \
-        not any(ch.isascii() and ch.isalnum() for ch in plain) else (f"{mark}{text}" if text.isalnum() or len(text) == 1 else
-                                                                    f"{mark}({text})")
-
-
-def label_text(label: str) -> str:
-    """A step's LaTeX label as Unicode text: ``J_{\\mathrm{fixed}}(\\rho)`` -> ``J_fixed(ρ)``."""
-    s = label
-    s = re.sub(r"\\(?:mathrm|rm|text)\s*\{([^{}]*)\}", r"\1", s)
-    s = re.sub(r"\{\\rm\s+([^{}]*)\}", r"\1", s)
-    s = re.sub(r"\\dot\s*([A-Za-z])", "\\1\u0307", s)
-    s = s.replace(r"\,", " ").replace(r"\;", " ").replace(r"\!", "")
-    for tex in sorted(_TEX_WORDS, key=len, reverse=True):
-        s = re.sub(re.escape(tex) + r"(?![A-Za-z])", _TEX_WORDS[tex], s)
-    s = re.sub(r"_\{([^{}]*)\}", lambda m: _script(m.group(1), _SUB, "_"), s)
-    s = re.sub(r"_([^\s{}\\(])", lambda m: _script(m.group(1), _SUB, "_"), s)
-    s = re.sub(r"\^\{([^{}]*)\}", lambda m: _script(m.group(1), _SUP, "^"), s)
-    s = re.sub(r"\^([^\s{}\\(])", lambda m: _script(m.group(1), _SUP, "^"), s)
-    return s.replace("{", "").replace("}", "").replace("\\", "").strip()
-
-
 def terminal_width() -> int:
     return max(60, shutil.get_terminal_size((100, 24)).columns)
 
@@ -247,14 +211,14 @@ def _merge_small(lines: list[str], expr, width: int) -> list[str]:
 def _render_steps(title: str, steps: list, *, latex: bool, width: int) -> str:
     lines = [title, ""]
     for i, step in enumerate(steps, 1):
-        lines += _wrap(f"{i}. {step.statement}", width, "")
+        lines += _wrap(f"{i}. {notation.unicode(step.statement)}", width, "")
         if latex:
             lines.append("   " + step.latex())
         else:
             if step.label:
-                lines.append(f"   {label_text(step.label)} =")
+                lines.append(f"   {notation.tex_to_unicode(step.label)} =")
             lines += ["      " + row for row in pretty_lines(step.result, max(40, width - 6))]
-        lines += _wrap(f"because: {step.reason}", width, "   ")
+        lines += _wrap(f"because: {notation.unicode(step.reason)}", width, "   ")
         lines.append("")
     return "\n".join(lines)
 

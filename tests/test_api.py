@@ -62,7 +62,7 @@ def toy(monkeypatch):
         x = ctx.rng().normal(0.0, 1.0, 100)
         return Evidence(metric="|z|", observed=float(abs(x.mean()) * 10), threshold=4.0, reason="normal quantile",
                         passed=bool(abs(x.mean()) * 10 <= 4.0), details={"m": float(x.mean())},
-                        plots=[Plot("toy plot beta", "rho", "J", [Series("beta=1", [0, 1], [0, 1]),
+                        plots=[Plot("toy plot beta", r"$\rho$", "J", [Series("beta=1", [0, 1], [0, 1]),
                                                                     Series("bound beta=1", [0, 1], [1, 2], style=":")])])
 
     check(id="toyapi.a", claim="A toy.", source="toy")(run)
@@ -97,7 +97,8 @@ def test_run_report_result_and_reprs(toy, tmp_path):
     assert isinstance(fig, matplotlib.figure.Figure)
     lines = fig.axes[0].get_lines()
     assert lines[0].get_color() == lines[1].get_color()        # the same beta, one colour (solid and dotted)
-    assert fig.axes[0].get_xlabel() == r"$\rho$"                # mathtext labels
+    assert fig.axes[0].get_xlabel() == r"$\rho$"                # the convention's mathematics is mathtext
+    assert fig.axes[0].get_ylabel() == "J"                      # words stay words
     out = rep.save(tmp_path / "rep")
     assert (out / "report.md").is_file() and (out / "toyapi_a_0.png").is_file()
     with pytest.raises(attnverify.InputError, match="force=True"):
@@ -142,9 +143,8 @@ def test_derivation_cache_is_keyed_by_code_and_survives_a_broken_entry(tmp_path,
 
 
 def test_render_labels_as_text():
-    assert derive.label_text(r"J_{\mathrm{fixed}}(\rho)") == "J_fixed(ρ)"
-    assert derive.label_text(r"\Delta_\parallel(\rho)") == "Δ_∥(ρ)"
-    assert derive.label_text(r"\mathbb{E}\,e^{\beta g}") == "𝔼 e^(β g)"
+    text = derive.render("meanfield", width=100)
+    assert "X_∞(x) =" in text and "dL/dτ =" in text and "$" not in text and "\\" not in text
 
 
 def test_plot_index_out_of_range_names_the_plots():

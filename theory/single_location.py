@@ -61,107 +61,140 @@ def _steps() -> tuple[Step, ...]:
     tok = _R.token_moments()
     asm = _R.assembly_residuals()
     steps = [
-        Step("Informative token: Z = <G,k>, U1 = <G,v>, U2 = <G,v*> are jointly Gaussian with unit variances; "
-             "<X,k> = mu kappa + gamma Z, <X,v> = mu theta + gamma U1, y = <X,v*> = gamma U2, mu = sqrt(d/2)",
+        Step(r"Informative token: $Z = \langle G, k\rangle$, $U_1 = \langle G, v\rangle$, "
+             r"$U_2 = \langle G, v^*\rangle$ are jointly Gaussian with unit variances; "
+             r"$\langle X, k\rangle = \mu\kappa + \gamma Z$, $\langle X, v\rangle = \mu\theta + \gamma U_1$, "
+             r"$y = \langle X, v^*\rangle = \gamma U_2$, $\mu = \sqrt{d/2}$",
              sp.Matrix([[1, rho, eta], [rho, 1, nu], [eta, nu, 1]]),
-             "G ~ N(0, I_d) projected on unit vectors; <k*, v*> = 0 so E y = 0", r"\Sigma_I"),
-        Step("Noise token: (a, b) = (<X,k>, <X,v>) is a standard Gaussian pair with correlation rho",
-             sp.Matrix([[1, rho], [rho, 1]]), "X ~ N(0, I_d), |k| = |v| = 1", r"\Sigma_N"),
-        Step("Stein's lemma, first and second order: (z f - f') phi + (f phi)' and "
-             "(z^2 f - f - f'') phi + ((z f + f') phi)' for an arbitrary f",
+             r"$G \sim N(0, I_d)$ projected on unit vectors; $\langle k^*, v^*\rangle = 0$ so $\mathbb{E}\,y = 0$",
+             r"\Sigma_I", "Sigma-I"),
+        Step(r"Noise token: $(a, b) = (\langle X, k\rangle, \langle X, v\rangle)$ is a standard Gaussian pair with "
+             r"correlation $\rho$",
+             sp.Matrix([[1, rho], [rho, 1]]), r"$X \sim N(0, I_d)$, $|k| = |v| = 1$", r"\Sigma_N", "Sigma-N"),
+        Step(r"Stein's lemma, first and second order: $(z f - f')\varphi + (f\varphi)'$ and "
+             r"$(z^2 f - f - f'')\varphi + ((z f + f')\varphi)'$ for an arbitrary $f$",
              sp.Matrix([stein["first"], stein["second"]]),
-             "SymPy simplifies both to 0; integrate over R (boundary terms vanish for polynomial growth)",
-             r"\mathrm{Stein}"),
-        Step("Gaussian-erf mean: E erf(m + sZ)", erf_mean(m, s),
-             "d/dm E erf(m+sZ) = (2/sqrt(pi)) E exp(-(m+sZ)^2), a Gaussian integral (completed square); integrated "
-             "in m from 0 where the mean vanishes by symmetry", r"E_{\mathrm{erf}}"),
-        Step("First and second moments: E[Z erf(m+sZ)] = s d/dm E erf, E[Z^2 erf(m+sZ)] = E erf + s^2 d^2/dm^2 E erf",
-             sp.Matrix([erf_moment(1, 1, m, s), erf_moment(2, 1, m, s)]), "Stein's lemma", r"E_{Z\mathrm{erf}}"),
-        Step("Derivative of zeta_s(t) = E erf(t + sZ)^2 (route a): (4/sqrt(pi)) E[exp(-W^2) erf W], W = t + sZ",
-             zp["zeta_prime"], "exp(-W^2) phi(z) is c s0 times a Gaussian density in z (completed square; the constant "
-             f"checked against the Gaussian integral: difference {zp['weight_check']}); then E erf of an affine "
-             "Gaussian", r"\zeta'"),
-        Step("zeta through Owen's T (route b): zeta_s(t) = 1 - 8 T(sqrt2 t / sqrt(1+2s^2), 1/sqrt(1+4s^2))",
-             ob["zeta"], "erf = 2 Phi(sqrt2 x) - 1 (residual " + str(ob["erf_phi_residual"]) + "); E Phi(h+kZ)^2 is a "
-             "bivariate orthant probability; Owen's identity checked by its h-derivative (residual "
-             f"{ob['owen_identity_residual']}); d/dt of route (b) minus zeta' of route (a): {ob['routes_residual']}, "
-             "and both tend to 1 as t -> oo", r"\zeta"),
-        Step("zeta at t = 0", _G._zeta_at_zero(), "T(0, a) = atan(a)/(2 pi) (SymPy integral)", r"\zeta(0)"),
-        Step("zeta is even and solves the heat equation d zeta/d s = s d^2 zeta/dt^2",
+             r"SymPy simplifies both to 0; integrate over $\mathbb{R}$ (boundary terms vanish for polynomial growth)",
+             r"\mathrm{Stein}", "stein"),
+        Step(r"Gaussian-erf mean: $\mathbb{E}\operatorname{erf}(m + sZ)$", erf_mean(m, s),
+             r"$\frac{d}{dm}\mathbb{E}\operatorname{erf}(m + sZ) = \frac{2}{\sqrt{\pi}}\,\mathbb{E}\,e^{-(m + sZ)^2}$, "
+             r"a Gaussian integral (completed square); integrated in $m$ from 0 where the mean vanishes by symmetry",
+             r"E_{\mathrm{erf}}", "erf-mean"),
+        Step(r"First and second moments: $\mathbb{E}[Z\operatorname{erf}(m + sZ)] = s\,\frac{d}{dm}\mathbb{E}"
+             r"\operatorname{erf}$, $\mathbb{E}[Z^2\operatorname{erf}(m + sZ)] = \mathbb{E}\operatorname{erf} + "
+             r"s^2\,\frac{d^2}{dm^2}\mathbb{E}\operatorname{erf}$",
+             sp.Matrix([erf_moment(1, 1, m, s), erf_moment(2, 1, m, s)]), "Stein's lemma", r"E_{Z\mathrm{erf}}",
+             "erf-moments"),
+        Step(r"Derivative of $\zeta_s(t) = \mathbb{E}\operatorname{erf}(t + sZ)^2$ (route a): "
+             r"$\frac{4}{\sqrt{\pi}}\,\mathbb{E}[e^{-W^2}\operatorname{erf} W]$, $W = t + sZ$",
+             zp["zeta_prime"], r"$e^{-W^2}\varphi(z)$ is $c\,s_0$ times a Gaussian density in $z$ (completed square; "
+             f"the constant checked against the Gaussian integral: difference ${sp.latex(zp['weight_check'])}$); then "
+             r"$\mathbb{E}\operatorname{erf}$ of an affine Gaussian", r"\zeta'", "zeta-prime"),
+        Step(r"$\zeta$ through Owen's $T$ (route b): $\zeta_s(t) = 1 - 8\,T\bigl(\sqrt{2}\,t/\sqrt{1 + 2s^2},\, "
+             r"1/\sqrt{1 + 4s^2}\bigr)$",
+             ob["zeta"], r"$\operatorname{erf} x = 2\Phi(\sqrt{2}\,x) - 1$ (residual "
+             f"${sp.latex(ob['erf_phi_residual'])}$); " r"$\mathbb{E}\,\Phi(h + kZ)^2$ is a "
+             r"bivariate orthant probability; Owen's identity checked by its $h$-derivative (residual "
+             f"${sp.latex(ob['owen_identity_residual'])}$); " r"$\frac{d}{dt}$ of route (b) minus $\zeta'$ of "
+             f"route (a): ${sp.latex(ob['routes_residual'])}$, " r"and both tend to 1 as $t \to \infty$",
+             r"\zeta", "zeta"),
+        Step(r"$\zeta$ at $t = 0$", _G._zeta_at_zero(), r"$T(0, a) = \arctan(a)/(2\pi)$ (SymPy integral)",
+             r"\zeta(0)", "zeta-0"),
+        Step(r"$\zeta$ is even and solves the heat equation $\partial_s\zeta = s\,\partial_t^2\zeta$",
              sp.Matrix([_G.zeta_evenness_residual(), _G.heat_equation_residual()]),
-             "zeta'(-t) + zeta'(t) and d/ds zeta' - s d^2/dt^2 zeta' simplify to 0", r"\zeta_{\pm}"),
-        Step("Noise token: E[erf(lam a) b] and E[erf(lam a)^2 b^2]", sp.Matrix([tok["EN_f"], tok["EN_f2"]]),
-             "E[b | a] = rho a, Var(b | a) = 1 - rho^2; Stein moments with m = 0, s = lam", r"E_N"),
-        Step("Informative token: E[erf(lam <X,k>) <X,v>]", tok["EI_f"],
-             "E[U1 | Z] = rho Z; Stein moments with m = lam mu kappa, s = lam gamma", r"E_I f"),
-        Step("Independence of the tokens: E (xi + A - sum_{l>=2} B_l)^2 = eps^2 + E A^2 - 2(L-1) E A E B "
-             "+ (L-1) E B^2 + (L-1)(L-2) (E B)^2, A = y - f_1, B_l = f_l",
+             r"$\zeta'(-t) + \zeta'(t)$ and $\partial_s\zeta' - s\,\partial_t^2\zeta'$ simplify to 0", r"\zeta_{\pm}",
+             "zeta-heat"),
+        Step(r"Noise token: $\mathbb{E}[\operatorname{erf}(\lambda a)\, b]$ and "
+             r"$\mathbb{E}[\operatorname{erf}(\lambda a)^2 b^2]$", sp.Matrix([tok["EN_f"], tok["EN_f2"]]),
+             r"$\mathbb{E}[b \mid a] = \rho a$, $\operatorname{Var}(b \mid a) = 1 - \rho^2$; Stein moments with "
+             r"$m = 0$, $s = \lambda$", r"E_N", "noise-token"),
+        Step(r"Informative token: $\mathbb{E}[\operatorname{erf}(\lambda\langle X, k\rangle)\,\langle X, v\rangle]$",
+             tok["EI_f"],
+             r"$\mathbb{E}[U_1 \mid Z] = \rho Z$; Stein moments with $m = \lambda\mu\kappa$, $s = \lambda\gamma$",
+             r"E_I f", "informative-token"),
+        Step(r"Independence of the tokens: $\mathbb{E}(\xi + A - \sum_{l \ge 2} B_l)^2 = \varepsilon^2 + "
+             r"\mathbb{E} A^2 - 2(L-1)\,\mathbb{E} A\,\mathbb{E} B + (L-1)\,\mathbb{E} B^2 + (L-1)(L-2)"
+             r"(\mathbb{E} B)^2$, $A = y - f_1$, $B_l = f_l$",
              sp.Matrix([asm[k] for k in sorted(asm)]),
-             "expanded for L = 1..5 with every monomial replaced by the product of the moments of its independent "
-             "factors; the difference with the formula is 0 for each L", r"\Delta_L"),
-        Step("The population risk R = E (Y - T_{k,v}(X))^2 for unit k, v", risk(),
-             "the token moments assembled (exchangeability: condition on J0 = 1)", "R"),
-        Step("Invariance under (k, v) -> (-k, -v): R(-kappa, -nu, -theta, -eta, rho) - R", _R.flip_residual(),
-             "erf odd, zeta even in t; SymPy simplifies the difference", r"R_{\pm}"),
-        Step("On M = {theta = eta = rho = 0}: dR/dtheta, dR/deta, dR/drho",
-             sp.Matrix([_R.normal_gradient_on_M()[o] for o in (theta, eta, rho)]), "SymPy, evaluated on M",
-             r"\nabla_{\perp} R|_M"),
-        Step("The reduced risk on M", risk_on_M(), "R at theta = eta = rho = 0", "r_M"),
+             r"expanded for $L = 1, \dots, 5$ with every monomial replaced by the product of the moments of its "
+             r"independent factors; the difference with the formula is 0 for each $L$", r"\Delta_L", "independence"),
+        Step(r"The population risk $R = \mathbb{E}(Y - T_{k,v}(X))^2$ for unit $k$, $v$", risk(),
+             r"the token moments assembled (exchangeability: condition on $J_0 = 1$)", "R", "R"),
+        Step(r"Invariance under $(k, v) \mapsto (-k, -v)$: $R(-\kappa, -\nu, -\theta, -\eta, \rho) - R$",
+             _R.flip_residual(),
+             r"$\operatorname{erf}$ odd, $\zeta$ even in $t$; SymPy simplifies the difference", r"R_{\pm}",
+             "R-flip"),
+        Step(r"On $M = \{\theta = \eta = \rho = 0\}$: $\partial R/\partial\theta$, $\partial R/\partial\eta$, "
+             r"$\partial R/\partial\rho$",
+             sp.Matrix([_R.normal_gradient_on_M()[o] for o in (theta, eta, rho)]), r"SymPy, evaluated on $M$",
+             r"\nabla_{\perp} R|_M", "grad-normal-M"),
+        Step(r"The reduced risk on $M$", risk_on_M(), r"$R$ at $\theta = \eta = \rho = 0$", "r_M", "r-M"),
     ]
     om = overlap_map_abstract()
     fl = overlap_flow_abstract()
     P = _D.reduced_partials()
     steps += [
-        Step("One projected gradient step (step h) in the overlaps: kappa' (the map closes on the five overlaps; "
-             "R_o are the partials of R)", om["new"][kappa],
-             "Gram matrix of (k, v, k*, v*); |k - h g_k|^2 - (1 + h^2 |g_k|^2) = " + str(om["norm_residuals"][0]),
-             r"\kappa'"),
-        Step("The gradient flow of the overlaps (d/dh of the map at h = 0)",
-             sp.Matrix([fl[o] for o in OVERLAPS]), "SymPy differentiation", r"\dot o"),
-        Step("M is invariant for every step h: theta', eta', rho' on M (where R_theta = R_eta = R_rho = 0)",
+        Step(r"One projected gradient step (step $h$) in the overlaps: $\kappa'$ (the map closes on the five "
+             r"overlaps; $R_o$ are the partials of $R$)", om["new"][kappa],
+             r"Gram matrix of $(k, v, k^*, v^*)$; $|k - h g_k|^2 - (1 + h^2 |g_k|^2) = "
+             + sp.latex(om["norm_residuals"][0]) + "$",
+             r"\kappa'", "kappa-step"),
+        Step(r"The gradient flow of the overlaps ($\frac{d}{dh}$ of the map at $h = 0$)",
+             sp.Matrix([fl[o] for o in OVERLAPS]), "SymPy differentiation", r"\dot o", "overlap-flow"),
+        Step(r"$M$ is invariant for every step $h$: $\theta'$, $\eta'$, $\rho'$ on $M$ (where $R_\theta = R_\eta = "
+             r"R_\rho = 0$)",
              sp.Matrix([_D.invariance_of_M()[o] for o in (theta, eta, rho)]), "SymPy simplification of the map",
-             r"o'_\perp|_M"),
-        Step("The reduced map on M", sp.Matrix([reduced_map()["abstract"][kappa], reduced_map()["abstract"][nu]]),
-             "the map at theta = eta = rho = 0, with R_kappa = r_kappa, R_nu = r_nu", r"(\kappa', \nu')"),
-        Step("The reduced flow on M", sp.Matrix(reduced_flow()), "d/dh of the reduced map at h = 0",
-             r"(\dot\kappa, \dot\nu)"),
-        Step("r is affine in nu, and r_kappa = r_kappa_nu (nu - nu*(kappa)) with the nullcline nu* an erf",
+             r"o'_\perp|_M", "M-invariant"),
+        Step(r"The reduced map on $M$", sp.Matrix([reduced_map()["abstract"][kappa], reduced_map()["abstract"][nu]]),
+             r"the map at $\theta = \eta = \rho = 0$, with $R_\kappa = r_\kappa$, $R_\nu = r_\nu$",
+             r"(\kappa', \nu')", "reduced-map"),
+        Step(r"The reduced flow on $M$", sp.Matrix(reduced_flow()), r"$\frac{d}{dh}$ of the reduced map at $h = 0$",
+             r"(\dot\kappa, \dot\nu)", "reduced-flow"),
+        Step(r"$r$ is affine in $\nu$, and $r_\kappa = r_{\kappa\nu}\,(\nu - \nu^*(\kappa))$ with the nullcline "
+             r"$\nu^*$ an $\operatorname{erf}$",
              sp.Matrix([P["r_nu"], P["nu_star"], P["affine_residual"]]),
-             "r_nu is free of nu; nu* solved by SymPy; the affine residual simplifies to 0", r"\nu^*"),
+             r"$r_\nu$ is free of $\nu$; $\nu^*$ solved by SymPy; the affine residual simplifies to 0", r"\nu^*",
+             "nu-star"),
     ]
     crit = reduced_critical_points()
     steps += [
-        Step("Critical points of the reduced flow on [-1, 1]^2: (0, 0) and the corners (+-1, +-1)",
+        Step(r"Critical points of the reduced flow on $[-1, 1]^2$: $(0, 0)$ and the corners $(\pm 1, \pm 1)$",
              sp.Matrix([[c["kappa"], c["nu"]] for c in crit]),
-             "r_nu = 0 only at kappa = 0 (then nu = nu*(0) = 0); on the edges (1 - kappa^2)(1 - nu^2) kills the "
-             "flow only at the corners since |nu*| < 1", r"\mathrm{crit}_M"),
-        Step("Jacobian of the reduced flow at the saddle (0, 0)", crit[0]["jacobian"], "SymPy", r"J_{(0,0)}"),
-        Step("Jacobian of the reduced flow at the oracle (1, 1)", crit[1]["jacobian"],
-             "SymPy; both eigenvalues negative (erf < 1)", r"J_{(1,1)}"),
+             r"$r_\nu = 0$ only at $\kappa = 0$ (then $\nu = \nu^*(0) = 0$); on the edges $(1 - \kappa^2)(1 - \nu^2)$ "
+             r"kills the flow only at the corners since $|\nu^*| < 1$", r"\mathrm{crit}_M", "critical-points"),
+        Step(r"Jacobian of the reduced flow at the saddle $(0, 0)$", crit[0]["jacobian"], "SymPy", r"J_{(0,0)}",
+             "J-saddle"),
+        Step(r"Jacobian of the reduced flow at the oracle $(1, 1)$", crit[1]["jacobian"],
+             r"SymPy; both eigenvalues negative ($\operatorname{erf} < 1$)", r"J_{(1,1)}", "J-oracle"),
     ]
     blocks = _O.oracle_hessian_blocks()
     pr = oracle_on_M_proof()
     bl = best_linear_predictor()
     steps += [
-        Step("Riemannian Hessian at the oracle: -R_kappa on the d-2 directions of k orthogonal to k*, v*; -R_nu on "
-             "those of v; and a 2 x 2 block in (k tilted to v*, v tilted to k*)",
+        Step(r"Riemannian Hessian at the oracle: $-R_\kappa$ on the $d - 2$ directions of $k$ orthogonal to $k^*$, "
+             r"$v^*$; $-R_\nu$ on those of $v$; and a $2 \times 2$ block in ($k$ tilted to $v^*$, $v$ tilted to $k^*$)",
              sp.Matrix([blocks["orth_k"], blocks["orth_v"]]),
              "second derivative along normalised curves through the oracle (the gradient vanishes there); the "
-             "coupling entries between the three groups simplify to 0", r"\lambda_\perp"),
-        Step("The 2 x 2 block of the Riemannian Hessian at the oracle", blocks["block"],
-             "SymPy; its determinant's sign is scanned in lam in ball arithmetic (oracle_local_min_scan)",
-             r"H_{ab}"),
-        Step("On M the oracle minimises r: r_kappa(kappa, 1) = r_kappa_nu (1 - nu*) < 0, and r(kappa, nu) >= "
-             "r(|kappa|, 1) since r is affine in nu with slope -2 gamma^2 erf(c kappa)", pr["r_kappa_at_nu1"],
-             f"slope negative: {pr['slope_negative']}; nu* is an erf: {pr['nu_star_is_erf']}", r"r_\kappa(\kappa,1)"),
-        Step("Bayes predictor: log-likelihood ratio of a token being the informative one (a = <x, k*>, n2 = |x|^2); "
-             "posterior weights softmax(s_j), predictor sum_j w_j <X_j, v*>", bayes_log_weight(),
-             "sum over coordinates of log N(x_i; m_i, gamma^2) - log N(x_i; 0, 1) (sympy.stats densities)", "s(x)"),
-        Step("Best linear predictor: beta_l = b v* for every token, no k* part, no intercept", bl["coef_v"],
-             "normal equations in the k*- and v*-coordinates, exchangeable ansatz; residual "
-             f"{bl['normal_eq_residual']}", "b"),
-        Step("Risk of the best linear predictor minus eps^2 (independent of d)", bl["excess"],
-             "Var Y - Cov(X, Y)^T beta", r"R_{\mathrm{lin}} - \epsilon^2"),
+             "coupling entries between the three groups simplify to 0", r"\lambda_\perp", "hessian-orth"),
+        Step(r"The $2 \times 2$ block of the Riemannian Hessian at the oracle", blocks["block"],
+             r"SymPy; the sign of its determinant is scanned in $\lambda$ in ball arithmetic (oracle_local_min_scan)",
+             r"H_{ab}", "hessian-block"),
+        Step(r"On $M$ the oracle minimises $r$: $r_\kappa(\kappa, 1) = r_{\kappa\nu}\,(1 - \nu^*) < 0$, and "
+             r"$r(\kappa, \nu) \ge r(|\kappa|, 1)$ since $r$ is affine in $\nu$ with slope "
+             r"$-2\gamma^2\operatorname{erf}(c\kappa)$", pr["r_kappa_at_nu1"],
+             f"slope negative: {pr['slope_negative']}; " r"$\nu^*$ is an $\operatorname{erf}$: "
+             f"{pr['nu_star_is_erf']}", r"r_\kappa(\kappa,1)", "oracle-on-M"),
+        Step(r"Bayes predictor: log-likelihood ratio of a token being the informative one "
+             r"($a = \langle x, k^*\rangle$, $n_2 = |x|^2$); posterior weights $\operatorname{softmax}(s_j)$, "
+             r"predictor $\sum_j w_j \langle X_j, v^*\rangle$", bayes_log_weight(),
+             r"sum over coordinates of $\log N(x_i; m_i, \gamma^2) - \log N(x_i; 0, 1)$ (sympy.stats densities)",
+             "s(x)", "bayes"),
+        Step(r"Best linear predictor: $\beta_l = b\,v^*$ for every token, no $k^*$ part, no intercept", bl["coef_v"],
+             r"normal equations in the $k^*$- and $v^*$-coordinates, exchangeable ansatz; residual "
+             f"${sp.latex(bl['normal_eq_residual'])}$", "b", "linear-coef"),
+        Step(r"Risk of the best linear predictor minus $\varepsilon^2$ (independent of $d$)", bl["excess"],
+             r"$\operatorname{Var} Y - \operatorname{Cov}(X, Y)^\top\beta$", r"R_{\mathrm{lin}} - \epsilon^2",
+             "linear-risk"),
     ]
     return tuple(steps)
 

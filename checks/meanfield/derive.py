@@ -32,30 +32,32 @@ def steps_for(B, V) -> list:
     Pi = sp.simplify(P * x / sp.sqrt((x.T * P * x)[0]))
     gap = sp.simplify(eig[0][0] - eig[1][0])
     steps = [
-        Step("A = V Bᵀ for the given matrices (symmetric, as the model assumes)", A, "matrix product", "A"),
-        Step("Distinct eigenvalues of A, descending (multiplicities " + ", ".join(str(m) for _, m, _ in eig) + ")",
-             mu, "exact characteristic polynomial (sympy eigenvects)", r"\mu"),
-        Step(f"Orthogonal projector onto the dominant eigenspace E (dim E = {s.dim_E})", P,
-             "orthonormal eigenvectors of the top eigenvalue (Gram-Schmidt)", r"P_E"),
-        Step("Projection map Π(x) = P_E x/|P_E x| (the τ → ∞ limit of the closed-form flow)", Pi,
-             "|P_E x|² = xᵀ P_E x for an orthogonal projector", r"\Pi(x)"),
+        Step(r"$A = V B^\top$ for the given matrices (symmetric, as the model assumes)", A, "matrix product", "A",
+             "A"),
+        Step(r"Distinct eigenvalues of $A$, descending (multiplicities " + ", ".join(str(m) for _, m, _ in eig)
+             + ")", mu, "exact characteristic polynomial (sympy eigenvects)", r"\mu", "mu"),
+        Step(f"Orthogonal projector onto the dominant eigenspace $E$ ($\\dim E = {s.dim_E}$)", P,
+             "orthonormal eigenvectors of the top eigenvalue (Gram-Schmidt)", r"P_E", "P-E"),
+        Step(r"Projection map $\Pi(x) = P_E x/|P_E x|$ (the $\tau \to \infty$ limit of the closed-form flow)", Pi,
+             r"$|P_E x|^2 = x^\top P_E x$ for an orthogonal projector", r"\Pi(x)", "Pi"),
     ]
     rate = None
     if s.dim_E == 1:
         xs = U[:, 0]
         rate = sp.simplify(gap / sp.sqrt((xs.T * Bx * Bx.T * xs)[0]))
-        steps.append(Step("Convergence rate at the attracting fixed point x* in E: c = γ/|Bᵀx*| (Jacobian)",
-                          rate, f"gap γ = μ₁ - μ₂ = {sp.sstr(gap)}; x* the unit top eigenvector", "c"))
+        steps.append(Step(r"Convergence rate at the attracting fixed point $x^*$ in $E$: $c = \gamma/|B^\top x^*|$ "
+                          "(Jacobian)", rate, r"gap $\gamma = \mu_1 - \mu_2 = " f"{sp.latex(gap)}$; "
+                          r"$x^*$ the unit top eigenvector", "c", "c"))
     sigma_max = sp.sqrt(max((B2 for B2 in (Bx.T * Bx).eigenvals()), key=lambda e: float(e.evalf(30))))
     lyap = sp.simplify(gap / sigma_max)
-    steps.append(Step("Global (Lyapunov) rate bound γ/σ_max(B)", lyap, f"σ_max(B) = {sp.sstr(sp.simplify(sigma_max))}",
-                      r"c_{\rm Lyap}"))
+    steps.append(Step(r"Global (Lyapunov) rate bound $\gamma/\sigma_{\max}(B)$", lyap,
+                      r"$\sigma_{\max}(B) = " f"{sp.latex(sp.simplify(sigma_max))}$", r"c_{\rm Lyap}", "c-lyapunov"))
     cb = M.concentration_bound()
     cval = rate if rate is not None else lyap
     steps += [
-        Step("Theorem 1 bound with c set to this rate (K and C₁ stay symbols)", cb.b.subs(M.c, cval),
-             "the stated bound with the derived rate", r"b(\beta,t)"),
-        Step("Its optimal time", sp.expand_log(cb.t_star.subs(M.c, cval), force=True), "sympy.solve of db/dt = 0",
-             r"t^*(\beta)"),
+        Step(r"Theorem 1 bound with $c$ set to this rate ($K$ and $C_1$ stay symbols)", cb.b.subs(M.c, cval),
+             "the stated bound with the derived rate", r"b(\beta,t)", "b"),
+        Step("Its optimal time", sp.expand_log(cb.t_star.subs(M.c, cval), force=True),
+             r"sympy.solve of $db/dt = 0$", r"t^*(\beta)", "t-star"),
     ]
     return steps
