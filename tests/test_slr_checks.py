@@ -125,26 +125,27 @@ def test_local_minimality_is_judged_from_the_certified_status(quick):
     assert row.verdict == "holds_if" and "0.88" in row.condition and "0.9" in row.condition
 
 
-def _synthetic_training(kind: str, settled: bool):
+def _synthetic_training(kind: str, settled: bool, paper: bool):
     from attnverify.checks.framework import Evidence, Result
     from attnverify.checks.slr.training import EndPoint, ExperimentFindings, TrainingFindings
 
     end = EndPoint(0, (0.0, 0.0, 0.81, 1.0, 0.0), kind, 0.069, 0.069, 0.001, -0.006, 0.0005, False, 1e-4,
-                   (0.1, 0.2), 1e-5 if settled else 0.5, settled)
+                   (0.1, 0.2), 1e-5 if settled else 0.5, settled, False)
     good = EndPoint(1, (1.0, 1.0, 0.0, 0.0, 0.0), "oracle", 0.075, 0.075, 0.001, 0.0, 0.0, False, 1e-5, (0.1, 0.2),
-                    1e-6, False)
+                    1e-6, False, False)
     proto = (("start", "sphere"), ("d", 400), ("lam0", 1.0), ("schedule", True), ("step", 4e-3),
              ("n_steps", 120000), ("n_runs", 2))
-    exp = ExperimentFindings("sphere, schedule", proto, True, 2, 0.077, 0.075, (end, good), 0.5, 1.3, 0.072)
+    exp = ExperimentFindings("sphere, schedule", proto, paper, 2, 0.077, 0.075, (end, good), 0.5, 1.3, 0.072)
     ev = Evidence("m", 0.0, 1.0, "r", True, findings=TrainingFindings((exp,), 0.0, 4.0))
     return {"slr.training_from_sphere": Result("slr.training_from_sphere", "", "", "pass", {}, 0.0, ev, seed=0)}
 
 
 def test_schedule_claim_refuted_by_a_settled_off_M_run_and_inconclusive_while_moving():
     s = statement_of("C.sphere_schedule")
-    row = evaluate_claim(CLAIMS["C.sphere_schedule"], _synthetic_training("off_M", True), s)
-    assert row.verdict == "refuted" and "0.81" in row.condition and "below" in row.condition
-    row = evaluate_claim(CLAIMS["C.sphere_schedule"], _synthetic_training("off_M", False), s)
+    for settled, paper in ((True, False), (False, True)):
+        row = evaluate_claim(CLAIMS["C.sphere_schedule"], _synthetic_training("off_M", settled, paper), s)
+        assert row.verdict == "refuted" and "0.81" in row.condition and "below" in row.condition
+    row = evaluate_claim(CLAIMS["C.sphere_schedule"], _synthetic_training("off_M", False, False), s)
     assert row.verdict == "inconclusive"
 
 

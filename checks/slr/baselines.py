@@ -265,7 +265,7 @@ def _validate_linear(p: dict) -> None:
             Param("n_train", int, 20000, "training tasks", low=100, high=10_000_000),
             Param("n_test", int, 20000, "test tasks", low=100, high=10_000_000),
             Param("z_level", float, 1e-3, "family-wise false-alarm rate", low=0.0, high=0.5, low_open=True)],
-    paper={"ds": (8, 32, 128), "Ls": (2, 10, 50), "n_train": 200000, "n_test": 200000},
+    paper={"ds": (8, 32, 128), "Ls": (2, 10), "n_train": 100000, "n_test": 100000},
     validate=_validate_linear,
 )
 def best_linear(p: dict, ctx: Context) -> Evidence:

@@ -166,7 +166,7 @@ def _closed_tangent(G: np.ndarray, k, v, ks, vs) -> tuple[np.ndarray, np.ndarray
             Param("n_points", int, 3, "random points (k, v) with large overlaps", low=1, high=100),
             Param("n_tasks", int, 40000, "tasks per point", low=1000, high=10_000_000),
             Param("z_level", float, 1e-3, "family-wise false-alarm rate", low=0.0, high=0.5, low_open=True)],
-    paper={"d": 80, "lam": 2.0, "n_points": 6, "n_tasks": 400000},
+    paper={"d": 80, "lam": 2.0, "n_points": 4, "n_tasks": 100000},
     validate=validate_model,
 )
 def sgd_gradient(p: dict, ctx: Context) -> Evidence:

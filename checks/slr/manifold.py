@@ -20,7 +20,8 @@ invariant, but where it repels nearby points rounding errors grow along the run 
 
 slr.reduced_flow -- PGD on M at steps h, h/2, h/4 against the reduced flow integrated by scipy (rtol 1e-11): the
 Richardson combinations E1 = 2 P_{h/2} - P_h, E2 = 2 P_{h/4} - P_{h/2} remove the O(h) term of the Euler-like map,
-and |E2 - flow| <= 10 |E2 - E1| / 3 + 1e-9 (|E2 - E1| / 3 estimates E2's O(h^2) error); also reported: the
+and sup_t |E2 - flow| <= 10 sup_t |E2 - E1| / 3 + 1e-9 per run and overlap (|E2 - E1| / 3 estimates E2's O(h^2)
+error; the sup over the path, since the pointwise estimate vanishes where its coefficient changes sign); reported: the
 observed order log2(|P_h - flow| / |P_{h/2} - flow|), which is 1 for a first-order map.
 """
 from __future__ import annotations
@@ -37,6 +38,7 @@ ULP = float(np.finfo(float).eps)
 DIST_ULPS = 50.0
 MAP_ULPS = 200.0
 STEP_SIZES = (1e-4, 1e-2, 1.0, 100.0)
+KERNEL_RUNS = 4
 
 
 def _model_params(**defaults):
@@ -136,10 +138,11 @@ def manifold_invariance(p: dict, ctx: Context) -> Evidence:
     every = max(1, p["n_steps"] // 50)
     run = _pgd(ev, k0, v0, ks, vs, lam, p["step"], p["n_steps"], every)
     ctx.progress(0.6)
-    other = _pgd(ev, k0, v0, ks, vs, lam, p["step"], p["n_steps"], every, kernel="numpy")
+    m = min(KERNEL_RUNS, p["n_runs"])                    # the NumPy kernel is slower: a few runs suffice
+    other = _pgd(ev, k0[:m], v0[:m], ks, vs, lam, p["step"], p["n_steps"], every, kernel="numpy")
     red = reduced_iterates(o0[:, 0].copy(), o0[:, 1].copy(), p["step"], (lam, gamma, d, L, eps), p["n_steps"], every)
     diff = float(np.max(np.abs(run.overlaps[:, :, :2] - red)))
-    kern = float(np.max(np.abs(run.overlaps[:, :, :2] - other.overlaps[:, :, :2])))
+    kern = float(np.max(np.abs(run.overlaps[:m, :, :2] - other.overlaps[:, :, :2])))
     path_tol = p["n_steps"] * 1e-14 + 1e-12
     dist_run = run.distance.max(axis=0)
     growth = float(dist_run[-1] / max(dist_run[1], 1e-300)) if dist_run.size > 1 else 1.0
@@ -233,12 +236,14 @@ def reduced_flow(p: dict, ctx: Context) -> Evidence:
     times = np.arange(n + 1) * h
     flow = integrate_flow(o0[:, 0], o0[:, 1], (lam, gamma, d, L, eps), times)
     e1, e2 = 2 * paths[1] - paths[0], 2 * paths[2] - paths[1]
-    tol = 10.0 * np.abs(e2 - e1) / 3.0 + 1e-9
-    ratio = float(np.max(np.abs(e2 - flow) / tol))
+    # sup over time per run and overlap: a pointwise estimate vanishes where the O(h^2) coefficient changes sign
+    tol = 10.0 * np.max(np.abs(e2 - e1), axis=1) / 3.0 + 1e-9
+    ratio = float(np.max(np.max(np.abs(e2 - flow), axis=1) / tol))
     gap0, gap1 = float(np.max(np.abs(paths[0] - flow))), float(np.max(np.abs(paths[1] - flow)))
     order = float(np.log2(gap0 / gap1)) if gap1 > 0 else float("inf")
     return Evidence(
-        metric="max |E2 - flow| / (10 |E2 - E1| / 3 + 1e-9), E Richardson combinations of PGD at h, h/2, h/4",
+        metric="max over runs of sup_t |E2 - flow| / (10 sup_t |E2 - E1| / 3 + 1e-9), E Richardson combinations "
+               "of PGD at h, h/2, h/4",
         observed=ratio, threshold=1.0,
         reason="E2 = 2 P_{h/4} - P_{h/2} has an O(h^2) error estimated by |E2 - E1| / 3; a factor 10 covers the "
                "next order; 1e-9 covers the integrator (rtol 1e-11) and the float64 steps; the observed order of "

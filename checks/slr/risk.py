@@ -96,7 +96,7 @@ def mc_task(cell: tuple, eps: float, ov: np.ndarray, n: int, seed: np.random.See
             Param("n_samples", int, 20000, "Monte Carlo tasks per grid cell", low=1000, high=10_000_000),
             Param("z_level", float, 1e-3, "family-wise false-alarm rate", low=0.0, high=0.5, low_open=True)],
     paper={"ds": (6, 50, 400), "Ls": (1, 3, 10), "lams": (0.1, 0.9, 2.0), "gammas": (0.5, 0.7071067811865476),
-           "n_points": 6, "n_samples": 100000},
+           "n_points": 6, "n_samples": 50000},
     validate=validate_model,
 )
 def risk_vs_montecarlo(p: dict, ctx: Context) -> Evidence:
@@ -174,7 +174,7 @@ def _quadrature(model, ov: np.ndarray, lam: float) -> tuple[np.ndarray, np.ndarr
                   high=10.0),
             Param("n_points", int, 6, "random (k, v) per grid cell (plus the oracle and a point on M)", low=1,
                   high=1000)],
-    paper={"n_points": 40, "ds": (4, 50, 400, 5000), "Ls": (1, 2, 10, 100)},
+    paper={"n_points": 10, "ds": (4, 50, 400, 5000), "Ls": (1, 2, 10, 100)},
     validate=validate_model,
 )
 def risk_vs_quadrature(p: dict, ctx: Context) -> Evidence:

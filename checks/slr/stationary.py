@@ -50,11 +50,20 @@ def _geo(x: np.ndarray, u: np.ndarray, t: float) -> np.ndarray:
 
 def point_task(model_args: tuple, lam: float, k: tuple, v: tuple, minimum: bool, seed: np.random.SeedSequence) -> dict:
     """Numerics at one stationary point: quadrature risk, Riemannian gradient by extrapolated central differences
-    (with its error estimate), and for a minimum the largest descent over random tangent directions."""
+    (with its error estimate), and for a minimum the largest descent over random tangent directions; or
+    {"untestable": reason} where the quadrature's Cholesky factor cannot resolve the Gram matrix of (k, v, v*) (k
+    within ~1e-8 of -v or v: a condition number beyond 1e8)."""
+    model = slr_model(*model_args)
+    try:
+        return _point_numerics(model, lam, k, v, minimum, seed)
+    except ValueError as exc:       # the quadrature cannot resolve the Gram matrix at or next to this point
+        return {"untestable": str(exc).splitlines()[0]}
+
+
+def _point_numerics(model, lam: float, k: tuple, v: tuple, minimum: bool, seed: np.random.SeedSequence) -> dict:
     from attnverify.numerics.slr_model import overlaps
     from attnverify.numerics.slr_quadrature import risk_quadrature
 
-    model = slr_model(*model_args)
     k0, v0 = _embed(k), _embed(v)
     e = np.eye(DIM)
     ks, vs = e[0], e[1]
@@ -139,7 +148,7 @@ def stationary_points(p: dict, ctx: Context) -> Evidence:
 
     gamma, d, L, eps = float(p["gamma"]), int(p["d"]), int(p["L"]), float(p["eps"])
     lams = tuple(sorted(set(float(x) for x in p["lams"])))
-    worst, per_lam, rows = 0.0, [], []
+    worst, per_lam, rows, untested = 0.0, [], [], []
     seeds = ctx.seeds(len(lams), "directions")
     for i, lam in enumerate(lams):
         found = search(lam, gamma, d, L, eps, n_starts=p["n_starts"], seed=int(ctx.rng(f"search{i}").integers(2**31)))
@@ -148,6 +157,9 @@ def stationary_points(p: dict, ctx: Context) -> Evidence:
         num = ctx.map(point_task, tasks)
         oracle_risk, oracle_kind, minima = None, "", []
         for pt, nm in zip(pts, num):
+            if "untestable" in nm:
+                untested.append({"lam": lam, "overlaps": pt.overlaps, "kind": pt.kind, "why": nm["untestable"]})
+                continue
             r_tol = REL * abs(nm["risk"])
             ratio = max(nm["grad_norm"] / nm["grad_tol"], abs(pt.risk - nm["risk"]) / r_tol,
                         nm["descent"] / r_tol if pt.kind == "minimum" else 0.0)
@@ -160,6 +172,7 @@ def stationary_points(p: dict, ctx: Context) -> Evidence:
             elif not pt.on_M and pt.kind == "minimum":
                 minima.append((tuple(round(x, 6) for x in pt.overlaps), nm["risk"]))
         lowest = min((r for _, r in minima), default=None)
+        oracle_risk = float("nan") if oracle_risk is None else oracle_risk
         margin = REL * abs(oracle_risk) * 10
         per_lam.append(LamStationary(lam, float(oracle_risk), oracle_kind, tuple(minima), lowest,
                                      bool(lowest is not None and lowest < oracle_risk - margin), margin))
@@ -167,6 +180,12 @@ def stationary_points(p: dict, ctx: Context) -> Evidence:
     text = "; ".join(f"lam = {x.lam:g}: oracle {x.oracle_kind} (R = {fmt(x.oracle_risk, 6)})"
                      + (f", lowest off-M minimum R = {fmt(x.lowest_off_M_risk, 6)}" if x.lowest_off_M_risk is not None
                         else ", no off-M minimum") for x in per_lam)
+    bad = [u for u in untested if u["kind"] == "minimum" or (u["overlaps"][:2] == (1.0, 1.0) and u["kind"] != "")]
+    unresolved = (f"{len(bad)} minima or the oracle cannot be evaluated by the quadrature ({bad[0]['why']})"
+                  if bad else None)
+    if untested:
+        text += (f"; {len(untested)} saddle point(s) with k within ~1e-8 of +-v not testable by the quadrature "
+                 "(Gram matrix of condition > 1e8), listed in the details")
     return Evidence(
         metric="max over points of (|grad| / its tolerance, |R closed - R quadrature| / 1e-9 R, descent / 1e-9 R)",
         observed=float(worst), threshold=1.0,
@@ -174,7 +193,7 @@ def stationary_points(p: dict, ctx: Context) -> Evidence:
                "precision at boundary points 1e-9 R; no descent beyond 1e-9 R in 24 random tangent directions at a "
                "minimum. " + text,
         passed=bool(worst <= 1.0),
-        details={"points": rows},
+        details={"points": rows, "untestable": untested}, unresolved=unresolved,
         plots=[Plot(title=f"stationary points by lam (d = {d}, L = {L}): risk by quadrature", xlabel="lam",
                     ylabel="R", series=[Series("oracle", [x.lam for x in per_lam], [x.oracle_risk for x in per_lam],
                                                style="o-"),

@@ -41,6 +41,10 @@ from attnverify.checks.stats import bonferroni_z
 AT_ORACLE = 0.05
 SETTLED_GRAD = 1e-3       # a run has settled when the population Riemannian gradient at its end is below this ...
 SETTLED_DRIFT = 1e-2      # ... and its overlaps moved by less than this over the last quarter of the run
+FIXED_TOL = 1e-6          # an end point with |eta| >= 1 - FIXED_TOL and |kappa|, |nu|, |rho| <= FIXED_TOL lies on the
+#                           fixed set {k = +-v*, v orthogonal to v*} of the isometry (k, v) -> (-H k, H v) (H the
+#                           reflection along v*), which maps the overlaps to (-kappa, -nu, theta, eta, -rho) and so
+#                           preserves R (slr_stationary.SIGN_SYMMETRIES): PGD started there stays there
 MC_TASKS = Param("n_mc", int, 4000, "Monte Carlo tasks for the end-point risks", low=500, high=10_000_000)
 Z_LEVEL = Param("z_level", float, 1e-3, "family-wise false-alarm rate", low=0.0, high=0.5, low_open=True)
 
@@ -74,6 +78,7 @@ class EndPoint:
     start: tuple[float, float]  # (kappa, nu) at the start
     grad_norm: float           # |Riemannian gradient| of the closed-form risk at the end point (final lam)
     settled: bool              # not at the oracle, grad_norm < SETTLED_GRAD and drift < SETTLED_DRIFT
+    fixed_set: bool            # k = +-v*, v orthogonal to v* (to FIXED_TOL): see below
 
 
 @dataclass(frozen=True)
@@ -180,7 +185,9 @@ def _experiment(exp: Experiment, p: dict, ctx: Context, n_runs: int, paper: dict
                           float(mc["mean"][i] - eps ** 2), float(mc["se"][i]), float(mc["diff"][i]),
                           float(mc["diff_se"][i]), bool(gap_before[i] - gap_now[i] > 1e-6), float(drift[i]),
                           (float(path.overlaps[i, 0, 0]), float(path.overlaps[i, 0, 1])), float(gnorm[i]),
-                          bool(kinds[i] != "oracle" and gnorm[i] < SETTLED_GRAD and drift[i] < SETTLED_DRIFT))
+                          bool(kinds[i] != "oracle" and gnorm[i] < SETTLED_GRAD and drift[i] < SETTLED_DRIFT),
+                          bool(abs(final_o[i, 3]) >= 1 - FIXED_TOL and max(abs(final_o[i, j]) for j in (0, 1, 4))
+                               <= FIXED_TOL))
                  for i in range(n_runs))
     proto = (("start", exp.start), ("d", exp.d), ("lam0", exp.lam0), ("schedule", exp.schedule), ("step", exp.step),
              ("n_steps", exp.n_steps), ("n_runs", n_runs)) + ((("batch", exp.batch),) if exp.sgd else ())
