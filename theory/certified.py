@@ -17,7 +17,8 @@ arithmetic (SymPy).  Nothing here knows a model; the papers' theory modules call
   - ``library``    -- the library and version that did the arithmetic;
   - ``text``       -- one line for the report ("certified: rho* in [-0.54231, -0.54229], unique in [...]").
 
-* SymPy expressions as ball functions: :func:`lambdify_arb`.
+* SymPy expressions as ball functions: :func:`lambdify_arb` (special functions that carry a ball version:
+  :func:`special_ball_functions`).
 * Zeros of a real function of one variable: :func:`root_boxes`, :func:`isolate_roots` (interval bisection plus
   the interval Newton test), :func:`merge_intervals`.
 * Spectra of symmetric matrices: :func:`eigenvalue_clusters` (floating-point input: Gershgorin discs of an exactly
@@ -104,23 +105,42 @@ class _ArbNames:
     """The names SymPy's MpmathPrinter emits (``mpmath.mpf``, ``mpmath.exp``, ...), mapped to Arb balls.
 
     Rationals are printed as mpf(p)/mpf(q): exact integers divided in ball arithmetic, so the enclosure is
-    rigorous; exp/log/sqrt are Arb's (guaranteed error bounds)."""
+    rigorous; exp/log/sqrt/erf/erfc/atan are Arb's (guaranteed error bounds)."""
 
     mpf = staticmethod(arb)
     exp = staticmethod(lambda x: arb(x).exp())
     log = staticmethod(lambda x: arb(x).log())
     sqrt = staticmethod(lambda x: arb(x).sqrt())
+    erf = staticmethod(lambda x: arb(x).erf())
+    erfc = staticmethod(lambda x: arb(x).erfc())
+    atan = staticmethod(lambda x: arb(x).atan())
 
     @property
     def pi(self):
         return arb.pi()
 
 
-def lambdify_arb(expr: sp.Expr, args) -> Callable:
+def special_ball_functions(expr: sp.Expr) -> dict[str, Callable]:
+    """The ball versions of the special functions in ``expr`` that carry their own: a SymPy function class with a
+    ``_arb_`` attribute (a callable taking and returning python-flint balls, whose result contains the exact value
+    at every point of the argument balls), by its name. A theory module defines such a function (e.g. a Gaussian
+    expectation with no elementary form); every ball evaluator then knows it without naming it."""
+    found = {}
+    for f in sp.sympify(expr).atoms(sp.Function):
+        fn = getattr(type(f), "_arb_", None)
+        if fn is not None:
+            found[type(f).__name__] = fn
+    return found
+
+
+def lambdify_arb(expr: sp.Expr, args, extra: dict | None = None) -> Callable:
     """Rigorous ball version of ``expr`` (a function of the symbols ``args``, built from rationals, +, *, powers,
-    exp, log, sqrt and pi): it takes python-flint ``arb`` balls and returns a ball that contains the value of expr
-    at every point of the argument balls (FLINT/Arb error propagation)."""
-    return sp.lambdify(args, expr, modules=[{"mpmath": _ArbNames()}], printer=MpmathPrinter, cse=True)
+    exp, log, sqrt, erf, erfc, atan, pi and special functions with a ball version: :func:`special_ball_functions`,
+    or ``extra``, name -> ball function): it takes python-flint ``arb`` balls and returns a ball that contains the
+    value of expr at every point of the argument balls (FLINT/Arb error propagation)."""
+    printer = MpmathPrinter({"fully_qualified_modules": True, "inline": True, "allow_unknown_functions": True})
+    names = {"mpmath": _ArbNames(), **special_ball_functions(expr), **(extra or {})}
+    return sp.lambdify(args, expr, modules=[names], printer=printer, cse=True)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -46,6 +46,7 @@ class _Arb:
         self.log = lambda x: flint.arb(x).log()
         self.sqrt = lambda x: flint.arb(x).sqrt()
         self.erf = lambda x: flint.arb(x).erf()
+        self.erfc = lambda x: flint.arb(x).erfc()
         self.sin = lambda x: flint.arb(x).sin()
         self.cos = lambda x: flint.arb(x).cos()
         self.tanh = lambda x: flint.arb(x).tanh()
@@ -75,8 +76,14 @@ class Separation:
 
 
 def ball_function(expr: sp.Expr, symbols: Sequence[sp.Symbol]):
-    """``expr`` as a function of Arb balls (an enclosure of its value for every point of the argument balls)."""
-    return sp.lambdify(list(symbols), expr, modules=[{"mpmath": _Arb()}], printer=MpmathPrinter)
+    """``expr`` as a function of Arb balls (an enclosure of its value for every point of the argument balls); a
+    special function with its own ball version (``attnverify.theory.certified.special_ball_functions``, e.g. a
+    Gaussian expectation with no elementary form) is evaluated by it."""
+    from attnverify.theory.certified import special_ball_functions
+
+    printer = MpmathPrinter({"fully_qualified_modules": True, "allow_unknown_functions": True})
+    return sp.lambdify(list(symbols), expr, modules=[{"mpmath": _Arb(), **special_ball_functions(expr)}],
+                       printer=printer)
 
 
 def difference_at(a: sp.Expr, b: sp.Expr, point: Mapping[sp.Symbol, float]) -> Separation:

@@ -13,8 +13,8 @@ The work is split by job:
   slr_oracle     the oracle's Riemannian Hessian, its certified lam-range as a strict local minimum, r on M;
   slr_stationary the stationary points on and off M (documented search);
   slr_baselines  the Bayes predictor and the best linear predictor;
-  slr_eval    NumPy / mpmath evaluators of the closed forms;
-  slr_certified  ball arithmetic (Arb) helpers.
+  slr_eval       NumPy / mpmath evaluators of the closed forms.
+Ball arithmetic is the shared attnverify.theory.certified (zeta_erf carries its own ball version).
 This module gathers the derivation (:func:`derivation`) and re-exports the public names.
 """
 from __future__ import annotations

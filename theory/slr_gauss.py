@@ -244,6 +244,11 @@ class zeta_erf(sp.Function):
     def _eval_is_real(self):
         return True
 
+    @staticmethod
+    def _arb_(t, sigma):
+        """Ball enclosure for the shared certified evaluators (attnverify.theory.certified.special_ball_functions)."""
+        return zeta_arb(t, sigma)
+
     def _eval_evalf(self, prec):
         t, sigma = (a.evalf(prec) for a in self.args)
         if not (t.is_number and sigma.is_number):
@@ -353,7 +358,7 @@ def owens_t_arb(h: arb, a: arb) -> arb:
 @lru_cache(maxsize=None)
 def _zeta_derivatives_arb():
     """Ball versions of d zeta/dt (route (a)) and d zeta/dsigma = sigma d^2 zeta/dt^2 (elementary)."""
-    from attnverify.theory.slr_certified import lambdify_arb
+    from attnverify.theory.certified import lambdify_arb
     zp = zeta_prime(_t, _s)
     return lambdify_arb(zp, (_t, _s)), lambdify_arb(_s * sp.diff(zp, _t), (_t, _s))
 

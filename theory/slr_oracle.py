@@ -33,7 +33,7 @@ import sympy as sp
 from flint import arb
 
 from attnverify.theory import slr_gauss as G
-from attnverify.theory.slr_certified import ZeroBox, certificate, isolate_zeros, lambdify_arb, lower, upper
+from attnverify.theory.certified import certificate, lambdify_arb, lower, root_boxes, upper
 from attnverify.theory.slr_dynamics import reduced_partials
 from attnverify.theory.slr_risk import gradient, risk_on_M
 from attnverify.theory.slr_symbols import ORACLE, OVERLAPS, PARAMS, L, d, gamma, kappa, lam, nu
@@ -130,9 +130,8 @@ def _oracle_functions() -> dict[str, tuple[Callable, Callable]]:
     inv = oracle_block_invariants()
     exprs = {"orth_k": b["orth_k"], "orth_v": b["orth_v"], "A": b["block"][0, 0], "B": b["block"][0, 1],
              "C": b["block"][1, 1], **inv}
-    arb_extra = {"zeta_erf": G.zeta_arb}
     mp_modules = [{"zeta_erf": G.zeta_mp}, "mpmath"]
-    return {k: (lambdify_arb(v, PARAMS, arb_extra), sp.lambdify(PARAMS, v, modules=mp_modules, cse=True))
+    return {k: (lambdify_arb(v, PARAMS), sp.lambdify(PARAMS, v, modules=mp_modules, cse=True))
             for k, v in exprs.items()}
 
 
@@ -154,6 +153,15 @@ def _positive_product(expr: sp.Expr) -> bool:
             return pos(f.base)
         return bool(f.is_positive)
     return all(pos(f) for f in sp.Mul.make_args(expr))
+
+
+@dataclass(frozen=True)
+class ZeroBox:
+    """[lo, hi] (floats, rounded outward) holding zeros of det; ``unique``: exactly one zero (interval Newton)."""
+
+    lo: float
+    hi: float
+    unique: bool
 
 
 @dataclass(frozen=True)
@@ -218,7 +226,7 @@ def oracle_local_min_scan(gamma: float, d: int, L: int, eps: float = 0.0, lam_lo
 
     -R_kappa, -R_nu > 0 for every lam (:func:`orthogonal_eigenvalues_positive`), so the answer is the sign of the 2 x
     2 block: positive definite iff det = A C - B^2 > 0 and trace > 0 (trace cannot vanish where det > 0).  Every zero
-    of det on [lam_lo, lam_hi] is enclosed by :func:`attnverify.theory.slr_certified.isolate_zeros` (Arb, 192 bits,
+    of det on [lam_lo, lam_hi] is enclosed by :func:`attnverify.theory.certified.root_boxes` (Arb, 192 bits,
     starting from ``n_grid`` geometric boxes; d det/d lam from SymPy).  Between consecutive zeros det has a constant
     sign, read (with the trace's) at one interior point in ball arithmetic."""
     if not (0 < lam_lo < lam_hi and math.isfinite(lam_hi)):
@@ -236,7 +244,8 @@ def oracle_local_min_scan(gamma: float, d: int, L: int, eps: float = 0.0, lam_lo
         zeros: list = []
         for a, b in zip(grid[:-1], grid[1:]):
             try:
-                zeros.extend(isolate_zeros(h, dh, a, b, tol=tol, max_boxes=max_boxes))
+                zeros.extend(ZeroBox(lower(r.lo), upper(r.hi), r.unique)
+                             for r in root_boxes(h, dh, a, b, tol, max_boxes))
             except ValueError:           # not resolved at this precision: the whole grid box is kept as a bracket
                 zeros.append(ZeroBox(a, b, False))
         zeros = _merge_boxes(zeros)

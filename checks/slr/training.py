@@ -1,0 +1,309 @@
+"""Paper C, claims 5 and 6: the training experiments of the paper (the authors' settings, 30 repeats each, batched
+over the repeats), in float64.
+
+| run              | start  | d   | lam_0 | schedule | step | steps   |
+| on the manifold  | M      | 400 | 0.1   | no       | 4e-3 | 20 000  |   slr.training_on_manifold
+| sphere, large lam| sphere | 400 | 0.9   | no       | 1e-3 | 120 000 |   slr.training_from_sphere
+| sphere, small lam| sphere | 400 | 0.1   | no       | 4e-3 | 20 000  |
+| sphere, schedule | sphere | 400 | 1.0   | yes      | 4e-3 | 120 000 |
+| SGD, schedule    | sphere | 80  | 2.0   | yes      | 1e-3 | 200 000 | (batch 5, eps = 0.1, a fresh batch per step)
+(gamma = sqrt(1/2), L = 10; lam_t = lam_0 / (1 + 1e-4 t) with the schedule.)
+
+Numeric side: attnverify.numerics.slr_pgd (exact-gradient projected gradient descent on the vectors in R^d, numba,
+one array over the runs; the partials of the closed-form risk, validated by slr.gradient_vs_quadrature) and
+attnverify.numerics.slr_sgd (projected SGD on sampled tasks: no closed form at all); starts as in the paper
+(attnverify.numerics.slr_model.start_sphere / start_manifold).
+
+The comparison of derived and measured (what the check decides): the excess risk R - eps^2 drawn along the runs is
+the closed form at the recorded overlaps; at the end of every run it is measured by Monte Carlo at the final vectors
+(attnverify.numerics.slr_risk, projected sampler, the oracle (k*, v*) in the same batch of tasks): every final closed
+form within the Monte Carlo's z-band (Bonferroni at ``z_level`` over the runs and the oracle), so the curves and the
+end-point risks the claims read are the population risk.
+
+Findings (what the claims read): per experiment, each run's end point classified -- ``oracle`` when |kappa|, |nu|
+>= 1 - AT_ORACLE and the distance to M <= AT_ORACLE, ``off_M`` when the distance to M exceeds AT_ORACLE, ``M`` else --
+with its overlaps, its excess risk and its Monte Carlo difference to the oracle's risk at the final lam (paired
+tasks); whether the runs are still moving (1 - |kappa| over the last quarter) or have settled away from the oracle
+(the population Riemannian gradient at the end below SETTLED_GRAD and the overlaps moving by less than SETTLED_DRIFT
+over the last quarter: a stationary point of the risk, not a slow plateau); the oracle's excess at the final lam.
+Figures: the excess risk (mean over runs and the 10 %-90 % band), |kappa| and |nu|, the distance to M (log scale).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from attnverify.checks.framework import Context, Evidence, Param, Plot, Series, check
+from attnverify.checks.slr._model import GAMMA_PAPER, MODEL_PARAMS, evaluator, fmt, slr_model, validate_model, vec
+from attnverify.checks.stats import bonferroni_z
+
+AT_ORACLE = 0.05
+SETTLED_GRAD = 1e-3       # a run has settled when the population Riemannian gradient at its end is below this ...
+SETTLED_DRIFT = 1e-2      # ... and its overlaps moved by less than this over the last quarter of the run
+FIXED_TOL = 1e-6          # an end point with |eta| >= 1 - FIXED_TOL and |kappa|, |nu|, |rho| <= FIXED_TOL lies on the
+#                           fixed set {k = +-v*, v orthogonal to v*} of the isometry (k, v) -> (-H k, H v) (H the
+#                           reflection along v*), which maps the overlaps to (-kappa, -nu, theta, eta, -rho) and so
+#                           preserves R (slr_stationary.SIGN_SYMMETRIES): PGD started there stays there
+MC_TASKS = Param("n_mc", int, 4000, "Monte Carlo tasks for the end-point risks", low=500, high=10_000_000)
+Z_LEVEL = Param("z_level", float, 1e-3, "family-wise false-alarm rate", low=0.0, high=0.5, low_open=True)
+
+
+@dataclass(frozen=True)
+class Experiment:
+    name: str
+    start: str                # "M" or "sphere"
+    d: int
+    lam0: float
+    schedule: bool
+    step: float
+    n_steps: int
+    sgd: bool = False
+    batch: int = 5
+    eps: float | None = None  # None: the check's eps
+
+
+@dataclass(frozen=True)
+class EndPoint:
+    run: int
+    overlaps: tuple[float, ...]
+    kind: str                  # "oracle", "M" or "off_M"
+    excess: float              # closed form, at the final lam
+    excess_mc: float
+    excess_mc_se: float
+    minus_oracle_mc: float     # MC risk minus the oracle's, paired tasks
+    minus_oracle_se: float
+    still_moving: bool         # 1 - |kappa| still decreasing over the last quarter of the run
+    drift: float               # max |change of an overlap| over the last quarter of the run
+    start: tuple[float, float]  # (kappa, nu) at the start
+    grad_norm: float           # |Riemannian gradient| of the closed-form risk at the end point (final lam)
+    settled: bool              # not at the oracle, grad_norm < SETTLED_GRAD and drift < SETTLED_DRIFT
+    fixed_set: bool            # k = +-v*, v orthogonal to v* (to FIXED_TOL): see below
+
+
+@dataclass(frozen=True)
+class ExperimentFindings:
+    name: str
+    protocol: tuple[tuple[str, object], ...]
+    paper_protocol: bool
+    n_runs: int
+    final_lam: float
+    oracle_excess: float
+    end_points: tuple[EndPoint, ...]
+    fraction_at_oracle: float
+    max_distance_to_M: float
+    mean_final_excess: float
+
+    def kinds(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for e in self.end_points:
+            out[e.kind] = out.get(e.kind, 0) + 1
+        return out
+
+
+@dataclass(frozen=True)
+class TrainingFindings:
+    experiments: tuple[ExperimentFindings, ...]
+    max_abs_z: float
+    z_threshold: float
+
+    def get(self, name: str) -> ExperimentFindings | None:
+        return next((e for e in self.experiments if e.name == name), None)
+
+
+# ------------------------------------------------------------------------------------------- running
+def _run(exp: Experiment, p: dict, n_runs: int, rng: np.random.Generator):
+    """One experiment, all runs as one array: (path, k*, v*, eps) with path.risk the closed-form R along the run."""
+    from attnverify.numerics.slr_model import draw_targets, start_manifold, start_sphere
+
+    eps = p["eps"] if exp.eps is None else exp.eps
+    ks, vs = draw_targets(exp.d, rng)
+    k0, v0 = start_manifold(ks, vs, rng, n_runs) if exp.start == "M" else start_sphere(n_runs, exp.d, rng)
+    ev = evaluator(exp.lam0, p["gamma"], exp.d, p["L"], eps)
+    every = max(1, exp.n_steps // 200)
+    if exp.sgd:
+        from attnverify.numerics.slr_sgd import sgd
+
+        path = sgd(slr_model(p["gamma"], exp.d, p["L"], eps), k0, v0, ks, vs, lam0=exp.lam0, step=exp.step,
+                   n_steps=exp.n_steps, batch=exp.batch, rng=rng, schedule=exp.schedule, record_every=every)
+        risk = np.stack([ev.risk(path.overlaps[:, j], lam) for j, lam in enumerate(path.lam)], axis=1)
+    else:
+        from attnverify.numerics.slr_pgd import pgd
+
+        path = pgd(k0, v0, ks, vs, lambda o, lam: ev.gradient(o, lam), lam0=exp.lam0, step=exp.step,
+                   n_steps=exp.n_steps, schedule=exp.schedule, record_every=every, risk=lambda o, lam: ev.risk(o, lam))
+        risk = path.risk
+    return path, risk, ks, vs, eps, ev
+
+
+def end_mc_task(model_args: tuple, lam: float, K: np.ndarray, V: np.ndarray, ks, vs, n: int,
+                seed: np.random.SeedSequence) -> dict:
+    """Monte Carlo risks of the final (k, v) of every run and of the oracle, on the same tasks (numerics only)."""
+    from attnverify.numerics.slr_risk import risk_samples
+
+    rng = np.random.default_rng(seed)
+    s = risk_samples(slr_model(*model_args), np.vstack([K, ks]), np.vstack([V, vs]), ks, vs, lam, n, rng,
+                     method="projected")
+    diff = s[:, :-1] - s[:, -1:]
+    root = np.sqrt(n)
+    return {"mean": s.mean(0), "se": s.std(0, ddof=1) / root, "diff": diff.mean(0), "diff_se": diff.std(0, ddof=1) / root}
+
+
+def riemannian_norm(o: np.ndarray, g: np.ndarray) -> np.ndarray:
+    """|(g_k, g_v)| on the spheres from overlaps o and partials g (..., 5): grad_k = R_kappa k* + R_eta v* + R_rho v
+    and grad_v = R_nu v* + R_theta k* + R_rho k expanded through the Gram matrix of (k, v, k*, v*), minus their
+    radial parts <grad_k, k>, <grad_v, v>."""
+    k, n, t, e, r = (o[..., i] for i in range(5))
+    Rk, Rn, Rt, Re, Rr = (g[..., i] for i in range(5))
+    gk2 = Rk ** 2 + Re ** 2 + Rr ** 2 + 2 * Rk * Rr * t + 2 * Re * Rr * n - (Rk * k + Re * e + Rr * r) ** 2
+    gv2 = Rn ** 2 + Rt ** 2 + Rr ** 2 + 2 * Rn * Rr * e + 2 * Rt * Rr * k - (Rn * n + Rt * t + Rr * r) ** 2
+    return np.sqrt(np.maximum(gk2, 0.0) + np.maximum(gv2, 0.0))
+
+
+def _classify(o: np.ndarray) -> str:
+    dist = float(np.sqrt(o[2] ** 2 + o[3] ** 2 + o[4] ** 2))
+    if dist > AT_ORACLE:
+        return "off_M"
+    return "oracle" if min(abs(o[0]), abs(o[1])) >= 1 - AT_ORACLE else "M"
+
+
+def _experiment(exp: Experiment, p: dict, ctx: Context, n_runs: int, paper: dict, tag: str):
+    path, risk, ks, vs, eps, ev = _run(exp, p, n_runs, ctx.rng(f"run:{tag}"))
+    lam_end = float(path.lam[-1])
+    (mc,) = ctx.map(end_mc_task, [((p["gamma"], exp.d, p["L"], eps), lam_end, path.k, path.v, ks, vs, p["n_mc"],
+                                   ctx.seeds(1, f"mc:{tag}")[0])])
+    final_o = path.overlaps[:, -1]
+    closed = np.append(ev.risk(final_o, lam_end), ev.risk(np.array([1.0, 1.0, 0, 0, 0]), lam_end))
+    z = (mc["mean"] - closed) / mc["se"]
+    q = max(1, path.step.size // 4)
+    gap_now = 1 - np.abs(path.overlaps[:, -1, 0])
+    gap_before = 1 - np.abs(path.overlaps[:, -1 - q, 0])
+    drift = np.max(np.abs(path.overlaps[:, -1] - path.overlaps[:, -1 - q]), axis=1)
+    gnorm = riemannian_norm(final_o, ev.gradient(final_o, lam_end))
+    kinds = [_classify(o) for o in final_o]
+    ends = tuple(EndPoint(i, tuple(float(x) for x in final_o[i]), kinds[i], float(closed[i] - eps ** 2),
+                          float(mc["mean"][i] - eps ** 2), float(mc["se"][i]), float(mc["diff"][i]),
+                          float(mc["diff_se"][i]), bool(gap_before[i] - gap_now[i] > 1e-6), float(drift[i]),
+                          (float(path.overlaps[i, 0, 0]), float(path.overlaps[i, 0, 1])), float(gnorm[i]),
+                          bool(kinds[i] != "oracle" and gnorm[i] < SETTLED_GRAD and drift[i] < SETTLED_DRIFT),
+                          bool(abs(final_o[i, 3]) >= 1 - FIXED_TOL and max(abs(final_o[i, j]) for j in (0, 1, 4))
+                               <= FIXED_TOL))
+                 for i in range(n_runs))
+    proto = (("start", exp.start), ("d", exp.d), ("lam0", exp.lam0), ("schedule", exp.schedule), ("step", exp.step),
+             ("n_steps", exp.n_steps), ("n_runs", n_runs)) + ((("batch", exp.batch),) if exp.sgd else ())
+    is_paper = all(dict(proto).get(k) == v for k, v in paper.items())
+    found = ExperimentFindings(exp.name, proto, bool(is_paper), n_runs, lam_end, float(closed[-1] - eps ** 2), ends,
+                               float(np.mean([e.kind == "oracle" for e in ends])), float(path.distance.max()),
+                               float(np.mean(closed[:-1]) - eps ** 2))
+    return found, z, _plots(exp, path, risk - eps ** 2)
+
+
+def _band(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    return x.mean(axis=0), np.quantile(x, 0.1, axis=0), np.quantile(x, 0.9, axis=0)
+
+
+def _plots(exp: Experiment, path, excess: np.ndarray) -> list[Plot]:
+    t = path.step.astype(float)
+    m, lo, hi = _band(excess)
+    ak, lk, hk = _band(np.abs(path.overlaps[:, :, 0]))
+    an, ln, hn = _band(np.abs(path.overlaps[:, :, 1]))
+    dm, dl, dh = _band(np.maximum(path.distance, 1e-18))
+    head = f"{exp.name} (d = {exp.d}, lam0 = {exp.lam0:g}{', schedule' if exp.schedule else ''}, " \
+           f"{'SGD' if exp.sgd else 'PGD'} h = {exp.step:g})"
+    return [Plot(title=f"{head}: excess risk R - eps^2", xlabel="step", ylabel="R - eps^2", logy=True,
+                 series=[Series("mean over runs", t, np.maximum(m, 1e-12)),
+                         Series("10 % quantile", t, np.maximum(lo, 1e-12), style=":"),
+                         Series("90 % quantile", t, np.maximum(hi, 1e-12), style=":")]),
+            Plot(title=f"{head}: |kappa| and |nu|", xlabel="step", ylabel="overlap",
+                 series=[Series("|kappa| mean", t, ak), Series("|kappa| 10-90 %", t, lk, style=":"),
+                         Series("|kappa| 10-90 %", t, hk, style=":"), Series("|nu| mean", t, an, style="--"),
+                         Series("|nu| 10-90 %", t, ln, style="-."), Series("|nu| 10-90 %", t, hn, style="-.")]),
+            Plot(title=f"{head}: distance to M", xlabel="step", ylabel="sqrt(theta^2 + eta^2 + rho^2)", logy=True,
+                 series=[Series("mean", t, dm), Series("10 % quantile", t, dl, style=":"),
+                         Series("90 % quantile", t, dh, style=":")])]
+
+
+def _evidence(found: list[ExperimentFindings], zs: list[np.ndarray], plots: list[Plot], p: dict) -> Evidence:
+    z = np.concatenate(zs)
+    z_star = bonferroni_z(p["z_level"], z.size)
+    worst = float(np.max(np.abs(z)))
+    summary = "; ".join(f"{f.name}: {sum(e.kind == 'oracle' for e in f.end_points)}/{f.n_runs} at the oracle, "
+                        + ", ".join(f"{n} {k}" for k, n in f.kinds().items() if k != "oracle")
+                        + f" (final excess {fmt(f.mean_final_excess, 4)}, oracle's {fmt(f.oracle_excess, 4)})"
+                        for f in found)
+    return Evidence(
+        metric="max |z| of the Monte Carlo end-point risks (every run and the oracle) against the closed form",
+        observed=worst, threshold=z_star,
+        reason=f"Bonferroni two-sided normal quantile for {z.size} z-scores at family-wise false-alarm rate "
+               f"{p['z_level']:g}; {p['n_mc']} tasks shared by the runs of an experiment. " + summary,
+        passed=bool(worst <= z_star),
+        details={"experiments": [{"name": f.name, "protocol": dict(f.protocol), "kinds": f.kinds(),
+                                  "end_points": [vec(e.overlaps) + f" {e.kind} excess {fmt(e.excess, 5)}"
+                                                 for e in f.end_points]} for f in found]},
+        plots=plots, findings=TrainingFindings(tuple(found), worst, z_star),
+    )
+
+
+_MODEL = [q for q in MODEL_PARAMS if q.name in ("gamma", "L", "eps")]
+
+
+@check(
+    id="slr.training_on_manifold",
+    claim="Projected gradient descent started on M (the paper's first experiment): the excess risk along the runs is "
+          "the population risk (closed form against Monte Carlo at the end points); the end points are recorded",
+    source="Paper C, claim 5",
+    params=[*_MODEL, Param("d", int, 400, "token dimension d", low=4, high=100_000),
+            Param("lam", float, 0.1, "temperature", low=0.0, low_open=True, high=100.0),
+            Param("step", float, 4e-3, "step size", low=0.0, low_open=True, high=10.0),
+            Param("n_steps", int, 2000, "steps", low=1, high=10_000_000),
+            Param("n_runs", int, 4, "runs (batched)", low=1, high=10_000), MC_TASKS, Z_LEVEL],
+    paper={"n_steps": 20000, "n_runs": 30, "n_mc": 40000},
+    validate=validate_model,
+)
+def training_on_manifold(p: dict, ctx: Context) -> Evidence:
+    exp = Experiment("on the manifold", "M", p["d"], p["lam"], False, p["step"], p["n_steps"])
+    paper = {"start": "M", "d": 400, "lam0": 0.1, "schedule": False, "step": 4e-3, "n_steps": 20000, "n_runs": 30}
+    found, z, plots = _experiment(exp, p, ctx, p["n_runs"], paper, "M")
+    if p["gamma"] != GAMMA_PAPER or p["L"] != 10:
+        found = ExperimentFindings(**{**found.__dict__, "paper_protocol": False})
+    return _evidence([found], [z], plots, p)
+
+
+@check(
+    id="slr.training_from_sphere",
+    claim="Projected gradient descent from uniform starts at fixed large and small lam and with the decreasing "
+          "schedule, and SGD with the schedule (the paper's experiments 2-5): the excess risk along the runs is the "
+          "population risk (closed form against Monte Carlo at the end points); the end points are recorded",
+    source="Paper C, claim 6",
+    params=[*_MODEL, Param("d", int, 400, "token dimension d of the PGD runs", low=5, high=100_000),
+            Param("n_runs", int, 4, "runs per experiment (batched)", low=1, high=10_000),
+            Param("steps_large", int, 1000, "steps at fixed lam = 0.9 (step 1e-3)", low=1, high=10_000_000),
+            Param("steps_small", int, 1000, "steps at fixed lam = 0.1 (step 4e-3)", low=1, high=10_000_000),
+            Param("steps_schedule", int, 2000, "steps with the schedule from lam = 1 (step 4e-3)", low=1,
+                  high=10_000_000),
+            Param("sgd_d", int, 80, "token dimension of the SGD runs", low=5, high=100_000),
+            Param("sgd_steps", int, 2000, "SGD steps (lam0 = 2 with the schedule, step 1e-3, batch 5)", low=1,
+                  high=100_000_000),
+            MC_TASKS, Z_LEVEL],
+    paper={"n_runs": 30, "steps_large": 120000, "steps_small": 20000, "steps_schedule": 120000,
+           "sgd_steps": 200000, "n_mc": 40000},
+    validate=validate_model,
+)
+def training_from_sphere(p: dict, ctx: Context) -> Evidence:
+    runs = [Experiment("sphere, large lam", "sphere", p["d"], 0.9, False, 1e-3, p["steps_large"]),
+            Experiment("sphere, small lam", "sphere", p["d"], 0.1, False, 4e-3, p["steps_small"]),
+            Experiment("sphere, schedule", "sphere", p["d"], 1.0, True, 4e-3, p["steps_schedule"]),
+            Experiment("SGD, schedule", "sphere", p["sgd_d"], 2.0, True, 1e-3, p["sgd_steps"], sgd=True, batch=5,
+                       eps=0.1)]
+    papers = [{"d": 400, "n_steps": 120000, "n_runs": 30}, {"d": 400, "n_steps": 20000, "n_runs": 30},
+              {"d": 400, "n_steps": 120000, "n_runs": 30}, {"d": 80, "n_steps": 200000, "n_runs": 30}]
+    found, zs, plots = [], [], []
+    for i, (exp, paper) in enumerate(zip(runs, papers)):
+        f, z, pl = _experiment(exp, p, ctx, p["n_runs"], paper, f"sphere{i}")
+        if p["gamma"] != GAMMA_PAPER or p["L"] != 10:
+            f = ExperimentFindings(**{**f.__dict__, "paper_protocol": False})
+        found.append(f)
+        zs.append(z)
+        plots += pl
+        ctx.progress((i + 1) / len(runs))
+    return _evidence(found, zs, plots, p)
