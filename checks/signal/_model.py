@@ -26,6 +26,13 @@ _MODEL_KEYS = ("theta", "beta", "sigma", "R", "L", "d")
 ARGS = (S.rho, S.theta, S.beta, S.sigma, S.R, S.L, S.d)
 
 
+def model_text(m: SignalModel, theta: bool = True) -> str:
+    """``sign=..., theta=..., beta=..., sigma=..., R=..., L=..., d=...`` of a model point (theta left out when
+    False): how the claims name the model point a check ran at."""
+    head = f"sign={m.sign}, " + (f"theta={m.theta:g}, " if theta else "")
+    return head + f"beta={m.beta:g}, sigma={m.sigma:g}, R={m.R}, L={m.L}, d={m.d}"
+
+
 def validate_model(p: dict) -> None:
     """Cross-parameter constraints between the options given (``p`` may hold a subset, as for ``derive``):
     1 <= R < L (at least one nuisance token), and beta^2 sigma^2 <= log L, the range of the finite-size term (at
@@ -75,7 +82,7 @@ def model_values(p: dict, **override) -> dict:
 
 def model_of(p: dict, **override) -> SignalModel:
     """The SignalModel of a check's parameters (sign, theta, beta, sigma, R, L, d), with overrides."""
-    kw = {k: p[k] for k in ("theta", "beta", "sigma", "R", "L", "d", "sign")}
+    kw = {k: p[k] for k in ("theta", "beta", "sigma", "R", "L", "d", "sign") if k in p}
     kw.update(override)
     return SignalModel(**kw)
 
