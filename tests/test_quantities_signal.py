@@ -11,7 +11,7 @@ def test_quantities_list_and_audit_know_the_field_and_the_threshold(capsys, tmp_
 
     assert main(["list", "--quantities"]) == 0
     out = capsys.readouterr().out
-    assert "signal.F_limit  (rho, theta, beta, sigma, R, L)" in out and "signal.theta_star" in out
+    assert "signal.F_limit  (rho, theta, beta, sigma, R, L)" in out and "signal.theta_star  (theta)" in out
     F = attnverify.formula("signal.F_limit")
     assert {s.name for s in F.free_symbols} <= {"rho", "theta", "beta", "sigma", "R", "L"}
     lo, hi = attnverify.formula("signal.theta_star", R=350, L=1050, d=2)

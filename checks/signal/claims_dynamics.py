@@ -185,18 +185,21 @@ def _protocol_search(stated, f, S: float, n_p: int | None, ev: dict) -> ClaimVer
                 f"{fmt(end[0].mean_abs, 5)} +- {fmt(end[0].se_abs, 2)} ({end[0].steps} steps, final step "
                 f"{fmt(end[0].eta_final, 3)}; {relation(end[0].mean_abs, S)} it by {fmt(end[3], 3)})")
     if agree:
-        q, s, u, d = min(agree, key=lambda r: r[3])
-        v = judge.value(s, _measured(f, q), protocol_complete=True, where=f"{q.steps} steps")
-        if v.verdict != "holds":
-            return ClaimVerdict(v.verdict if v.verdict == "inconclusive" else "inconclusive",
-                                f"{v.reason}; {end_text}", evidence={**ev, **v.evidence})
-        k_lo, k_hi = min(r[0].steps for r in agree), max(r[0].steps for r in agree)
-        e_hi, e_lo = max(r[0].eta_final for r in agree), min(r[0].eta_final for r in agree)
+        tests = [(r, judge.value(r[1], _measured(f, r[0]), protocol_complete=True, where=f"{r[0].steps} steps"))
+                 for r in agree]
+        resolved = [(r, v) for r, v in tests if v.verdict == "holds"]
+        if not resolved:                                   # agreement only where the test cannot see 'resolution'
+            r, v = min(tests, key=lambda t: math.hypot(t[0][0].se_abs, t[0][2]))
+            return ClaimVerdict("inconclusive", f"{v.reason}; {end_text}", evidence={**ev, **v.evidence})
+        (q, s, u, d), v = min(resolved, key=lambda t: t[0][3])
+        k_lo, k_hi = min(r[0].steps for r, _ in resolved), max(r[0].steps for r, _ in resolved)
+        e_hi, e_lo = max(r[0].eta_final for r, _ in resolved), min(r[0].eta_final for r, _ in resolved)
         return ClaimVerdict(
             "holds_if", f"{v.reason} (the figure's own sampling error over {n_p} runs is {fmt(u, 2)}); {end_text}",
             condition=(f"the schedule {f.schedule_text()} stopped after {k_lo}..{k_hi} steps (final step "
                        f"{fmt(e_lo, 3)}..{fmt(e_hi, 3)}) at d = {f.model.d}: run and tested, the measured mean agrees with "
-                       f"the stated {fmt(S, 5)} within {Z:g} standard errors (the paper gives "
+                       f"the stated {fmt(S, 5)} within {Z:g} standard errors by a test that resolves "
+                       f"{fmt(float(stated.get('resolution', judge.half_unit(S))), 2)} (the paper gives "
                        f"{', '.join(stated.get('unknown', [])) or 'no schedule'} only as this condition)"),
             evidence={**ev, **v.evidence})
     for (a, _, _, _), (b, _, _, _) in zip(rows, rows[1:]):

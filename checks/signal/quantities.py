@@ -210,6 +210,7 @@ def quantities() -> list[Quantity]:
                  aliases={"w": _w, "dJ": _dJ}, sample=sample_field, measure=_measure_F, measured_as=_F_measured),
         Quantity("theta_star", "the signal strength above which -xi attracts (F'(-1) < 0), with the finite-size "
                  "terms, at the options beta, sigma, R, L, d; derived: its certified enclosure; measured: a bracket "
-                 "from the sign of the Monte Carlo drift next to -xi", {}, _theta_star, kinds=("threshold",),
+                 "from the sign of the Monte Carlo drift next to -xi", {"theta": SYMBOLS["theta"]}, _theta_star,
+                 kinds=("threshold",),
                  options=_THRESHOLD_OPTIONS, measure=_measure_theta_star),
     ]
