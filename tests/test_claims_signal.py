@@ -87,6 +87,10 @@ def test_closed_form_objective_holds_as_stated_and_needs_the_check_to_resolve_th
     coarse = result(OBJ, dataclasses.replace(OBJECTIVE, detectable_scale_error=0.05))
     row = judge("A.closed_form_objective", coarse)
     assert row.verdict == "inconclusive" and "above the 0.01 it needs" in row.reason
+    blind = result(OBJ, dataclasses.replace(OBJECTIVE, finite_size_resolved=False, max_abs_z_without_finite_size=2.0))
+    row = judge("A.closed_form_objective", blind)
+    assert row.verdict == "inconclusive" and "does not resolve the O(1/L) terms" in row.reason
+    assert "it needs" not in row.reason                 # the scale is resolved: no sentence says otherwise
 
 
 # ----------------------------------------------------------------------------------------------------------------

@@ -38,8 +38,10 @@ def closed_form_objective(results: dict, stated) -> ClaimVerdict:
                "detectable_scale_error": f.detectable_scale_error, "finite_size_resolved": f.finite_size_resolved,
                "R": f.R, "L": f.L}
     if not f.finite_size_resolved or f.detectable_scale_error > CONFIRMATION:
-        why = [f"it rejects only scale errors of J above {fmt(f.detectable_scale_error, 2)}, "
-               f"{relation(f.detectable_scale_error, CONFIRMATION)} the {CONFIRMATION:g} it needs"]
+        why = []
+        if f.detectable_scale_error > CONFIRMATION:
+            why.append(f"it rejects only scale errors of J above {fmt(f.detectable_scale_error, 2)}, "
+                       f"{relation(f.detectable_scale_error, CONFIRMATION)} the {CONFIRMATION:g} it needs")
         if not f.finite_size_resolved:
             why.append(f"it does not resolve the O(1/L) terms (the limit without them is not rejected: max |z| = "
                        f"{fmt(f.max_abs_z_without_finite_size, 3)}, threshold {fmt(f.z_threshold, 3)})")
