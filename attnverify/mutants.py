@@ -5,8 +5,14 @@ from __future__ import annotations
 from attnverify.checks.plugin import Mutant
 
 # Mutants that no check catches in the quick profile although they are not equivalent, and why (measured; see the
-# selftest report). None at present.
-KNOWN_GAPS: dict[str, str] = {}
+# selftest report).
+KNOWN_GAPS: dict[str, str] = {
+    "particle_softmax_no_max_subtraction": (
+        "its overflow makes meanfield.w2_bound raise FloatingPointError, and an exception is never a detection "
+        "(attnverify.mutation.rejects); meanfield.terminal_phase passes. It is caught again when w2_bound judges a "
+        "non-finite particle simulation as a disagreement with its finite closed form (a fail), as "
+        "signal.low_temperature does"),
+}
 
 
 def all_mutants() -> tuple[Mutant, ...]:

@@ -55,7 +55,7 @@ def injected(mutant: Mutant) -> Iterator[None]:
 # the self-test: run each mutant's checks with the mutant injected
 # ---------------------------------------------------------------------------------------------
 # An ``error`` verdict with one of these exception types is a crash of the mutant's plumbing (wrong signature,
-# wrong return type), not a detection: it does not count as caught.
+# wrong return type), reported as such; no error counts as caught (``rejects``).
 CRASH_TYPES = ("TypeError", "AttributeError", "NameError", "KeyError", "IndexError", "ImportError",
                "NotImplementedError", "RecursionError", "UnboundLocalError")
 
@@ -75,9 +75,11 @@ def is_crash(row: dict) -> bool:
 
 
 def rejects(row: dict) -> bool:
-    """The result says the closed form is wrong: not ``pass``, not a crash of the plumbing (``is_crash``), and not
-    numerics that could not decide (``unresolved``: no verdict on the closed form at all)."""
-    return row["verdict"] != "pass" and not is_crash(row) and not row.get("unresolved")
+    """The result says the closed form is wrong: the verdict ``fail`` (the check compared our derivation with our
+    numerics and found them in disagreement). An ``error`` never rejects: neither an exception (a crash of the
+    plumbing, a ValueError of inadmissible parameters, an overflow: an exception is never a detection) nor numerics
+    that could not decide (``unresolved``: no verdict on the closed form at all)."""
+    return row["verdict"] == "fail"
 
 
 def _judge(row: dict, baseline: dict | None) -> dict:
@@ -94,8 +96,8 @@ def _judge(row: dict, baseline: dict | None) -> dict:
 def run_mutant(mutant: Mutant, *, seed: int = 0, profile: str = "quick", baseline: dict | None = None) -> dict:
     """Run ``mutant.checks`` serially with the mutant injected; the row of the selftest JSON.
 
-    A check catches the mutant when its verdict is not ``pass`` (fail, or an error that is not a crash), and
-    it passed on the unmutated code (``baseline``: check id -> verdict; absent ids are not required to pass)."""
+    A check catches the mutant when its verdict is ``fail`` (``rejects``: an error, whatever its cause, is never a
+    detection), and it passed on the unmutated code (``baseline``: check id -> verdict; absent ids are not required to pass)."""
     from attnverify.checks.runner import run
 
     with injected(mutant):

@@ -15,7 +15,7 @@ Each registered paper gives its families and rows (``Paper.families``, ``Paper.p
 ``attnverify.checks.plugin``).
 
 For a (check, family) the *minimum detectable perturbation* (MDP) is the smallest delta of the ladder that is
-rejected (verdict ``fail``, or ``error`` that is not a crash of the plumbing) at every seed tried, for both
+rejected (verdict ``fail``; an ``error`` is never a rejection, whatever raised it) at every seed tried, for both
 signs of a scale or mismatch. The ladder is walked from the check's target (or 0.1): downwards while every run
 rejects, upwards while some run passes; the walk down stops a decade below the target (at 1e-3 for a row without
 target), and the MDP is then reported as an upper bound ('<='). That assumes the rejection rate does not decrease with delta (the

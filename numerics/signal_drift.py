@@ -67,3 +67,60 @@ def alignment_derivative_samples(model: SignalModel, rho: np.ndarray, n_samples:
         D = np.einsum("nkd,kd->nk", grad, T)
         out[start:start + n] = 0.5 * (D[:, :r] + D[:, r:])
     return out
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the sign of the drift next to -xi, and where it switches in theta
+# ---------------------------------------------------------------------------------------------------------------
+def drift_sign(model: SignalModel, rho: float, z: float, n0: int, n_max: int, rng: np.random.Generator) -> dict:
+    """The sign of J_d'(rho) from alignment_derivative_samples: +1 / -1 once |mean| > z se, the sample size doubled
+    from n0 up to n_max; 0 when it stays inside the z-interval at n_max. Returns sign, mean, se, n."""
+    samples = alignment_derivative_samples(model, np.array([float(rho)]), n0, rng)[:, 0]
+    while True:
+        n = samples.size
+        mean, se = float(samples.mean()), float(samples.std(ddof=1) / np.sqrt(n))
+        if abs(mean) > z * se or n >= n_max:
+            return {"sign": int(np.sign(mean)) if abs(mean) > z * se else 0, "mean": mean, "se": se, "n": int(n)}
+        more = alignment_derivative_samples(model, np.array([float(rho)]), min(n, n_max - n), rng)[:, 0]
+        samples = np.concatenate([samples, more])
+
+
+def minus_xi_switch(model_at, theta_lo: float, theta_hi: float, *, delta: float, z: float, n0: int, n_max: int,
+                    rng: np.random.Generator, max_tests: int = 16) -> dict:
+    """A measured bracket [lo, hi] of the signal strength where -xi turns attracting: the sign of J_d'(-1 + delta)
+    (the drift next to -xi) is + at lo (-xi repels) and - at hi (-xi attracts), for the models ``model_at(theta)``.
+
+    A scan upwards from theta_lo in factors of 2 (up to theta_hi) stops at the first - sign; the last + sign before
+    it is lo (a - at theta_lo itself gives the bracket [0, theta_lo]). The bracket is then bisected in log theta
+    until a sign test stays inconclusive (the switch is within the resolution of n_max samples) or ``max_tests``
+    sign tests were made. Far above the switch the drift next to -xi fades (the informative weight at -xi decays
+    like e^(-beta theta)), so the scan starts low. It assumes one switch. Nothing here reads a closed form.
+    Returns lo, hi (None: no - sign found up to theta_hi), the tests made (theta, sign, mean, se, n) and
+    ``resolved`` (the bisection stopped on an inconclusive test, not on the test budget)."""
+    tests: list[dict] = []
+
+    def sign_at(theta: float) -> int:
+        out = drift_sign(model_at(theta), -1.0 + delta, z, n0, n_max, rng)
+        tests.append({"theta": float(theta), **out})
+        return out["sign"]
+
+    lo, hi, theta = 0.0, None, float(theta_lo)
+    while theta <= theta_hi * (1 + 1e-12):
+        s = sign_at(theta)
+        if s > 0:
+            lo = theta
+        elif s < 0:
+            hi = theta
+            break
+        theta *= 2.0
+    if hi is None:
+        return {"lo": lo, "hi": None, "tests": tests, "resolved": False}
+    resolved = lo == 0.0
+    while not resolved and len(tests) < max_tests:
+        mid = float(np.sqrt(lo * hi))
+        s = sign_at(mid)
+        if s == 0:
+            resolved = True
+            break
+        lo, hi = (mid, hi) if s > 0 else (lo, mid)
+    return {"lo": lo, "hi": hi, "tests": tests, "resolved": resolved}

@@ -142,6 +142,17 @@ def test_crash_is_not_a_catch():
     assert not is_crash({"verdict": "error", "error": "FloatingPointError: overflow encountered in exp"})
 
 
+def test_an_exception_is_never_a_rejection():
+    from attnverify.mutation import rejects
+
+    # before, an error that was not a plumbing crash (a ValueError of inadmissible parameters, an overflow) counted
+    # as a rejection: sign_ambiguity's theta_mismatch row "1: 0.50" was all ValueErrors at theta = 0
+    for error in ("ValueError: theta = 0: F vanishes identically", "FloatingPointError: overflow", "TypeError: x"):
+        assert not rejects({"verdict": "error", "error": error, "unresolved": False})
+    assert not rejects({"verdict": "error", "error": "Unresolved: x", "unresolved": True})
+    assert rejects({"verdict": "fail", "error": None, "unresolved": False})
+
+
 def test_cli_json(tmp_path):
     from attnverify.selftest_cli import add_parser, cmd_selftest
 

@@ -4,6 +4,7 @@ through the mutants' code path (attnverify.mutation.injected) and must give `fai
 verdicts other than their default."""
 from __future__ import annotations
 
+import dataclasses
 import functools
 
 import numpy as np
@@ -13,7 +14,6 @@ from attnverify import checks
 from attnverify.mutants import all_mutants
 from attnverify.mutation import Mutant, injected
 from attnverify.checks.claims import CLAIMS, evaluate_claim
-from attnverify.checks.framework import Evidence, Result
 from attnverify.checks.registry import load
 
 load()
@@ -97,53 +97,18 @@ def test_tangent_field_estimator_agrees_with_full_dimensional_sampling():
 
 
 # ------------------------------------------------------------------------------------------------- claims
-def _result(check_id: str, params: dict, details: dict) -> Result:
-    ev = Evidence(metric="m", observed=0.5, threshold=1.0, reason="r", passed=True, details=details)
-    return Result(check_id, "claim", "source", "pass", params, 1.0, ev)
-
-
 def test_ode_claim_holds_from_a_run_and_is_inconclusive_when_unresolved():
     res = _run("signal.ode_tracks_sga")
     row = evaluate_claim(CLAIMS["A.ode_tracks_sga"], {res.id: res})
     assert row.verdict == "holds", row.reason
-    coarse = dict(res.details, fitted_scale_se=[0.2])
-    row = evaluate_claim(CLAIMS["A.ode_tracks_sga"], {res.id: _result(res.id, res.params, coarse)})
-    assert row.verdict == "inconclusive" and "resolves the scale" in row.reason
+    coarse = tuple(dataclasses.replace(s, fitted_scale_se=0.2) for s in res.findings.scales)
+    ev = dataclasses.replace(res.evidence, findings=dataclasses.replace(res.findings, scales=coarse))
+    row = evaluate_claim(CLAIMS["A.ode_tracks_sga"], {res.id: dataclasses.replace(res, evidence=ev)})
+    assert row.verdict == "inconclusive" and "resolves the scale of F only to 0.2" in row.reason
 
 
-def _alignment_details(mean: float, se: float, schedule_mean: float | None = None) -> dict:
-    sched = {"eta_k": "a/(k+b)", "a": 40.0, "b": 40.0, "n_steps": 12000, "eta_final": 0.0033,
-             "floor_prediction_mean_abs_rho": 0.9965, "ran": schedule_mean is not None}
-    if schedule_mean is not None:
-        sched.update({"n_runs": 30, "mean_abs_alignment": schedule_mean, "se": 0.0005,
-                      "predicted_mean_abs_alignment": 0.9963, "z_vs_prediction": (schedule_mean - 0.9963) / 0.0005,
-                      "z_vs_paper": (schedule_mean - 0.9965) / 0.0005, "t_threshold": 3.66})
-    return {"mean_abs_alignment": mean, "se_abs_alignment": se, "paper_mean_abs_alignment": 0.9965,
-            "z_vs_paper": (mean - 0.9965) / se, "t_threshold_vs_paper": 3.66, "paper_test_level": 1e-3,
-            "detectable_difference_from_paper": 5 * se, "paper_test_power": 0.9, "d": 20, "n_runs": 30,
-            "schedule": {"eta_k": "a/(k+b)", "a": 40.0, "b": 40.0, "n_steps": 3000, "eta_final": 0.0133},
-            "eta_final_for_paper_alignment": 0.0033, "predicted_schedule_for_paper_alignment": sched}
-
-
-PAPER = {"R": 500, "L": 10500, "theta": 0.25, "n_runs": 30}
-CID = "signal.alignment_30_runs"
-
-
-def test_alignment_claim_is_inconclusive_off_the_paper_scale():
-    res = _run(CID, n_runs=8, n_steps=60, n_energy=40)
+def test_alignment_claim_is_inconclusive_off_the_stated_protocol():
+    res = _run("signal.alignment_30_runs", n_runs=8, n_steps=60, n_energy=40)
     row = evaluate_claim(CLAIMS["A.reported_alignment"], {res.id: res})
-    assert row.verdict == "inconclusive" and "not the paper's scale" in row.reason
-
-
-@pytest.mark.parametrize("mean, schedule_mean, verdict", [
-    (0.9852, None, "refuted"),            # the measured paper-profile figure (sd 0.0051 over 30 runs)
-    (0.9852, 0.9850, "refuted"),          # the predicted schedule does not reach it either
-    (0.9852, 0.9964, "holds_if"),         # the gap is the final step: the predicted schedule reaches 0.9965
-    (0.9962, None, "holds_if"),           # agrees at the schedule used
-])
-def test_alignment_claim_verdicts_at_the_paper_scale(mean, schedule_mean, verdict):
-    res = _result(CID, PAPER, _alignment_details(mean, 0.0051 / np.sqrt(30), schedule_mean))   # sd 0.0051
-    row = evaluate_claim(CLAIMS["A.reported_alignment"], {CID: res})
-    assert row.verdict == verdict, row.reason
-    if verdict != "inconclusive":
-        assert row.condition and "0.9965" in (row.reason + row.condition)
+    assert row.verdict == "inconclusive" and "did not run the stated protocol" in row.reason
+    assert "R = 50 (stated protocol: 500)" in row.reason

@@ -86,33 +86,19 @@ def test_up_to_sign_refuted_below_theta_star():
     assert res.verdict == "pass", res.error
     v = evaluate_claim(CLAIMS["A.up_to_sign"], {res.id: res})
     assert v.verdict == "refuted" and "theta = 0.25" in v.condition
-    assert v.evidence["signal.sign_ambiguity"]["limits"]["fixed theta=0.25"] == [1]
-
-
-def _result(check_id, details, params=None):
-    ev = Evidence(metric="m", observed=0.0, threshold=0.0, reason="r", passed=True, details=details)
-    return Result(check_id, "claim", "source", "pass", params or {}, 0.0, ev)
-
-
-_MODEL = {"theta": 3.0, "beta": 1.0, "sigma": 1.0, "R": 350, "L": 1050, "d": 2}
-
-
-def test_no_spurious_traps_refuted_by_a_measured_interior_attractor():
-    details = {"sign": "fixed", "model": _MODEL, "theta_star_fixed": 1.3, "threshold_tests": [],
-               "measured_interior_traps_on_grid": [],
-               "grid": [{"rho": 0.0, "measured": 1}],
-               "equilibria": [{"rho": -1.0, "observed": "repelling"}, {"rho": 0.3, "observed": "attracting"},
-                              {"rho": 1.0, "observed": "attracting"}]}
-    v = evaluate_claim(CLAIMS["A.no_spurious_traps"], {"signal.equilibria_stability":
-                                                       _result("signal.equilibria_stability", details)})
-    assert v.verdict == "refuted" and "rho = 0.3" in v.condition
+    assert v.evidence["signal.sign_ambiguity"]["limits"]["theta=0.25"] == [1]
 
 
 def test_any_initialisation_refuted_by_a_run_resting_inside():
-    details = {"reach_tol": 0.1, "starts": [-0.5, 0.5], "runs_per_start": 1, "theta_star_fixed": 1.3,
-               "table": [{"sign": "fixed", "theta": 3.0, "final_limit": [0.2, 0.99999], "run_verdicts": ["ok", "ok"]}]}
-    v = evaluate_claim(CLAIMS["A.any_initialisation"], {"signal.sign_ambiguity":
-                                                        _result("signal.sign_ambiguity", details, _MODEL)})
+    from attnverify.checks.signal.sign_ambiguity import LimitRow, SignAmbiguityFindings
+
+    row = LimitRow("fixed", 3.0, (-0.5, 0.5), (0.2, 0.99999), (True, True), ("ok", "ok"), True, (-1.0, 0.2, 1.0))
+    from attnverify.numerics.signal_model import SignalModel
+
+    findings = SignAmbiguityFindings(SignalModel(3.0, 1.0, 1.0, 350, 1050, 2), 0.1, (row,))
+    ev = Evidence(metric="m", observed=0.0, threshold=0.0, reason="r", passed=True, findings=findings)
+    v = evaluate_claim(CLAIMS["A.any_initialisation"], {"signal.sign_ambiguity": Result(
+        "signal.sign_ambiguity", "claim", "source", "pass", {}, 0.0, ev)})
     assert v.verdict == "refuted" and "rho0=-0.5" in v.condition and "0.2" in v.condition
 
 

@@ -8,7 +8,6 @@ from the evidence.
 """
 from __future__ import annotations
 
-import copy
 import dataclasses
 import functools
 import math
@@ -20,7 +19,7 @@ from scipy.stats import norm
 from attnverify import checks
 import attnverify.theory.signal_recovery as S
 from attnverify.mutation import Mutant, injected
-from attnverify.checks.claims import CLAIMS, evaluate_claim
+from attnverify.checks.claims import CLAIMS, evaluate_claim, statement_of
 from attnverify.checks.stats import normal_equivalent
 from attnverify.numerics.signal_mc import nuisance_mass_mc, objective_mc, objective_rb_cv
 from attnverify.numerics.signal_model import SignalModel
@@ -192,41 +191,35 @@ def attention_result():
     return _run("signal.attention_on_noise", **ATTENTION_FAST)
 
 
-def _with_details(result, changes: dict):
-    """A copy of ``result`` with details[k1][k2]... = value for each (k1, k2, ...) -> value in ``changes``."""
-    out = copy.deepcopy(result)
-    for path, value in changes.items():
-        node = out.evidence.details
-        *head, last = path
-        for key in head:
-            node = node[key]
-        node[last] = value
-    return out
+def _with_findings(result, **changes):
+    """A copy of ``result`` whose typed findings have ``changes``."""
+    ev = dataclasses.replace(result.evidence, findings=dataclasses.replace(result.findings, **changes))
+    return dataclasses.replace(result, evidence=ev)
 
 
-def test_noise_attention_claim_holds_only_if_the_density_diverges(attention_result):
+def test_noise_attention_claim_holds_along_a_diverging_density(attention_result):
     row = evaluate_claim(CLAIMS["A.noise_attention_vanishes"], {"signal.attention_on_noise": attention_result})
-    assert row.verdict == "holds_if", row.reason
-    assert "R/(L - R) -> infinity" in row.condition
+    assert row.verdict == "holds", row.reason
     figures = row.evidence["signal.attention_on_noise"]
-    # at the paper's density R/L = 50/1050 the mass at perfect alignment stays at (1 - r)/(r e^{beta theta} + 1 - r)
+    # at the run's density R/L = 50/1050 the mass at perfect alignment stays at (1 - r)/(r e^{beta theta} + 1 - r)
     r = 50 / 1050
-    assert figures["limit_R_over_L_fixed"] == pytest.approx((1 - r) / (r * math.exp(0.25) + 1 - r), rel=1e-12)
-    assert figures["mc_mass_fixed_density"] > 0.9 and figures["limit_R_over_L_minus_R_growing"] == 0.0
+    assert figures["limits"]["R/L fixed"] == pytest.approx((1 - r) / (r * math.exp(0.25) + 1 - r), rel=1e-12)
+    assert figures["limit_at_rho_1"] == 0.0 and figures["target"] == "R/(L-R) growing"
 
 
-def test_noise_attention_claim_other_verdicts(attention_result):
+def test_noise_attention_claim_refuted_when_the_stated_scaling_keeps_the_mass(attention_result):
     claim = CLAIMS["A.noise_attention_vanishes"]
-    lim = "sympy_limits_of_mass_at_rho1"
-    # a model where the mass vanished at fixed density too: the proviso would be unnecessary
-    holds = _with_details(attention_result, {(lim, "R/L fixed"): 0.0})
-    assert evaluate_claim(claim, {"signal.attention_on_noise": holds}).verdict == "holds"
+    paper = statement_of("A.noise_attention_vanishes")
+    for target, size in (("R/L fixed", "R = 3200, L = 67200"), ("R = sqrt(L)", "L = 67200")):
+        row = evaluate_claim(claim, {"signal.attention_on_noise": attention_result},
+                             paper.restated(paper.stated, target=target))
+        assert row.verdict == "refuted", row.reason
+        assert size in row.condition and "standard errors above 0" in row.condition
     # a model where even a diverging density left a positive mass, with the Monte Carlo agreeing
-    rows = copy.deepcopy(attention_result.details["scalings_closed_form_and_mc"]["R/(L-R) growing"])
-    for row in rows:
-        row["monte_carlo"], row["mc_se"] = 0.3, 1e-4
-    refuted = _with_details(attention_result, {(lim, "R/(L-R) growing"): 0.3,
-                                               ("scalings_closed_form_and_mc", "R/(L-R) growing"): rows})
+    grow = tuple(dataclasses.replace(q, closed_form=0.3, mc=0.3, mc_se=1e-4)
+                 for q in attention_result.findings.scalings["R/(L-R) growing"])
+    refuted = _with_findings(attention_result, limits={**attention_result.findings.limits, "R/(L-R) growing": 0.3},
+                             scalings={**attention_result.findings.scalings, "R/(L-R) growing": grow})
     row = evaluate_claim(claim, {"signal.attention_on_noise": refuted})
     assert row.verdict == "refuted" and "R = 64000" in row.condition
 
@@ -237,7 +230,7 @@ def test_closed_form_objective_claim():
     row = evaluate_claim(claim, {"signal.objective_vs_montecarlo": res})
     assert row.verdict == "holds", row.reason
     assert row.evidence["signal.objective_vs_montecarlo"]["detectable_scale_error"] < 0.01
-    coarse = _with_details(res, {("detectable_scale_error",): 0.05})
+    coarse = _with_findings(res, detectable_scale_error=0.05)
     assert evaluate_claim(claim, {"signal.objective_vs_montecarlo": coarse}).verdict == "inconclusive"
     failed = dataclasses.replace(res, verdict="fail")
     assert evaluate_claim(claim, {"signal.objective_vs_montecarlo": failed}).verdict == "inconclusive"

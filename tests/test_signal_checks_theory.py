@@ -29,16 +29,17 @@ def test_equilibria_stability_passes():
     assert [e["observed"] for e in d["equilibria"]] == ["repelling", "attracting"]     # measured drift signs
     assert [t["observed"] for t in d["threshold_tests"]] == ["repelling", "attracting"]
     assert d["theta_star_symmetric"] is None            # computed for sign=symmetric only
-    assert d["paper_claims_at_these_params"]["F_positive_on_open_interval (monotone towards +xi)"]
+    assert res.findings.monotone_on_grid                # the typed findings the claims read
+    assert [m.observed for m in res.findings.minus_xi] == ["repelling", "repelling", "attracting"]
 
 
 def test_equilibria_stability_strong_signal_has_interior_repeller():
     res = _run("signal.equilibria_stability", theta=2.0)
     assert res.verdict == "pass"
     assert [e["expected"] for e in res.details["equilibria"]] == ["attracting", "repelling", "attracting"]
-    claims = res.details["paper_claims_at_these_params"]
-    assert claims["both_poles_attracting (limit is xi up to sign)"]
-    assert not claims["F_positive_on_open_interval (monotone towards +xi)"]
+    f = res.findings
+    assert f.equilibria[0].observed == f.equilibria[-1].observed == "attracting"      # both poles attract
+    assert not f.monotone_on_grid and f.decreasing_points and f.decreasing_points[0].rho < -0.7
 
 
 def test_equilibria_stability_fails_with_wrong_classification(monkeypatch):

@@ -56,6 +56,11 @@ def model_sizes(p: dict) -> None:
     for th in thetas:
         for d in ds:
             SignalModel(th, p["beta"], p["sigma"], p["R"], p["L"], d)
+def model_text(m: SignalModel, theta: bool = True) -> str:
+    """``sign=..., theta=..., beta=..., sigma=..., R=..., L=..., d=...`` of a model point (theta left out when
+    False): how the claims name the model point a check ran at."""
+    head = f"sign={m.sign}, " + (f"theta={m.theta:g}, " if theta else "")
+    return head + f"beta={m.beta:g}, sigma={m.sigma:g}, R={m.R}, L={m.L}, d={m.d}"
 
 
 def validate_model(p: dict) -> None:
@@ -111,7 +116,7 @@ def model_values(p: dict, **override) -> dict:
 
 def model_of(p: dict, **override) -> SignalModel:
     """The SignalModel of a check's parameters (sign, theta, beta, sigma, R, L, d), with overrides."""
-    kw = {k: p[k] for k in ("theta", "beta", "sigma", "R", "L", "d", "sign")}
+    kw = {k: p[k] for k in ("theta", "beta", "sigma", "R", "L", "d", "sign") if k in p}
     kw.update(override)
     return SignalModel(**kw)
 

@@ -18,17 +18,48 @@ favourable alignment (the mass decreases in rho), is taken to the limit with Sym
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
+
 import numpy as np
 import sympy as sp
 
 import attnverify.theory.signal_recovery as S
-from attnverify.checks.claims import ClaimVerdict, claim
 from attnverify.checks.framework import Context, Evidence, Param, Plot, Series, check
-from attnverify.checks.signal._model import MODEL_PARAMS, numeric_function, validate_model
+from attnverify.checks.signal._model import MODEL_PARAMS, model_of, numeric_function, validate_model
 from attnverify.checks.stats import bonferroni_z, family_statistics, normal_equivalent
 from attnverify.numerics.signal_mc import Estimate, nuisance_mass_mc
+from attnverify.numerics.signal_model import SignalModel
 
 SCALING_EXPONENTS = (0, 2, 4, 6)
+
+
+@dataclass(frozen=True)
+class ScalingPoint:
+    """The nuisance mass at rho = 1 at one size (R, L) of a scaling: the closed form and the scores-only Monte
+    Carlo (``mc`` +- ``mc_se``)."""
+
+    R: int
+    L: int
+    closed_form: float
+    mc: float
+    mc_se: float
+
+    @property
+    def density(self) -> float:
+        """R / (L - R), the relative density of informative tokens."""
+        return self.R / (self.L - self.R)
+
+
+@dataclass(frozen=True)
+class AttentionFindings:
+    """What ``signal.attention_on_noise`` found, for the claims: the model point, and along each scaling of (R, L)
+    (``R/(L-R) growing``, ``R/L fixed``, ``R = sqrt(L)``) the SymPy limit of the rho = 1 nuisance mass (derived) and
+    the closed form and Monte Carlo at four sizes (measured)."""
+
+    model: SignalModel
+    limits: Mapping[str, float]
+    scalings: Mapping[str, tuple[ScalingPoint, ...]]
 
 
 def mass_function(vals: dict, sign: str, finite_size: bool):
@@ -176,6 +207,10 @@ def attention_on_noise(p: dict, ctx: Context) -> Evidence:
             "claim_to_zero_holds_along": [name for name, v in limits.items() if v == 0.0],
             "claim_to_zero_fails_along": [name for name, v in limits.items() if v != 0.0],
         },
+        findings=AttentionFindings(
+            model_of(p), dict(limits),
+            {name: tuple(ScalingPoint(r["R"], r["L"], r["closed_form_rho1"], r["monte_carlo"], r["mc_se"])
+                         for r in rows) for name, rows in scaling.items()}),
         plots=[Plot(title="nuisance attention mass vs alignment", xlabel="rho", ylabel="mass on nuisance tokens",
                     series=[s for (R, L), e in zip(pairs, ests)
                             for s in (Series(f"closed form, R/L = {R / L:.3g}", grid, closed(R, L, grid)),
@@ -187,59 +222,3 @@ def attention_on_noise(p: dict, ctx: Context) -> Evidence:
                                       Series(f"{name} (MC)", [r["L"] for r in rows], [r["monte_carlo"] for r in rows],
                                              yerr=[r["mc_se"] for r in rows], style="o"))])],
     )
-
-
-# ----------------------------------------------------------------------------------------------------------------
-# Claim: attention on noise tokens vanishes
-# ----------------------------------------------------------------------------------------------------------------
-GROWING, FIXED = "R/(L-R) growing", "R/L fixed"
-PAPER_DENSITY = 500 / 10500   # R / L of the paper's experiment (R = 500 informative, 10000 nuisance tokens)
-Z_CLAIM = 4.0        # a Monte Carlo mass is "bounded away from 0" / "decreasing" beyond 4 standard errors
-
-
-@claim(id="A.noise_attention_vanishes", paper="A", needs=("signal.attention_on_noise",))
-def _noise_attention_vanishes(results: dict, stated) -> ClaimVerdict:
-    """From signal.attention_on_noise: the SymPy limits of the rho = 1 mass (rho = 1 is the most favourable
-    alignment) along R/(L - R) growing and R/L fixed, confirmed by the scores-only Monte Carlo at the largest size of
-    each scaling (a mass more than Z_CLAIM standard errors above 0, a decrease of more than Z_CLAIM standard errors)."""
-    d = results["signal.attention_on_noise"].details
-    limits, scal = d["sympy_limits_of_mass_at_rho1"], d["scalings_closed_form_and_mc"]
-    grow, fixed = scal[GROWING], scal[FIXED]
-    first, last = grow[0], grow[-1]
-    decrease_z = (first["monte_carlo"] - last["monte_carlo"]) / np.hypot(first["mc_se"], last["mc_se"])
-    end = fixed[-1]
-    fixed_above_zero_z = end["monte_carlo"] / end["mc_se"]
-    vanishes_when_density_diverges = limits[GROWING] == 0.0 and decrease_z > Z_CLAIM
-    stays_at_fixed_density = limits[FIXED] > 0.0 and fixed_above_zero_z > Z_CLAIM
-    r = d["R"] / d["L"]
-    figures = {"limit_R_over_L_minus_R_growing": limits[GROWING], "limit_R_over_L_fixed": limits[FIXED],
-               "R_over_L": r, "mc_mass_fixed_density": end["monte_carlo"], "mc_se_fixed_density": end["mc_se"],
-               "at_R_L": (end["R"], end["L"]), "mc_mass_densest": last["monte_carlo"],
-               "densest_R_over_L_minus_R": last["R_over_L_minus_R"], "theta": d["theta"], "beta": d["beta"]}
-    ev = {"signal.attention_on_noise": figures}
-    paper_note = " (the paper's experiment: R = 500, L - R = 10000)" if abs(r - PAPER_DENSITY) < 1e-12 else ""
-    fixed_text = (f"at fixed R/L = {r:.3g} the mass at perfect alignment tends to {limits[FIXED]:.4g} (SymPy limit; "
-                  f"Monte Carlo {end['monte_carlo']:.4g} +- {end['mc_se']:.1g} at R = {end['R']}, L = {end['L']}; "
-                  f"theta = {d['theta']:g}, beta = {d['beta']:g})")
-    if limits[FIXED] == 0.0 and limits[GROWING] == 0.0:
-        return ClaimVerdict("holds", "the mass at rho = 1 tends to 0 already at fixed density R/L, and along R/(L - R) "
-                                     "growing", evidence=ev)
-    if vanishes_when_density_diverges and stays_at_fixed_density:
-        return ClaimVerdict(
-            "holds_if", f"the nuisance mass tends to 0 only when R/(L - R) grows without bound (SymPy limit 0; Monte "
-                        f"Carlo {first['monte_carlo']:.3g} -> {last['monte_carlo']:.3g} as R/(L - R) goes "
-                        f"{first['R_over_L_minus_R']:g} -> {last['R_over_L_minus_R']:g}); {fixed_text}",
-            condition=f"R/(L - R) -> infinity; at fixed R/L = {r:.3g}{paper_note} the nuisance mass at rho = 1 stays "
-                      f"at {limits[FIXED]:.4g}",
-            evidence=ev)
-    if limits[GROWING] > 0.0 and end["monte_carlo"] / end["mc_se"] > Z_CLAIM:
-        return ClaimVerdict(
-            "refuted", f"the mass does not tend to 0 even as R/(L - R) grows (SymPy limit {limits[GROWING]:.4g}; "
-                       f"Monte Carlo {last['monte_carlo']:.4g} +- {last['mc_se']:.1g} at R = {last['R']}, "
-                       f"L = {last['L']})",
-            condition=f"R = {last['R']}, L = {last['L']}, theta = {d['theta']:g}, beta = {d['beta']:g}: nuisance mass "
-                      f"{last['monte_carlo']:.4g} at rho = 1 (limit {limits[GROWING]:.4g})",
-            evidence=ev)
-    return ClaimVerdict("inconclusive", f"the Monte Carlo does not resolve the scalings (decrease {decrease_z:.3g} se "
-                                        f"along R/(L - R) growing, fixed-density mass {fixed_above_zero_z:.3g} se "
-                                        f"above 0)", evidence=ev)

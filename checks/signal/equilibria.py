@@ -1,13 +1,14 @@
 """Paper A, claims 2-3: equilibria of the reduced field rho' = F(rho) and their stability, against the simulation.
 
-Theory (the analytic side): the certified classification attnverify.theory.signal_recovery.equilibria (interval root isolation
-of J' and the sign of F'(rho*)) and the threshold theta* = attnverify.theory.signal_recovery.minus_xi_threshold above which -xi
-attracts (fixed-sign model).  In 1-D a classification of simple zeros fixes the sign of F between consecutive
-equilibria: F > 0 below an attractor and above a repeller, F < 0 above an attractor and below a repeller.
+Theory (the analytic side): the certified classification attnverify.theory.signal_recovery.equilibria (interval root
+isolation of J' and the sign of F'(rho*)) and the threshold theta* = attnverify.theory.signal_recovery.minus_xi_threshold
+above which -xi attracts (fixed-sign model).  In 1-D a classification of simple zeros fixes the sign of F between
+consecutive equilibria: F > 0 below an attractor and above a repeller, F < 0 above an attractor and below a repeller.
 
 Simulation (the numeric side, no closed form): on (-1, 1) the sign of F = (1 - rho^2) J_d'(rho) is the sign of the
 mean SGA drift, and J_d'(rho) is estimated by Monte Carlo over sampled sequences with full d-dimensional tokens
-(attnverify.numerics.signal_drift: pathwise derivative, antithetic pair, common random numbers across rho).  It is measured
+(attnverify.numerics.signal_drift: pathwise derivative, antithetic pair, common random numbers across rho).  It is
+measured
   * at rho* - delta and rho* + delta for every certified equilibrium rho* (probes; delta at most a quarter of the gap
     to the neighbour): the certified class decides the sign expected on each side;
   * on a uniform grid of (-1, 1): a conclusive sign that contradicts the classification is a sign change (an
@@ -15,33 +16,114 @@ mean SGA drift, and J_d'(rho) is estimated by Monte Carlo over sampled sequences
   * at -1 + delta for theta = theta* (1 -+ margin): -xi must be repelling below theta*, attracting above.
 A sign is conclusive when |mean| > z se with z the Bonferroni quantile for a family-wise level alpha over every
 (point, sample-size stage); the sample size doubles (up to max_samples) until every probe is conclusive.  A probe
-that stays inconclusive makes the check raise (verdict error, with the reason).
+that stays inconclusive (with no contradiction elsewhere) leaves the check undecided: ``Evidence.unresolved``
+(verdict error, with the reason), never pass or fail.
+
+The claims read :class:`EquilibriaFindings`: the certified and the measured class of every equilibrium, the measured
+drift signs on the grid, the measured interior attractors, and the measured stability of -xi at each signal strength
+tried (from which they bracket the switch of -xi's stability, without quoting the theory's theta*).
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
 
 import attnverify.theory.signal_recovery as S
-from attnverify.checks.claims import ClaimVerdict, claim
 from attnverify.checks.framework import Context, Evidence, Param, Plot, Series, check
-from attnverify.checks.signal._model import MODEL_PARAMS, model_values, numeric_function, validate_model
+from attnverify.checks.signal._model import (MODEL_PARAMS, model_of, model_values, numeric_function,
+                                             validate_model)
 from attnverify.checks.stats import bonferroni_z
 from attnverify.numerics.signal_drift import alignment_derivative_samples
 from attnverify.numerics.signal_model import SignalModel
 
+_LABEL = {1: "repelling", -1: "attracting", 0: "inconclusive"}   # the sign of J' next to -xi -> -xi's stability
 
+
+# ----------------------------------------------------------------------------------------------------------------
+# findings (what the claims read)
+# ----------------------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class EquilibriumFinding:
+    """One equilibrium: ``rho``, its ``certified`` class (derived: ``attracting`` / ``repelling``) and the class
+    ``observed`` from the measured drift signs on both sides (``attracting``, ``repelling``, ``semi-stable`` or
+    ``inconclusive``)."""
+
+    rho: float
+    certified: str
+    observed: str
+
+
+@dataclass(frozen=True)
+class DriftSign:
+    """The Monte Carlo J_d'(rho) = ``mean`` +- ``se`` at a grid point, its ``measured`` sign (+1, -1, or 0 when the
+    z-interval holds 0) and the sign the certified classification implies (``expected``; None where it does not
+    decide)."""
+
+    rho: float
+    mean: float
+    se: float
+    measured: int
+    expected: int | None
+
+
+@dataclass(frozen=True)
+class MinusXiTest:
+    """The stability of -xi at signal strength ``theta``: ``certified`` (derived) and ``observed`` from the measured
+    sign of J_d' at ``probe`` = -1 + delta (``mean`` +- ``se``)."""
+
+    theta: float
+    certified: str
+    observed: str
+    probe: float
+    mean: float
+    se: float
+
+
+@dataclass(frozen=True)
+class EquilibriaFindings:
+    """The evidence of ``signal.equilibria_stability`` for the claims (all measured unless said): the model point,
+    the equilibria (certified and observed class), the drift signs on the grid, the interior points measured
+    attracting (an interior equilibrium observed attracting, or a + to - change of the conclusive grid signs), the
+    tests of -xi's stability across signal strengths in the fixed-sign model (at the run's theta from its probe next
+    to -1 when the run is fixed-sign, and at theta* (1 -+ margin)), the z of the sign tests, and the derived
+    (certified) enclosure of theta* (fixed sign), which the claims may compare with a measured bracket but never
+    quote as a condition."""
+
+    model: SignalModel
+    z: float
+    equilibria: tuple[EquilibriumFinding, ...]
+    grid: tuple[DriftSign, ...]
+    interior_attractors: tuple[float, ...]
+    minus_xi: tuple[MinusXiTest, ...]
+    theta_star_enclosure: tuple[float, float] | None
+
+    @property
+    def monotone_on_grid(self) -> bool:
+        """F > 0 measured (conclusively) at every grid point: the drift points towards +xi across (-1, 1)."""
+        return bool(self.grid) and all(g.measured > 0 for g in self.grid)
+
+    @property
+    def decreasing_points(self) -> tuple[DriftSign, ...]:
+        """Grid points where F < 0 is measured conclusively."""
+        return tuple(g for g in self.grid if g.measured < 0)
+
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# pieces
+# ----------------------------------------------------------------------------------------------------------------
 def field_function(vals: dict, sign: str, finite_size: bool) -> Callable:
-    """F(rho) of attnverify.theory.signal_recovery.reduced_field at numeric params, as a NumPy function (numeric_function)."""
+    """F(rho) of attnverify.theory.signal_recovery.reduced_field at numeric params, as a NumPy function."""
     subs = {getattr(S, k): v for k, v in vals.items()}
     return numeric_function(S.reduced_field(sign, finite_size).subs(subs), (S.rho,))
 
 
 def drift_sign_task(model_kwargs: dict, rhos: np.ndarray, required: np.ndarray, n0: int, n_max: int, z: float,
                     seed: np.random.SeedSequence) -> dict:
-    """Numeric side: mean and standard error of J_d'(rho) (attnverify.numerics.signal_drift) at each rho, with the sample size
-    doubled from n0 (up to n_max) until every ``required`` rho has |mean| > z se.  No theory is read."""
+    """Numeric side: mean and standard error of J_d'(rho) (attnverify.numerics.signal_drift) at each rho, with the
+    sample size doubled from n0 (up to n_max) until every ``required`` rho has |mean| > z se.  No theory is read."""
     model = SignalModel(**model_kwargs)
     rng = np.random.default_rng(seed)
     rhos = np.asarray(rhos, dtype=float)
@@ -91,6 +173,137 @@ def probe_points(eqs: list, delta: float) -> list[dict]:
     return out
 
 
+def observed_class(signs: dict[int, int]) -> str:
+    """The class of an equilibrium from the measured signs of F on its sides (side -1 / +1 -> sign): attracting when
+    F > 0 below and < 0 above (a missing side, at a pole, counts as agreeing), repelling for the reverse."""
+    if all(signs.get(s, -s) == -s for s in (-1, 1)):
+        return "attracting"
+    if all(signs.get(s, s) == s for s in (-1, 1)):
+        return "repelling"
+    return "inconclusive" if 0 in signs.values() else "semi-stable"
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# the check: analytic side, numeric tasks, decision, evidence
+# ----------------------------------------------------------------------------------------------------------------
+def analytic_side(p: dict) -> dict:
+    """The certified equilibria at the run's theta, the probes and grid they imply, and the -xi threshold tests at
+    theta* (1 -+ threshold_margin) with the certified class there (fixed sign)."""
+    sign, fs = p["sign"], p["finite_size"]
+    vals = model_values(p)
+    eqs = S.equilibria(vals, sign, fs)
+    th_star = S.minus_xi_threshold(vals, "fixed", fs)
+    thr = []
+    if th_star is not None and th_star > 0:
+        for factor in (1 - p["threshold_margin"], 1 + p["threshold_margin"]):
+            v = model_values(p, theta=th_star * factor)
+            eqs_t = S.equilibria(v, "fixed", fs)
+            gap = eqs_t[1].rho + 1.0
+            thr.append({"theta": th_star * factor, "expected": "attracting" if factor > 1 else "repelling",
+                        "certified": "attracting" if eqs_t[0].stable else "repelling",
+                        "probe": -1.0 + min(p["delta"], 0.25 * gap), "vals": v})
+    cert = S.minus_xi_certificate(vals, "fixed", fs)
+    return {"vals": vals, "eqs": eqs, "probes": probe_points(eqs, p["delta"]),
+            "grid": np.linspace(-1.0, 1.0, p["grid_points"] + 2)[1:-1], "theta_star": th_star, "thresholds": thr,
+            "theta_star_symmetric": S.minus_xi_threshold(vals, "symmetric", fs) if sign == "symmetric" else None,
+            "certificate": cert}
+
+
+def sign_tests(p: dict, plan: dict, ctx: Context) -> tuple[float, dict, list[dict]]:
+    """The numeric side: the Bonferroni z over every (point, sample-size stage), the drift at the grid and the probes
+    (one task), and at each threshold test's probe (one task each)."""
+    n_stages = 1 + max(0, int(np.ceil(np.log2(p["max_samples"] / p["n_samples"]))))
+    n_points = len(plan["grid"]) + len(plan["probes"]) + len(plan["thresholds"])
+    z = bonferroni_z(p["alpha"], n_points * n_stages)
+    seeds = ctx.seeds(1 + len(plan["thresholds"]))
+    rhos = np.concatenate([plan["grid"], [q["rho"] for q in plan["probes"]]])
+    required = np.concatenate([np.zeros(len(plan["grid"]), bool), np.ones(len(plan["probes"]), bool)])
+    n0, n_max = p["n_samples"], max(p["n_samples"], p["max_samples"])
+    tasks = [(dict(plan["vals"], sign=p["sign"]), rhos, required, n0, n_max, z, seeds[0])]
+    tasks += [(dict(t["vals"], sign="fixed"), np.array([t["probe"]]), np.array([True]), n0, n_max, z, seeds[1 + i])
+              for i, t in enumerate(plan["thresholds"])]
+    out = ctx.map(drift_sign_task, tasks)
+    return z, out[0], out[1:]
+
+
+def decide(plan: dict, main: dict, thr_out: list[dict], z: float) -> dict:
+    """Measured signs against the certified classification: probes on both sides of every equilibrium, the grid
+    (unlisted sign changes), the -xi threshold tests; the mismatches, and what stays unresolved."""
+    eqs, probes, grid = plan["eqs"], [dict(q) for q in plan["probes"]], plan["grid"]
+    g = len(grid)
+    for k, q in enumerate(probes):
+        q.update(mean=float(main["mean"][g + k]), se=float(main["se"][g + k]),
+                 measured=measured_sign(main["mean"][g + k], main["se"][g + k], z))
+    rows = []
+    for i, e in enumerate(eqs):
+        mine = [q for q in probes if q["eq"] == i]
+        rows.append({"rho": e.rho, "eigenvalue": e.eigenvalue, "certified": e.certified,
+                     "expected": "attracting" if e.stable else "repelling",
+                     "observed": observed_class({q["side"]: q["measured"] for q in mine}),
+                     "probes": [{k: q[k] for k in ("rho", "expected", "measured", "mean", "se")} for q in mine]})
+    grid_rows = [{"rho": float(r), "expected": expected_sign(eqs, float(r)),
+                  "measured": measured_sign(main["mean"][k], main["se"][k], z), "mean": float(main["mean"][k]),
+                  "se": float(main["se"][k])} for k, r in enumerate(grid)]
+    thr = []
+    for t, res in zip(plan["thresholds"], thr_out):
+        m = measured_sign(res["mean"][0], res["se"][0], z)
+        row = {k: v for k, v in t.items() if k != "vals"}
+        row.update(mean=float(res["mean"][0]), se=float(res["se"][0]), n=int(res["n"]), observed=_LABEL[m])
+        row["match"] = row["observed"] == row["expected"] == row["certified"]
+        thr.append(row)
+    probe_bad = [q for q in probes if q["measured"] == -q["expected"]]
+    grid_bad = [r for r in grid_rows if r["measured"] != 0 and r["expected"] is not None
+                and r["measured"] != r["expected"]]
+    thr_bad = [t for t in thr if (not t["match"] and t["observed"] != "inconclusive")
+               or t["certified"] != t["expected"]]
+    mismatches = len(probe_bad) + len(grid_bad) + len(thr_bad)
+    open_probes = [q for q in probes if q["measured"] == 0]
+    open_thr = [t for t in thr if t["observed"] == "inconclusive" and t["certified"] == t["expected"]]
+    unresolved = None
+    if mismatches == 0 and (open_probes or open_thr):
+        what = [f"J'({q['rho']:.4f}) = {q['mean']:.3g} +- {z * q['se']:.2g}" for q in open_probes]
+        what += [f"J'({t['probe']:.4f}) at theta = {t['theta']:.4g}: {t['mean']:.3g} +- {z * t['se']:.2g}"
+                 for t in open_thr]
+        unresolved = (f"the sign of the drift next to an equilibrium is not resolved with {int(main['n'])} sequences "
+                      f"(z = {z:.2f}): {'; '.join(what)}; raise max_samples or move theta away from theta*")
+    return {"rows": rows, "grid": grid_rows, "thresholds": thr, "probes": probes, "grid_bad": grid_bad,
+            "mismatches": mismatches, "unresolved": unresolved}
+
+
+def interior_attractors(rows: list[dict], grid_rows: list[dict]) -> list[float]:
+    """Interior points the measurement shows attracting: interior equilibria observed attracting, and the midpoints
+    of + to - changes between consecutive conclusive grid signs."""
+    conclusive = [r for r in grid_rows if r["measured"] != 0]
+    changes = [float((a["rho"] + b["rho"]) / 2) for a, b in zip(conclusive, conclusive[1:])
+               if a["measured"] > 0 > b["measured"]]
+    return [r["rho"] for r in rows if abs(r["rho"]) < 1 and r["observed"] == "attracting"] + changes
+
+
+def findings_of(p: dict, plan: dict, dec: dict, z: float, main: dict) -> EquilibriaFindings:
+    """The typed findings: the run's own -xi probe (when -1 is an equilibrium with a probe) joins the threshold
+    tests as the measured stability of -xi at the run's theta (fixed sign only: the symmetric model's -xi is
+    another question)."""
+    vals = plan["vals"]
+    minus = []
+    if p["sign"] == "fixed":
+        first = dec["rows"][0]
+        own = [q for q in first["probes"] if q["rho"] > -1]
+        if abs(first["rho"] + 1) < 1e-12 and own:
+            q = own[0]
+            minus.append(MinusXiTest(vals["theta"], first["expected"], _LABEL[q["measured"]], q["rho"], q["mean"],
+                                     q["se"]))
+    minus += [MinusXiTest(t["theta"], t["certified"], t["observed"], t["probe"], t["mean"], t["se"])
+              for t in dec["thresholds"]]
+    cert = plan["certificate"]
+    return EquilibriaFindings(
+        model=model_of(p), z=z,
+        equilibria=tuple(EquilibriumFinding(r["rho"], r["expected"], r["observed"]) for r in dec["rows"]),
+        grid=tuple(DriftSign(g["rho"], g["mean"], g["se"], g["measured"], g["expected"]) for g in dec["grid"]),
+        interior_attractors=tuple(interior_attractors(dec["rows"], dec["grid"])),
+        minus_xi=tuple(sorted(minus, key=lambda m: m.theta)),
+        theta_star_enclosure=tuple(cert["enclosure"]) if cert else None)
+
+
 @check(
     id="signal.equilibria_stability",
     claim=("The reduced field rho' = F(rho) has equilibria +-xi (and possibly interior ones) whose stability follows "
@@ -118,105 +331,20 @@ def probe_points(eqs: list, delta: float) -> list[dict]:
     validate=validate_model,
 )
 def equilibria_stability(p: dict, ctx: Context) -> Evidence:
-    sign, fs = p["sign"], p["finite_size"]
-    vals = model_values(p)
-    eqs = S.equilibria(vals, sign, fs)
-    probes = probe_points(eqs, p["delta"])
-    grid = np.linspace(-1.0, 1.0, p["grid_points"] + 2)[1:-1]
+    plan = analytic_side(p)
+    z, main, thr_out = sign_tests(p, plan, ctx)
+    dec = decide(plan, main, thr_out, z)
+    return _evidence(p, plan, dec, z, main)
 
-    # threshold above which -xi attracts (fixed-sign model), measured below and above it
-    th_star = S.minus_xi_threshold(vals, "fixed", fs)
-    th_sym = S.minus_xi_threshold(vals, "symmetric", fs) if sign == "symmetric" else None   # costly; fixed-sign runs
-    thr = []
-    if th_star is not None and th_star > 0:
-        for factor in (1 - p["threshold_margin"], 1 + p["threshold_margin"]):
-            v = model_values(p, theta=th_star * factor)
-            eqs_t = S.equilibria(v, "fixed", fs)
-            gap = eqs_t[1].rho + 1.0
-            thr.append({"theta": th_star * factor, "expected": "attracting" if factor > 1 else "repelling",
-                        "certified": "attracting" if eqs_t[0].stable else "repelling",
-                        "probe": -1.0 + min(p["delta"], 0.25 * gap), "vals": v})
 
+def _evidence(p: dict, plan: dict, dec: dict, z: float, main: dict) -> Evidence:
+    sign, fs, vals, eqs = p["sign"], p["finite_size"], plan["vals"], plan["eqs"]
+    rows, grid_rows, probes, g = dec["rows"], dec["grid"], dec["probes"], len(plan["grid"])
     n_stages = 1 + max(0, int(np.ceil(np.log2(p["max_samples"] / p["n_samples"]))))
-    n_points = len(grid) + len(probes) + len(thr)
-    z = bonferroni_z(p["alpha"], n_points * n_stages)
-    seeds = ctx.seeds(1 + len(thr))
-    rhos = np.concatenate([grid, [q["rho"] for q in probes]])
-    required = np.concatenate([np.zeros(len(grid), bool), np.ones(len(probes), bool)])
+    n_points = g + len(probes) + len(dec["thresholds"])
     n0, n_max = p["n_samples"], max(p["n_samples"], p["max_samples"])
-    tasks = [(dict(vals, sign=sign), rhos, required, n0, n_max, z, seeds[0])]
-    tasks += [(dict(t["vals"], sign="fixed"), np.array([t["probe"]]), np.array([True]), n0, n_max, z, seeds[1 + i])
-              for i, t in enumerate(thr)]
-    out = ctx.map(drift_sign_task, tasks)
-    main = out[0]
-
-    # probes: the measured sign on each side of each equilibrium against its certified label
-    g = len(grid)
-    for k, q in enumerate(probes):
-        q.update(mean=float(main["mean"][g + k]), se=float(main["se"][g + k]),
-                 measured=measured_sign(main["mean"][g + k], main["se"][g + k], z))
-    rows = []
-    for i, e in enumerate(eqs):
-        mine = [q for q in probes if q["eq"] == i]
-        signs = {q["side"]: q["measured"] for q in mine}
-        if all(signs.get(s, -s) == -s for s in (-1, 1)):
-            observed = "attracting"
-        elif all(signs.get(s, s) == s for s in (-1, 1)):
-            observed = "repelling"
-        elif any(q["measured"] == 0 for q in mine):
-            observed = "inconclusive"
-        else:
-            observed = "semi-stable"
-        expected = "attracting" if e.stable else "repelling"
-        rows.append({"rho": e.rho, "eigenvalue": e.eigenvalue, "certified": e.certified, "expected": expected,
-                     "observed": observed,
-                     "probes": [{k: q[k] for k in ("rho", "expected", "measured", "mean", "se")} for q in mine]})
-    probe_bad = [q for q in probes if q["measured"] == -q["expected"]]
-    inconclusive = [q for q in probes if q["measured"] == 0]
-
-    # grid: a conclusive sign against the one the classification implies is an unlisted sign change
-    grid_rows = []
-    for k, r in enumerate(grid):
-        exp = expected_sign(eqs, float(r))
-        meas = measured_sign(main["mean"][k], main["se"][k], z)
-        grid_rows.append({"rho": float(r), "expected": exp, "measured": meas, "mean": float(main["mean"][k]),
-                          "se": float(main["se"][k])})
-    grid_bad = [r for r in grid_rows if r["measured"] != 0 and r["expected"] is not None
-                and r["measured"] != r["expected"]]
-
-    # threshold rows: -xi repelling below theta*, attracting above, in the theory and in the measurement
-    for t, res in zip(thr, out[1:]):
-        m = measured_sign(res["mean"][0], res["se"][0], z)
-        t.update(mean=float(res["mean"][0]), se=float(res["se"][0]), n=int(res["n"]),
-                 observed={1: "repelling", -1: "attracting", 0: "inconclusive"}[m])
-        t["match"] = t["observed"] == t["expected"] == t["certified"]
-        t.pop("vals")
-    thr_bad = [t for t in thr if not t["match"] and t["observed"] != "inconclusive"]
-    thr_bad += [t for t in thr if t["certified"] != t["expected"] and t not in thr_bad]
-    thr_inconclusive = [t for t in thr if t["observed"] == "inconclusive" and t["certified"] == t["expected"]]
-
-    mismatches = len(probe_bad) + len(grid_bad) + len(thr_bad)
-    if mismatches == 0 and (inconclusive or thr_inconclusive):
-        what = [f"J'({q['rho']:.4f}) = {q['mean']:.3g} +- {z * q['se']:.2g}" for q in inconclusive]
-        what += [f"J'({t['probe']:.4f}) at theta = {t['theta']:.4g}: {t['mean']:.3g} +- {z * t['se']:.2g}"
-                 for t in thr_inconclusive]
-        raise RuntimeError(f"the sign of the drift next to an equilibrium is not resolved with {n_max} sequences "
-                           f"(z = {z:.2f}): {'; '.join(what)}; raise max_samples or move theta away from theta*")
-
-    # what the measurement says about the paper's claims (read by the claims layer)
-    interior = [r for r in rows if abs(r["rho"]) < 1]
-    conclusive = [r for r in grid_rows if r["measured"] != 0]
-    unlisted_traps = [float((a["rho"] + b["rho"]) / 2) for a, b in zip(conclusive, conclusive[1:])
-                      if a["measured"] > 0 > b["measured"]]
-    measured_attractors = [r["rho"] for r in rows if r["observed"] == "attracting"]
-    claims = {
-        "no_spurious_traps (no interior equilibrium measured attracting)":
-            not any(r["observed"] == "attracting" for r in interior) and not unlisted_traps,
-        "converges_to_pm_xi (every measured attractor is +-xi)": all(abs(x) == 1.0 for x in measured_attractors),
-        "both_poles_attracting (limit is xi up to sign)": (rows[0]["observed"] == rows[-1]["observed"]
-                                                           == "attracting"),
-        "F_positive_on_open_interval (monotone towards +xi)": all(r["measured"] > 0 for r in grid_rows),
-    }
+    findings = findings_of(p, plan, dec, z, main)
+    grid = plan["grid"]
     plots = [Plot(title=f"Monte Carlo J_d'(rho) (sign of the SGA drift), sign={sign}", xlabel="rho",
                   ylabel="J'(rho)",
                   series=[Series(f"grid (+- {z:.2f} se)", grid, main["mean"][:g], yerr=z * main["se"][:g], style="o"),
@@ -229,12 +357,13 @@ def equilibria_stability(p: dict, ctx: Context) -> Evidence:
     return Evidence(
         metric=("probe signs contradicting the certified stability + grid signs contradicting the classification "
                 "(unlisted sign changes) + -xi threshold tests contradicted"),
-        observed=float(mismatches), threshold=0.0,
-        reason=(f"the certified class (sign of F' enclosed in Arb ball arithmetic) against measured signs: a sign counts only when its CLT interval mean +- {z:.2f} se excludes 0, "
-                f"z the Bonferroni quantile for family-wise level {p['alpha']:g} over {n_points} points x {n_stages} "
-                f"sample-size stages; sample size doubled from {n0} to at most {n_max} until every probe is "
-                "conclusive (else error)"),
-        passed=mismatches == 0,
+        observed=float(dec["mismatches"]), threshold=0.0,
+        reason=(f"the certified class (sign of F' enclosed in Arb ball arithmetic) against measured signs: a sign "
+                f"counts only when its CLT interval mean +- {z:.2f} se excludes 0, z the Bonferroni quantile for "
+                f"family-wise level {p['alpha']:g} over {n_points} points x {n_stages} sample-size stages; sample "
+                f"size doubled from {n0} to at most {n_max} until every probe is conclusive (else unresolved)"),
+        passed=dec["mismatches"] == 0,
+        unresolved=dec["unresolved"],
         analytic=[{"rho": r["rho"], "eigenvalue": r["eigenvalue"], "stable": r["expected"] == "attracting"}
                   for r in rows],
         numeric=[r["observed"] for r in rows],
@@ -243,60 +372,21 @@ def equilibria_stability(p: dict, ctx: Context) -> Evidence:
             "sign": sign, "finite_size": fs, "model": vals,
             "equilibria": rows,
             "grid": grid_rows,
-            "unlisted_sign_changes": [{k: r[k] for k in ("rho", "expected", "measured")} for r in grid_bad],
-            "measured_interior_traps_on_grid": unlisted_traps,
-            "theta_star_fixed": th_star,
-            "theta_star_symmetric": th_sym,
+            "unlisted_sign_changes": [{k: r[k] for k in ("rho", "expected", "measured")} for r in dec["grid_bad"]],
+            "measured_interior_attractors": list(findings.interior_attractors),
+            "theta_star_fixed": plan["theta_star"],
+            "theta_star_symmetric": plan["theta_star_symmetric"],
             "theta_star_meaning": ("fixed sign: -xi is attracting iff theta > theta_star (F'(-1) = 2 J'(-1) < 0); "
                                    "symmetric sign: J is even so F'(-1) = F'(1), both poles share one eigenvalue and "
                                    "theta_star_symmetric = 0 means both attract for every theta > 0"),
             "theta_star_sign_changes_fixed": S.minus_xi_sign_changes(vals, "fixed", fs),
-            "threshold_tests": thr,
+            "threshold_tests": dec["thresholds"],
             "z": z, "n_samples_main": int(main["n"]),
-            "paper_claims_at_these_params": claims,
             "certificates": [e.certificate for e in eqs if e.certificate]
-            + [c for c in (S.minus_xi_certificate(vals, "fixed", fs),
+            + [c for c in (plan["certificate"],
                            S.minus_xi_certificate(vals, "symmetric", fs) if sign == "symmetric" else None)
                if c is not None],
         },
         plots=plots,
+        findings=findings,
     )
-
-
-def _model_text(vals: dict) -> str:
-    return ", ".join(f"{k}={vals[k]:g}" for k in ("beta", "sigma", "R", "L", "d"))
-
-
-@claim(id="A.no_spurious_traps", paper="A", needs=("signal.equilibria_stability",))
-def _no_spurious_traps(results: dict, stated) -> ClaimVerdict:
-    """From the measured drift signs: refuted by an interior equilibrium measured attracting (or a + to - sign change
-    on the grid); otherwise holds, with the monotonicity (F > 0 on (-1, 1)) reported as found: at these parameters
-    and, from the threshold tests, whether -xi turns attracting above theta* (then F < 0 near -1: not monotone)."""
-    d = results["signal.equilibria_stability"].details
-    vals = d["model"]
-    where = f"sign={d['sign']}, theta={vals['theta']:g}, {_model_text(vals)}"
-    interior = [r for r in d["equilibria"] if abs(r["rho"]) < 1]
-    traps = [r["rho"] for r in interior if r["observed"] == "attracting"] + list(d["measured_interior_traps_on_grid"])
-    evidence = {"signal.equilibria_stability": {
-        "theta": vals["theta"], "sign": d["sign"], "measured_interior_attractors": traps,
-        "interior_equilibria": [{"rho": r["rho"], "observed": r["observed"]} for r in interior],
-        "drift_positive_on_grid": all(g["measured"] > 0 for g in d["grid"]),
-        "theta_star_fixed": d["theta_star_fixed"],
-        "threshold_tests": [{k: t[k] for k in ("theta", "observed", "mean", "se")} for t in d["threshold_tests"]]}}
-    if traps:
-        return ClaimVerdict("refuted", f"an interior equilibrium attracts the measured drift at {where}",
-                            condition=f"{where}: attracting interior point near rho = {traps[0]:.4g}",
-                            evidence=evidence)
-    monotone = all(g["measured"] > 0 for g in d["grid"])
-    above = [t for t in d["threshold_tests"] if t["observed"] == "attracting"]
-    irho = ", ".join(f"{r['rho']:.3g}" for r in interior) or "?"
-    mono = (f"F > 0 on the whole grid of (-1, 1) at theta = {vals['theta']:g} (monotone towards +xi)" if monotone else
-            "F changes sign in (-1, 1) at these parameters (interior repeller"
-            f"{'s' if len(interior) > 1 else ''} at rho = {irho}), "
-            "so F is not monotone here, though no trap appears")
-    if above:
-        mono += (f"; fixed sign: at theta = {above[0]['theta']:.4g} > theta* = {d['theta_star_fixed']:.4g} the drift "
-                 "next to -xi is negative (-xi attracts behind an interior repeller), so 'monotone' (F > 0) holds only "
-                 "below theta*")
-    return ClaimVerdict("holds", f"no interior equilibrium is measured attracting and the Monte Carlo drift never "
-                        f"changes sign from + to - on the grid ({where}); {mono}", evidence=evidence)

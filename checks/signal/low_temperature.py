@@ -25,6 +25,7 @@ Power: the same test must reject the closed form at 1.1 beta (the Monte Carlo re
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -35,12 +36,43 @@ from attnverify.numerics.signal_mc import Estimate, estimate, objective_samples
 from attnverify.numerics.signal_model import SignalModel
 
 MAX_BIAS_OVER_SE = 0.25
+
+
+@dataclass(frozen=True)
+class LowTemperatureFindings:
+    """What ``signal.low_temperature`` found, for the claims: the family test of the closed form against the Monte
+    Carlo (max |z| against the Bonferroni threshold), the fitted scale ratio MC / closed +- se, and the largest score
+    beta (theta |rho| + 8 sigma) reached."""
+
+    beta: float
+    max_abs_z: float
+    z_threshold: float
+    ratio: float
+    ratio_se: float
+    largest_score: float
 _DEFAULTS = {"theta": 1.0, "beta": 1000.0, "sigma": 1e-5, "d": 5}
 
 
 def mc_task(model_kw: dict, rhos: np.ndarray, n: int, seed: np.random.SeedSequence) -> Estimate:
-    """Full-dimensional Monte Carlo of ||f_q(X)||^2 on the rho grid: mean and covariance across the grid."""
-    return estimate(objective_samples(SignalModel(**model_kw), rhos, n, np.random.default_rng(seed)))
+    """Full-dimensional Monte Carlo of ||f_q(X)||^2 on the rho grid: mean and covariance across the grid. Floating
+    point exceptions are not raised here: an overflowing implementation gives non-finite values, which the check
+    judges (the same in this process and in a worker process, whose floating-point state the runner does not set)."""
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        return estimate(objective_samples(SignalModel(**model_kw), rhos, n, np.random.default_rng(seed)))
+
+
+def non_finite_evidence(p: dict, rhos: np.ndarray, mu: np.ndarray, analytic: np.ndarray) -> Evidence:
+    """The numeric side gave non-finite values (an overflow in the simulation) where the closed form is finite: the
+    two sides disagree, a ``fail`` of this check (our numerics are wrong), with the points named."""
+    bad = ~np.isfinite(mu)
+    where = ", ".join(f"{r:.4g}" for r in rhos[bad][:4]) + (" ..." if bad.sum() > 4 else "")
+    return Evidence(
+        metric="grid points where the Monte Carlo is not a finite number while the closed form is",
+        observed=float(np.sum(bad & np.isfinite(analytic))), threshold=0.0,
+        reason=f"a finite closed form cannot agree with a non-finite Monte Carlo value (at rho = {where}, beta = "
+               f"{p['beta']:g}: the simulation overflowed)",
+        passed=False, analytic=analytic, numeric=np.where(bad, np.nan, mu),
+        details={"rho": rhos, "non_finite_rho": rhos[bad], "n_sequences": p["n_sequences"]})
 
 
 def logistic_step(theta: float, beta: float, R: int, L: int) -> tuple[float, float]:
@@ -95,6 +127,8 @@ def low_temperature(p: dict, ctx: Context) -> Evidence:
     J = closed_form(p["sign"], True)
     args = (p["theta"], p["beta"], p["sigma"], p["R"], p["L"], p["d"])
     analytic = np.broadcast_to(J(rhos, *args), rhos.shape).astype(float)
+    if not np.all(np.isfinite(mu)) or not np.all(np.isfinite(est.cov)):
+        return non_finite_evidence(p, rhos, np.where(np.isfinite(se), mu, np.nan), analytic)
     hotter = np.broadcast_to(J(rhos, p["theta"], 1.1 * p["beta"], *args[2:]), rhos.shape).astype(float)
     fam, fam_hot = family_statistics([est], [analytic]), family_statistics([est], [hotter])
     z, z_hot = fam["blocks"][0]["z"], fam_hot["blocks"][0]["z"]
@@ -140,4 +174,6 @@ def low_temperature(p: dict, ctx: Context) -> Evidence:
                                    np.broadcast_to(J(step, *args), step.shape).astype(float)),
                             Series("Monte Carlo", (rhos[near] - rho0) / width, mu[near], yerr=se[near], style="o")],
                     )],
+        findings=LowTemperatureFindings(p["beta"], max_z, z_star, float(fam["ratio"]), float(fam["ratio_se"]),
+                                        max_score),
     )

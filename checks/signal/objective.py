@@ -32,10 +32,10 @@ fails.
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass
 
 import numpy as np
 
-from attnverify.checks.claims import ClaimVerdict, claim
 from attnverify.checks.framework import Context, Evidence, Param, Plot, Series, check
 from attnverify.checks.signal._model import MODEL_PARAMS, closed_form, validate_model
 from attnverify.checks.stats import bonferroni_z, family_statistics
@@ -48,6 +48,28 @@ _DEFAULTS = {"R": 400, "L": 8400}
 #: standard error of the estimator ~ SE_K / sqrt(n L) (worst point, measured at L = 4200 and 8400)
 REMAINDER_K, SE_K = 7.0, 0.17
 MAX_REMAINDER_OVER_SE = 0.5
+
+
+@dataclass(frozen=True)
+class ObjectiveFindings:
+    """What ``signal.objective_vs_montecarlo`` found, for the claims: the model point (R, L, the thetas and ds
+    compared), the family test of the closed form with its finite-size terms (max |z| against the Bonferroni
+    threshold over ``family_size`` z-scores), the pooled scale ratio MC / closed +- its standard error and the
+    smallest scale error the test rejects (``detectable_scale_error``), and whether the Monte Carlo resolves the
+    O(1/L) terms (the limit without them is rejected: ``finite_size_resolved``)."""
+
+    R: int
+    L: int
+    thetas: tuple[float, ...]
+    ds: tuple[int, ...]
+    max_abs_z: float
+    z_threshold: float
+    family_size: int
+    ratio: float
+    ratio_se: float
+    detectable_scale_error: float
+    finite_size_resolved: bool
+    max_abs_z_without_finite_size: float
 
 
 def remainder_over_se(p: dict) -> float:
@@ -145,48 +167,7 @@ def objective_vs_montecarlo(p: dict, ctx: Context) -> Evidence:
                               "random numbers across rho",
                  "neglected": "O(1/L^2) and O(d/(L R)) terms (beyond the second-order delta method)"},
         plots=plots,
+        findings=ObjectiveFindings(p["R"], p["L"], tuple(p["thetas"]), tuple(p["ds"]), max_z, z_star, m,
+                                   float(fam["ratio"]), float(fam["ratio_se"]), float(z_star * fam["ratio_se"]),
+                                   bool(rejected), max_z0),
     )
-
-
-# ----------------------------------------------------------------------------------------------------------------
-# Claim: J has a closed form in the long-sequence limit
-# ----------------------------------------------------------------------------------------------------------------
-#: the claim "holds" only when the Monte Carlo pins the overall scale of J to better than this (relative, at the
-#: check's family-wise threshold); a coarser run cannot tell a wrong closed form from a right one
-CLAIM_RESOLUTION = 0.01
-
-
-@claim(id="A.closed_form_objective", paper="A", needs=("signal.objective_vs_montecarlo",), uses=("signal.low_temperature",))
-def _closed_form_objective(results: dict, stated) -> ClaimVerdict:
-    """holds when the derived closed form (limit + O(1/L) terms) agrees with the Monte Carlo at every (theta, d, rho),
-    the O(1/L) terms are resolved (the bare limit is rejected: the agreement is not an accident of a coarse run) and
-    the overall scale is pinned to CLAIM_RESOLUTION; low_temperature's figures are added when it ran."""
-    res = results["signal.objective_vs_montecarlo"]
-    d = res.details
-    resolution = float(d["detectable_scale_error"])
-    figures = {"max_abs_z": d["max_abs_z"], "z_threshold": d["z_threshold"], "family_size": d["family_size"],
-               "ratio_mc_over_closed": d["ratio_mc_over_closed"], "ratio_se": d["ratio_se"],
-               "detectable_scale_error": resolution,
-               "max_abs_z_without_finite_size": d["max_abs_z_without_finite_size"], "R": d["R"], "L": d["L"],
-               "n_sequences": d["n_sequences"]}
-    ev = {"signal.objective_vs_montecarlo": figures}
-    low = results.get("signal.low_temperature")
-    low_text = ""
-    if low is not None:
-        ld = low.details
-        ev["signal.low_temperature"] = {"max_abs_z": ld["max_abs_z"], "z_threshold": ld["z_threshold"],
-                                        "ratio_mc_over_closed": ld["ratio_mc_over_closed"], "ratio_se": ld["ratio_se"],
-                                        "largest_score": ld["largest_score"]}
-        low_text = (f"; also at low temperature (scores up to {ld['largest_score']:.0f}): max |z| = "
-                    f"{ld['max_abs_z']:.3g} <= {ld['z_threshold']:.3g}, ratio {ld['ratio_mc_over_closed']:.6f} +- "
-                    f"{ld['ratio_se']:.1g}")
-    if not d["limit_without_finite_size_rejected"] or resolution > CLAIM_RESOLUTION:
-        return ClaimVerdict("inconclusive", f"the Monte Carlo pins the scale of J only to +-{resolution:.2g} (needs "
-                                            f"{CLAIM_RESOLUTION:g}) or cannot resolve the O(1/L) terms", evidence=ev)
-    return ClaimVerdict(
-        "holds", f"the derived closed form (limit + O(1/L) terms) agrees with Monte Carlo at R = {d['R']}, "
-                 f"L = {d['L']}: max |z| = {d['max_abs_z']:.3g} <= {d['z_threshold']:.3g} over {d['family_size']} "
-                 f"tests; fitted ratio MC/closed = {d['ratio_mc_over_closed']:.6f} +- {d['ratio_se']:.1g} (a scale "
-                 f"error above {resolution:.1g} would be rejected); the limit without the O(1/L) terms is rejected "
-                 f"(max |z| = {d['max_abs_z_without_finite_size']:.3g}){low_text}",
-        evidence=ev)

@@ -21,6 +21,8 @@ rejected by (i); a wrong shape by (ii). The plain ODE (no O(eta) terms) is compa
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from scipy.stats import t as student_t
 
@@ -32,6 +34,36 @@ from attnverify.numerics.signal_model import SignalModel
 from attnverify.numerics.tangent_field import tangent_gradient_moments
 
 N_TASKS = 4                 # run batches per step scale (parallel tasks)
+
+
+@dataclass(frozen=True)
+class TrackingScale:
+    """One step scale: ``eta0`` and the final step, the fitted scale of F along the SGA paths (``fitted_scale`` +-
+    ``fitted_scale_se``: 1 when SGA follows the derived F), the largest |z| of the mean path against the
+    second-order mean path and against the plain ODE, and the largest size of the O(eta) terms."""
+
+    eta0: float
+    eta_final: float
+    fitted_scale: float
+    fitted_scale_se: float
+    max_abs_z: float
+    max_abs_z_plain_ode: float
+    order_eta_terms_max: float
+
+
+@dataclass(frozen=True)
+class OdeTrackingFindings:
+    """What ``signal.ode_tracks_sga`` found, for the claims: the model point, the number of runs and one
+    :class:`TrackingScale` per step scale."""
+
+    model: SignalModel
+    n_runs: int
+    scales: tuple[TrackingScale, ...]
+
+    @property
+    def scale_resolution(self) -> float:
+        """The coarsest standard error of the fitted scale of F over the step scales."""
+        return max(s.fitted_scale_se for s in self.scales)
 
 
 def run_sga(model_kw: dict, rho0: float, n_runs: int, n_steps: int, a: float, b: float, record_every: int,
@@ -160,6 +192,10 @@ def ode_tracks_sga(p: dict, ctx: Context) -> Evidence:
                  "eta_final": [s["eta_final"] for s in scales],
                  "grid_rho": grid, "var_xi_gradient": S_grid, "grad_energy": G_grid},
         plots=plots,
+        findings=OdeTrackingFindings(
+            model_of(p), n_runs,
+            tuple(TrackingScale(s["eta0"], s["eta_final"], s["fitted_scale_of_F"], s["fitted_scale_se"],
+                                s["max_abs_z"], s["max_abs_z_plain_ode"], s["order_eta_terms_max"]) for s in scales)),
     )
 
 

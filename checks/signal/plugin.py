@@ -60,7 +60,8 @@ PAPER = Paper(
     title="Asymptotic Signal Subspace Recovery in Softmax Attention Models",
     citation="L. V. Truong, arXiv:2606.22406 (2026)",
     modules=tuple(f"{_PKG}.{m}" for m in ("objective", "reduced_field", "equilibria", "ode_tracking", "attention",
-                                          "low_temperature", "alignment", "sign_ambiguity", "claims_dynamics")),
+                                          "low_temperature", "alignment", "sign_ambiguity", "claims_objective",
+                                          "claims_dynamics", "claims_equilibria")),
     order=("signal.objective_vs_montecarlo", "signal.reduced_field_identity", "signal.equilibria_stability",
            "signal.ode_tracks_sga", "signal.attention_on_noise", "signal.low_temperature", "signal.alignment_30_runs",
            "signal.sign_ambiguity"),
@@ -68,6 +69,7 @@ PAPER = Paper(
     params=MODEL_PARAMS, validate=validate_model, derive=derive, sections=sections, formulas=formulas,
     quantities=lazy(f"{_PKG}.quantities", "quantities"), namespace=f"{_PKG}.formulas",
     families=lazy(f"{_PKG}.selftest", "families"), power_rows=lazy(f"{_PKG}.selftest", "power_rows"),
-    mutants=lazy(f"{_PKG}.selftest", "mutants"), benchmarks=lazy(f"{_PKG}.bench", "run"),
+    mutants=lazy(f"{_PKG}.selftest", "mutants"), claim_scenarios=lazy(f"{_PKG}.selftest", "claim_scenarios"),
+    benchmarks=lazy(f"{_PKG}.bench", "run"),
     theory=("attnverify.theory.signal_recovery",),
 )

@@ -1,18 +1,32 @@
 """Paper A's quantities that a claim may state (``attnverify list --quantities``; ``attnverify audit``).
 
-``J_limit``  the long-sequence objective J(rho) = |f_oo|^2 (R, L - R -> oo), in rho, theta, beta, sigma, R, L;
-             a stated formula may use ``w`` for the informative attention mass.
-             Measured: J_d(rho) = E|f_q(X)|^2 by conditional Monte Carlo with control variates
-             (``numerics.signal_mc.objective_rb_cv``) at d = 2, which estimates the limit plus its O(1/L) terms:
-             the judge allows the derived gap between the two.
-``w``        the informative attention mass in the long-sequence limit, in rho, theta, beta, sigma, R, L.
-             Measured: one minus the nuisance mass, scores-only Monte Carlo (``numerics.signal_mc.nuisance_mass_mc``),
-             which estimates w plus its O(1/L) ratio bias.
+``J_limit``     the long-sequence objective J(rho) = |f_oo|^2 (R, L - R -> oo), in rho, theta, beta, sigma, R, L;
+                a stated formula may use ``w`` for the informative attention mass.
+                Measured: J_d(rho) = E|f_q(X)|^2 by conditional Monte Carlo with control variates
+                (``numerics.signal_mc.objective_rb_cv``) at d = 2, which estimates the limit plus its O(1/L) terms:
+                the judge allows the derived gap between the two.
+``w``           the informative attention mass in the long-sequence limit, in rho, theta, beta, sigma, R, L.
+                Measured: one minus the nuisance mass, scores-only Monte Carlo
+                (``numerics.signal_mc.nuisance_mass_mc``), which estimates w plus its O(1/L) ratio bias.
+``F_limit``     the reduced field F(rho) = (1 - rho^2) J'(rho) of the long-sequence objective (the field of the ODE
+                rho' = F(rho) that SGA follows), in rho, theta, beta, sigma, R, L; a stated formula may use ``w`` and
+                ``dJ`` (= dJ_limit/drho). Measured: the Monte Carlo drift (1 - rho^2) E D(rho)
+                (``numerics.signal_drift.alignment_derivative_samples``, the pathwise derivative of |f_q(X)|^2
+                along the sphere, whose mean is J_d'(rho)) at d = 2, which estimates F plus its O(1/L) terms.
+``theta_star``  the signal strength above which -xi attracts (fixed sign: F'(-1) = 2 J'(-1) < 0), at the model
+                options beta, sigma, R, L, d (with the finite-size terms: the simulation has finite L). Derived: the
+                certified enclosure of theta* (``theory.signal_recovery.minus_xi_certificate``). Measured: a bracket
+                from the sign of the Monte Carlo drift next to -xi, J_d'(-1 + 0.001), scanned up from 0.1/beta in
+                factors of 2 and bisected in log theta (``numerics.signal_drift.minus_xi_switch``), as signal.equilibria_stability
+                measures the stability of -xi; no closed form enters it.
 """
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
+from attnverify.checks.framework import Param
 from attnverify.checks.judge import Measured
 from attnverify.checks.plugin import Quantity
 from attnverify.checks.signal._model import MODEL_PARAMS
@@ -21,30 +35,53 @@ from attnverify.checks.signal.formulas import SYMBOLS
 SIGN = next(p for p in MODEL_PARAMS if p.name == "sign")
 D_MEASURE = 2                 # the token dimension of the measurement: the (d - 1) finite-size term is smallest
 N_SEQUENCES = 4000            # Monte Carlo sequences per point (standard error ~1e-3 relative at L = 10500)
+N_DRIFT = 4000                # drift samples per point of F (standard error ~1 % of F at R/L ~ 1/3, L ~ 1000)
+SWITCH_DELTA = 1e-3           # the drift next to -xi is measured at rho = -1 + SWITCH_DELTA
+SWITCH_ALPHA = 1e-3           # family-wise false-alarm level of the sign tests of the theta* bracket
+SWITCH_TESTS = 16             # sign tests of the bisection, at most
 _J_SYMBOLS = {k: SYMBOLS[k] for k in ("rho", "theta", "beta", "sigma", "R", "L")}
+_THRESHOLD_OPTIONS = (SIGN,) + tuple(
+    dataclasses.replace(p, default={"R": 350, "L": 1050, "d": 2}.get(p.name, p.default))
+    for p in MODEL_PARAMS if p.name in ("beta", "sigma", "R", "L", "d")) + (
+    Param("max_samples", int, 32000, "drift samples per sign test, at most: the bracket's resolution (each "
+          "doubling narrows it by about 1/sqrt(2) and doubles the time)", low=1000),)
 
 
-def sample(rng: np.random.Generator, n: int, fixed: dict) -> list[dict]:
-    """``n`` admissible points: rho in [-0.95, 0.95], theta in [0.25, 2], beta and sigma in [0.5, 1.5] with
-    beta sigma <= 1 (inside the finite-size expansion's range for every L >= 3), R and L from ``fixed`` or
-    R in [20, 400], L in [2R + 20, 20 R]."""
+def _points(rng: np.random.Generator, n: int, fixed: dict, rho_max: float, theta: tuple[float, float],
+            R: tuple[int, int], L_over_R: tuple[float, float], extra: int = 0) -> list[dict]:
+    """``n`` admissible points: rho in [-rho_max, rho_max], theta in ``theta``, beta and sigma in [0.5, 1.5] with
+    beta sigma <= 1 (inside the finite-size expansion's range for every L >= 3), R in ``R`` and L in
+    [L_over_R[0] R + extra, L_over_R[1] R], R and L (and any symbol) from ``fixed`` when given."""
     out = []
     while len(out) < n:
-        p = {"rho": rng.uniform(-0.95, 0.95), "theta": rng.uniform(0.25, 2.0), "beta": rng.uniform(0.5, 1.5),
+        p = {"rho": rng.uniform(-rho_max, rho_max), "theta": rng.uniform(*theta), "beta": rng.uniform(0.5, 1.5),
              "sigma": rng.uniform(0.5, 1.5)}
         if p["beta"] * p["sigma"] > 1.0:
             continue
-        R = int(fixed.get("R", rng.integers(20, 401)))
-        L = int(fixed.get("L", rng.integers(2 * R + 20, 20 * R + 1)))
-        out.append({**p, "R": R, "L": L, **{k: v for k, v in fixed.items() if k not in ("R", "L")}})
+        r = int(fixed.get("R", rng.integers(R[0], R[1] + 1)))
+        length = int(fixed.get("L", rng.integers(int(L_over_R[0] * r) + extra, int(L_over_R[1] * r) + 1)))
+        out.append({**p, "R": r, "L": length, **{k: v for k, v in fixed.items() if k not in ("R", "L")}})
     return out
 
 
-def _model(values: dict):
+def sample(rng: np.random.Generator, n: int, fixed: dict) -> list[dict]:
+    """Points for J and w: rho in [-0.95, 0.95], theta in [0.25, 2], R in [20, 400], L in [2R + 20, 20 R]."""
+    return _points(rng, n, fixed, 0.95, (0.25, 2.0), (20, 400), (2.0, 20.0), extra=20)
+
+
+def sample_field(rng: np.random.Generator, n: int, fixed: dict) -> list[dict]:
+    """Points where the drift resolves F to about 1 %: rho in [-0.9, 0.9], theta in [0.5, 2], R in [100, 400] and
+    L in [2.1 R, 3.5 R] (R/L between 0.29 and 0.48: at R/L = 1/21 the drift is ten times smaller and the measurement
+    would need a hundred times more samples)."""
+    return _points(rng, n, fixed, 0.9, (0.5, 2.0), (100, 400), (2.1, 3.5))
+
+
+def _model(values: dict, **override):
     from attnverify.numerics.signal_model import SignalModel
 
-    return SignalModel(theta=float(values["theta"]), beta=float(values["beta"]), sigma=float(values["sigma"]),
-                       R=int(values["R"]), L=int(values["L"]), d=D_MEASURE, sign=values.get("sign", "fixed"))
+    kw = {"theta": float(values["theta"]), "beta": float(values["beta"]), "sigma": float(values["sigma"]),
+          "R": int(values["R"]), "L": int(values["L"]), "d": D_MEASURE, "sign": values.get("sign", "fixed")}
+    return SignalModel(**{**kw, **override})
 
 
 def _measure_J(values: dict, rng: np.random.Generator) -> Measured:
@@ -62,6 +99,43 @@ def _measure_w(values: dict, rng: np.random.Generator) -> Measured:
                            [(int(values["R"]), int(values["L"]))], np.array([float(values["rho"])]), N_SEQUENCES, rng,
                            values.get("sign", "fixed"))
     return Measured(1.0 - float(est.mean[0]), float(est.se[0]), f"scores-only Monte Carlo, {N_SEQUENCES} sequences")
+
+
+def _measure_F(values: dict, rng: np.random.Generator) -> Measured:
+    """(1 - rho^2) times the mean pathwise derivative of |f_q(X)|^2 along the sphere (its mean is J_d'(rho))."""
+    from attnverify.numerics.signal_drift import alignment_derivative_samples
+
+    rho = float(values["rho"])
+    x = alignment_derivative_samples(_model(values), np.array([rho]), N_DRIFT, rng)[:, 0]
+    factor = 1.0 - rho * rho
+    return Measured(factor * float(x.mean()), factor * float(x.std(ddof=1) / np.sqrt(x.size)),
+                    f"Monte Carlo drift (pathwise derivative), {N_DRIFT} sequences, d = {D_MEASURE}")
+
+
+def _measure_theta_star(values: dict, rng: np.random.Generator) -> Measured:
+    """The bracket of the switch of the drift sign next to -xi (module docstring)."""
+    from scipy.stats import norm
+
+    from attnverify.numerics.signal_drift import minus_xi_switch
+
+    n0, n_max = 1000, max(1000, int(values["max_samples"]))
+    stages = 1 + int(np.ceil(np.log2(n_max / n0)))
+    z = float(norm.isf(SWITCH_ALPHA / (2 * SWITCH_TESTS * stages)))
+    beta = float(values["beta"])
+    model = dict(values, d=int(values["d"]))
+
+    def model_at(theta: float):
+        return _model(dict(model, theta=theta), d=int(values["d"]))
+
+    out = minus_xi_switch(model_at, 0.1 / beta, 12.8 / beta, delta=SWITCH_DELTA, z=z, n0=n0, n_max=n_max, rng=rng,
+                          max_tests=SWITCH_TESTS)
+    how = (f"sign of the Monte Carlo drift J_d'(-1 + {SWITCH_DELTA:g}) at {len(out['tests'])} signal strengths "
+           f"(bisection, up to {n_max} sequences per test, z = {z:.2f})")
+    if out["hi"] is None:
+        raise ValueError(f"-xi is not measured attracting up to theta = {12.8 / beta:.4g}: no switch found ({how})")
+    lo, hi = float(out["lo"]), float(out["hi"])
+    return Measured(float(np.sqrt(lo * hi)) if lo > 0 else hi / 2, 0.0, how, interval=(lo, hi),
+                    details={"tests": out["tests"], "resolved": out["resolved"]})
 
 
 def _J(sign: str = "fixed"):
@@ -88,6 +162,40 @@ def _w_measured(sign: str = "fixed"):
     return 1 - nuisance_mass(sign, True)
 
 
+def _F(sign: str = "fixed"):
+    from attnverify.theory.signal_recovery import reduced_field
+
+    return reduced_field(sign, False)
+
+
+def _F_measured(sign: str = "fixed"):
+    from attnverify.theory.signal_recovery import d, reduced_field
+
+    return reduced_field(sign, True).subs(d, D_MEASURE)
+
+
+def _dJ(sign: str = "fixed"):
+    import sympy as sp
+
+    from attnverify.theory.signal_recovery import population_objective, rho
+
+    return sp.diff(population_objective(sign, False), rho)
+
+
+def _theta_star(sign: str = "fixed", beta: float = 1.0, sigma: float = 1.0, R: int = 350, L: int = 1050, d: int = 2,
+                max_samples: int = 32000) -> tuple[float, float]:
+    """The certified enclosure (lo, hi) of theta* (finite-size terms) at the model options."""
+    from attnverify.checks.framework import InputError
+    from attnverify.theory.signal_recovery import minus_xi_certificate
+
+    cert = minus_xi_certificate({"theta": 1.0, "beta": beta, "sigma": sigma, "R": R, "L": L, "d": d}, sign, True)
+    if cert is None:
+        raise InputError(f"theta_star: -xi is not attracting at any theta up to the search range at beta = {beta:g}, "
+                         f"sigma = {sigma:g}, R = {R}, L = {L}, d = {d} ({sign} sign): there is no threshold")
+    lo, hi = cert["enclosure"]
+    return float(lo), float(hi)
+
+
 def quantities() -> list[Quantity]:
     return [
         Quantity("J_limit", "the long-sequence objective J(rho) = |f_oo|^2 (R, L - R -> oo); a stated formula may "
@@ -96,4 +204,13 @@ def quantities() -> list[Quantity]:
         Quantity("w", "the informative attention mass in the long-sequence limit", _J_SYMBOLS, _w,
                  kinds=("formula", "value"), options=(SIGN,), sample=sample, measure=_measure_w,
                  measured_as=_w_measured),
+        Quantity("F_limit", "the reduced field F(rho) = (1 - rho^2) J'(rho) of the long-sequence objective (the ODE "
+                 "rho' = F(rho) that SGA follows); a stated formula may use w (the attention mass) and dJ "
+                 "(dJ_limit/drho)", _J_SYMBOLS, _F, kinds=("formula", "value"), options=(SIGN,),
+                 aliases={"w": _w, "dJ": _dJ}, sample=sample_field, measure=_measure_F, measured_as=_F_measured),
+        Quantity("theta_star", "the signal strength above which -xi attracts (F'(-1) < 0), with the finite-size "
+                 "terms, at the options beta, sigma, R, L, d; derived: its certified enclosure; measured: a bracket "
+                 "from the sign of the Monte Carlo drift next to -xi", {"theta": SYMBOLS["theta"]}, _theta_star,
+                 kinds=("threshold",),
+                 options=_THRESHOLD_OPTIONS, measure=_measure_theta_star),
     ]

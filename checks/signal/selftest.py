@@ -4,6 +4,9 @@
 
 Each mutant wraps the original object (same signature, same return type) and changes one piece of mathematics,
 so a check that runs with it injected sees a plausible but wrong result through its ordinary code path.
+The claim scenarios (``attnverify selftest --claims``) give, per claim, the check overrides under which the evidence
+has nothing to decide (``null``: expect inconclusive) and the model parameters at which the paper's statement is
+false (``counterexample``: expect refuted), where the mathematics has one.
 A perturbation family changes the analytic side by a size delta while the simulation runs at the true
 parameters: a *scale* of a closed form (J, F, the nuisance mass), a *parameter mismatch* (every closed form of
 ``theory.signal_recovery`` at theta, beta or sigma times (1 + delta)), the *regime* family (the theory at a theta
@@ -176,6 +179,13 @@ def _param_mismatch(name: str, to_value: Callable[[float], float], to_expr: Call
     return [Mutant(f"{name}_mismatch:{fn}", SR, fn, make, (), "") for fn in names]
 
 
+def mismatch_factor(delta: float) -> float:
+    """The factor of a parameter-mismatch family at the signed ``delta``: 1 + delta, and 1 / (1 - delta) where
+    1 + delta would not leave a positive parameter (delta <= -1: theta = 0 makes F vanish identically, beta or sigma
+    = 0 is no model), so every perturbed closed form stays admissible and a run never errors on the perturbation."""
+    return 1.0 + delta if delta > -1.0 else 1.0 / (1.0 - delta)
+
+
 def theta_star(check_params: dict | None = None) -> float:
     """theta* (fixed sign, finite-size terms) at the check's model point (beta, sigma, R, L, d; the shared
     defaults for those it does not set): below it -xi repels, above it attracts."""
@@ -210,12 +220,15 @@ def families() -> tuple[Family, ...]:
         Family("mass_scale", "scale", "nuisance mass 1 - w(rho) x (1 + delta) "
                "(attnverify.theory.signal_recovery.nuisance_mass)",
                lambda dl: [Mutant("mass_scale", SR, "nuisance_mass", scale_result(1 + dl), (), "")]),
-        Family("theta_mismatch", "mismatch", "every Paper A closed form at theta (1 + delta)",
-               lambda dl: _param_mismatch("theta", lambda v: v * (1 + dl), lambda s: s * (1 + dl))),
-        Family("beta_mismatch", "mismatch", "every Paper A closed form at beta (1 + delta)",
-               lambda dl: _param_mismatch("beta", lambda v: v * (1 + dl), lambda s: s * (1 + dl))),
-        Family("sigma_mismatch", "mismatch", "every Paper A closed form at sigma (1 + delta)",
-               lambda dl: _param_mismatch("sigma", lambda v: v * (1 + dl), lambda s: s * (1 + dl))),
+        Family("theta_mismatch", "mismatch", "every Paper A closed form at theta (1 + delta) (1/(1 - delta) for delta <= -1)",
+               lambda dl: _param_mismatch("theta", lambda v: v * mismatch_factor(dl),
+                                          lambda s: s * mismatch_factor(dl))),
+        Family("beta_mismatch", "mismatch", "every Paper A closed form at beta (1 + delta) (1/(1 - delta) for delta <= -1)",
+               lambda dl: _param_mismatch("beta", lambda v: v * mismatch_factor(dl),
+                                          lambda s: s * mismatch_factor(dl))),
+        Family("sigma_mismatch", "mismatch", "every Paper A closed form at sigma (1 + delta) (1/(1 - delta) for delta <= -1)",
+               lambda dl: _param_mismatch("sigma", lambda v: v * mismatch_factor(dl),
+                                          lambda s: s * mismatch_factor(dl))),
         Family("theta_other_side", "regime", "Paper A theory at theta*^2/theta, the other side of theta* "
                "(-xi attracting <-> repelling)", _regime),
         Family("F_without_sphere_factor", "fixed", "F = J'(rho) without its (1 - rho^2) factor",
@@ -254,3 +267,40 @@ def power_rows() -> tuple[PowerRow, ...]:
         PowerRow("signal.sign_ambiguity", "theta_mismatch"),
         PowerRow("signal.sign_ambiguity", "F_scale", not_applicable=_SCALE_ZEROS),
     )
+
+
+# ------------------------------------------------------------------------------- claim self-test: scenarios
+def claim_scenarios() -> dict[str, dict[str, dict]]:
+    """Per claim: ``null`` (check overrides under which the evidence cannot decide: expect inconclusive) and
+    ``counterexample`` (model parameters where the statement is false: expect refuted), where one exists.
+
+    * A.closed_form_objective: null = 50 sequences at d = 2 (the objective check no longer resolves the O(1/L)
+      terms, so it cannot confirm the derivation); no counterexample: the stated closed form is the limit.
+    * A.noise_attention_vanishes: no null (the mass of a sequence of thousands of tokens concentrates: every Monte
+      Carlo point is resolved at the smallest sample size allowed) and no counterexample (at rho = 1 the mass is
+      (L - R) / (R e^(beta theta) + L - R), which tends to 0 as R/(L - R) grows, for every theta, beta).
+    * A.ode_tracks_sga: null = 8 runs (the scale of F is resolved only to ~0.1); no counterexample (SGA's mean
+      increment is eta F + O(eta^2) for every model point).
+    * A.reported_alignment: null = the stated protocol (R = 500, L = 10500, theta = 0.25) at d = 2 with 4 runs of
+      400 steps, which do not come near the reported figure; no counterexample: every figure in [0, 1) is the mean
+      final |rho| of some schedule (the noise floor u* = eta G(1) / (4 J'(1)) -> 0 as the final step -> 0).
+    * A.no_spurious_traps: null = 10 sequences per drift estimate (no sign is resolved: unresolved); counterexample
+      = theta 2, above theta* = 1.337 at the check's model point: -xi attracts behind an interior repeller, the drift
+      next to -xi points away from +xi.
+    * A.up_to_sign: null = every run started at rho0 > 0 (none could reach -xi); counterexample = theta 0.25 only,
+      below theta*: -xi repels (certified) and every run from rho0 = -0.95 settles at +xi.
+    * A.any_initialisation: null = runs too short to settle (unresolved); no counterexample: the long-sequence
+      field has no interior attractor (in the finite-size expansion one appears only at beta = 2 with about 19
+      effective tokens, L e^(-beta^2 sigma^2), where the expansion itself is not reliable).
+    """
+    short = {"max_steps": 300, "min_steps": 100, "chunk": 100}
+    return {
+        "A.closed_form_objective": {"null": {"n_sequences": 50, "ds": (2,)}},
+        "A.ode_tracks_sga": {"null": {"n_runs": 8}},
+        "A.reported_alignment": {"null": {"R": 500, "L": 10500, "theta": 0.25, "d": 2, "n_runs": 4, "n_steps": 400,
+                                          "n_energy": 40}},
+        "A.no_spurious_traps": {"null": {"n_samples": 10, "max_samples": 10},
+                                "counterexample": {"theta": 2.0}},
+        "A.up_to_sign": {"null": {"starts": (0.5, 0.95)}, "counterexample": {"thetas": (0.25,)}},
+        "A.any_initialisation": {"null": short},
+    }

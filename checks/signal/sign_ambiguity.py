@@ -19,14 +19,62 @@ Default model point R/L = 1/3, d = 2 (see the parameter help); other points via 
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 import attnverify.theory.signal_recovery as S
-from attnverify.checks.claims import ClaimVerdict, claim
 from attnverify.checks.framework import Context, Evidence, Param, Plot, Series, check
-from attnverify.checks.signal._model import MODEL_PARAMS, model_values, validate_model
+from attnverify.checks.signal._model import MODEL_PARAMS, model_of, model_values, validate_model
 from attnverify.numerics.sga import projected_sga
 from attnverify.numerics.signal_model import SignalModel
+
+@dataclass(frozen=True)
+class LimitRow:
+    """The runs of one (model option ``sign``, ``theta``): ``starts`` (rho0 of every run), ``limits`` (where each
+    settled; nan when it did not), ``settled``, the check's ``verdicts`` per run (``ok`` or why it contradicts the
+    theory), and the derived side: whether -xi is certified attracting there (``minus_xi_attracting``) and the
+    certified attractors."""
+
+    sign: str
+    theta: float
+    starts: tuple[float, ...]
+    limits: tuple[float, ...]
+    settled: tuple[bool, ...]
+    verdicts: tuple[str, ...]
+    minus_xi_attracting: bool
+    attractors: tuple[float, ...]
+
+    def poles(self, reach_tol: float) -> frozenset[int]:
+        """The poles (+1, -1) that settled runs, agreeing with the theory, ended at (within reach_tol)."""
+        return frozenset(int(np.sign(x)) for x, s, v in zip(self.limits, self.settled, self.verdicts)
+                         if s and v == "ok" and abs(abs(x) - 1) <= reach_tol)
+
+    def off_poles(self, reach_tol: float) -> list[tuple[float, float]]:
+        """(rho0, limit) of the settled runs that rest away from both poles."""
+        return [(r0, x) for r0, x, s in zip(self.starts, self.limits, self.settled)
+                if s and abs(abs(x) - 1) > reach_tol]
+
+    def from_below(self) -> list[float]:
+        """The limits of the settled runs started at rho0 < 0 (the side of -xi)."""
+        return [x for r0, x, s in zip(self.starts, self.limits, self.settled) if s and r0 < 0]
+
+
+@dataclass(frozen=True)
+class SignAmbiguityFindings:
+    """The evidence of ``signal.sign_ambiguity`` for the claims: the model point (its theta and sign are those of
+    the first row; each row has its own), the tolerance ``reach_tol`` within which a settled run counts as at a
+    pole, and one :class:`LimitRow` per (model option, theta)."""
+
+    model: SignalModel
+    reach_tol: float
+    rows: tuple[LimitRow, ...]
+
+    def model_text(self) -> str:
+        """The model point without theta and sign (each row has its own)."""
+        m = self.model
+        return f"beta={m.beta:g}, sigma={m.sigma:g}, R={m.R}, L={m.L}, d={m.d}"
+
 
 _MEANING = {
     "fixed": ("xi and -xi are different optima (J(rho) is not even): 'up to sign' is only true when -xi is also "
@@ -151,7 +199,7 @@ def sign_ambiguity(p: dict, ctx: Context) -> Evidence:
              for i, (sign, th) in enumerate(configs)]
     results = ctx.map(sga_until_settled, tasks)
 
-    table, plots, unsettled, bad_runs = [], [], [], []
+    table, plots, unsettled, bad_runs, rows = [], [], [], [], []
     for (sign, th), (times, paths, steps) in zip(configs, results):
         st = settle_state(times, paths, p["window"], p["settle_tol"], p["min_window"])
         eqs = S.equilibria(model_values(p, theta=th), sign, True)
@@ -186,11 +234,16 @@ def sign_ambiguity(p: dict, ctx: Context) -> Evidence:
             "steps": int(steps), "ode_horizon": float(times[-1]),
             "final_limit": np.round(st["limit"], 6).tolist(), "final_move": np.round(st["move"], 6).tolist(),
         })
+        rows.append(LimitRow(sign, th, tuple(float(r) for r in rho0),
+                             tuple(float(x) if s else float("nan") for x, s in zip(st["limit"], st["settled"])),
+                             tuple(bool(s) for s in st["settled"]), tuple(verdicts), bool(eqs[0].stable),
+                             tuple(attractors)))
         plots.append(Plot(title=f"SGA alignment, sign={sign}, theta={th:g}", xlabel="t (sum eta)", ylabel="rho",
                           series=[Series(f"SGA rho0={r0:g}", times, paths[i]) for i, r0 in enumerate(rho0)]))
+    unresolved = None
     if not bad_runs and unsettled:
-        raise RuntimeError(f"{len(unsettled)} SGA run(s) did not settle within max_steps = {p['max_steps']} (raise "
-                           f"max_steps or a): " + "; ".join(unsettled[:4]) + (" ..." if len(unsettled) > 4 else ""))
+        unresolved = (f"{len(unsettled)} SGA run(s) did not settle within max_steps = {p['max_steps']} (raise "
+                      f"max_steps or a): " + "; ".join(unsettled[:4]) + (" ..." if len(unsettled) > 4 else ""))
     n_runs = len(rho0) * len(configs)
     return Evidence(
         metric="settled SGA runs resting off the theory's equilibria, at a repeller, or at another attractor than "
@@ -201,6 +254,7 @@ def sign_ambiguity(p: dict, ctx: Context) -> Evidence:
                 "repeller, > 4 noise widths sqrt(eta |g|^2 / 2|F'|), so a noise-driven basin change is a rare event, "
                 "not tolerated; an unsettled run is an error, never dropped"),
         passed=not bad_runs,
+        unresolved=unresolved,
         analytic=[row["theory_limits"] for row in table],
         numeric=[row["observed_limits"] for row in table],
         details={"table": table, "runs_contradicting_theory": bad_runs, "unsettled_runs": unsettled,
@@ -211,105 +265,8 @@ def sign_ambiguity(p: dict, ctx: Context) -> Evidence:
                  "step_sizes": f"eta_k = {p['a']:g}/(k + {b:g})", "starts": starts.tolist(),
                  "runs_per_start": p["runs_per_start"], "reach_tol": p["reach_tol"]},
         plots=plots,
+        findings=SignAmbiguityFindings(model_of(p, theta=configs[0][1], sign=configs[0][0]), p["reach_tol"],
+                                       tuple(rows)),
     )
 
 
-def _where(params: dict) -> str:
-    return ", ".join(f"{k}={params[k]:g}" for k in ("beta", "sigma", "R", "L", "d"))
-
-
-def _limits(row: dict, reach_tol: float) -> set:
-    """The poles (+-1) that the settled runs of a table row ended at."""
-    return {int(np.sign(x)) for x, v in zip(row["final_limit"], row["run_verdicts"])
-            if v == "ok" and abs(abs(x) - 1) <= reach_tol}
-
-
-@claim(id="A.up_to_sign", paper="A", needs=("signal.sign_ambiguity",), uses=("signal.equilibria_stability",))
-def _up_to_sign(results: dict, stated) -> ClaimVerdict:
-    """Fixed-sign model: holds_if theta > theta* when the runs reach -xi only above theta* (and the drift measured in
-    signal.equilibria_stability, when it ran, shows -xi repelling below theta* and attracting above); refuted when
-    only theta < theta* was tried and no run reached -xi. Symmetric model: holds when both poles are reached at
-    every theta."""
-    res = results["signal.sign_ambiguity"]
-    d, tol = res.details, res.details["reach_tol"]
-    ts = d["theta_star_fixed"]
-    rows = {(r["sign"], r["theta"]): _limits(r, tol) for r in d["table"]}
-    fixed = {th: lim for (sg, th), lim in rows.items() if sg == "fixed"}
-    sym = {th: lim for (sg, th), lim in rows.items() if sg == "symmetric"}
-    ev = {"signal.sign_ambiguity": {"theta_star_fixed": ts,
-                                    "limits": {f"{sg} theta={th:g}": sorted(lim) for (sg, th), lim in rows.items()}}}
-    thr = []
-    if "signal.equilibria_stability" in results:
-        de = results["signal.equilibria_stability"].details
-        thr = [(t["theta"], t["observed"]) for t in de["threshold_tests"]]
-        ev["signal.equilibria_stability"] = {"theta_star_fixed": de["theta_star_fixed"],
-                                             "minus_xi_measured": {f"theta={a:.4g}": o for a, o in thr}}
-    sym_ok = all(lim == {-1, 1} for lim in sym.values())
-    if sym and not sym_ok:
-        return ClaimVerdict("inconclusive", "symmetric model: some theta has runs on both sides of 0 but not both "
-                            "poles as limits", evidence=ev)
-    sym_txt = f"symmetric model: both poles reached at theta = {', '.join(f'{t:g}' for t in sym)}" if sym else ""
-    if not fixed:
-        return ClaimVerdict("holds", sym_txt, evidence=ev)
-    below = {th: lim for th, lim in fixed.items() if ts is None or th < ts}
-    above = {th: lim for th, lim in fixed.items() if ts is not None and th > ts}
-    if any(-1 in lim for lim in below.values()) or any(lim != {-1, 1} for lim in above.values()):
-        return ClaimVerdict("inconclusive", f"fixed sign: the limits reached ({ev['signal.sign_ambiguity']['limits']})"
-                            f" do not split at theta* = {ts}", evidence=ev)
-    thr_ok = all((o == "repelling") == (a < ts) for a, o in thr) if thr else None
-    if thr_ok is False:
-        return ClaimVerdict("inconclusive", "the measured stability of -xi around theta* disagrees with the runs",
-                            evidence=ev)
-    if below and above:
-        extra = (f"; the drift next to -xi is measured repelling at theta = {min(a for a, _ in thr):.4g} and "
-                 f"attracting at {max(a for a, _ in thr):.4g}" if thr else "")
-        return ClaimVerdict(
-            "holds_if", f"fixed sign: no run reaches -xi at theta = {', '.join(f'{t:g}' for t in below)} (< theta*), "
-            f"runs reach both poles at theta = {', '.join(f'{t:g}' for t in above)} (> theta*){extra}; "
-            f"{sym_txt or 'symmetric model not run'}",
-            condition=(f"theta > theta* = {ts:.4g} in the fixed-sign model ({_where(res.params)}); every theta > 0 "
-                       "in the symmetric model"), evidence=ev)
-    if below:
-        th = min(below)
-        return ClaimVerdict(
-            "refuted", f"fixed sign: every run, including those started at rho0 = {min(d['starts']):g}, settled at +xi"
-            f"; -xi is not a limit below theta* = {ts:.4g}" + (f"; {sym_txt}" if sym_txt else ""),
-            condition=f"fixed sign, theta = {th:g}, {_where(res.params)}: {d['runs_per_start'] * len(d['starts'])} "
-                      "of as many runs end at +xi, none at -xi", evidence=ev)
-    return ClaimVerdict("holds", f"fixed sign: both poles reached at theta = {', '.join(f'{t:g}' for t in above)} "
-                        f"(all > theta* = {ts:.4g}, no theta below it tried); {sym_txt}", evidence=ev)
-
-
-@claim(id="A.any_initialisation", paper="A", needs=("signal.sign_ambiguity",), uses=("signal.equilibria_stability",))
-def _any_initialisation(results: dict, stated) -> ClaimVerdict:
-    """holds when every SGA run settled at +-xi (and, when signal.equilibria_stability ran, no interior equilibrium
-    is measured attracting); refuted by a run that settled elsewhere (or a measured interior attractor)."""
-    res = results["signal.sign_ambiguity"]
-    d, tol = res.details, res.details["reach_tol"]
-    runs = [(r["sign"], r["theta"], r0, x) for r in d["table"]
-            for r0, x in zip(np.repeat(d["starts"], d["runs_per_start"]), r["final_limit"])]
-    off = [x for x in runs if abs(abs(x[3]) - 1) > tol]
-    ev = {"signal.sign_ambiguity": {"runs": len(runs), "runs_off_poles": len(off), "starts": d["starts"],
-                                    "reach_tol": tol}}
-    if off:
-        sg, th, r0, x = off[0]
-        return ClaimVerdict("refuted", f"{len(off)} of {len(runs)} SGA runs settled away from +-xi",
-                            condition=f"sign={sg}, theta={th:g}, {_where(res.params)}, rho0={r0:g}: settled at "
-                                      f"rho = {x:.4g}", evidence=ev)
-    note = ""
-    if "signal.equilibria_stability" in results:
-        de = results["signal.equilibria_stability"].details
-        traps = [r["rho"] for r in de["equilibria"] if abs(r["rho"]) < 1 and r["observed"] == "attracting"]
-        traps += list(de["measured_interior_traps_on_grid"])
-        ev["signal.equilibria_stability"] = {"measured_interior_attractors": traps}
-        if traps:
-            return ClaimVerdict("refuted", "the measured drift has an interior attractor",
-                                condition=f"{_where(res.params)}: attracting interior point near rho = {traps[0]:.4g}",
-                                evidence=ev)
-        rep = [r["rho"] for r in de["equilibria"] if abs(r["rho"]) < 1]
-        note = ("; the measured drift has no interior attractor" +
-                (f" (only repellers, at rho = {', '.join(f'{x:.3g}' for x in rep)}: initialisations exactly there, a "
-                 "null set, do not move)" if rep else ""))
-    return ClaimVerdict("holds", f"every one of {len(runs)} SGA runs (starts {d['starts']}, both model options, "
-                        f"theta in {sorted({r[1] for r in runs})}) settled within {tol:g} of +-xi{note}",
-                        evidence=ev)

@@ -1,0 +1,314 @@
+"""Paper A claims about the equilibria of the reduced field and the limits of SGA (claims 2 and 3), judged from the
+typed findings of signal.equilibria_stability and signal.sign_ambiguity against the stated forms in stated.toml.
+
+The three are qualitative: ``stated`` names the predicate, ``target`` its parameter.
+
+* ``A.no_spurious_traps`` -- ``monotone``: F points towards +xi across (-1, 1) (towards the nearer pole in the
+  symmetric model), so no interior point traps the dynamics; ``target`` an optional range of theta
+  (``theta < X``), empty for every theta. Measured: the drift signs on the grid at the run's theta, and the
+  stability of -xi at the other signal strengths tried (-xi attracting means F < 0 next to it).
+* ``A.up_to_sign`` -- ``both_poles_limits``: +xi and -xi are both limits of SGA; ``target`` the model option
+  (``fixed`` or ``symmetric``) and an optional range of theta (``fixed, theta > X``). Measured: where the SGA runs
+  started on the side of -xi settled, per theta (signal.sign_ambiguity); the drift next to -xi
+  (signal.equilibria_stability, when it ran) narrows the bracket of the switch the runs find.
+* ``A.any_initialisation`` -- ``limits_are_poles``: every run settles at one of the poles ``target`` allows
+  (``+-xi``, or ``+xi`` / ``-xi``). Measured: the settled limits of every run; interior attractors of the drift.
+
+With no range stated, a predicate that holds at some theta and fails at others holds_if the range the evidence
+finds, quoted as a measured bracket (never the theory's theta*); with a stated range, a measured failure inside it
+refutes the claim.
+"""
+from __future__ import annotations
+
+import math
+
+from attnverify.checks.claims import ClaimVerdict, claim
+from attnverify.checks.judge import fmt
+from attnverify.checks.plugin import Perturbation
+from attnverify.checks.signal._claims import parse_range
+from attnverify.checks.signal._model import model_text
+
+LADDER = (0.5, 0.2, 0.1, 0.05, 0.02)
+
+
+def _theta_star(results: dict) -> float | None:
+    """The midpoint of the derived enclosure of theta* (for the self-test's perturbations only, never a verdict)."""
+    for cid in ("signal.equilibria_stability",):
+        if cid in results and results[cid].findings is not None and results[cid].findings.theta_star_enclosure:
+            lo, hi = results[cid].findings.theta_star_enclosure
+            return 0.5 * (lo + hi)
+    return None
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# A.no_spurious_traps
+# ----------------------------------------------------------------------------------------------------------------
+def _range_perturbations(stated, results: dict, wrong: str, right: str, target: str) -> list[Perturbation]:
+    """The claim restated on a range of theta around the derived theta* (the self-test's knowledge of the truth,
+    never a verdict): ``target.format(x)`` at x = theta* (1 -+ delta) for the named false (``wrong``) and true
+    (``right``) sides."""
+    ts = _theta_star(results)
+    if ts is None:
+        return []
+    out = []
+    for d in LADDER:
+        for name, sign, is_wrong in ((wrong, wrong.endswith("+ delta)") * 2 - 1, True),
+                                     (right, right.endswith("+ delta)") * 2 - 1, False)):
+            out.append(Perturbation(name, d, stated.restated(stated.stated, target=target.format(ts * (1 + sign * d))),
+                                    wrong=is_wrong))
+    return out
+
+
+def _monotone_ranges(stated, results: dict) -> list[Perturbation]:
+    """'monotone for theta < theta* (1 + delta)' (false: -xi attracts just above theta*) and 'for theta < theta*
+    (1 - delta)' (true: it must not be refuted)."""
+    return _range_perturbations(stated, results, "range theta < theta* (1 + delta)",
+                                "range theta < theta* (1 - delta)", "theta < {:.6g}")
+
+
+def _direction(sign: str, rho: float) -> int:
+    """The sign of F that 'monotone' asks for at rho: towards +xi (fixed), towards the nearer pole (symmetric)."""
+    return 1 if sign == "fixed" else (1 if rho > 0 else -1)
+
+
+@claim(id="A.no_spurious_traps", paper="A", needs=("signal.equilibria_stability",), perturbations=_monotone_ranges)
+def no_spurious_traps(results: dict, stated) -> ClaimVerdict:
+    """Measured interior attractors refute; otherwise the theta where F was measured against 'monotone' (the run's
+    theta when a grid sign points the other way, or -xi measured attracting at a theta*-side test) are failures, the
+    run's theta is a confirmation when every grid sign points the right way."""
+    f = results["signal.equilibria_stability"].findings
+    where = model_text(f.model)
+    if stated.stated != "monotone":
+        return ClaimVerdict("inconclusive", f"the predicate {stated.stated!r} is not one this claim measures "
+                            "('monotone')")
+    try:
+        rng = parse_range([stated.get("target", "")], f"claim {stated.id}")
+    except ValueError as exc:
+        return ClaimVerdict("inconclusive", str(exc))
+    ev = {"signal.equilibria_stability": {
+        "theta": f.model.theta, "sign": f.model.sign, "measured_interior_attractors": list(f.interior_attractors),
+        "grid": [{"rho": g.rho, "mean": g.mean, "se": g.se, "measured": g.measured} for g in f.grid],
+        "minus_xi": [{"theta": m.theta, "observed": m.observed, "certified": m.certified, "mean": m.mean, "se": m.se}
+                     for m in f.minus_xi],
+        "range": rng.text()}}
+    if f.interior_attractors:
+        x = f.interior_attractors[0]
+        return ClaimVerdict("refuted", f"an interior point attracts the measured drift at {where}: a trap",
+                            condition=f"{where}: rho = {fmt(x, 4)} is attracting in the measured drift (and in the "
+                                      "certified classification: the check found them in agreement)", evidence=ev)
+    model, theta = model_text(f.model, theta=False), f.model.theta
+    wrong_way = [g for g in f.grid if g.measured == -_direction(f.model.sign, g.rho)]
+    at_rest = [e.rho for e in f.equilibria]
+    open_points = [g for g in f.grid if g.measured == 0 and not any(abs(g.rho - r) < 1e-9 for r in at_rest)]
+    failures = {}                                          # theta -> the measured reason
+    if wrong_way:
+        g = wrong_way[0]
+        failures[theta] = (f"at theta = {theta:g} the drift at rho = {fmt(g.rho, 3)} is {fmt(g.mean, 3)} +- "
+                           f"{fmt(g.se, 2)}: F points away from the pole")
+    if f.model.sign == "fixed":
+        for m in f.minus_xi:
+            if m.observed == "attracting" and m.theta not in failures:
+                failures[m.theta] = (f"at theta = {fmt(m.theta, 4)} the drift next to -xi (rho = {fmt(m.probe, 4)}) "
+                                     f"is {fmt(m.mean, 3)} +- {fmt(m.se, 2)}: -xi attracts, F < 0 beside it")
+    confirmed = not wrong_way and not open_points and bool(f.grid) and theta not in failures
+    consistent = ([theta] if confirmed else []) + [m.theta for m in f.minus_xi if m.observed == "repelling"
+                                                   and f.model.sign == "fixed"]
+    inside = sorted(t for t in failures if t in rng)
+    if inside and not (rng.unbounded and confirmed):
+        t = theta if theta in inside else inside[0]        # the run's own theta has the whole grid
+        return ClaimVerdict("refuted", f"F is not monotone along the alignment in the stated range "
+                            f"({rng.text()}): {failures[t]} ({where})",
+                            condition=f"{failures[t]} ({model})", evidence=ev)
+    first_fail = min(failures) if failures else math.inf
+    below = [t for t in consistent if t < first_fail]
+    lo_ok = max(below) if below else None
+    if failures and rng.unbounded:                          # confirmed at the run's theta, failing above
+        if theta > first_fail:
+            return ClaimVerdict("inconclusive", f"F is confirmed monotone at theta = {theta:g} but measured failing "
+                                f"below it ({failures[first_fail]}): the evidence is not ordered in theta",
+                                evidence=ev)
+        return ClaimVerdict(
+            "holds_if", f"at theta = {theta:g} every grid sign of the drift points towards +xi and no interior "
+                        f"point attracts; {failures[first_fail]}, so 'monotone' holds only below a switch the "
+                        f"measurement brackets in [{fmt(lo_ok, 4)}, {fmt(first_fail, 4)}] ({where})",
+            condition=f"theta below the switch of -xi's stability, measured in [{fmt(lo_ok, 4)}, {fmt(first_fail, 4)}] "
+                      f"(the drift next to -xi is positive at {fmt(lo_ok, 4)}, negative at {fmt(first_fail, 4)}; "
+                      f"{model})", evidence=ev)
+    if not confirmed:
+        why = (f"{len(open_points)} grid sign(s) are not resolved at theta = {theta:g}" if open_points
+               else "no grid was measured")
+        return ClaimVerdict("inconclusive", f"no interior point attracts, but {why}: 'monotone' is not confirmed "
+                            f"({where})", evidence=ev)
+    top = lo_ok if lo_ok is not None else theta
+    if rng.high <= top * (1 + 1e-12) or (not failures and rng.unbounded):
+        tested = ", ".join(f"{t:.4g}" for t in sorted(consistent))
+        return ClaimVerdict("holds", f"at theta = {theta:g} every grid sign of the drift points towards the pole and "
+                            f"no interior point attracts; -xi is measured repelling at every theta tested up to "
+                            f"{fmt(top, 4)} (theta = {tested})" + (f"; the stated range {rng.text()} lies below it"
+                                                                   if not rng.unbounded else "") + f" ({where})",
+                            evidence=ev)
+    return ClaimVerdict("inconclusive", f"the stated range {rng.text()} ends inside the measured bracket of the "
+                        f"switch [{fmt(top, 4)}, {fmt(first_fail, 4)}]: the evidence cannot tell", evidence=ev)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# A.up_to_sign
+# ----------------------------------------------------------------------------------------------------------------
+def _sign_ranges(stated, results: dict) -> list[Perturbation]:
+    """'both poles are limits for theta > theta* (1 - delta)' (false: -xi repels just below theta*) and 'for theta >
+    theta* (1 + delta)' (true), in the fixed-sign model."""
+    if not str(stated.get("target", "")).startswith("fixed"):
+        return []
+    return _range_perturbations(stated, results, "range theta > theta* (1 - delta)",
+                                "range theta > theta* (1 + delta)", "fixed, theta > {:.6g}")
+
+
+def _pole_evidence(rows: list, tol: float) -> tuple[dict, dict, list]:
+    """Per theta of one model option: where -xi is a limit (both poles reached) and where it is not (every run
+    started at rho0 < 0 settled at +xi, and -xi is certified repelling: derived and measured agree); the thetas
+    the runs cannot decide."""
+    yes, no, open_ = {}, {}, []
+    for r in rows:
+        reached, below = r.poles(tol), r.from_below()
+        if reached >= {-1, 1}:
+            yes[r.theta] = f"runs settle at both poles at theta = {r.theta:g}"
+        elif below and all(abs(x - 1) <= tol for x in below) and not r.minus_xi_attracting:
+            no[r.theta] = (f"at theta = {r.theta:g} all {len(below)} runs started at rho0 < 0 (down to "
+                           f"{min(r.starts):g}) settled at +xi, and -xi is certified repelling")
+        else:
+            open_.append(r.theta)
+    return yes, no, open_
+
+
+@claim(id="A.up_to_sign", paper="A", needs=("signal.sign_ambiguity",), uses=("signal.equilibria_stability",),
+       perturbations=_sign_ranges)
+def up_to_sign(results: dict, stated) -> ClaimVerdict:
+    """Whether both poles are limits of the SGA runs, per theta of the stated model option; a stated range refutes
+    on a theta inside it where -xi is no limit; with no range the verdict states the range found (a bracket measured
+    by the runs, narrowed by the drift next to -xi when signal.equilibria_stability ran)."""
+    f = results["signal.sign_ambiguity"].findings
+    target = str(stated.get("target", "fixed"))
+    parts = [p.strip() for p in target.split(",")]
+    model = parts[0]
+    if stated.stated != "both_poles_limits" or model not in ("fixed", "symmetric"):
+        return ClaimVerdict("inconclusive", f"the predicate {stated.stated!r} with target {target!r} is not one this "
+                            "claim measures ('both_poles_limits', target 'fixed' or 'symmetric' [, theta > X])")
+    try:
+        rng = parse_range(parts[1:], f"claim {stated.id}")
+    except ValueError as exc:
+        return ClaimVerdict("inconclusive", str(exc))
+    rows = [r for r in f.rows if r.sign == model]
+    yes, no, open_ = _pole_evidence(rows, f.reach_tol)
+    where = f"{model} sign, {f.model_text()}"
+    ev = {"signal.sign_ambiguity": {"model": model, "range": rng.text(),
+                                    "limits": {f"theta={r.theta:g}": sorted(r.poles(f.reach_tol)) for r in rows},
+                                    "minus_xi_a_limit_at": sorted(yes), "minus_xi_no_limit_at": sorted(no)}}
+    if not rows or not (yes or no):
+        why = "the check did not run this model option" if not rows else (
+            "no theta has runs started at rho0 < 0 that decide whether -xi is a limit")
+        return ClaimVerdict("inconclusive", f"{why} ({where})", evidence=ev)
+    inside = sorted(t for t in no if t in rng)
+    if inside and not (rng.unbounded and yes):
+        t = inside[0]
+        return ClaimVerdict("refuted", f"-xi is not a limit of SGA in the stated range ({rng.text()}): {no[t]}",
+                            condition=f"{where}: {no[t]}", evidence=ev)
+    if yes and no:
+        lo, hi = max(no), min(yes)
+        if lo > hi:
+            return ClaimVerdict("inconclusive", f"the runs do not split in theta: -xi is a limit at theta = "
+                                f"{fmt(hi, 4)} but not at {fmt(lo, 4)} ({where})", evidence=ev)
+        lo, hi, narrowed = _narrowed(results, lo, hi)
+        if rng.unbounded:
+            return ClaimVerdict(
+                "holds_if", f"{no[max(no)]}; {yes[min(yes)]}" + (f"; {narrowed}" if narrowed else ""),
+                condition=f"theta above a switch measured in [{fmt(lo, 4)}, {fmt(hi, 4)}] ({where})", evidence=ev)
+        if rng.low >= hi:
+            return ClaimVerdict("holds", f"the stated range {rng.text()} lies above the switch measured in "
+                                f"[{fmt(lo, 4)}, {fmt(hi, 4)}]: {yes[min(yes)]} ({where})", evidence=ev)
+        return ClaimVerdict("inconclusive", f"the stated range {rng.text()} begins inside the measured bracket of the "
+                            f"switch [{fmt(lo, 4)}, {fmt(hi, 4)}] ({where})", evidence=ev)
+    if yes:
+        inside_yes = sorted(t for t in yes if t in rng)
+        if not inside_yes:
+            return ClaimVerdict("inconclusive", f"no theta in the stated range {rng.text()} was run ({where})",
+                                evidence=ev)
+        return ClaimVerdict("holds", f"both poles are limits at every theta run ({', '.join(f'{t:g}' for t in sorted(yes))}"
+                            f"){'; undecided at ' + ', '.join(f'{t:g}' for t in open_) if open_ else ''} ({where})",
+                            evidence=ev)
+    return ClaimVerdict("inconclusive", f"-xi is no limit at theta = {', '.join(f'{t:g}' for t in sorted(no))}, "
+                        f"outside the stated range {rng.text()} ({where})", evidence=ev)
+
+
+def _narrowed(results: dict, lo: float, hi: float) -> tuple[float, float, str]:
+    """The bracket [lo, hi] of the runs narrowed by the drift next to -xi (signal.equilibria_stability, fixed sign):
+    a theta inside it where -xi is measured (and certified) repelling raises lo, attracting lowers hi."""
+    eq = results.get("signal.equilibria_stability")
+    if eq is None or eq.findings is None:
+        return lo, hi, ""
+    used = []
+    for m in eq.findings.minus_xi:
+        if lo < m.theta < hi and m.observed == m.certified:
+            if m.observed == "repelling":
+                lo = m.theta
+            elif m.observed == "attracting":
+                hi = m.theta
+            used.append(f"{m.observed} at {fmt(m.theta, 4)}")
+    text = ("the drift next to -xi (signal.equilibria_stability) is measured " + ", ".join(used)) if used else ""
+    return lo, hi, text
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# A.any_initialisation
+# ----------------------------------------------------------------------------------------------------------------
+_POLES = {"+-xi": {-1, 1}, "+xi": {1}, "-xi": {-1}}
+
+
+def _single_poles(stated, results: dict) -> list[Perturbation]:
+    """'every run settles at +xi' and 'at -xi': false wherever runs reach the other pole."""
+    return [Perturbation(f"target {t}", None, stated.restated(stated.stated, target=t))
+            for t in ("+xi", "-xi") if t != stated.get("target")]
+
+
+@claim(id="A.any_initialisation", paper="A", needs=("signal.sign_ambiguity",), uses=("signal.equilibria_stability",),
+       perturbations=_single_poles)
+def any_initialisation(results: dict, stated) -> ClaimVerdict:
+    """holds when every settled run rests at a pole the target allows (and, when signal.equilibria_stability ran,
+    no interior point attracts the drift); refuted by a run resting elsewhere (the check passed: the theory lists an
+    attractor there too) or by a measured interior attractor."""
+    f = results["signal.sign_ambiguity"].findings
+    target = stated.get("target", "+-xi")
+    if stated.stated != "limits_are_poles" or target not in _POLES:
+        return ClaimVerdict("inconclusive", f"the predicate {stated.stated!r} with target {target!r} is not one this "
+                            f"claim measures ('limits_are_poles', target {' / '.join(_POLES)})")
+    allowed, tol = _POLES[target], f.reach_tol
+    runs = [(r, r0, x) for r in f.rows for r0, x, s in zip(r.starts, r.limits, r.settled) if s]
+    ev = {"signal.sign_ambiguity": {"runs_settled": len(runs), "reach_tol": tol, "target": target}}
+    for r, r0, x in runs:
+        pole = int(math.copysign(1, x)) if abs(abs(x) - 1) <= tol else None
+        if pole not in allowed:
+            at = f"rho = {fmt(x, 4)}" + ("" if pole is None else f" (the pole {'+' if pole > 0 else '-'}xi)")
+            return ClaimVerdict("refuted", f"a run settled at {at}, not at {target}",
+                                condition=f"sign={r.sign}, theta={r.theta:g}, {f.model_text()}, rho0={r0:g}: settled "
+                                          f"at {at} (the check found it where the theory lists an attractor)",
+                                evidence=ev)
+    note = ""
+    eq = results.get("signal.equilibria_stability")
+    if eq is not None:
+        traps = list(eq.findings.interior_attractors)
+        ev["signal.equilibria_stability"] = {"measured_interior_attractors": traps}
+        if traps:
+            return ClaimVerdict("refuted", "the measured drift has an interior attractor",
+                                condition=f"{model_text(eq.findings.model)}: attracting interior point near rho = "
+                                          f"{fmt(traps[0], 4)}", evidence=ev)
+        rep = [e.rho for e in eq.findings.equilibria if abs(e.rho) < 1]
+        note = ("; the measured drift has no interior attractor" +
+                (f" (only repellers, at rho = {', '.join(f'{x:.3g}' for x in rep)}: initialisations exactly there, a "
+                 "null set, do not move)" if rep else ""))
+    if not runs:
+        return ClaimVerdict("inconclusive", "no run settled", evidence=ev)
+    thetas = sorted({r.theta for r, _, _ in runs})
+    signs = sorted({r.sign for r, _, _ in runs})
+    starts = sorted({r0 for _, r0, _ in runs})
+    return ClaimVerdict("holds", f"every one of {len(runs)} settled SGA runs (starts {', '.join(f'{s:g}' for s in starts)}"
+                        f"; {', '.join(signs)} sign; theta = {', '.join(f'{t:g}' for t in thetas)}) rests within "
+                        f"{tol:g} of {target}{note}", evidence=ev)
