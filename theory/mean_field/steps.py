@@ -6,6 +6,7 @@ from functools import lru_cache
 import sympy as sp
 
 from attnverify.theory.derivation import Step
+from attnverify.theory.mean_field.asymptotics import first_order_identity, moment_ratios
 from attnverify.theory.mean_field.field import _maximiser_rule, lagrange_maximiser, zero_temperature_field
 from attnverify.theory.mean_field.flow import _diag_limit, _diag_stationarity, _oja_residual, diagonal_flow_residual
 from attnverify.theory.mean_field.rates import _diag_jacobian, _diag_lyapunov
@@ -68,6 +69,15 @@ def _derivation() -> tuple[Step, ...]:
                           lim, "sympy.limit (u = e^-tau -> 0+)", rf"\Pi_{{\dim E={dim_E}}}(x_0)"))
         steps.append(Step(f"Stationarity: X_inf(Pi x) = 0 (dim E = {dim_E}).", _diag_stationarity(d, dim_E),
                           "sympy.simplify", r"X_\infty(\Pi x)"))
+    ru, ra, rc = moment_ratios(2)
+    steps.append(Step("Laplace expansion of the field (Watson's lemma, polar angle about u = B^T x/|B^T x|, density "
+                      "c0 + <a, y> + y^T C y): m_beta = u + (r1_u u + r1_a P a + r1_C P C u)/kappa + O(kappa^-2), "
+                      "kappa = beta |B^T x|; first-order coefficients (r1_u, r1_a, r1_C):",
+                      sp.Matrix([ru[1], ra[1], rc[1]]), "sympy series of ratios of Watson expansions",
+                      r"m_1"))
+    steps.append(Step("So X_beta - X_inf = P_perp_x V (grad_T log f(u) - (d-1)/2 u)/(beta |B^T x|) + O(beta^-2): "
+                      "the sup error is O(1/beta) for a smooth positive density; residual of that identity:",
+                      first_order_identity(), "sympy.simplify", r"m_1 - \nabla_T \log f + \frac{d-1}{2}u"))
     Jt, ev = _diag_jacobian(3)
     steps.append(Step("Linearisation at x* = e_1 (A = diag(mu_i), general B): tangent Jacobian eigenvalues "
                       "(mu_j - mu_1)/|B^T x*|; the rate is gamma/|B^T x*|.", ev,
