@@ -17,7 +17,8 @@ import numpy as np
 
 from attnverify.checks import judge
 from attnverify.checks.claims import ClaimVerdict, claim
-from attnverify.checks.judge import BoundPoint, BoundSeries, fmt, relation
+from attnverify.checks.judge import fmt, relation
+from attnverify.checks.judge_bound import BoundPoint, BoundSeries, bound
 from attnverify.checks.plugin import Perturbation
 
 LIMIT, FLOW, PROJ, W2, TERM = ("meanfield.zero_temperature_limit", "meanfield.zero_temperature_flow",
@@ -285,7 +286,7 @@ def _stationary_projection(results, stated) -> ClaimVerdict:
     series = _inf_series(f)
     if series is None:
         return ClaimVerdict("inconclusive", "E(t) = W2(mu^inf_t, Pi#mu_0) has fewer than 6 points above its floor")
-    v = judge.bound(stated, [series], derived={"c": f.c}, what="W2(mu^inf_t, Pi#mu_0)")
+    v = bound(stated, [series], derived={"c": f.c}, what="W2(mu^inf_t, Pi#mu_0)")
     d = results[PROJ].details
     v.reason += (f"; c = {f.c:.6g} is the smallest atom rate (at x* = ({', '.join(f'{x:.4g}' for x in f.c_atom)}); "
                  f"the sample's atoms have {f.c_atoms[0]:.6g}..{f.c_atoms[1]:.6g}, dim E = {f.dim_E}); trajectories "
@@ -301,12 +302,12 @@ def _theorem1(results, stated) -> ClaimVerdict:
         return _no_findings(W2)
     series = [s for s in (_inf_series(f), *_beta_series(f)) if s is not None]
     derived = {"c": f.c, "C1": f.C1}
-    v = judge.bound(stated, series, derived=derived, what="W2(mu^beta_t, Pi#mu_0)")
+    v = bound(stated, series, derived=derived, what="W2(mu^beta_t, Pi#mu_0)")
     v.reason += (f"; W2 to Pi#mu_0 by {f.W_method} (N = {f.resolution.n_particles}, dim E = {f.dim_E}); c = "
                  f"{f.c:.6g} (the smallest atom rate), C1 = {f.C1:.6g}; {_d_findings(f)}")
     part = _finite_beta_part(stated, derived)
     d_series = _d_series(f)
-    dv = judge.bound(stated.restated(part), d_series, derived=derived, what="D") if part and d_series else None
+    dv = bound(stated.restated(part), d_series, derived=derived, what="D") if part and d_series else None
     if dv is not None and dv.verdict != "inconclusive":     # the proof-internal inequality, a finding only
         word = "fails" if dv.verdict == "refuted" else "is not violated"
         v.reason += (f"; the proof-internal inequality D <= {part} {word} on D (not the theorem's left-hand side): "

@@ -76,6 +76,15 @@ class LimitFindings:
     extra_cases: tuple["LimitFindings", ...] = field(default=())
 
 
+def density(phi):
+    """mu_0 on S^1 (w.r.t. arc length, unnormalised): 1 + 0.5 cos(phi - 0.3) + 0.2 sin(2 phi) >= 0.3 > 0, the
+    circle form of :func:`attnverify.numerics.laplace.standard_density` (d = 2); mpmath- and NumPy-compatible."""
+    import mpmath as mp
+
+    cos, sin = (np.cos, np.sin) if isinstance(phi, (float, np.ndarray)) else (mp.cos, mp.sin)
+    return 1 + 0.5 * cos(phi - 0.3) + 0.2 * sin(2 * phi)
+
+
 def field_on_grid(X: np.ndarray, B: np.ndarray, V: np.ndarray, beta: float, dps: int) -> tuple[np.ndarray, float, dict]:
     """X_beta[mu](x) at the rows of X, its rigorous error bound and certificate (task for ctx.map); mu has the
     density :func:`attnverify.numerics.laplace.standard_density` on S^{d-1}."""
