@@ -26,6 +26,7 @@ Everything symbolic is derived lazily (``functools.lru_cache``); importing the p
 """
 from __future__ import annotations
 
+from attnverify.theory.mean_field.asymptotics import field_error_expansion
 from attnverify.theory.mean_field.field import lagrange_maximiser, zero_temperature_field
 from attnverify.theory.mean_field.flow import (_diag_limit, closed_form_flow, diagonal_flow_residual, flow_residual,
                                                projection_map, stationarity_residual, tau)
@@ -40,7 +41,7 @@ from attnverify.theory.mean_field.theorem1 import (C1, K, ConcentrationBound, be
 __all__ = [
     "beta", "t", "K", "C1", "c", "tau",
     "check_assumptions", "spectrum", "Spectrum",
-    "lagrange_maximiser", "zero_temperature_field",
+    "lagrange_maximiser", "zero_temperature_field", "field_error_expansion",
     "flow_residual", "diagonal_flow_residual", "closed_form_flow",
     "projection_map", "stationarity_residual",
     "jacobian_eigenvalues", "convergence_rate", "lyapunov_rate", "rate_comparison", "atom_rates", "slowest_atom",

@@ -23,7 +23,7 @@ and since X_beta = P_perp_x V m_beta and X_inf = P_perp_x V y* (y* the Lagrange 
 
     X_beta(x) - X_inf(x) ~ e_0(x) + sum_{k>=1} e_k(x) beta^{-k},   e_k = P_perp_x V (r_k^u u + r_k^a Pa + r_k^C PCu)/|b|^k,
 
-with e_0 = P_perp_x V (u - y*) = 0 (the Laplace maximiser is the Lagrange one).  At first order SymPy finds
+with e_0 = P_perp_x V (u - y*) = 0 (the Laplace maximiser is the Lagrange one, a SymPy identity).  At first order SymPy finds
 r_1^u = -(d - 1)/2, r_1^a = 1/f(u), r_1^C = 2/f(u), i.e. m_1 = grad_T log f(u) - (d - 1)/2 u: the error is O(1/beta)
 with the coefficient e_1, for any smooth positive density (:func:`first_order_identity` states it as a residual).
 The expansion is asymptotic, not convergent: the checks use it where its terms decrease.
@@ -36,7 +36,7 @@ from typing import Callable
 import numpy as np
 import sympy as sp
 
-from attnverify.theory.mean_field.field import zero_temperature_field
+from attnverify.theory.mean_field.field import _maximiser_rule
 
 d_sym = sp.Symbol("d", positive=True)
 _C0, _AU, _UCU, _TT, _EPS, _V = sp.symbols("c0 a_u uCu t epsilon v", real=True)
@@ -106,12 +106,22 @@ def _validated(X, B, V, c0, a, C) -> tuple[np.ndarray, ...]:
     return X / np.linalg.norm(X, axis=1, keepdims=True), B, V, a, C
 
 
+@lru_cache(maxsize=None)
+def laplace_is_lagrange() -> bool:
+    """True when SymPy proves that the Laplace maximiser u = b/|b| (the centre of the polar coordinates) is the
+    Lagrange maximiser y*(b) of :func:`attnverify.theory.mean_field.field.zero_temperature_field`: then
+    e_0 = P_perp_x V (u - y*) vanishes identically."""
+    b_i, S, y_star, _ = _maximiser_rule()
+    return sp.simplify(y_star - b_i / sp.sqrt(S)) == 0
+
+
 def field_error_expansion(X, B, V, c0: float, a, C, order: int = 4) -> np.ndarray:
     """The coefficients e_0, ..., e_order of X_beta[mu](x) - X_inf(x) ~ sum_k e_k(x) beta^{-k} (module docstring) at
     the rows of X (points of S^{d-1}), for the density c0 + <a, y> + y^T C y: an array of shape (order + 1, N, d).
 
     e_0 = P_perp_x V (u - y*) is the difference between the Laplace maximiser u = B^T x/|B^T x| and the Lagrange
-    maximiser y* of :func:`zero_temperature_field` (zero up to rounding); e_k for k >= 1 from :func:`moment_ratios`."""
+    maximiser y*: zero by :func:`laplace_is_lagrange` (a SymPy identity, so a wrong X_inf is not absorbed into
+    e_0); e_k for k >= 1 from :func:`moment_ratios`."""
     X, B, V, a, C = _validated(X, B, V, c0, a, C)
     d = B.shape[0]
     b = X @ B
@@ -130,8 +140,9 @@ def field_error_expansion(X, B, V, c0: float, a, C, order: int = 4) -> np.ndarra
         W = M @ V.T
         return W - X * np.sum(X * W, axis=1, keepdims=True)
 
-    out = np.empty((order + 1, len(X), d))
-    out[0] = tangent(u) - zero_temperature_field(X, B, V)
+    if not laplace_is_lagrange():
+        raise ArithmeticError("SymPy does not identify the Laplace maximiser b/|b| with the Lagrange maximiser")
+    out = np.zeros((order + 1, len(X), d))                   # e_0 = 0 (laplace_is_lagrange)
     for k in range(1, order + 1):
         m_k = ru[k][:, None] * u + ra[k][:, None] * Pa + rc[k][:, None] * PCu
         out[k] = tangent(m_k) / nb[:, None] ** k

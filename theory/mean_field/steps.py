@@ -71,8 +71,8 @@ def _derivation() -> tuple[Step, ...]:
                           "sympy.simplify", r"X_\infty(\Pi x)"))
     ru, ra, rc = moment_ratios(2)
     steps.append(Step("Laplace expansion of the field (Watson's lemma, polar angle about u = B^T x/|B^T x|, density "
-                      "c0 + <a, y> + y^T C y): m_beta = u + (r1_u u + r1_a P a + r1_C P C u)/kappa + O(kappa^-2), "
-                      "kappa = beta |B^T x|; first-order coefficients (r1_u, r1_a, r1_C):",
+                      "c0 + <a, y> + y^T C y): m = u + (r_u u + r_a P a + r_C P C u)/kappa + O(kappa^-2), "
+                      "kappa = beta |B^T x|; the first-order coefficients (r_u, r_a, r_C):",
                       sp.Matrix([ru[1], ra[1], rc[1]]), "sympy series of ratios of Watson expansions",
                       r"m_1"))
     steps.append(Step("So X_beta - X_inf = P_perp_x V (grad_T log f(u) - (d-1)/2 u)/(beta |B^T x|) + O(beta^-2): "
