@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import importlib
 
-__version__ = "0.1.0"
+from attnverify.checks.version import VERSION as __version__  # one version: pyproject.toml's
 
 _LAZY = {
     "formulas": ("attnverify.formulas", None), "symbols": ("attnverify.symbols", None),

@@ -25,12 +25,19 @@ class Result(_fw.Result):
     """A check's result (see :class:`attnverify.checks.framework.Result`) that can draw its plots."""
 
     def plot(self, index: int = 0):
-        """The check's ``index``-th plot as a matplotlib Figure (IndexError if it has none)."""
+        """The check's ``index``-th plot as a matplotlib Figure (IndexError naming the plots it has when there is no
+        such plot)."""
         from attnverify.report import draw_plot
 
         plots = self.evidence.plots if self.evidence else []
         if not plots:
             raise IndexError(f"{self.id} has no plot" + (f" ({self.error})" if self.error else ""))
+        if isinstance(index, bool) or not isinstance(index, (int, np.integer)):
+            raise TypeError(f"plot index must be an integer, got {index!r}")
+        if not -len(plots) <= index < len(plots):
+            titles = "; ".join(f"{i}: {p.title}" for i, p in enumerate(plots))
+            raise IndexError(f"{self.id} has {len(plots)} plot{'s' if len(plots) > 1 else ''} (plot(0) .. "
+                             f"plot({len(plots) - 1})), not plot({index}): {titles}")
         return draw_plot(plots[index])
 
     @classmethod

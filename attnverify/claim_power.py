@@ -114,10 +114,11 @@ def perturbations_of(claim: Any, stated: Any, results: dict) -> list[Perturbatio
 
 def claim_power(claim_ids: Sequence[str] | None = None, *, seeds: Sequence[int] = range(5), profile: str = "quick",
                 progress: Callable[[str], None] | None = None, smoke: bool = False,
-                scenarios: bool = True, executor: Any = None) -> dict:
+                scenarios: bool = True, executor: Any = None, results: dict[int, dict] | None = None) -> dict:
     """The claim power table: per (claim, perturbation family) the detection rate of every delta tried and the
     MDP; per claim its baseline verdicts and the scenarios' verdicts. ``smoke``: one seed, and per claim only the
-    families at the target (or the one-off perturbations)."""
+    families at the target (or the one-off perturbations). ``results``: check results already computed, by seed
+    (seed -> {check id: Result}); the checks of the other seeds are run here."""
     from attnverify.checks.claims import all_claims, statement_of
     from attnverify.checks.runner import run
 
@@ -130,20 +131,24 @@ def claim_power(claim_ids: Sequence[str] | None = None, *, seeds: Sequence[int] 
     baseline: dict[str, dict[int, str]] = {c.id: {} for c in chosen}
     checks_pass: dict[str, dict[int, bool]] = {c.id: {} for c in chosen}
     for seed in seeds:
-        say(f"claims: the checks at seed {seed} ...")
-        results = {r.id: r for r in run(ids, profile=profile, seed=seed, executor=executor).results}
+        given = (results or {}).get(seed, {})
+        todo = [cid for cid in ids if cid not in given]
+        if todo:
+            say(f"claims: the checks at seed {seed} ...")
+        ran = {r.id: r for r in run(todo, profile=profile, seed=seed, executor=executor).results} if todo else {}
+        by_id = {**given, **ran}
         for c in chosen:
             stated = statement_of(c.id)
-            fed = [results[cid] for cid in c.needs if cid in results]
+            fed = [by_id[cid] for cid in c.needs if cid in by_id]
             checks_pass[c.id][seed] = all(r.verdict == "pass" for r in fed) and len(fed) == len(c.needs)
-            baseline[c.id][seed] = _evaluate(c, results, stated)
-            for p in perturbations_of(c, stated, results):
+            baseline[c.id][seed] = _evaluate(c, by_id, stated)
+            for p in perturbations_of(c, stated, by_id):
                 if smoke and not _smoke_pick(p, stated):
                     continue
                 row = rows.setdefault((c.id, p.name), {"claim": c.id, "kind": stated.kind, "family": p.name,
                                                       "wrong": p.wrong, "target": _target(stated, p), "runs": {}})
                 key = "one-off" if p.delta is None else f"{p.delta:g}"
-                row["runs"].setdefault(key, {})[seed] = _evaluate(c, results, p.stated)
+                row["runs"].setdefault(key, {})[seed] = _evaluate(c, by_id, p.stated)
     table = [_summarise(r, checks_pass[r["claim"]]) for r in rows.values()]
     scen = run_scenarios([c.id for c in chosen], profile=profile, progress=say) if scenarios else []
     return {"profile": profile, "seeds": seeds, "rows": table, "baseline": baseline, "checks_pass": checks_pass,

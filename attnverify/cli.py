@@ -1,4 +1,6 @@
-"""The ``attnverify`` command line: list, run, claims, derive, latex (and bench, selftest).
+"""The ``attnverify`` command line: the parser, ``list`` and the dispatch to the commands (``run``, ``claims`` and
+``audit`` in :mod:`attnverify.run_cli`; ``derive`` and ``latex`` in :mod:`attnverify.doc_cli`; ``bench`` and
+``selftest`` in their own modules).
 
 Exit codes: 0 every check passed, 1 a check failed or errored, 2 bad usage or bad input.
 Every error is one line on stderr; there is never a traceback. Every output path is validated before any
@@ -7,7 +9,6 @@ work starts; a run that dies or is interrupted leaves the checks it finished in 
 from __future__ import annotations
 
 import argparse
-import json
 import shutil
 import sys
 import textwrap
@@ -15,26 +16,14 @@ from pathlib import Path
 
 from attnverify import __version__, bench_cli, selftest_cli
 from attnverify.checks.framework import PROFILES, InputError
-
-
-class UsageError(Exception):
-    """Bad command-line usage (reported in one line, exit code 2)."""
+from attnverify.cli_common import Interrupted, UsageError
+from attnverify.doc_cli import cmd_derive, cmd_latex
+from attnverify.run_cli import cmd_audit, cmd_claims, cmd_run, validate_cache_env
 
 
 class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # one line, no usage dump
         raise UsageError(message)
-
-
-def parse_sets(items: list[str]) -> dict[str, str]:
-    """``KEY=VALUE`` strings as a dict; the values stay text until each check's parameter parses them."""
-    out: dict[str, str] = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise InputError(f"--set expects KEY=VALUE, got {item!r}")
-        out[key.strip()] = value.strip()
-    return out
 
 
 # ----------------------------------------------------------------------------------------------
@@ -84,7 +73,8 @@ def build_parser() -> Parser:
                         help="a model option of the paper (attnverify list --models): the derivation at that value")
     derive.add_argument("--width", default=None, help="columns of the output (default: the terminal's)")
     latex = sub.add_parser("latex", help="write a LaTeX document: the derivations (and the audit)")
-    latex.add_argument("-o", "--output", required=True, metavar="FILE.tex")
+    latex.add_argument("-o", "--output", required=True, metavar="FILE.tex",
+                       help="the LaTeX file to write (its figures go to FILE_figures/ beside it)")
     latex.add_argument("--from-json", metavar="PATH", help="take the audit from a JSON report (figures from the "
                        "PNGs beside it, as written by run --report)")
     latex.add_argument("--derivations-only", action="store_true", help="the formulas only; no audit is run")
@@ -113,16 +103,6 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--cache-dir", dest="cache_dir", metavar="DIR", help="where finished sweep tasks are stored "
                    "and reused by a rerun (default: $ATTNVERIFY_CACHE_DIR or ~/.cache/attnverify/tasks)")
     p.add_argument("--no-cache", dest="no_cache", action="store_true", help="do not store or reuse task results")
-
-
-def non_negative_int(name: str, text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise InputError(f"{name}: expected a non-negative integer, got {text!r}") from None
-    if value < 0:
-        raise InputError(f"{name}: expected a non-negative integer, got {value}")
-    return value
 
 
 # ----------------------------------------------------------------------------------------------
@@ -187,290 +167,6 @@ def cmd_list(args: argparse.Namespace, width: int | None = None) -> int:
 
 
 # ----------------------------------------------------------------------------------------------
-# run: overrides explained, then the checks
-# ----------------------------------------------------------------------------------------------
-def _model_defaults(checks: list) -> dict[str, object]:
-    """For each parameter name, the default most checks share (a check's own default differs from it)."""
-    from collections import Counter
-
-    from attnverify.report import _set_syntax
-    from attnverify.checks.registry import all_checks
-
-    votes: dict[str, Counter] = {}
-    for c in all_checks():
-        for prm in c.params:
-            votes.setdefault(prm.name, Counter())[_set_syntax(prm.default)] += 1
-    return {name: counter.most_common(1)[0][0] for name, counter in votes.items()}
-
-
-def plan_explained(ids: list[str] | None, profile: str, overrides: dict[str, str]) -> tuple[list, list[str]]:
-    """The run's plan (as :func:`attnverify.checks.runner.plan`) and lines saying which checks took each ``--set`` key and
-    which ignored it, and why. A key no selected check takes is an error; when a check rejects its parameters
-    and some of them are that check's own defaults (not set by the user), the message names them."""
-    import re
-
-    from attnverify.report import _set_syntax
-    from attnverify.checks.runner import select
-
-    if profile not in PROFILES:
-        raise InputError(f"unknown profile {profile!r} (choose from {', '.join(PROFILES)})")
-    chosen = select(ids)
-    notes = []
-    for key in overrides:
-        took = [c.id for c in chosen if c.param(key) is not None]
-        if not took:
-            from attnverify.checks.framework import did_you_mean
-
-            hint = did_you_mean(key, sorted({p.name for c in chosen for p in c.params})) or \
-                " (see 'attnverify list --params')"
-            raise InputError(f"unknown parameter {key!r} for the selected checks: none of them takes it{hint}")
-        ignored = []
-        for c in chosen:
-            if c.param(key) is None:
-                alt = [p.name for p in c.params if p.name.rstrip("s") == key.rstrip("s") and p.name != key]
-                ignored.append(f"{c.id} ({'takes ' + ', '.join(alt) + ' instead' if alt else 'no such parameter'})")
-        line = f"--set {key}: taken by {', '.join(took)}"
-        notes.append(line + (f"; ignored by {', '.join(ignored)}" if ignored else ""))
-    shared = _model_defaults(chosen)
-    from attnverify.checks.registry import all_checks
-
-    counts: dict[str, int] = {}
-    for c in all_checks():
-        for prm in c.params:
-            counts[prm.name] = counts.get(prm.name, 0) + 1
-    plans = []
-    for c in chosen:
-        mine = {k: v for k, v in overrides.items() if c.param(k) is not None}
-        try:
-            plans.append((c, c.resolve(profile, mine)))
-        except InputError as exc:
-            own = [p for p in c.params if p.name not in mine and re.search(rf"\b{re.escape(p.name)}\b", str(exc))
-                   and (_set_syntax(p.default) != shared.get(p.name) or counts.get(p.name, 0) == 1)]
-            extra = ""
-            if own and mine:
-                extra = (" -- with this check's own default" + ("s " if len(own) > 1 else " ")
-                         + ", ".join(f"{p.name}={_set_syntax(p.default)}" for p in own)
-                         + " (not set by you; override with --set, or leave this check out)")
-            raise InputError(f"{c.id}: {exc}{extra}") from None
-    return plans, notes
-
-
-def _executor_args(args: argparse.Namespace):
-    jobs = non_negative_int("--jobs", args.jobs) if args.jobs is not None else None
-    if jobs == 0:
-        raise InputError("--jobs: needs at least one worker")
-    return jobs
-
-
-def run_with_outputs(args: argparse.Namespace, ids: list[str] | None, overrides: dict[str, str],
-                     json_path: str | None, report_dir: str | None):
-    """Run the checks, writing ``json_path`` / ``report_dir``'s report.json after each check (``complete``:
-    false) and the full outputs at the end; an interruption or a crash writes what finished, then re-raises."""
-    from attnverify.api import run
-    from attnverify.executors import make_executor
-    from attnverify.progress import Progress
-    from attnverify.report import write_json, write_report
-    from attnverify.checks.claims import evaluate_claims
-
-    seed = non_negative_int("--seed", args.seed)
-    plans, notes = plan_explained(ids, args.profile, overrides)
-    jobs = _executor_args(args)
-    store = _task_store(args)
-    if notes and not args.quiet:
-        for line in notes:
-            print(textwrap.fill(line, max(60, shutil.get_terminal_size((100, 24)).columns),
-                                subsequent_indent="    "), file=sys.stderr)
-    progress = Progress([c.id for c, _ in plans]) if sys.stderr.isatty() and not args.quiet else None
-    partial: list = []
-
-    def save_partial(report, note: str | None = None) -> None:
-        if json_path:
-            write_json(report, json_path, complete=False, note=note)
-        if report_dir:
-            if note is None:
-                write_json(report, Path(report_dir) / "report.json", complete=False)
-            else:
-                write_report(report, report_dir, complete=False, note=note)
-
-    def on_result(report) -> None:
-        partial[:] = [report]
-        if progress is not None:
-            progress.done(report.results[-1].id)
-        save_partial(report)
-
-    try:
-        with make_executor(args.executor, jobs=jobs, scheduler=args.scheduler) as executor:
-            report = run(ids, profile=args.profile, seed=seed, overrides=overrides, executor=executor,
-                         progress=progress, on_result=on_result, store=store, plans=plans)
-    except BaseException as exc:
-        if progress is not None:
-            progress.clear()
-        if partial and (json_path or report_dir):
-            rep = partial[0]
-            rep.claims = evaluate_claims(rep.results, profile=rep.profile, seed=rep.seed)
-            why = "interrupted" if isinstance(exc, KeyboardInterrupt) else f"stopped by {type(exc).__name__}"
-            save_partial(rep, note=f"{why} after {len(rep.results)} of {len(plans)} checks")
-            print(f"attnverify: partial results ({len(rep.results)} of {len(plans)} checks) written to "
-                  f"{json_path or str(Path(report_dir) / 'report.json')}", file=sys.stderr)
-        raise
-    if progress is not None:
-        progress.clear()
-    if store is not None and not args.quiet:
-        print(store.summary(), file=sys.stderr)
-    if json_path:
-        write_json(report, json_path)
-    if report_dir:
-        write_report(report, report_dir)
-    return report
-
-
-def cmd_run(args: argparse.Namespace) -> int:
-    from attnverify.report import claims_table, table
-
-    report = run_with_outputs(args, args.ids, parse_sets(args.sets), args.json_path, args.report_dir)
-    print(table(report))
-    print()
-    print(claims_table(report))
-    if args.report_dir:
-        print(f"report written to {Path(args.report_dir) / 'report.md'}")
-    return 0 if report.ok else 1  # claims are findings about the papers: they never set the exit code
-
-
-def cmd_claims(args: argparse.Namespace) -> int:
-    """Run the checks that feed at least one registered claim; print the ledger alone."""
-    from attnverify.report import claims_table
-    from attnverify.checks.claims import all_claims
-    from attnverify.checks.registry import all_checks
-
-    fed = {cid for c in all_claims() for cid in c.checks}
-    ids = [c.id for c in all_checks() if c.id in fed]
-    if not ids:
-        print("no claims are registered")
-        return 0
-    report = run_with_outputs(args, ids, {}, args.json_path, None)
-    if args.markdown:
-        from attnverify.report import to_markdown
-
-        md = to_markdown(report, formulas=False)
-        sections = md.split("\n## ")
-        keep = [sec for sec in sections[1:] if sec.split("\n", 1)[0] in ("Claims", "Findings")]
-        print(f"From `attnverify claims --profile {report.profile} --seed {report.seed}` "
-              f"(version {report.version}).\n\n### " + "\n### ".join(keep).rstrip())
-        return 0 if report.ok else 1
-    print(claims_table(report))
-    broken = [r.id for r in report.results if r.verdict != "pass"]
-    if broken:
-        print(f"\nchecks that did not pass (their claims are inconclusive): {', '.join(broken)}")
-    return 0 if report.ok else 1
-
-
-def cmd_audit(args: argparse.Namespace) -> int:
-    """Judge the claims of a user's file; the checks its restatements of built-in claims read run first."""
-    from attnverify.audit import checks_of, prepare
-    from attnverify.checks.audit import evaluate
-    from attnverify.report import claims_table, write_json
-
-    resolved = prepare(args.file)               # every problem of the file: exit 2 before any work
-    ids = checks_of(resolved)
-    report = run_with_outputs(args, ids, {}, None, None) if ids else None
-    if report is None:
-        from attnverify.api import Report
-
-        report = Report(profile=args.profile, seed=non_negative_int("--seed", args.seed), options={})
-    report.claims = evaluate(resolved, {r.id: r for r in report.results}, report.seed)
-    report.ledger = False                       # a user's claims, not the papers' ledger
-    if args.json_path:
-        write_json(report, args.json_path)
-    if args.markdown:
-        from attnverify.report import claims_markdown
-
-        print(claims_markdown(report, ledger=False))
-    else:
-        print(claims_table(report, ledger=False))
-    return 0 if report.ok else 1
-
-
-def _task_store(args: argparse.Namespace):
-    """The persistent task store of the commands that run checks (attnverify.checks.store), or None with --no-cache."""
-    from attnverify.checks.store import TaskStore, default_dir
-
-    no_cache, cache_dir = getattr(args, "no_cache", False), getattr(args, "cache_dir", None)   # latex has neither
-    if no_cache:
-        if cache_dir:
-            raise InputError("--cache-dir and --no-cache exclude each other")
-        return None
-    path = Path(cache_dir) if cache_dir else default_dir()
-    try:
-        return TaskStore(path)
-    except OSError as exc:
-        raise InputError(f"--cache-dir: cannot use {str(path)!r} ({exc.strerror or type(exc).__name__})") from None
-
-
-# ----------------------------------------------------------------------------------------------
-# derive and latex
-# ----------------------------------------------------------------------------------------------
-def cmd_derive(args: argparse.Namespace) -> int:
-    """Print a paper's derivation, at the model options given with --set (validated as ``run`` validates them)."""
-    from attnverify.derive import render
-
-    width = non_negative_int("--width", args.width) if args.width is not None else None
-    print(render(args.model, latex=args.latex, width=width, options=parse_sets(args.sets)))
-    return 0
-
-
-def cmd_latex(args: argparse.Namespace) -> int:
-    from attnverify.latex import document
-    from attnverify.outputs import write_text
-
-    out = Path(args.output)
-    figures_dir = out.parent / f"{out.stem}_figures"
-    report, figures = None, {}
-    if args.derivations_only:
-        if args.from_json:
-            raise InputError("--derivations-only and --from-json exclude each other")
-    elif args.from_json:
-        try:
-            report = json.loads(Path(args.from_json).read_text())
-            report["checks"]
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise InputError(f"--from-json: cannot read a report from {args.from_json!r} ({type(exc).__name__})")
-        from attnverify.report import plot_file_name
-
-        base = Path(args.from_json).parent
-        for c in report["checks"]:
-            found = []
-            i = 0
-            while (base / plot_file_name(c["id"], i)).is_file():
-                found.append(base / plot_file_name(c["id"], i))
-                i += 1
-            if found:
-                figures[c["id"]] = found
-    else:
-        from attnverify.report import plot_file_name, report_dict, save_plot
-
-        ns = argparse.Namespace(profile="quick", seed=args.seed, executor="local", scheduler=None, jobs=None,
-                                quiet=args.quiet)
-        rep = run_with_outputs(ns, None, {}, None, None)
-        report = report_dict(rep)
-        for r in rep.results:
-            for i, plot in enumerate(r.evidence.plots if r.evidence else []):
-                figures_dir.mkdir(parents=True, exist_ok=True)
-                path = figures_dir / plot_file_name(r.id, i)
-                save_plot(plot, path)
-                figures.setdefault(r.id, []).append(path)
-    rel = {cid: [_relative(p, out.parent) for p in paths] for cid, paths in figures.items()}
-    write_text(out, document(report, figures=rel, fragment=args.fragment))
-    print(f"wrote {args.output}")
-    return 0
-
-
-def _relative(path: Path, base: Path) -> str:
-    import os
-
-    return os.path.relpath(path.resolve(), base.resolve()).replace(os.sep, "/")
-
-
-# ----------------------------------------------------------------------------------------------
 # main
 # ----------------------------------------------------------------------------------------------
 def main(argv: list[str] | None = None) -> int:
@@ -479,12 +175,13 @@ def main(argv: list[str] | None = None) -> int:
         if args.version:
             print(f"attnverify {__version__}")
             return 0
-        if args.command is None:
-            raise UsageError("the following arguments are required: command (list, run, claims, audit, derive, "
-                             "latex, bench, selftest)")
+        if args.command is None:            # a bare 'attnverify': the help
+            build_parser().print_help()
+            return 0
         if getattr(args, "profile", "quick") not in PROFILES:
             raise InputError(f"unknown profile {args.profile!r} (choose from {', '.join(PROFILES)})")
         validate_outputs(args)
+        validate_cache_env(args)
         handler = {"list": lambda: cmd_list(args), "run": lambda: cmd_run(args),
                    "claims": lambda: cmd_claims(args), "audit": lambda: cmd_audit(args),
                    "derive": lambda: cmd_derive(args), "latex": lambda: cmd_latex(args),
@@ -494,6 +191,9 @@ def main(argv: list[str] | None = None) -> int:
     except (UsageError, InputError) as exc:
         print(f"attnverify: error: {exc}", file=sys.stderr)
         return 2
+    except Interrupted as exc:
+        print(f"attnverify: {exc}", file=sys.stderr)
+        return 130
     except KeyboardInterrupt:
         print("attnverify: interrupted", file=sys.stderr)
         return 130

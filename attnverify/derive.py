@@ -2,45 +2,52 @@
 ``Paper.derive``), with a persistent cache.
 
 The SymPy derivations take 5-20 s. They depend only on the code of the theory and checks packages and on the
-SymPy version, so their results are pickled under the cache directory (``$ATTNVERIFY_CACHE_DIR``, else
-``$XDG_CACHE_HOME/attnverify``, else ``~/.cache/attnverify``), in ``derivations/``, keyed by a SHA-256 of
-the theory sources, the SymPy and Python versions. Set ``ATTNVERIFY_NO_CACHE=1`` to bypass it. A cache
-that cannot be read or written is ignored (it only costs time); the derivation is then recomputed.
+SymPy version, so their results are kept in the derivation cache (:mod:`attnverify.cache`: where it is, and the
+ownership rule under which its pickles are loaded), keyed by a SHA-256 of the theory sources, the SymPy and Python
+versions. Set ``ATTNVERIFY_NO_CACHE=1`` to bypass it. A cache that cannot be read or written is ignored (it only
+costs time); the derivation is then recomputed.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
-import os
-import pickle
-import re
 import shutil
 import sys
 from importlib import metadata
 from pathlib import Path
 
+from attnverify import notation
 from attnverify.checks.framework import InputError
 
 # ----------------------------------------------------------------------------------------------
 # the persistent cache
 # ----------------------------------------------------------------------------------------------
 def cache_root() -> Path | None:
-    """The cache directory, or None when caching is switched off (``ATTNVERIFY_NO_CACHE``)."""
-    if os.environ.get("ATTNVERIFY_NO_CACHE", "").strip() not in ("", "0"):
-        return None
-    if os.environ.get("ATTNVERIFY_CACHE_DIR"):
-        return Path(os.environ["ATTNVERIFY_CACHE_DIR"])
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "attnverify"
+    """The cache directory when caching is on and the directory may be trusted (:mod:`attnverify.cache`), or None."""
+    from attnverify import cache
+
+    return cache.trusted_root()
 
 
 def code_version() -> str:
-    """SHA-256 (16 hex digits) of the sources of the theory and checks packages (the derivations and the papers'
-    adapters), of this module (which renders the text), and of the SymPy and Python versions."""
+    """SHA-256 (16 hex digits) of the sources of the theory and checks packages and of every registered paper's
+    own package (the derivations and the papers' adapters), of this module and :mod:`attnverify.notation` (which
+    render the text), and of the SymPy and Python versions."""
+    from attnverify.checks.registry import papers
+
+    return _code_version(tuple(p.model for p in papers()))
+
+
+@functools.lru_cache(maxsize=8)
+def _code_version(models: tuple[str, ...]) -> str:
     from attnverify import checks, theory
+    from attnverify.checks.registry import source_dirs
 
     h = hashlib.sha256(f"sympy {metadata.version('sympy')} python {sys.version_info[:2]}".encode())
     roots = [Path(theory.__file__).parent, Path(checks.__file__).parent]
-    for path in [*sorted(p for r in roots for p in r.rglob("*.py")), Path(__file__)]:
+    roots += [Path(d) for d in source_dirs() if not any(Path(d).is_relative_to(r) for r in roots)]
+    h.update("|".join(models).encode())
+    for path in [*sorted(p for r in roots for p in r.rglob("*.py")), Path(__file__), Path(notation.__file__)]:
         h.update(path.name.encode() + b"\0" + path.read_bytes())
     return h.hexdigest()[:16]
 
@@ -54,9 +61,9 @@ def _options_key(values: dict) -> str:
     return hashlib.sha256(repr(sorted((k, plain(v)) for k, v in values.items())).encode()).hexdigest()[:12]
 
 
-def _cache_file(model: str, values: dict) -> Path | None:
-    root = cache_root()
-    return None if root is None else root / "derivations" / f"{model}-{_options_key(values)}-{code_version()}.pickle"
+def _cache_name(model: str, values: dict) -> str:
+    """The derivation cache's name (attnverify.cache) of ``model`` at ``values``, without its suffix."""
+    return f"{model}-{_options_key(values)}-{code_version()}"
 
 
 def derivation(model: str, **options) -> list:
@@ -73,74 +80,44 @@ def _compute(model: str, values: dict) -> tuple[str, list]:
     return paper(model).derive(values)
 
 
+def _exact_values(p, options: dict) -> dict:
+    """The options given as text, read without rounding where they have an exact value (``K=1,0;0,1/3`` gives a
+    SymPy matrix with 1/3, ``theta=0.3`` the Rational 3/10), so the derivation prints exact results."""
+    out = {}
+    for name, raw in options.items():
+        prm = p.param(name)
+        if isinstance(raw, str) and prm is not None and prm.kind in ("matrix", float, int):
+            try:
+                out[name] = prm.exact(raw)
+            except InputError:
+                pass
+    return out
+
+
 def _derive(model: str, options: dict) -> tuple[str, list]:
+    from attnverify import cache
     from attnverify.checks.registry import paper
 
     p = paper(model)
     if p.derive is None:
         raise InputError(f"{model}: the paper gives no derivation")
-    values = p.options(options)
-    path = _cache_file(p.model, values)
-    if path is not None and path.is_file():
-        try:
-            title, steps = pickle.loads(path.read_bytes())
-            return title, list(steps)
-        except Exception:  # noqa: BLE001 -- a stale or broken cache entry is recomputed
-            pass
+    values = {**p.options(options), **_exact_values(p, options)}
+    name = _cache_name(p.model, values) + ".pickle"
+    hit, entry = cache.load(name)
+    if hit:
+        title, steps = entry
+        return title, list(steps)
     try:
         title, steps = _compute(p.model, values)
     except ValueError as exc:            # the paper refuses these options (e.g. an assumption of the model)
         raise InputError(str(exc).splitlines()[0]) from None
-    if path is not None:
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_bytes(pickle.dumps((title, tuple(steps)), protocol=4))
-            os.replace(tmp, path)
-        except OSError:
-            pass
+    cache.save(name, (title, tuple(steps)))
     return title, list(steps)
 
 
 # ----------------------------------------------------------------------------------------------
 # text rendering
 # ----------------------------------------------------------------------------------------------
-_TEX_WORDS = {
-    r"\alpha": "α", r"\beta": "β", r"\gamma": "γ", r"\delta": "δ", r"\varepsilon": "ε", r"\epsilon": "ε",
-    r"\eta": "η", r"\theta": "θ", r"\lambda": "λ", r"\mu": "μ", r"\xi": "ξ", r"\pi": "π", r"\rho": "ρ",
-    r"\sigma": "σ", r"\tau": "τ", r"\phi": "φ", r"\varphi": "φ", r"\psi": "ψ", r"\omega": "ω", r"\Pi": "Π",
-    r"\Sigma": "Σ", r"\Delta": "Δ", r"\Gamma": "Γ", r"\infty": "∞", r"\parallel": "∥", r"\perp": "⊥",
-    r"\nabla": "∇", r"\partial": "∂", r"\langle": "⟨", r"\rangle": "⟩", r"\le": "≤", r"\ge": "≥",
-    r"\cdot": "·", r"\log": "log", r"\lim": "lim", r"\min": "min", r"\max": "max", r"\dim": "dim",
-    r"\exp": "exp", r"\to": "→", r"\mathbb{E}": "𝔼",
-}
-_SUB = str.maketrans("0123456789+-=()aeijkmnoprstuvx", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑᵢⱼₖₘₙₒₚᵣₛₜᵤᵥₓ")
-_SUP = str.maketrans("0123456789+-=()*n", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾*ⁿ")
-
-
-def _script(text: str, table: dict, mark: str) -> str:
-    plain = text.translate(table)
-    return plain if all(ch in table.values() or ch == "*" for ch in plain if ch not in "⁾⁽") and \
-        not any(ch.isascii() and ch.isalnum() for ch in plain) else (f"{mark}{text}" if text.isalnum() or len(text) == 1 else
-                                                                    f"{mark}({text})")
-
-
-def label_text(label: str) -> str:
-    """A step's LaTeX label as Unicode text: ``J_{\\mathrm{fixed}}(\\rho)`` -> ``J_fixed(ρ)``."""
-    s = label
-    s = re.sub(r"\\(?:mathrm|rm|text)\s*\{([^{}]*)\}", r"\1", s)
-    s = re.sub(r"\{\\rm\s+([^{}]*)\}", r"\1", s)
-    s = re.sub(r"\\dot\s*([A-Za-z])", "\\1\u0307", s)
-    s = s.replace(r"\,", " ").replace(r"\;", " ").replace(r"\!", "")
-    for tex in sorted(_TEX_WORDS, key=len, reverse=True):
-        s = re.sub(re.escape(tex) + r"(?![A-Za-z])", _TEX_WORDS[tex], s)
-    s = re.sub(r"_\{([^{}]*)\}", lambda m: _script(m.group(1), _SUB, "_"), s)
-    s = re.sub(r"_([^\s{}\\(])", lambda m: _script(m.group(1), _SUB, "_"), s)
-    s = re.sub(r"\^\{([^{}]*)\}", lambda m: _script(m.group(1), _SUP, "^"), s)
-    s = re.sub(r"\^([^\s{}\\(])", lambda m: _script(m.group(1), _SUP, "^"), s)
-    return s.replace("{", "").replace("}", "").replace("\\", "").strip()
-
-
 def terminal_width() -> int:
     return max(60, shutil.get_terminal_size((100, 24)).columns)
 
@@ -234,14 +211,14 @@ def _merge_small(lines: list[str], expr, width: int) -> list[str]:
 def _render_steps(title: str, steps: list, *, latex: bool, width: int) -> str:
     lines = [title, ""]
     for i, step in enumerate(steps, 1):
-        lines += _wrap(f"{i}. {step.statement}", width, "")
+        lines += _wrap(f"{i}. {notation.unicode(step.statement)}", width, "")
         if latex:
             lines.append("   " + step.latex())
         else:
             if step.label:
-                lines.append(f"   {label_text(step.label)} =")
+                lines.append(f"   {notation.tex_to_unicode(step.label)} =")
             lines += ["      " + row for row in pretty_lines(step.result, max(40, width - 6))]
-        lines += _wrap(f"because: {step.reason}", width, "   ")
+        lines += _wrap(f"because: {notation.unicode(step.reason)}", width, "   ")
         lines.append("")
     return "\n".join(lines)
 
@@ -252,25 +229,17 @@ def render(model: str, latex: bool = False, *, width: int | None = None, options
     options), so a warm call imports no SymPy."""
     width = width or terminal_width()
     options = dict(options or {})
+    from attnverify import cache
     from attnverify.checks.registry import paper
 
     p = paper(model)
-    values = p.options(options)
+    values = {**p.options(options), **_exact_values(p, options)}
     key = _options_key({**values, "__width__": width, "__latex__": bool(latex)})
-    path = _cache_file(p.model, values)
-    text_path = None if path is None else path.with_name(path.stem + f"-{key}.txt")
-    if text_path is not None and text_path.is_file():
-        try:
-            return text_path.read_text(encoding="utf-8")
-        except OSError:
-            pass
-    title, steps = _derive(p.model, values)
+    text_name = f"{_cache_name(p.model, values)}-{key}.txt"
+    cached = cache.read_text(text_name)
+    if cached is not None:
+        return cached
+    title, steps = _derive(p.model, options)
     text = _render_steps(title, steps, latex=latex, width=width)
-    if text_path is not None:
-        try:
-            tmp = text_path.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_text(text, encoding="utf-8")
-            os.replace(tmp, text_path)
-        except OSError:
-            pass
+    cache.write_text(text_name, text)
     return text

@@ -7,6 +7,7 @@ executor, the number of workers or the order in which tasks finish.
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import Iterator
 from concurrent.futures import Executor, ProcessPoolExecutor
 from contextlib import contextmanager
@@ -16,13 +17,47 @@ from attnverify.checks.framework import InputError
 KINDS = ("serial", "local", "dask")
 
 
+def _ignore_interrupts() -> None:
+    """Worker initializer: Ctrl-C reaches the whole process group, but only the parent acts on it (it stops the
+    workers itself), so a worker never prints a KeyboardInterrupt traceback."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@contextmanager
+def _interrupts_ignored() -> Iterator[None]:
+    """SIGINT ignored inside the block (main thread only), so that processes started there ignore it too."""
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _stop_pool(pool: ProcessPoolExecutor) -> None:
+    """Cancel the queued tasks and end the workers now, without waiting for the running ones (after an interrupt
+    or an error: their results are no longer wanted; finished ones are already in the task store)."""
+    workers = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in workers:
+        if proc.is_alive():
+            proc.terminate()
+    for proc in workers:
+        proc.join(timeout=5)
+
+
 @contextmanager
 def make_executor(kind: str = "local", *, jobs: int | None = None,
                   scheduler: str | None = None) -> Iterator[Executor | None]:
     """Yield an executor of ``kind`` and shut it down afterwards.
 
     ``serial``: None (tasks run in-process). ``local``: a process pool with ``jobs`` workers (all
-    cores by default). ``dask``: a ``distributed.Client`` executor on the scheduler at ``scheduler``,
+    cores by default); its workers ignore SIGINT, and an exception (Ctrl-C included) leaving the block ends them at
+    once. ``dask``: a ``distributed.Client`` executor on the scheduler at ``scheduler``,
     or on a new ``LocalCluster`` on loopback when no address is given (extra ``attnverify[distributed]``).
     """
     if kind not in KINDS:
@@ -33,8 +68,13 @@ def make_executor(kind: str = "local", *, jobs: int | None = None,
         yield None
         return
     if kind == "local":
-        with ProcessPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
+        pool = ProcessPoolExecutor(max_workers=jobs or os.cpu_count() or 1, initializer=_ignore_interrupts)
+        try:
             yield pool
+        except BaseException:
+            _stop_pool(pool)
+            raise
+        pool.shutdown(wait=True)
         return
     try:
         from distributed import Client, LocalCluster
@@ -42,8 +82,9 @@ def make_executor(kind: str = "local", *, jobs: int | None = None,
         raise InputError("--executor dask needs the distributed extra: pip install 'attnverify[distributed]'") from None
     cluster = None
     if scheduler is None:
-        cluster = LocalCluster(n_workers=jobs or os.cpu_count() or 1, threads_per_worker=1, host="127.0.0.1",
-                               dashboard_address=None, processes=True)
+        with _interrupts_ignored():     # the workers start with SIGINT ignored (inherited): Ctrl-C is the parent's
+            cluster = LocalCluster(n_workers=jobs or os.cpu_count() or 1, threads_per_worker=1, host="127.0.0.1",
+                                   dashboard_address=None, processes=True)
     try:
         try:
             client = Client(cluster if cluster is not None else scheduler, timeout=10)

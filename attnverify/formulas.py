@@ -14,8 +14,6 @@ from __future__ import annotations
 import functools
 import importlib
 import inspect
-import os
-import pickle
 from typing import Any
 
 
@@ -36,33 +34,24 @@ def names() -> dict[str, str]:
 
 
 def _persistent(fn):
-    """``fn`` with its results kept in the persistent derivation cache, keyed by the code version, its qualified
-    name and its arguments."""
+    """``fn`` with its results kept in the persistent derivation cache (:mod:`attnverify.cache`: loaded only from a
+    directory no other user can write), keyed by the code version, its qualified name and its arguments."""
     sig = inspect.signature(fn)
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
-        from attnverify.derive import cache_root, code_version
+        from attnverify import cache
+        from attnverify.derive import code_version
 
         bound = sig.bind(*args, **kwargs)
         bound.apply_defaults()
-        root = cache_root()
         tag = "-".join(map(str, bound.args))
-        path = None if root is None else root / "derivations" / f"{fn.__module__}.{fn.__name__}-{tag}-{code_version()}.pickle"
-        if path is not None and path.is_file():
-            try:
-                return pickle.loads(path.read_bytes())
-            except Exception:  # noqa: BLE001 -- a broken entry is recomputed
-                pass
+        name = f"{fn.__module__}.{fn.__name__}-{tag}-{code_version()}.pickle"
+        hit, value = cache.load(name)
+        if hit:
+            return value
         value = fn(*bound.args)
-        if path is not None:
-            try:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                tmp = path.with_suffix(f".{os.getpid()}.tmp")
-                tmp.write_bytes(pickle.dumps(value, protocol=4))
-                os.replace(tmp, path)
-            except OSError:
-                pass
+        cache.save(name, value)
         return value
 
     return wrapper

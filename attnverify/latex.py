@@ -1,156 +1,24 @@
 r"""A LaTeX document for papers: every derived formula (``sympy.latex``) as a numbered, labelled equation, the
-prose with its mathematics in math mode, and (optionally) the audit: checks table, claims ledger and figures.
+prose of the derivation steps, and (optionally) the audit: checks table, claims ledger and figures.
 
-- UTF-8 input and T1 fonts (Latin Modern when installed); only amsmath, amssymb and graphicx are needed, all in
-  Debian's ``texlive-latex-base``.
+- Every symbol is typeset by SymPy's printer or by the notation module (:mod:`attnverify.notation`): a text's
+  mathematics is written between dollars in LaTeX and passes through; its words are escaped, never read as
+  mathematics (a reason text that does not follow the convention yet comes out as the plain text it is). Numbers
+  in exponent form are set as ``$6.33\times10^{-7}$`` (:func:`attnverify.notation.num`).
+- UTF-8 input and T1 fonts (Latin Modern when installed); amsmath, amssymb, graphicx, longtable and array, all in
+  Debian's ``texlive-latex-base``. The audit and ledger tables are ``longtable``s: they break across pages.
 - Long expressions are broken over lines by terms inside ``split`` (a sum is cut between its terms; a product
   with a long sum factor opens ``\Bigl(`` on the first line and closes ``\Bigr)`` on the last), never shrunk.
-- Each equation is ``\label{eq:<section>-...}``, the section key of its paper's adapter; the labels are listed in
-  the document. ``fragment=True`` leaves out the preamble so the
-  body can be ``\input`` into a paper.
+- Each equation is ``\label{eq:<section>:<name>}``: the section key of its paper's adapter and the step's short
+  semantic name (``eq:A:J-fixed``); the labels are listed at the end of the document. ``fragment=True`` leaves
+  out the preamble so the body can be ``\input`` into a paper (which loads the packages above).
 """
 from __future__ import annotations
 
 import re
 
+from attnverify import notation
 from attnverify.derive import derivation
-
-GREEK = {
-    "α": r"\alpha", "β": r"\beta", "γ": r"\gamma", "δ": r"\delta", "ε": r"\varepsilon", "η": r"\eta",
-    "θ": r"\theta", "λ": r"\lambda", "μ": r"\mu", "ξ": r"\xi", "π": r"\pi", "ρ": r"\rho", "σ": r"\sigma",
-    "τ": r"\tau", "φ": r"\varphi", "ψ": r"\psi", "ω": r"\omega", "Π": r"\Pi", "Σ": r"\Sigma", "Δ": r"\Delta",
-    "∞": r"\infty", "≤": r"\le", "≥": r"\ge", "≠": r"\ne", "≈": r"\approx", "→": r"\to", "∈": r"\in",
-    "‖": r"\|", "⟨": r"\langle ", "⟩": r"\rangle ", "±": r"\pm", "√": r"\surd", "∇": r"\nabla", "∂": r"\partial",
-    "·": r"\cdot", "×": r"\times", "⊥": r"\perp", "♯": r"\sharp", "∑": r"\sum", "∫": r"\int", "²": "^2",
-    "³": "^3", "₀": "_0", "₁": "_1", "₂": "_2", "−": "-", "ᵀ": r"^{\top}", "ₖ": "_k", "ᵢ": "_i",
-}
-SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-           "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
-GREEK_WORDS = ("alpha", "beta", "gamma", "delta", "epsilon", "eps", "eta", "theta", "lambda", "mu", "xi", "pi", "rho",
-               "sigma", "tau", "phi", "psi", "omega", "Pi", "Sigma", "Delta", "Gamma")
-MATH_WORDS = {"oo", "exp", "log", "sqrt", "lim", "E", "d1G", "argmax"}
-CONTEXT_WORDS = {"sum", "tr", "min", "max", "sup", "span", "A", "grad", "diag", "cos", "sin", "dim"}     # mathematics only next to mathematics
-_MATH_CHARS = set("^_=<>|~+*/[]{}") | set(GREEK) - {"·"}
-
-
-def tex_text(text: str) -> str:
-    """Plain text as LaTeX text: special characters escaped, Unicode mathematics as inline math, Latin letters
-    kept (UTF-8 input), any other character (which LaTeX could not typeset) as ``?``."""
-    out = []
-    for ch in text:
-        if ch in SPECIAL:
-            out.append(SPECIAL[ch])
-        elif ch in GREEK:
-            out.append(f"${GREEK[ch]}$" if ch != "−" else "-")
-        elif ord(ch) < 0x180:        # ASCII and the Latin letters that UTF-8 input with T1 fonts typesets
-            out.append(ch)
-        else:
-            out.append("?")
-    return re.sub(r"\$\$", "", "".join(out))
-
-
-# ----------------------------------------------------------------------------------------------
-# prose: the mathematics of a step's statement in math mode
-# ----------------------------------------------------------------------------------------------
-def _is_math(word: str) -> bool:
-    core = word.strip(",.;:()")
-    if not core:
-        return word.strip() in ("-", "+", "=", "+-", "->", "~", "<=", ">=", "*", "/", "|")
-    if core in MATH_WORDS or re.fullmatch(r"[-+]?(" + "|".join(GREEK_WORDS) + r")\d*", core):
-        return True
-    if len(core) == 1 and core.isalpha():
-        return core not in ("a", "A")
-    if re.fullmatch(r"(" + "|".join(GREEK_WORDS) + r"|[A-Za-z])'+(\(.*)?", core):      # rho', J'(
-        return True
-    if re.search(r"(?<![A-Za-z])[A-Za-z0-9]-[A-Za-z0-9](?![A-Za-z])", core):          # L-R, d-1
-        return True
-    if any(ch in _MATH_CHARS for ch in core):
-        return True
-    if re.search(r"[A-Za-z]\(", core) and len(core.split("(")[0]) <= 4:      # f(x), N(0, J(rho)
-        return True
-    if re.fullmatch(r"\d+x\d+|-?\d+(\.\d+)?|[A-Za-z]\d+|[-+*/=<>]+|[A-Za-z]'+(\(.*)?", core):  # 3x3, -1, x0, J'
-        return True
-    return False
-
-
-def _math(span: str) -> str:
-    """ASCII / Unicode mathematics as LaTeX math-mode source."""
-    s = span
-    for ch, tex in GREEK.items():
-        s = s.replace(ch, tex + (" " if tex[-1].isalpha() else ""))
-    s = s.replace("->", r" \to ").replace("+-", r"\pm ").replace("-+", r"\mp ")
-    s = s.replace("<=", r"\le ").replace(">=", r"\ge ").replace("~", r"\sim ")
-    while True:
-        t = re.sub(r"<([^<>]*)>", r"\\langle \1\\rangle ", s)
-        if t == s:
-            break
-        s = t
-    s = re.sub(r"(?<![A-Za-z\\])(\d+)x(\d+)(?![A-Za-z])", r"\1\\times \2", s)
-    s = re.sub(r"P_perp_([A-Za-z])", r"P^{\\perp}_{\1}", s)
-    s = re.sub(r"(?<![A-Za-z\\])perp(?![A-Za-z])", r"\\perp ", s)
-    s = re.sub(r"(?<![A-Za-z\\])d1G", r"\\partial_1 G", s)
-    s = re.sub(r"_(oo|inf)(?![A-Za-z])", r"_\\infty ", s)
-    s = re.sub(r"(?<![A-Za-z\\])oo(?![A-Za-z])", r"\\infty ", s)
-    s = re.sub(r"(?<![A-Za-z\\])sqrt\(([^()]*)\)", r"\\sqrt{\1}", s)
-    s = re.sub(r"(?<![A-Za-z\\])(exp|log|min|max|sup|lim|tr)(?![A-Za-z])", r"\\operatorname{\1}", s)
-    s = s.replace(r"\operatorname{exp}", r"\exp").replace(r"\operatorname{log}", r"\log").replace(
-        r"\operatorname{min}", r"\min").replace(r"\operatorname{max}", r"\max").replace(
-        r"\operatorname{sup}", r"\sup").replace(r"\operatorname{lim}", r"\lim")
-    s = re.sub(r"(?<![A-Za-z\\])sum(?![A-Za-z])", r"\\sum ", s)
-    s = re.sub(r"(?<![A-Za-z\\])grad(?![A-Za-z])", r"\\nabla ", s)
-    s = re.sub(r"(?<![A-Za-z\\])(cos|sin)(?![A-Za-z])", r"\\\1 ", s)
-    s = re.sub(r"(?<![A-Za-z\\])(diag|dim)(?![A-Za-z])", r"\\operatorname{\1}", s)
-    s = re.sub(r"(?<![A-Za-z\\])d(" + "|".join(GREEK_WORDS) + r")(?![A-Za-z])", r"d\\\1", s)
-    s = re.sub(r"(?<![A-Za-z\\_^])([A-Za-z])(\d+)(?![A-Za-z\d])", r"\1_{\2}", s)
-    s = re.sub(r"(?<![A-Za-z\\])E(?=[\[_])", r"\\mathbb{E}", s)
-    s = re.sub(r"(?<![A-Za-z\\])(" + "|".join(GREEK_WORDS) + r")(\d+)?(?![A-Za-z])",
-               lambda m: ("\\varepsilon" if m.group(1) == "eps" else "\\" + m.group(1)) + " "
-               + (f"_{m.group(2)}" if m.group(2) else ""), s)
-    s = re.sub(r"\^\(([^()]*)\)", r"^{(\1)}", s)
-    s = re.sub(r"\^-(\\?[A-Za-z]+)", r"^{-\1}", s)
-    s = re.sub(r"\^T(?![A-Za-z])", r"^{\\top}", s)
-    s = re.sub(r"(?<=[A-Za-z]) ?\*(?![A-Za-z0-9(])", r"^{*}", s)
-    s = s.replace("#", r"\#").replace("%", r"\%").replace("&", r"\&")
-    s = re.sub(r"_([A-Za-z]{2,})(?![A-Za-z(])", lambda m: "_{" + m.group(1) + "}", s)
-    s = re.sub(r"([_^])(\\[A-Za-z]+)", r"\1{\2}", s)
-    return "".join(ch if ord(ch) < 128 else "?" for ch in s).strip()
-
-
-def prose(text: str) -> str:
-    """A statement or reason in LaTeX: words in text mode, their mathematics (``g = <q, z> ~ N(0, sigma^2)``)
-    in math mode (``$g = \\langle q, z\\rangle \\sim N(0, \\sigma^2)$``)."""
-    words = text.split(" ")
-    out: list[str] = []
-    span: list[str] = []
-    depth = 0
-
-    def flush() -> None:
-        nonlocal span
-        if span:
-            body = " ".join(span)
-            lead = re.match(r"^[(]*", body).group(0) if body.count("(") > body.count(")") else ""
-            trail = re.search(r"[,.;:]*$", body).group(0)
-            core = body[len(lead):len(body) - len(trail)] if trail else body[len(lead):]
-            if core.count(")") > core.count("(") and core.endswith(")"):
-                core, trail = core[:-1], ")" + trail
-            out.append(tex_text(lead) + f"${_math(core)}$" + tex_text(trail))
-            span = []
-
-    flags = [_is_math(w) for w in words]
-    for i, w in enumerate(words):
-        if w.strip(",.;:()") in CONTEXT_WORDS:
-            flags[i] = (i + 1 < len(words) and flags[i + 1]) and (i > 0 and flags[i - 1] or True)
-    for w, is_math in zip(words, flags):
-        if depth > 0 or is_math:
-            span.append(w)
-            depth += w.count("{") - w.count("}")
-            depth = max(depth, 0)
-        else:
-            flush()
-            out.append(tex_text(w))
-    flush()
-    return " ".join(out).replace("$ $", " ")
-
 
 # ----------------------------------------------------------------------------------------------
 # equations: numbered, labelled, broken over lines
@@ -230,20 +98,15 @@ def expression_lines(expr: "sp.Basic", width: int = _MAX) -> list[str]:
     return _pack(_pieces(expr, width), width)
 
 
-def _slug(label: str) -> str:
-    special = {r"F_{\mathrm{fixed}}(\rho)": "F-in-w", r"J_{\mathrm{fixed}}(\rho)": "J",
-               r"\Pi_{\dim E=1}(x_0)": "Pi-dimE1", r"\Pi_{\dim E=2}(x_0)": "Pi-dimE2"}
-    if label in special:
-        return special[label]
-    s = re.sub(r"\((\\rho|x|x_0|\\beta|\\beta,t|b)\)", "", label)
-    s = s.replace("'", "-prime").replace("^*", "-star").replace(r"\mathrm", "").replace(r"\rm", "")
-    s = re.sub(r"\\([A-Za-z]+)", r"\1", s)
-    s = re.sub(r"[^A-Za-z0-9]+", "-", s).strip("-")
-    return s or "step"
+def equation_label(section: str, step, index: int) -> str:
+    """The label of a step's equation: ``eq:<section>:<name>`` (``eq:A:J-fixed``); a step without a name is
+    numbered (``eq:A:3``)."""
+    return f"eq:{section}:{step.name or index}"
 
 
 def equation(step, label: str | None) -> str:
-    """One step's result as a numbered equation (``split`` when it needs several lines)."""
+    """One step's result as a numbered equation (``split`` when it needs several lines); its left side is the
+    step's label (LaTeX), or the left side of an ``Eq``."""
     import sympy as sp
 
     lhs = step.label if step.label and not isinstance(step.result, sp.Eq) else ""
@@ -262,51 +125,82 @@ def equation(step, label: str | None) -> str:
                       r"\end{split}", r"\end{equation}"])
 
 
-def derivation_section(title: str, steps: list, prefix: str) -> tuple[list[str], list[tuple[str, str]]]:
-    """A section: per step its statement (prose), the labelled equation and why it holds."""
-    parts = [rf"\section{{{prose(title)}}}"]
+def derivation_section(title: str, steps: list, key: str) -> tuple[list[str], list[tuple[str, str]]]:
+    """A section: per step its statement, the labelled equation and why it holds; and the (label, left side)
+    pairs. A name used twice in one derivation gets a suffix (the tests keep the papers' names unique)."""
+    heading = notation.latex(title)
+    parts = [rf"\section[{heading}]{{\raggedright {heading}}}"]       # long titles break between words, not out
     labels: list[tuple[str, str]] = []
-    seen: dict[str, int] = {}
-    for step in steps:
-        slug = _slug(step.label) if step.label else "step"
-        seen[slug] = seen.get(slug, 0) + 1
-        name = f"eq:{prefix}-{slug}" + (f"-{seen[slug]}" if seen[slug] > 1 else "")
+    seen: set[str] = set()
+    for i, step in enumerate(steps, 1):
+        name = equation_label(key, step, i)
+        k = 2
+        while name in seen:
+            name = f"{equation_label(key, step, i)}-{k}"
+            k += 1
+        seen.add(name)
         labels.append((name, step.label))
-        parts += [prose(step.statement), equation(step, name), r"\emph{Why:} " + prose(step.reason), ""]
+        parts += [r"\noindent " + notation.latex(step.statement), equation(step, name),
+                  r"\noindent{\small\emph{Why:} " + notation.latex(step.reason) + "}", r"\par\medskip", ""]
     return parts, labels
 
 
 # ----------------------------------------------------------------------------------------------
 # the audit: tables and figures
 # ----------------------------------------------------------------------------------------------
+def _longtable(columns: str, head: str, rows: list[str]) -> str:
+    """A table that breaks across pages, its header repeated on each page."""
+    return "\n".join([r"\begingroup\small\renewcommand{\arraystretch}{1.25}", rf"\begin{{longtable}}{{{columns}}}",
+                      r"\hline", head + r" \\", r"\hline", r"\endfirsthead", r"\hline", head + r" \\", r"\hline",
+                      r"\endhead", r"\hline", r"\endfoot", *rows, r"\end{longtable}", r"\endgroup"])
+
+
+def _number(x) -> str:
+    """A table cell's number (:func:`attnverify.notation.num`, 4 significant digits), ``--`` when there is none."""
+    return notation.num(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else "--"
+
+
 def audit_table(checks: list[dict]) -> str:
     """The audit table of a report's ``checks`` list (as in the JSON report)."""
-    def num(x) -> str:
-        return tex_text(f"{x:.4g}") if isinstance(x, (int, float)) else "--"
-
     rules = {"<=": r"$\le$", "<": "$<$", ">=": r"$\ge$", ">": "$>$"}
-    rows = [rf"\texttt{{{tex_text(c['id'])}}} & {tex_text(c['verdict'])} & {num(c.get('observed'))} & "
-            rf"{rules.get(c.get('comparison'), '')} & {num(c.get('threshold'))} \\" for c in checks]
-    return "\n".join([r"\begin{tabular}{llrcr}", r"\hline", r"check & verdict & observed & pass if & threshold \\",
-                      r"\hline", *rows, r"\hline", r"\end{tabular}"])
+    rows = [rf"\texttt{{{notation.escape(c['id'])}}} & {notation.escape(c['verdict'])} & "
+            rf"{_number(c.get('observed'))} & {rules.get(c.get('comparison'), '')} & {_number(c.get('threshold'))} \\"
+            for c in checks]
+    return _longtable("@{}llrcr@{}", "check & verdict & observed & pass if & threshold", rows)
 
 
 def claims_table(claims: list[dict]) -> str:
-    """The claims ledger (a report's ``claims`` list): id, paper, verdict, condition or reason."""
-    rows = [rf"\texttt{{{tex_text(c['id'])}}} & {tex_text(c.get('paper', ''))} & {tex_text(c['verdict'])} & "
-            rf"{prose(c.get('condition') or c.get('reason') or '')} \\" for c in claims]
-    return "\n".join([r"\begin{tabular}{lllp{0.52\linewidth}}", r"\hline",
-                      r"claim & paper & verdict & condition / reason \\", r"\hline", *rows, r"\hline",
-                      r"\end{tabular}"])
+    """The claims ledger (a report's ``claims`` list): id, verdict, and the condition (for ``holds_if`` and
+    ``refuted``) or the reason, as text of the typesetting convention."""
+    rows = [rf"\texttt{{{notation.escape(c['id'])}}} & {notation.escape(c['verdict'])} & "
+            rf"{notation.latex(c.get('condition') or c.get('reason') or '')} \\" for c in claims]
+    return _longtable(r"@{}ll>{\raggedright\arraybackslash}p{0.6\linewidth}@{}",
+                      "claim & verdict & condition / reason", rows)
+
+
+def figure_caption(check_id: str, index: int, count: int, title: str | None) -> str:
+    """A figure's caption: the check, the plot's place among the check's plots, and the plot's title (distinct
+    for every figure of a document)."""
+    where = rf"\texttt{{{notation.escape(check_id)}}}" + (f", plot {index} of {count}" if count > 1 else "")
+    return where + (f": {notation.latex(title)}" if title else "")
 
 
 def figures_part(report: dict, figures: dict[str, list[str]]) -> list[str]:
-    parts = []
+    """The figures of each check (``figures``: check id -> image paths), captioned with the check id and the plot
+    titles of the report (``plot_titles``); the float queue is flushed every nine figures (the caller flushes it
+    after the last)."""
+    parts: list[str] = []
+    shown = 0
     for c in report["checks"]:
-        for path in figures.get(c["id"], []):
+        paths = figures.get(c["id"], [])
+        titles = list(c.get("plot_titles") or [])
+        for i, path in enumerate(paths):
+            caption = figure_caption(c["id"], i + 1, len(paths), titles[i] if i < len(titles) else None)
             parts += [r"\begin{figure}[htbp]", r"\centering", rf"\includegraphics[width=0.8\linewidth]{{{path}}}",
-                      rf"\caption{{\texttt{{{tex_text(c['id'])}}}: {prose(c.get('claim') or '')}}}",
-                      r"\end{figure}"]
+                      rf"\caption{{{caption}}}", r"\end{figure}"]
+            shown += 1
+            if shown % 9 == 0:
+                parts.append(r"\clearpage")
     return parts
 
 
@@ -323,8 +217,9 @@ def _compute_sections() -> tuple[list[str], list[tuple[str, str]]]:
 
 
 def derivation_sections() -> tuple[list[str], list[tuple[str, str]]]:
-    """The three derivation sections and their equation labels, cached beside the derivations (keyed by the code
-    version and this module's source): typesetting the long expressions takes seconds, reading them back none."""
+    """The derivation sections and their equation labels, cached beside the derivations (keyed by the code
+    version and the sources of this module and the notation module): typesetting the long expressions takes
+    seconds, reading them back none."""
     import hashlib
     import json
     import os
@@ -333,7 +228,8 @@ def derivation_sections() -> tuple[list[str], list[tuple[str, str]]]:
     from attnverify.derive import cache_root, code_version
 
     root = cache_root()
-    key = hashlib.sha256((code_version() + Path(__file__).read_text()).encode()).hexdigest()[:16]
+    sources = Path(__file__).read_text() + Path(notation.__file__).read_text()
+    key = hashlib.sha256((code_version() + sources).encode()).hexdigest()[:16]
     path = None if root is None else root / "derivations" / f"latex-{key}.json"
     if path is not None and path.is_file():
         try:
@@ -357,32 +253,36 @@ PREAMBLE = [
     r"\documentclass[10pt]{article}", r"\usepackage[utf8]{inputenc}",
     r"\IfFileExists{lmodern.sty}{\usepackage[T1]{fontenc}\usepackage{lmodern}}{}",
     r"\usepackage[margin=2cm]{geometry}", r"\usepackage{amsmath}", r"\usepackage{amssymb}",
-    r"\usepackage{graphicx}", r"\allowdisplaybreaks", r"\title{attnverify: derivations and audit}", r"\date{}",
+    r"\usepackage{graphicx}", r"\usepackage{longtable}", r"\usepackage{array}", r"\allowdisplaybreaks",
+    r"\title{attnverify: derivations and audit}", r"\date{}",
 ]
 
 
 def document(report: dict | None, *, figures: dict[str, list[str]] | None = None, fragment: bool = False) -> str:
     """The document: the derivations of every registered paper (its sections), then, when ``report`` (a JSON
     report dict) is given, the audit table, the claims ledger and the figures (``figures``: check id -> paths
-    relative to the document). ``fragment``: the body only, to ``\\input`` into a paper."""
-    parts = [] if fragment else [*PREAMBLE, r"\begin{document}", r"\maketitle"]
+    relative to the document; their captions take the report's ``plot_titles``). ``fragment``: the body only, to
+    ``\\input`` into a paper that loads amsmath, amssymb, graphicx, longtable and array."""
+    parts = [r"% attnverify fragment: needs \usepackage{amsmath,amssymb,graphicx,longtable,array}"] if fragment \
+        else [*PREAMBLE, r"\begin{document}", r"\maketitle"]
     parts += ["Every formula below was produced by SymPy from the model; none is typed in. Each equation is labelled "
-              r"\texttt{eq:}\emph{section}\texttt{-}\emph{name}; the labels are listed at the end.", ""]
+              r"\texttt{eq:}\emph{section}\texttt{:}\emph{name}; the labels are listed at the end.", ""]
     sections, all_labels = derivation_sections()
     parts += sections
     if report is not None:
         parts += [r"\section{Audit}",
-                  tex_text(f"Profile {report['profile']}, seed {report['seed']}, version {report['version']}."),
-                  "", r"\begin{center}", r"\small", audit_table(report["checks"]), r"\end{center}"]
+                  notation.escape(f"Profile {report['profile']}, seed {report['seed']}, version {report['version']}."),
+                  "", audit_table(report["checks"])]
         if report.get("claims"):
             parts += [r"\subsection{Claims ledger}",
                       "Each claim's verdict is computed from the evidence of the checks of this run.", "",
-                      r"\begin{center}", r"\small", claims_table(report["claims"]), r"\end{center}"]
+                      claims_table(report["claims"])]
         if figures:
-            parts += [r"\subsection{Figures}", *figures_part(report, figures)]
-    parts += [r"\section*{Equation labels}", r"\begin{itemize}\small",
-              *[rf"\item \texttt{{{tex_text(name)}}} (\ref{{{name}}}): ${lab}$" for name, lab in all_labels if lab],
-              r"\end{itemize}"]
+            parts += [r"\clearpage", r"\subsection{Figures}", *figures_part(report, figures), r"\clearpage"]
+    parts += [r"\section*{Equation labels}",
+              _longtable(r"@{}llp{0.6\linewidth}@{}", "label & equation & left side",
+                         [rf"\texttt{{{name}}} & (\ref{{{name}}}) & " + (f"${lab}$" if lab else "") + r" \\"
+                          for name, lab in all_labels])]
     if not fragment:
         parts.append(r"\end{document}")
     return "\n".join(p for p in parts if p is not None) + "\n"

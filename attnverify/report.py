@@ -6,6 +6,7 @@ comparison as a small table and its plots. The full details (curves, tables) are
 """
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -16,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from attnverify import notation
 from attnverify.outputs import write_text
 from attnverify.checks.framework import Plot, Result
 from attnverify.checks.runner import Report
@@ -52,7 +54,7 @@ def result_dict(r: Result) -> dict:
         "analytic": ev.analytic if ev else None, "numeric": ev.numeric if ev else None,
         "uncertainty": ev.uncertainty if ev else None,
         "error": r.error, "unresolved": ev.unresolved if ev else None, "params": r.params, "details": r.details,
-        "seconds": round(r.seconds, 3),
+        "plot_titles": [p.title for p in ev.plots] if ev else [], "seconds": round(r.seconds, 3),
     })
 
 
@@ -128,8 +130,8 @@ def claims_table(report: Report, width: int | None = None, *, ledger: bool = Tru
     room = max(30, width - idw - vw - 4)
     lines = [f"{'claim'.ljust(idw)}  {'verdict'.ljust(vw)}  condition / reason", f"{'-' * idw}  {'-' * vw}  {'-' * 18}"]
     for c in claims:
-        text = c.condition if c.condition else c.reason
-        wrapped = textwrap.wrap(text or "", room) or [""]
+        text = notation.unicode(c.condition if c.condition else c.reason or "")
+        wrapped = textwrap.wrap(text, room) or [""]
         lines.append(f"{c.id.ljust(idw)}  {c.verdict.upper().ljust(vw)}  {wrapped[0]}")
         lines += [f"{'':{idw}}  {'':{vw}}  {more}" for more in wrapped[1:]]
     lines.append(f"\n{claims_summary(report)} (a refuted claim is a finding about the paper, not a failed check)")
@@ -144,7 +146,7 @@ def claims_markdown(report: Report, *, ledger: bool = True) -> str:
     reproduces it; the verdict counts; the claims not evaluated."""
     claims = list(getattr(report, "claims", []))
     md = ["| claim | paper | verdict | condition / reason | reproduce |", "|---|---|---|---|---|"]
-    md += [f"| `{c.id}` | {c.paper} | **{c.verdict}** | {_md_cell(c.condition or c.reason)} | "
+    md += [f"| `{c.id}` | {c.paper} | **{c.verdict}** | {_md_cell(notation.unicode(c.condition or c.reason or ''))} | "
            f"`{_md_cell(c.command)}` |" for c in claims]
     md += ["", claims_summary(report) + "."]
     skipped = not_evaluated(report) if ledger else []
@@ -156,32 +158,16 @@ def claims_markdown(report: Report, *, ledger: bool = True) -> str:
 # ----------------------------------------------------------------------------------------------
 # plots
 # ----------------------------------------------------------------------------------------------
-_GREEK = ("alpha", "beta", "gamma", "delta", "epsilon", "eta", "theta", "lambda", "mu", "xi", "pi", "rho",
-          "sigma", "tau", "phi", "psi", "omega", "Pi", "Sigma", "Delta", "Gamma")
-_GREEK_RE = re.compile(r"(?<![A-Za-z\\])(" + "|".join(_GREEK) + r")(?:_(\{[^}]*\}|[A-Za-z0-9]+)|(\d+))?(?![A-Za-z])")
-_SUB_RE = re.compile(r"(?<![A-Za-z\\$])([A-Za-z])_(\{[^}]*\}|[A-Za-z0-9]+)")
-
-
 def mathtext(label: str) -> str:
-    """A plain-text label with its mathematics as matplotlib mathtext: ``rho0`` -> ``$\\rho_{0}$``, ``x_1(t)``
-    -> ``$x_{1}$(t)``, ``W2`` -> ``$W_2$``, ``sqrt`` -> ``√``."""
-    if "$" in label:
-        return label
-    def greek(m: re.Match) -> str:
-        sub = m.group(2) or m.group(3)
-        sub = sub.strip("{}") if sub else None
-        return f"$\\{m.group(1)}" + (f"_{{{sub}}}" if sub else "") + "$"
-    s = label.replace("Pi#", "Π♯")
-    s = _GREEK_RE.sub(greek, s)
-    s = _SUB_RE.sub(lambda m: f"${m.group(1)}_{{{m.group(2).strip('{}')}}}$", s)
-    s = re.sub(r"(?<![A-Za-z$])W2(?![A-Za-z0-9])", r"$W_2$", s)
-    s = re.sub(r"(?<![A-Za-z$])([A-Z])\^T(?![A-Za-z])", r"$\1^{T}$", s)
-    s = s.replace("sqrt", "√").replace("^2", "²")
-    s = re.sub(r"\$([^$]*)\$\^\$([^$]*)\$", r"$\1^{\2}$", s)          # mu_t^beta: one superscript
-    return s
+    """A label or title of the typesetting convention (mathematics between dollars, in LaTeX) as matplotlib
+    mathtext (:func:`attnverify.notation.mathtext`); words outside the dollars stay words."""
+    return notation.mathtext(label)
 
 
 _KEY_RE = re.compile(r"(\S+\s*=\s*[-+0-9.eE]+|#\s*\d+)\s*$")
+# a colour in a matplotlib format string: one of the single-letter colours (no marker is one of these letters) or
+# a cycle colour C0..C9; given together with color=, matplotlib warns "color is redundantly defined"
+_STYLE_COLOUR = re.compile(r"[bgrcmykw]|C\d")
 
 
 def _colour_key(label: str) -> str:
@@ -190,21 +176,50 @@ def _colour_key(label: str) -> str:
     return m.group(1).replace(" ", "") if m else label
 
 
+def _wrap_keeping_math(text: str, width: int) -> str:
+    """``text`` wrapped to ``width`` columns without breaking inside a $...$ mathtext span (a line break there
+    leaves unbalanced dollars, and matplotlib prints the TeX source)."""
+    parts = text.split("$")
+    glued = "$".join(p.replace(" ", "\x00") if i % 2 else p for i, p in enumerate(parts))
+    return "\n".join(line.replace("\x00", " ") for line in textwrap.wrap(glued, width))
+
+
+@functools.lru_cache(maxsize=1)
+def _figure_class():
+    """matplotlib's Figure with a PNG representation, so that a notebook shows it (once) without pyplot."""
+    import io
+
+    from matplotlib.figure import Figure
+
+    class ReportFigure(Figure):
+        def _repr_png_(self) -> bytes:
+            buf = io.BytesIO()
+            self.savefig(buf, format="png", dpi=100)
+            return buf.getvalue()
+
+    return ReportFigure
+
+
 def draw_plot(plot: Plot):
-    """One :class:`~attnverify.checks.framework.Plot` as a matplotlib Figure (caller closes it): mathtext labels, one colour
+    """One :class:`~attnverify.checks.framework.Plot` as a matplotlib Figure (not registered with pyplot: save it
+    with ``fig.savefig``, or show it as a notebook cell's value): mathtext labels, one colour
     per parameter value (solid and dotted curves of the same beta alike), the legend outside the axes when it is
     long, a wrapped title, and the zero line when the data change sign."""
-    import matplotlib.pyplot as plt
+    import matplotlib
 
+    Figure = _figure_class()
     n = len({s.label for s in plot.series})
     keys: dict[str, int] = {}
     for s in plot.series:
         keys.setdefault(_colour_key(s.label), len(keys))
     many = len(keys) > 10
-    cmap = plt.get_cmap("viridis" if many else "tab10")
+    cmap = matplotlib.colormaps["viridis" if many else "tab10"]
     colour = {k: cmap(i / max(1, len(keys) - 1)) if many else cmap(i % 10) for k, i in keys.items()}
     outside = n > 8
-    fig, ax = plt.subplots(figsize=(8.6 if outside else 6.4, 4.4))
+    # a Figure outside pyplot: no global figure list to leak into, and a notebook shows it once (as the value of
+    # the cell), not a second time when the inline backend flushes pyplot's open figures
+    fig = Figure(figsize=(8.6 if outside else 6.4, 4.4))
+    ax = fig.subplots()
     ys = []
     seen: set[str] = set()
     for s in plot.series:
@@ -213,11 +228,12 @@ def draw_plot(plot: Plot):
         c = colour[_colour_key(s.label)]
         label = mathtext(s.label) if s.label and s.label not in seen else None   # one legend entry per label
         seen.add(s.label)
+        kw = {} if _STYLE_COLOUR.search(s.style or "") else {"color": c}   # a colour in the style string wins
         if s.yerr is not None:
-            ax.errorbar(x, y, yerr=np.asarray(s.yerr, dtype=float), fmt=s.style, label=label, capsize=2, color=c)
+            ax.errorbar(x, y, yerr=np.asarray(s.yerr, dtype=float), fmt=s.style, label=label, capsize=2, **kw)
         else:
-            ax.plot(x, y, s.style, label=label, color=c)
-    ax.set_title("\n".join(textwrap.wrap(mathtext(plot.title), 70)), fontsize=10)
+            ax.plot(x, y, s.style, label=label, **kw)
+    ax.set_title(_wrap_keeping_math(mathtext(plot.title), 70), fontsize=10)
     ax.set(xlabel=mathtext(plot.xlabel), ylabel=mathtext(plot.ylabel))
     if plot.logx:
         ax.set_xscale("log")
@@ -238,16 +254,8 @@ def draw_plot(plot: Plot):
 
 
 def save_plot(plot: Plot, path: Path) -> None:
-    """Draw one plot to a PNG with matplotlib's Agg backend."""
-    import matplotlib
-
-    if matplotlib.get_backend().lower() not in ("agg", "module://matplotlib_inline.backend_inline"):
-        matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig = draw_plot(plot)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    """Draw one plot to a PNG (the Figure's own Agg canvas; pyplot and its backend are not involved)."""
+    draw_plot(plot).savefig(path, dpi=110)
 
 
 def plot_file_name(check_id: str, index: int) -> str:
@@ -287,12 +295,13 @@ def findings(report: Report) -> list[str]:
     """Bullet points: what the claims ledger and the checks found that a reader must not miss."""
     out = []
     for c in getattr(report, "claims", []):
+        cond, why = notation.unicode(c.condition or ""), notation.unicode(c.reason or "")
         if c.verdict == "refuted":
-            out.append(f"**{c.id}** is refuted: {c.condition}. {c.reason}")
+            out.append(f"**{c.id}** is refuted: {cond}. {why}")
         elif c.verdict == "holds_if":
-            out.append(f"**{c.id}** holds only if {c.condition}. {c.reason}")
+            out.append(f"**{c.id}** holds only if {cond}. {why}")
         elif c.verdict == "inconclusive":
-            out.append(f"**{c.id}** is inconclusive: {c.reason}")
+            out.append(f"**{c.id}** is inconclusive: {why}")
     for r in report.results:
         if r.verdict == "fail":
             out.append(f"check **{r.id}** failed: {r.evidence.metric} = {fmt(r.observed)}, "
@@ -339,7 +348,7 @@ def to_markdown(report: Report, *, plots: dict[str, list[str]] | None = None, co
     md += ["", "## Findings", ""] + ([f"- {f}" for f in found] if found else
                                      ["Every check passed and no claim is refuted, conditional or inconclusive."])
     for r in report.results:
-        md += ["", f"## {r.id}", "", f"**{r.verdict}**. *Claim* ({r.source}): {r.claim}", ""]
+        md += ["", f"## {r.id}", "", f"**{r.verdict}**. *Claim* ({r.source}): {notation.unicode(r.claim)}", ""]
         if formulas:
             try:
                 tex = formulas_for(r)
@@ -356,8 +365,9 @@ def to_markdown(report: Report, *, plots: dict[str, list[str]] | None = None, co
                 value = getattr(ev, name)
                 if value is not None and _md_value(value) != "see report.json":
                     md.append(f"| {name} | {_md_cell(_md_value(value))} |")
-            md += ["", f"*Why this threshold:* {ev.reason}"]
-            md += [f"\n![{_md_cell(ev.plots[i].title)}]({name})" for i, name in enumerate(plots.get(r.id, []))]
+            md += ["", f"*Why this threshold:* {notation.unicode(ev.reason)}"]
+            md += [f"\n![{_md_cell(notation.unicode(ev.plots[i].title))}]({name})"
+                   for i, name in enumerate(plots.get(r.id, []))]
         params = ", ".join(f"{k}={_set_syntax(v)}" for k, v in r.params.items())
         md += ["", f"<details><summary>parameters</summary>\n\n`{params}`\n\nFull details: `report.json`, "
                f"check `{r.id}`.\n</details>"]

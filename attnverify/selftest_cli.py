@@ -96,15 +96,35 @@ def _check_json_path(path: str | None) -> None:
         raise InputError(f"--json: directory {str(Path(path).parent)!r} does not exist")
 
 
+def mutant_table(mutants, width: int | None = None) -> str:
+    """Name, patched target and description of each mutant in aligned columns; the description is wrapped to the
+    terminal (``width`` columns) under its own column, or set on a line of its own when the terminal is too narrow
+    for the first two columns."""
+    import shutil
+    import textwrap
+
+    width = width or shutil.get_terminal_size((120, 24)).columns
+    rows = [(m.name, f"{m.module}.{m.attribute}", m.description) for m in mutants]
+    a = max((len(r[0]) for r in rows), default=0)
+    b = max((len(r[1]) for r in rows), default=0)
+    indent = a + b + 4
+    lines = []
+    for name, target, text in rows:
+        head = f"{name:<{a}}  {target:<{b}}  "
+        if width - indent >= 30:
+            lines += textwrap.wrap(text, width, initial_indent=head, subsequent_indent=" " * indent)
+        else:
+            lines += [head.rstrip(), *textwrap.wrap(text, max(20, width - 4), initial_indent="    ",
+                                                   subsequent_indent="    ")]
+    return "\n".join(lines)
+
+
 def cmd_selftest(args: argparse.Namespace) -> int:
     """Run the mutation self-test or the seed sweep; print a table; write JSON to ``args.json_path`` if given."""
     from attnverify.mutants import KNOWN_GAPS, all_mutants, by_name
 
     if getattr(args, "list_mutants", False):
-        rows = [(m.name, f"{m.module}.{m.attribute}", m.description) for m in all_mutants()]
-        w0, w1 = (max(len(r[i]) for r in rows) for i in (0, 1))
-        for name, where, what in rows:
-            print(f"{name:<{w0}}  {where:<{w1}}  {what}")
+        print(mutant_table(all_mutants()))
         return 0
     power_mode = bool(getattr(args, "power", False))
     claims_mode = bool(getattr(args, "claims", False))

@@ -1,13 +1,26 @@
-"""attnverify checks: each compares a SymPy closed form with numerics and gives a verdict.
+"""attnverify checks: each compares a SymPy closed form with numerics and gives a verdict; claims judge the papers'
+stated forms against both.
 
-Python API::
+Python API (names load on first use)::
 
     from attnverify import checks
-    report = checks.run(["signal.objective_vs_montecarlo"], profile="quick", seed=0)
+    report = checks.run(["<model>.<check>"], profile="quick", seed=0)
     report.results[0].verdict   # "pass", "fail" or "error"
     checks.catalogue()          # id, claim and source of every check
 """
-from attnverify.checks.framework import Evidence, InputError, Param, Plot, Series, check
-from attnverify.checks.runner import Report, catalogue, run
+from __future__ import annotations
 
-__all__ = ["Evidence", "InputError", "Param", "Plot", "Report", "Series", "catalogue", "check", "run"]
+import importlib
+
+_LAZY = {"Evidence": "framework", "InputError": "framework", "Param": "framework", "Plot": "framework",
+         "Series": "framework", "check": "framework", "Report": "runner", "catalogue": "runner", "run": "runner"}
+
+__all__ = sorted(_LAZY)
+
+
+def __getattr__(name: str):
+    if name not in _LAZY:
+        raise AttributeError(f"module 'attnverify.checks' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"attnverify.checks.{_LAZY[name]}"), name)
+    globals()[name] = value
+    return value

@@ -12,12 +12,15 @@ import hashlib
 import math
 import pickle
 import sys
+from fractions import Fraction
 from concurrent.futures import Executor, as_completed
 from dataclasses import dataclass, field
 from collections.abc import Callable, MutableMapping, Sequence
 from typing import Any
 
 import numpy as np
+
+from attnverify.checks.values import matrix_entries, rounded, scale_problem
 
 
 class InputError(ValueError):
@@ -44,7 +47,8 @@ class Param:
     """A model option or parameter of a check, with its type, default and admissible range.
 
     ``kind`` is ``float``, ``int``, ``str``, ``bool``, ``"floats"``/``"ints"`` (tuples) or
-    ``"matrix"`` (a 2-D float array, CLI form ``1,0;0,2``). Bounds are inclusive unless
+    ``"matrix"`` (a 2-D float array, CLI form ``1,0;0,2``; entries may be rationals such as ``1/3``, parsed
+    exactly and rounded once; :meth:`exact` gives them unrounded, as a SymPy Matrix). Bounds are inclusive unless
     ``low_open``/``high_open``; floats must be finite.
     """
 
@@ -80,10 +84,7 @@ class Param:
             elif self.kind == "ints":
                 value = tuple(int(s) for s in text.split(","))
             elif self.kind == "matrix":
-                rows = [[float(s) for s in row.split(",")] for row in text.split(";")]
-                if len({len(r) for r in rows}) != 1:
-                    raise InputError(f"{self.name}: matrix rows have different lengths in {text!r}")
-                value = np.array(rows, dtype=float)
+                value = np.array([[rounded(x) for x in row] for row in self._rows(text)], dtype=float)
             else:
                 value = text
         except InputError:
@@ -95,6 +96,30 @@ class Param:
     def read(self, raw: Any) -> Any:
         """A value given by the user: command-line text is parsed, anything else validated."""
         return self.parse(raw) if isinstance(raw, str) and self.kind is not str else self.validate(raw)
+
+    def _rows(self, text: str) -> list[list]:
+        rows = matrix_entries(text)
+        if len({len(r) for r in rows}) != 1:
+            raise InputError(f"{self.name}: matrix rows have different lengths in {text!r}")
+        return rows
+
+    def exact(self, text: str):
+        """The value of ``--set name=text`` without rounding, for symbolic work: a matrix as a SymPy Matrix of
+        Rationals (``1,0;0,1/3`` keeps 1/3), a number as a SymPy Rational; validated as :meth:`parse` validates
+        the float value. InputError for what :meth:`parse` refuses or what has no exact value."""
+        import sympy as sp
+
+        self.parse(text)                                 # the same rules (and messages) as the float value
+        try:
+            if self.kind == "matrix":
+                return sp.Matrix([[sp.Rational(x.numerator, x.denominator) for x in row]
+                                  for row in self._rows(text)])
+            if self.kind in (float, int):
+                f = Fraction(text.strip())
+                return sp.Rational(f.numerator, f.denominator)
+        except (AttributeError, ValueError, TypeError):
+            pass
+        raise InputError(f"{self.name}: no exact value for {text!r}")
 
     def kind_name(self) -> str:
         names = {float: "a number", int: "an integer", str: "a string", bool: "true or false",
@@ -416,6 +441,10 @@ class Check:
                 values[prm.name] = prm.validate(self.paper[prm.name])
             else:
                 values[prm.name] = prm.validate(prm.default)
+        for prm in self.params:           # the scale rule (attnverify.checks.values)
+            settings = [prm.default] + ([self.paper[prm.name]] if prm.name in self.paper else [])
+            if problem := scale_problem(prm, values[prm.name], settings):
+                raise InputError(problem)
         validated(self.validate, values)
         return values
 

@@ -36,6 +36,19 @@ def _discovered() -> tuple[Paper, ...]:
     return tuple(sorted(found.values(), key=lambda p: p.key))
 
 
+def source_dirs() -> list[str]:
+    """The folders of the registered papers' adapter modules (a cache of derived results is keyed by their code)."""
+    import importlib.util
+    import os
+
+    out = []
+    for ep in entry_points(group=GROUP):
+        spec = importlib.util.find_spec(ep.value.split(":")[0])
+        if spec is not None and spec.origin:
+            out.append(os.path.dirname(spec.origin))
+    return sorted(set(out))
+
+
 def papers() -> tuple[Paper, ...]:
     """Every registered paper, by key."""
     return _discovered()

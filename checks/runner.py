@@ -9,11 +9,11 @@ from typing import Any, Callable
 
 import numpy as np
 
-from attnverify.checks.framework import PROFILES, Check, Context, Evidence, InputError, Result
+from attnverify.checks.framework import PROFILES, Check, Context, Evidence, InputError, Result, did_you_mean
 from attnverify.checks.claims import evaluate_claims
 from attnverify.checks.registry import all_checks
 
-VERSION = "0.1.0"
+from attnverify.checks.version import VERSION
 
 
 @dataclass
@@ -51,7 +51,9 @@ def select(ids: list[str] | None) -> list[Check]:
     for name in ids:
         match = [c for c in checks if c.id == name or c.id.startswith(name.rstrip(".") + ".")]
         if not match:
-            raise InputError(f"unknown check id {name!r} (see 'attnverify list')")
+            names = {c.id for c in checks} | {c.id.split(".")[0] for c in checks}
+            hint = did_you_mean(name, names) or " (see 'attnverify list')"
+            raise InputError(f"unknown check id {name!r}{hint}")
         chosen += [c for c in match if c not in chosen]
     return chosen
 
@@ -67,7 +69,8 @@ def plan(ids: list[str] | None = None, *, profile: str = "quick",
     overrides = dict(overrides or {})
     chosen = select(ids)
     known = {p.name for c in chosen for p in c.params}
-    problems = [f"unknown parameter {key!r} for the selected checks" for key in overrides if key not in known]
+    problems = [f"unknown parameter {key!r} for the selected checks{did_you_mean(key, known)}" for key in overrides
+                if key not in known]
     plans = []
     for c in chosen:
         mine = {k: v for k, v in overrides.items() if c.param(k) is not None}

@@ -10,12 +10,17 @@ file per task (``numpy.savez``, read with ``allow_pickle=False``) holding
 
 * ``tree``: UTF-8 JSON describing the result's structure: tuples, lists, dicts with string keys, None, bool, int,
   str, Python floats (stored as ``float.hex`` strings: exact, NaN and inf included), NumPy scalars and arrays of
-  bool/integer/float/complex dtype (stored as arrays, so their dtype and value come back bit for bit);
+  bool/integer/float/complex dtype (stored as arrays, so their dtype and value come back bit for bit), and
+  dataclass instances of the numerics package (``attnverify.numerics.*``, e.g. the Monte Carlo ``Estimate``):
+  the class's module and name and its init fields, encoded by these same rules. Reading one back imports that
+  numerics module (never any other) and calls the class with the stored fields; a name that is not such a
+  dataclass, or fields that differ from the class's, make the entry unsound;
 * ``a0``, ``a1``, ...: the arrays;
 * ``digest``: SHA-256 over the key, the tree and every array's dtype, shape and bytes.
 
 A result of any other type (an object, an object array, a dict with non-string keys) is not stored: the task is
-simply computed again next time. An entry whose file cannot be read, whose digest does not match or whose key
+simply computed again next time. A store that cannot be written (a full disk, a directory made read-only) only
+costs time: the result is used, counted as not stored, and the run goes on. An entry whose file cannot be read, whose digest does not match or whose key
 differs is treated as missing, deleted and recomputed; it is never trusted. Writes go to a temporary file in the
 same directory, flushed to disk and renamed into place (atomic on POSIX), so a kill mid-write leaves no partial
 entry under the final name.
@@ -28,7 +33,9 @@ with wrong numbers, so share a cache directory only with people whose results yo
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import importlib
 import io
 import json
 import os
@@ -44,6 +51,7 @@ import numpy as np
 from attnverify.checks.framework import task_key
 
 _KINDS = "biufc"          # numeric dtype kinds that are stored
+_DATACLASS_PACKAGE = "attnverify.numerics."      # dataclass results of these modules are stored field by field
 
 
 class Unstorable(TypeError):
@@ -103,7 +111,13 @@ def encode(value: Any) -> tuple[Any, list[np.ndarray]]:
             if not all(isinstance(k, str) for k in v):
                 raise Unstorable("dict with non-string keys")
             return {"t": "dict", "k": list(v), "v": [enc(x) for x in v.values()]}
-        raise Unstorable(type(v).__name__)
+        cls = type(v)
+        if dataclasses.is_dataclass(cls) and cls.__module__.startswith(_DATACLASS_PACKAGE) and \
+                _dataclass(cls.__module__, cls.__qualname__) is cls:
+            names = _init_fields(cls)
+            return {"t": "dataclass", "m": cls.__module__, "c": cls.__qualname__, "k": names,
+                    "v": [enc(getattr(v, n)) for n in names]}
+        raise Unstorable(cls.__name__)
 
     return enc(value), arrays
 
@@ -131,7 +145,28 @@ def decode(tree: Any, arrays: list[np.ndarray]) -> Any:
         return [decode(x, arrays) for x in tree["v"]]
     if t == "dict":
         return {str(k): decode(x, arrays) for k, x in zip(tree["k"], tree["v"], strict=True)}
+    if t == "dataclass":
+        cls = _dataclass(str(tree["m"]), str(tree["c"]))
+        if cls is None or list(tree["k"]) != _init_fields(cls):
+            raise ValueError(f"not a numerics dataclass with these fields: {tree['m']}.{tree['c']}")
+        return cls(**{str(k): decode(x, arrays) for k, x in zip(tree["k"], tree["v"], strict=True)})
     raise ValueError(f"unknown node type {t!r}")
+
+
+def _dataclass(module: str, name: str) -> type | None:
+    """The dataclass ``module.name`` if ``module`` is a module of the numerics package, else None."""
+    if not module.startswith(_DATACLASS_PACKAGE) or not all(p.isidentifier() for p in module.split(".")) \
+            or not name.isidentifier():
+        return None
+    try:
+        cls = getattr(importlib.import_module(module), name, None)
+    except ImportError:
+        return None
+    return cls if isinstance(cls, type) and dataclasses.is_dataclass(cls) else None
+
+
+def _init_fields(cls: type) -> list[str]:
+    return [f.name for f in dataclasses.fields(cls) if f.init]
 
 
 def _digest(key: str, tree_bytes: bytes, arrays: list[np.ndarray]) -> str:
@@ -159,6 +194,8 @@ class Stats:
     stored: int = 0
     unstorable: int = 0
     corrupt: int = 0
+    unwritable: int = 0
+    write_error: str = ""
 
 
 class TaskStore:
@@ -168,10 +205,14 @@ class TaskStore:
     """
 
     def __init__(self, root: str | os.PathLike, version: str | None = None) -> None:
+        """OSError when ``root`` cannot be created or written (a file is created in it and removed again)."""
         self.root = Path(root)
         self.version = code_version() if version is None else version
         self.stats = Stats()
         self.root.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(dir=self.root, prefix=".probe-")
+        os.close(fd)
+        os.unlink(probe)
 
     def for_check(self, check_id: str, params: dict, seed: int) -> "CheckStore":
         digest = hashlib.sha256(pickle.dumps(sorted(params.items()), protocol=4)).hexdigest()
@@ -208,12 +249,23 @@ class TaskStore:
             return False, None
 
     def save(self, check_id: str, key: str, value: Any) -> bool:
-        """Store ``value`` atomically; False (and nothing written) when it is not data."""
+        """Store ``value`` atomically; False (and nothing written) when it is not data or the write fails (counted
+        in the stats: a store problem never stops a run)."""
         try:
             tree, arrays = encode(value)
         except Unstorable:
             self.stats.unstorable += 1
             return False
+        try:
+            self._write(check_id, key, tree, arrays)
+        except OSError as exc:
+            self.stats.unwritable += 1
+            self.stats.write_error = self.stats.write_error or (exc.strerror or type(exc).__name__)
+            return False
+        self.stats.stored += 1
+        return True
+
+    def _write(self, check_id: str, key: str, tree: Any, arrays: list[np.ndarray]) -> None:
         tree_bytes = json.dumps({"key": key, "n": len(arrays), "tree": tree}).encode()
         members = {"tree": np.frombuffer(tree_bytes, np.uint8),
                    "digest": np.frombuffer(_digest(key, tree_bytes, arrays).encode(), np.uint8)}
@@ -235,13 +287,12 @@ class TaskStore:
             except OSError:
                 pass
             raise
-        self.stats.stored += 1
-        return True
 
     def summary(self) -> str:
         s = self.stats
         extra = f", {s.corrupt} corrupt entries recomputed" if s.corrupt else ""
         extra += f", {s.unstorable} results not storable" if s.unstorable else ""
+        extra += f", {s.unwritable} results not stored ({s.write_error})" if s.unwritable else ""
         return f"cache {self.root}: {s.reused} tasks reused, {s.computed} computed{extra}"
 
 

@@ -14,8 +14,15 @@ exp. NumPy's exp is not fused with the reductions, so this module has its own ve
 arguments x <= 0: x = n ln 2 + r with n = floor(x log2 e + 1/2), |r| <= ln 2 / 2 (Cody-Waite split of ln 2),
 exp(r) by its Taylor polynomial of degree 13 (truncation r^14/14! < 5e-18), times 2^n built from the exponent
 bits. Arguments below -708 give 0 (the true value is < 3.3e-308, and Z_i >= 1, so the field changes by less
-than that). Measured relative error against np.exp: <= 1e-13 on [-708, 0] (tests). The reductions are allowed
-to reassociate (SIMD sums), which changes results at the level of rounding only.
+than that). Measured relative error against np.exp: <= 1e-13 on [-708, 0] (tests).
+
+Reductions. The sums Z_i = sum_j e_ij and sum_j e_ij v_j are taken in one fixed order, written out in LLVM IR
+(:func:`_lane_sum`, :func:`_lane_dot`): eight running sums, lane l over j = l mod 8 (SIMD vectors of 8 doubles,
+products added with one rounding by fused multiply-add), combined pairwise ((0+1)+(2+3))+((4+5)+(6+7)), then the
+n mod 8 last terms in order. Letting LLVM reassociate the sums to vectorise them (fast-math ``reassoc``) made the
+summation order a choice of the compiler, and it chose differently for a freshly compiled kernel and for the same
+kernel loaded from numba's cache: results differed in the last bits, and so did everything downstream (a Paper B
+rate in its 10th digit). With the order fixed by the code, the kernel gives the same bits however it was compiled.
 
 Concurrency: the threading layer is numba's ``workqueue`` (unless NUMBA_THREADING_LAYER says otherwise): GNU
 OpenMP, numba's first choice where installed, aborts a process that forks after using it, and the local executor
@@ -29,7 +36,10 @@ import threading
 
 import numba
 import numpy as np
+from llvmlite import ir
 from numba import njit, prange, types
+from numba.core import cgutils
+from numba.core.errors import TypingError
 from numba.extending import intrinsic
 
 if "NUMBA_THREADING_LAYER" not in os.environ:   # GNU OpenMP aborts a process that forks after using it (a process
@@ -42,9 +52,10 @@ _SHIFT = 6755399441055744.0               # 1.5 * 2^52: n + _SHIFT holds the int
 _BIAS = 1023 << 52
 _UNDERFLOW = -708.0
 _LOCK = threading.Lock()
-# LLVM may reassociate sums (SIMD reductions), contract a*b+c to FMA and assume finite values (inputs are
-# validated finite, exponents are finite for finite beta): needed for the max and sum reductions to vectorise.
-_FLAGS = {"reassoc", "nsz", "nnan", "ninf", "arcp", "contract"}
+# LLVM may contract a*b+c to FMA and assume finite values (inputs are validated finite, exponents are finite for
+# finite beta); never ``reassoc``: the sums' order is fixed by _lane_sum / _lane_dot (module docstring, "Reductions").
+_FLAGS = {"nsz", "nnan", "ninf", "arcp", "contract"}
+_LANES = 8
 
 
 @intrinsic
@@ -87,10 +98,61 @@ def _exp_nonpositive(x: float) -> float:
     return p * scale if x > _UNDERFLOW else 0.0
 
 
+def _lane_reduction(fused: bool):
+    """Code generator of sum_j a[j] (``fused`` False) or sum_j a[j] b[j] (True) over j < n for C-contiguous float64
+    arrays, in the fixed order of the module docstring ("Reductions"); plain IR instructions without fast-math flags,
+    so no optimiser may reorder them."""
+    def codegen(context, builder, signature, args):
+        dbl = ir.DoubleType()
+        vec = ir.VectorType(dbl, _LANES)
+        arrays = [context.make_array(t)(context, builder, v) for t, v in zip(signature.args[:-1], args[:-1])]
+        n = args[-1]
+        intp = n.type
+        m = builder.and_(n, ir.Constant(intp, -_LANES))            # n - n mod 8
+        vfma = cgutils.get_or_insert_function(builder.module, ir.FunctionType(vec, [vec] * 3), "llvm.fma.v8f64")
+        sfma = cgutils.get_or_insert_function(builder.module, ir.FunctionType(dbl, [dbl] * 3), "llvm.fma.f64")
+        acc = cgutils.alloca_once_value(builder, ir.Constant(vec, [0.0] * _LANES))
+        with cgutils.for_range_slice(builder, ir.Constant(intp, 0), m, ir.Constant(intp, _LANES), intp) as (j, _):
+            v = [builder.load(builder.bitcast(builder.gep(a.data, [j]), vec.as_pointer()), align=8) for a in arrays]
+            builder.store(builder.call(vfma, [v[0], v[1], builder.load(acc)]) if fused
+                          else builder.fadd(builder.load(acc), v[0]), acc)
+        lanes = [builder.extract_element(builder.load(acc), ir.Constant(ir.IntType(32), i)) for i in range(_LANES)]
+        while len(lanes) > 1:
+            lanes = [builder.fadd(lanes[i], lanes[i + 1]) for i in range(0, len(lanes), 2)]
+        total = cgutils.alloca_once_value(builder, lanes[0])
+        with cgutils.for_range_slice(builder, m, n, ir.Constant(intp, 1), intp) as (j, _):
+            x = [builder.load(builder.gep(a.data, [j])) for a in arrays]
+            builder.store(builder.call(sfma, [x[0], x[1], builder.load(total)]) if fused
+                          else builder.fadd(builder.load(total), x[0]), total)
+        return builder.load(total)
+    return codegen
+
+
+def _contiguous_doubles(*arrays) -> None:
+    for a in arrays:
+        if not (isinstance(a, types.Array) and a.ndim == 1 and a.layout == "C" and a.dtype == types.float64):
+            raise TypingError(f"lane reductions take 1-D C-contiguous float64 arrays, got {a}")
+
+
+@intrinsic
+def _lane_sum(typingctx, a, n):
+    """a[0] + ... + a[n-1] in the fixed order of the module docstring ("Reductions")."""
+    _contiguous_doubles(a)
+    return types.float64(a, types.intp), _lane_reduction(False)
+
+
+@intrinsic
+def _lane_dot(typingctx, a, b, n):
+    """a[0] b[0] + ... + a[n-1] b[n-1] in the fixed order of the module docstring ("Reductions")."""
+    _contiguous_doubles(a, b)
+    return types.float64(a, b, types.intp), _lane_reduction(True)
+
+
 @njit(fastmath=_FLAGS)
-def _row(b, XT, VXT, beta, cols, lo, n, window, s, out):
+def _row(b, XT, VXT, beta, cols, lo, n, window, s, g, out):
     """out <- sum_j w_j v_j over the row's points j: j = lo .. lo + n - 1 when ``window`` (contiguous, vectorised
-    loads), else j in cols[lo:lo + n] (gathers); s: scratch of length n."""
+    loads), else j in cols[lo:lo + n] (their values gathered into the scratch ``g``); s: scratch of length n, g: of
+    length n unless ``window``."""
     d = XT.shape[0]
     if window:                                       # 1-D slices (layout C): LLVM vectorises these loops
         x = XT[0, lo:lo + n]
@@ -112,20 +174,16 @@ def _row(b, XT, VXT, beta, cols, lo, n, window, s, out):
     top = s[0]
     for j in range(n):
         top = max(top, s[j])
-    z = 0.0
     for j in range(n):
-        e = _exp_nonpositive((s[j] - top) * beta)
-        s[j] = e
-        z += e
+        s[j] = _exp_nonpositive((s[j] - top) * beta)
+    z = _lane_sum(s, n)
     for k in range(d):
-        acc = 0.0
         if window:
-            v = VXT[k, lo:lo + n]
-            for j in range(n):
-                acc += s[j] * v[j]
+            acc = _lane_dot(s, VXT[k, lo:lo + n], n)
         else:
             for j in range(n):
-                acc += s[j] * VXT[k, cols[lo + j]]
+                g[j] = VXT[k, cols[lo + j]]
+            acc = _lane_dot(s, g, n)
         out[k] = acc / z
 
 
@@ -134,9 +192,10 @@ def _windows(XB, XT, VXT, beta, starts, counts):
     N, d = XB.shape
     M = np.empty((N, d))
     none = np.empty(0, np.int64)
+    no_scratch = np.empty(0)
     for i in prange(N):
         s = np.empty(counts[i])
-        _row(XB[i], XT, VXT, beta, none, starts[i], counts[i], True, s, M[i])
+        _row(XB[i], XT, VXT, beta, none, starts[i], counts[i], True, s, no_scratch, M[i])
     return M
 
 
@@ -147,7 +206,8 @@ def _csr(XB, XT, VXT, beta, indptr, cols):
     for i in prange(N):
         lo, n = indptr[i], indptr[i + 1] - indptr[i]
         s = np.empty(n)
-        _row(XB[i], XT, VXT, beta, cols, lo, n, False, s, M[i])
+        g = np.empty(n)
+        _row(XB[i], XT, VXT, beta, cols, lo, n, False, s, g, M[i])
     return M
 
 

@@ -51,18 +51,24 @@ def test_closed_forms_are_sympy_objects():
 
 
 @pytest.fixture
-def toy():
+def toy(monkeypatch):
+    from attnverify.checks.stated import StatedClaim
+
+    real = claims_mod.statement_of
+    toy_stated = StatedClaim("B.toyapi", "meanfield", "qualitative", "toy", statement="A toy claim.", source="toy")
+    monkeypatch.setattr(claims_mod, "statement_of", lambda cid: toy_stated if cid == "B.toyapi" else real(cid))
+
     def run(p, ctx):
         x = ctx.rng().normal(0.0, 1.0, 100)
         return Evidence(metric="|z|", observed=float(abs(x.mean()) * 10), threshold=4.0, reason="normal quantile",
                         passed=bool(abs(x.mean()) * 10 <= 4.0), details={"m": float(x.mean())},
-                        plots=[Plot("toy plot beta", "rho", "J", [Series("beta=1", [0, 1], [0, 1]),
+                        plots=[Plot("toy plot beta", r"$\rho$", "J", [Series("beta=1", [0, 1], [0, 1]),
                                                                     Series("bound beta=1", [0, 1], [1, 2], style=":")])])
 
     check(id="toyapi.a", claim="A toy.", source="toy")(run)
 
-    @claim(id="B.toyapi", paper="B", statement="A toy claim.", source="toy", needs=("toyapi.a",))
-    def _c(results):
+    @claim(id="B.toyapi", paper="B", needs=("toyapi.a",))
+    def _c(results, stated):
         return ClaimVerdict("not_refuted", reason="consistent")
 
     yield
@@ -91,7 +97,8 @@ def test_run_report_result_and_reprs(toy, tmp_path):
     assert isinstance(fig, matplotlib.figure.Figure)
     lines = fig.axes[0].get_lines()
     assert lines[0].get_color() == lines[1].get_color()        # the same beta, one colour (solid and dotted)
-    assert fig.axes[0].get_xlabel() == r"$\rho$"                # mathtext labels
+    assert fig.axes[0].get_xlabel() == r"$\rho$"                # the convention's mathematics is mathtext
+    assert fig.axes[0].get_ylabel() == "J"                      # words stay words
     out = rep.save(tmp_path / "rep")
     assert (out / "report.md").is_file() and (out / "toyapi_a_0.png").is_file()
     with pytest.raises(attnverify.InputError, match="force=True"):
@@ -136,6 +143,19 @@ def test_derivation_cache_is_keyed_by_code_and_survives_a_broken_entry(tmp_path,
 
 
 def test_render_labels_as_text():
-    assert derive.label_text(r"J_{\mathrm{fixed}}(\rho)") == "J_fixed(ρ)"
-    assert derive.label_text(r"\Delta_\parallel(\rho)") == "Δ_∥(ρ)"
-    assert derive.label_text(r"\mathbb{E}\,e^{\beta g}") == "𝔼 e^(β g)"
+    text = derive.render("meanfield", width=100)
+    assert "X_∞(x) =" in text and "dL/dτ =" in text and "$" not in text and "\\" not in text
+
+
+def test_plot_index_out_of_range_names_the_plots():
+    from attnverify.api import Result
+    from attnverify.checks.framework import Evidence, Plot, Series
+
+    plots = [Plot(f"plot {i}", "x", "y", [Series("s", [0, 1], [0, 1])]) for i in range(2)]
+    r = Result("toy.x", "claim", "src", "pass", {}, 0.0, Evidence("m", 0.0, 1.0, "r", True, plots=plots))
+    with pytest.raises(IndexError, match=r"toy.x has 2 plots \(plot\(0\) .. plot\(1\)\), not plot\(5\): 0: plot 0; 1: plot 1"):
+        r.plot(5)
+    with pytest.raises(TypeError, match="integer"):
+        r.plot("0")
+    import matplotlib.pyplot as plt
+    plt.close(r.plot(-1))

@@ -33,8 +33,6 @@ LONG_MODULES = {
                                          "and threshold certified from them and the derivation share its symbols "
                                          "and caches, and the self-tests patch its functions (the private "
                                          "_limit_for_shift too) and list its closed forms by this module's path",
-    "attnverify.cli": "the command line: one parser and one handler per command (list, run, claims, audit, derive, "
-                      "latex, bench, selftest); to be split by command as the workbench changes land",
 }
 
 

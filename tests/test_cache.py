@@ -2,6 +2,7 @@
 the same report, and a Dask worker killed mid-sweep changing nothing."""
 from __future__ import annotations
 
+import dataclasses
 import functools
 
 import json
@@ -267,3 +268,101 @@ def test_killed_dask_worker_changes_nothing(tmp_path):
     # not in every one: after a worker is lost, a recomputed task can differ in the last ulps (seen once in a full
     # CI-like run, 1e-16 relative in W2 values); the cause is not yet found (issue 14).
     assert rounding_close(strip(report_dict(report)), clean)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Monte Carlo estimates are stored; a store or cache location that cannot be used never makes a check ERROR
+# ----------------------------------------------------------------------------------------------------------------
+def test_estimates_round_trip_exactly(tmp_path):
+    from attnverify.numerics.signal_mc import Estimate
+
+    rng = np.random.default_rng(3)
+    est = Estimate(rng.standard_normal(5), np.cov(rng.standard_normal((5, 40))), 40, np.int64(38))
+    store = TaskStore(tmp_path, version="v")
+    assert store.save("toy", "key", [est, {"e": est}])
+    hit, [back, inner] = store.load("toy", "key")
+    for b in (back, inner["e"]):
+        assert hit and type(b) is Estimate and (b.n, b.dof) == (40, 38) and type(b.dof) is np.int64
+        assert b.mean.tobytes() == est.mean.tobytes() and b.cov.tobytes() == est.cov.tobytes()
+
+
+@dataclasses.dataclass(frozen=True)
+class NotNumerics:
+    x: float
+
+
+@pytest.mark.parametrize("module, name", [("attnverify.cli", "Interrupted"), ("os", "path"),
+                                          ("attnverify.numerics.signal_mc", "estimate"),
+                                          ("attnverify.numerics.nonexistent", "Estimate"),
+                                          ("attnverify.numerics.signal_mc", "Estimate.__init__")])
+def test_only_numerics_dataclasses_are_rebuilt(tmp_path, module, name):
+    """A dataclass outside the numerics package is not stored; an entry naming anything but a numerics dataclass
+    (even one with a valid digest: whoever can write the store can write one) is unsound and recomputed."""
+    from attnverify.checks import store as S
+    from attnverify.numerics.signal_mc import Estimate
+
+    with pytest.raises(Unstorable):
+        encode(NotNumerics(1.0))
+    tree, arrays = encode(Estimate(np.zeros(2), np.eye(2), 3, 2))
+    assert decode(tree, arrays).n == 3
+    forged = dict(tree, m=module, c=name)
+    with pytest.raises(ValueError, match="not a numerics dataclass"):
+        decode(forged, arrays)
+    st = TaskStore(tmp_path, version="v")
+    st._write("toy", "key", forged, arrays)                  # a well-formed entry with a valid digest
+    assert st.load("toy", "key") == (False, None) and st.stats.corrupt == 1
+    assert S._dataclass(module, name) is None
+
+
+def test_monte_carlo_checks_store_every_task(tmp_path):
+    """signal.low_temperature's tasks return Estimates: all stored, all reused by a rerun, same report."""
+    store = TaskStore(tmp_path)
+    first = strip(report_dict(checks.run(["signal.low_temperature"], seed=0, store=store)))
+    assert store.stats.unstorable == 0 and store.stats.stored == store.stats.computed > 0
+    again = TaskStore(tmp_path)
+    second = strip(report_dict(checks.run(["signal.low_temperature"], seed=0, store=again)))
+    assert again.stats.reused == store.stats.stored and again.stats.computed == 0
+    assert second == first
+
+
+def test_a_store_that_fails_mid_run_is_no_error(tmp_path, monkeypatch, capsys):
+    """A full disk (every write fails) while a check runs: the results are used, counted as not stored, and the
+    verdict is the one of a run without a store."""
+    def full(self, *args):
+        raise OSError(28, "No space left on device")
+
+    expected = n_tasks()
+    monkeypatch.setattr(TaskStore, "_write", full)
+    sets = [x for k, v in SMALL.items() for x in ("--set", f"{k}={','.join(map(str, v)) if isinstance(v, tuple) else v}")]
+    without = main(["run", W2, "--executor", "serial", "--no-cache", "--quiet", *sets])
+    capsys.readouterr()
+    out = tmp_path / "r.json"
+    assert main(["run", W2, "--executor", "serial", "--cache-dir", str(tmp_path / "c"), "--json", str(out),
+                 *sets]) == without
+    assert json.loads(out.read_text())["checks"][0]["verdict"] != "error"
+    assert f"{expected} results not stored (No space left on device)" in capsys.readouterr().err
+
+
+def _unusable(tmp_path) -> str:
+    (tmp_path / "a-file").write_text("x")
+    return str(tmp_path / "a-file" / "cache")            # below a file: cannot be created, for any user
+
+
+@pytest.mark.parametrize("argv", [["run", "meanfield.zero_temperature_flow", "--quiet"], ["derive", "meanfield"],
+                                  ["latex", "-o", "OUT", "--derivations-only"], ["claims", "--quiet"]])
+def test_unusable_cache_dir_from_the_environment_is_refused_up_front(tmp_path, monkeypatch, capsys, argv):
+    monkeypatch.setattr(checks.runner, "run_one", lambda *a, **k: pytest.fail("a check ran"))
+    monkeypatch.setenv("ATTNVERIFY_CACHE_DIR", _unusable(tmp_path))
+    assert main([a.replace("OUT", str(tmp_path / "a.tex")) for a in argv]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("attnverify: error: ATTNVERIFY_CACHE_DIR: cannot use ")
+    assert "Not a directory" in err and "ATTNVERIFY_NO_CACHE=1" in err
+
+
+def test_unusable_default_cache_location_means_no_store_and_one_warning(tmp_path, monkeypatch, capsys):
+    monkeypatch.delenv("ATTNVERIFY_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", _unusable(tmp_path))
+    monkeypatch.setattr("attnverify.cache._warned", set())
+    assert main(["run", "meanfield.zero_temperature_flow", "--executor", "serial"]) == 0
+    err = capsys.readouterr().err
+    assert err.count("attnverify: warning: no task store: cannot use") == 1 and "tasks reused" not in err

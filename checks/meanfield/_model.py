@@ -32,14 +32,33 @@ def model_matrices(p: dict) -> tuple[np.ndarray, np.ndarray]:
     return np.asarray(p["Q"], float).T @ np.asarray(p["K"], float), np.asarray(p["V"], float)
 
 
+#: largest |entry| of Q, K and V (validate_model)
+MAX_ENTRY = 1e3
+
+
 def validate_model(p: dict) -> None:
-    """Shapes d x d, then the paper's assumptions on (B, V) (attnverify.theory.mean_field.check_assumptions)."""
+    """Shapes d x d; entries at most MAX_ENTRY in size; the numerics' own limits (attnverify.numerics.validation.model:
+    |B| |V| within the double range); the paper's assumptions on (B, V)
+    (attnverify.theory.mean_field.check_assumptions); and, when the check sweeps ``betas``, increasing values.
+
+    Why MAX_ENTRY: scaling V by s only speeds the clock (t -> s t) and scaling B by s multiplies beta by s, so the
+    checks' fixed horizons (t_max up to 45) and beta sweeps (up to 1e8) assume entries of order 1; at 1e300 the
+    flow's quadrature, the field and the Theorem-1 rate overflowed (check ERRORs). 1e3 keeps beta |B| below
+    1e11 and the rates below 1e6 per unit time."""
+    from attnverify.numerics.validation import model as numerics_model
     from attnverify.theory.mean_field import check_assumptions
 
     for name in ("Q", "K", "V"):
         if np.shape(p[name]) != (p["d"], p["d"]):
             raise ValueError(f"{name} has shape {np.shape(p[name])}, expected ({p['d']}, {p['d']}) for d = {p['d']}")
+        big = float(np.max(np.abs(p[name])))
+        if big > MAX_ENTRY:
+            raise ValueError(f"{name} has an entry of size {big:.3g} > {MAX_ENTRY:g}: rescale the model (a larger V "
+                             "only speeds up time, a larger Q or K raises beta)")
+    numerics_model(*model_matrices(p))
     check_assumptions(*model_matrices(p))
+    if "betas" in p:
+        validate_betas(p["betas"], 2)
 
 
 def validate_betas(betas, minimum: int) -> np.ndarray:

@@ -9,41 +9,55 @@ from attnverify.theory import mean_field as M
 from attnverify.theory.derivation import Step
 
 
+def exact_matrix(M) -> sp.Matrix:
+    """A matrix with exact entries: SymPy matrices are kept, floats converted to the rationals they denote
+    (integers stay integers)."""
+    if isinstance(M, sp.MatrixBase):
+        return sp.Matrix(M)
+    return sp.Matrix([[sp.nsimplify(x, rational=True) for x in row] for row in sp.Matrix(M).tolist()])
+
+
 def steps_for(B, V) -> list:
     """Steps for concrete matrices B = QᵀK and V: A = V Bᵀ, its spectrum, the projector P_E and Π(x), the
-    Jacobian and Lyapunov rates, and the Theorem 1 bound with c set to the derived rate."""
+    Jacobian and Lyapunov rates, and the Theorem 1 bound with c set to the derived rate. Exact input (integers,
+    rationals such as 1/3) gives exact results: eigenvalues, c = γ/|Bᵀx*| and σ_max(B) as SymPy numbers."""
     s = M.spectrum(B, V)          # validates the assumptions (ValueError names the violated one)
-    A = s.A
-    top = max((ev for ev, _, _ in A.eigenvects()), key=lambda e: float(e))
-    vecs = next(vs for ev, _, vs in A.eigenvects() if sp.simplify(ev - top) == 0)
-    U = sp.Matrix.hstack(*sp.GramSchmidt(vecs, orthonormal=True))
+    Bx, Vx = exact_matrix(B), exact_matrix(V)
+    A = Vx * Bx.T
+    eig = sorted(A.eigenvects(), key=lambda e: float(sp.re(e[0].evalf(30))), reverse=True)
+    mu = sp.Matrix([sp.nsimplify(ev) for ev, _, _ in eig])
+    U = sp.Matrix.hstack(*sp.GramSchmidt(eig[0][2], orthonormal=True))
     P = sp.simplify(U * U.T)
     x = sp.Matrix(sp.symbols(f"x1:{s.d + 1}", real=True))
     Pi = sp.simplify(P * x / sp.sqrt((x.T * P * x)[0]))
+    gap = sp.simplify(eig[0][0] - eig[1][0])
     steps = [
-        Step("A = V Bᵀ for the given matrices (symmetric, as the model assumes)", A, "matrix product", "A"),
-        Step("Distinct eigenvalues of A, descending (multiplicities " + ", ".join(map(str, s.multiplicity)) + ")",
-             sp.Matrix([sp.Float(float(m), 12) for m in s.mu]), "exact characteristic polynomial, real roots",
-             r"\mu"),
-        Step(f"Orthogonal projector onto the dominant eigenspace E (dim E = {s.dim_E})", P,
-             "orthonormal eigenvectors of the top eigenvalue (Gram-Schmidt)", r"P_E"),
-        Step("Projection map Π(x) = P_E x/|P_E x| (the τ → ∞ limit of the closed-form flow)", Pi,
-             "|P_E x|² = xᵀ P_E x for an orthogonal projector", r"\Pi(x)"),
+        Step(r"$A = V B^\top$ for the given matrices (symmetric, as the model assumes)", A, "matrix product", "A",
+             "A"),
+        Step(r"Distinct eigenvalues of $A$, descending (multiplicities " + ", ".join(str(m) for _, m, _ in eig)
+             + ")", mu, "exact characteristic polynomial (sympy eigenvects)", r"\mu", "mu"),
+        Step(f"Orthogonal projector onto the dominant eigenspace $E$ ($\\dim E = {s.dim_E}$)", P,
+             "orthonormal eigenvectors of the top eigenvalue (Gram-Schmidt)", r"P_E", "P-E"),
+        Step(r"Projection map $\Pi(x) = P_E x/|P_E x|$ (the $\tau \to \infty$ limit of the closed-form flow)", Pi,
+             r"$|P_E x|^2 = x^\top P_E x$ for an orthogonal projector", r"\Pi(x)", "Pi"),
     ]
     rate = None
     if s.dim_E == 1:
-        rate = M.convergence_rate(B, V)
-        steps.append(Step("Convergence rate at the attracting fixed point x* in E: c = γ/|Bᵀx*| (Jacobian)",
-                          sp.Float(rate, 12), f"gap γ = {s.gap:.6g}; tangent Jacobian eigenvalues of X_∞ at x*",
-                          "c"))
-    lyap = M.lyapunov_rate(B, V)
-    steps.append(Step("Global (Lyapunov) rate bound γ/σ_max(B)", sp.Float(lyap, 12),
-                      f"σ_max(B) = {s.sigma_max:.6g}", r"c_{\rm Lyap}"))
+        xs = U[:, 0]
+        rate = sp.simplify(gap / sp.sqrt((xs.T * Bx * Bx.T * xs)[0]))
+        steps.append(Step(r"Convergence rate at the attracting fixed point $x^*$ in $E$: $c = \gamma/|B^\top x^*|$ "
+                          "(Jacobian)", rate, r"gap $\gamma = \mu_1 - \mu_2 = " f"{sp.latex(gap)}$; "
+                          r"$x^*$ the unit top eigenvector", "c", "c"))
+    sigma_max = sp.sqrt(max((B2 for B2 in (Bx.T * Bx).eigenvals()), key=lambda e: float(e.evalf(30))))
+    lyap = sp.simplify(gap / sigma_max)
+    steps.append(Step(r"Global (Lyapunov) rate bound $\gamma/\sigma_{\max}(B)$", lyap,
+                      r"$\sigma_{\max}(B) = " f"{sp.latex(sp.simplify(sigma_max))}$", r"c_{\rm Lyap}", "c-lyapunov"))
     cb = M.concentration_bound()
-    cval = sp.Float(rate if rate is not None else lyap, 12)
+    cval = rate if rate is not None else lyap
     steps += [
-        Step("Theorem 1 bound with c set to this rate (K and C₁ stay symbols)", cb.b.subs(M.c, cval),
-             "model statement", r"b(\beta,t)"),
-        Step("Its optimal time", cb.t_star.subs(M.c, cval), "sympy.solve of db/dt = 0", r"t^*(\beta)"),
+        Step(r"Theorem 1 bound with $c$ set to this rate ($K$ and $C_1$ stay symbols)", cb.b.subs(M.c, cval),
+             "the stated bound with the derived rate", r"b(\beta,t)", "b"),
+        Step("Its optimal time", sp.expand_log(cb.t_star.subs(M.c, cval), force=True),
+             r"sympy.solve of $db/dt = 0$", r"t^*(\beta)", "t-star"),
     ]
     return steps

@@ -3,7 +3,7 @@ Phenomena of Mean-Field Transformers in the Low-Temperature Regime* (arXiv:2605.
 checks ``meanfield.*``, claims ``B.*``."""
 from __future__ import annotations
 
-from attnverify.checks.meanfield._model import MODEL_PARAMS, model_matrices, validate_model
+from attnverify.checks.meanfield._model import MODEL_PARAMS, validate_model
 from attnverify.checks.plugin import Paper, Section, lazy
 
 _PKG = "attnverify.checks.meanfield"
@@ -22,15 +22,16 @@ _COMPARED = {
 def _complete(values: dict) -> dict:
     """The model options with the defaults filled in; d follows the given matrices when it is not given."""
     full = {p.name: values.get(p.name, p.default) for p in MODEL_PARAMS}
+    shape = {n: (full[n].shape[0] if hasattr(full[n], "shape") else len(full[n])) for n in ("Q", "K", "V")}
     if "d" not in values:
-        shapes = {len(values[n]) for n in ("Q", "K", "V") if n in values}
+        shapes = {shape[n] for n in ("Q", "K", "V") if n in values}
         if len(shapes) > 1:
             raise ValueError("Q, K and V must have the same size")
         if shapes:
             full["d"] = shapes.pop()
     for n in ("Q", "K", "V"):
-        if n not in values and len(full[n]) != full["d"]:
-            raise ValueError(f"{n}: the default is {len(full[n])}x{len(full[n])}; give {n} for d = {full['d']}")
+        if n not in values and shape[n] != full["d"]:
+            raise ValueError(f"{n}: the default is {shape[n]}x{shape[n]}; give {n} for d = {full['d']}")
     return full
 
 
@@ -52,9 +53,11 @@ def derive(values: dict) -> tuple[str, list]:
         return TITLE, _theory_steps()
     import sympy as sp
 
-    from attnverify.checks.meanfield.derive import steps_for
+    from attnverify.checks.meanfield.derive import exact_matrix, steps_for
 
-    B, V = model_matrices(_complete(values))
+    full = _complete(values)
+    Q, K, V = (exact_matrix(full[n]) for n in ("Q", "K", "V"))      # exact input stays exact (derive --set 1/3)
+    B = Q.T * K
     return (f"Paper B for B = QᵀK = {sp.sstr(sp.Matrix(B).tolist())}, V = {sp.sstr(sp.Matrix(V).tolist())}",
             steps_for(B, V))
 

@@ -402,14 +402,20 @@ def evidence(p: dict, res: Resolution, betas: np.ndarray, ana: dict, num: dict, 
                  "D_beta_exponent": pi["ex"], "D_growth_rate": list(pi["growth"]), "dimension": int(p["d"]),
                  "integrator": f"DOPRI5(4) + projection, rtol {p['rtol']}, {p['kernel']} kernel; zero-temperature "
                                "flow by the same integrator at beta = inf"},
-        plots=[Plot(title="Theorem 1: W2(mu^beta_t, Pi#mu_0) and E(t) = W2(mu^inf_t, Pi#mu_0)", xlabel="t",
-                    ylabel="W2", logy=True,
-                    series=[Series(f"beta={b:g}", t[np.isfinite(w)], w[np.isfinite(w)], style="o-")
+        # mathtext titles; values <= 0 (D(beta, 0) = 0: both flows start at mu_0) have no place on a log axis
+        plots=[Plot(title=r"Theorem 1: $W_2(\mu^\beta_t, \Pi_\#\mu_0)$ and $E(t) = W_2(\mu^\infty_t, \Pi_\#\mu_0)$",
+                    xlabel="t", ylabel="W2", logy=True,
+                    series=[Series(f"beta={b:g}", t[np.isfinite(w)], np.where(w[np.isfinite(w)] > 0, w[np.isfinite(w)],
+                                                                               np.nan), style="o-")
                             for b, w in zip(betas, W_mid[0])]
-                    + [Series("beta = inf", main["times"], np.maximum((main["E_lo"] + main["E_hi"]) / 2, 1e-17),
+                    + [Series("beta = inf", main["times"], np.where((main["E_lo"] + main["E_hi"]) > 0,
+                                                                    (main["E_lo"] + main["E_hi"]) / 2, np.nan),
                               style="-")]),
-               Plot(title=f"proof-internal D(beta, t) = {D_DEFINITIONS[p['D_coupling']]}", xlabel="t", ylabel="W2",
-                    logy=True, series=[Series(f"D beta={b:g}", t[np.isfinite(dd)], np.maximum(dd[np.isfinite(dd)],
-                                                                                              1e-17), style="o-")
-                                       for b, dd in zip(betas, D[0])])],
+               Plot(title=r"proof-internal $D(\beta, t)$ = " + {
+                        "exact": r"$W_2(\mu^\beta_t, \mu^\infty_t)$ (exact, assignment)",
+                        "synchronous": r"$(\frac{1}{N}\sum_i |x_i^\beta(t) - x_i^\infty(t)|^2)^{1/2}$ (synchronous "
+                                       r"coupling, $\geq W_2$)"}[p["D_coupling"]], xlabel="t", ylabel="W2", logy=True,
+                    series=[Series(f"D beta={b:g}", t[np.isfinite(dd)], np.where(dd[np.isfinite(dd)] > 0,
+                                                                                 dd[np.isfinite(dd)], np.nan),
+                                   style="o-") for b, dd in zip(betas, D[0])])],
     )

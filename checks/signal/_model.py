@@ -15,7 +15,7 @@ from attnverify.numerics.signal_model import SignalModel
 MODEL_PARAMS = (
     Param("sign", str, "fixed", "model option: 'fixed' signal sign, or 'symmetric' (one Rademacher sign per sequence)",
           choices=("fixed", "symmetric")),
-    Param("theta", float, 0.25, "signal strength theta", low=0.0),
+    Param("theta", float, 0.25, "signal strength theta", low=0.0, low_open=True),
     Param("beta", float, 1.0, "inverse temperature beta", low=0.0, low_open=True),
     Param("sigma", float, 1.0, "noise standard deviation sigma", low=0.0, low_open=True),
     Param("R", int, 50, "number of informative tokens R", low=1),
@@ -26,16 +26,52 @@ _MODEL_KEYS = ("theta", "beta", "sigma", "R", "L", "d")
 ARGS = (S.rho, S.theta, S.beta, S.sigma, S.R, S.L, S.d)
 
 
+#: smallest score scale beta theta and beta sigma (score_scales)
+MIN_SCORE_SCALE = 1e-6
+
+
+def score_scales(p: dict) -> None:
+    """The scores beta <q, x> must move the softmax: informative tokens are lifted by beta theta rho and every token
+    varies by beta sigma |z|. Below MIN_SCORE_SCALE the attention weights are uniform up to that relative amount:
+    their rho-dependence and their spread over sampled sequences fall towards rounding, and the Monte Carlo z-scores
+    that compare them with the closed forms become 0/0 (at theta = 0 or sigma = 1e-300 a check divided zero by zero).
+    ValueError naming the product that is too small; one rule for every Paper A check (``theta`` or ``thetas``)."""
+    thetas = [p["theta"]] if "theta" in p else list(p.get("thetas", ()))
+    for th in thetas:
+        if p["beta"] * th < MIN_SCORE_SCALE:
+            raise ValueError(f"beta theta = {p['beta'] * th:.3g} < {MIN_SCORE_SCALE:g}: the signal does not move the "
+                             f"attention weights (theta = {th:g}, beta = {p['beta']:g}); raise theta or beta")
+    if p["beta"] * p["sigma"] < MIN_SCORE_SCALE:
+        raise ValueError(f"beta sigma = {p['beta'] * p['sigma']:.3g} < {MIN_SCORE_SCALE:g}: the noise does not move "
+                         f"the attention weights, so the Monte Carlo has no spread to test; raise sigma or beta")
+
+
+def model_sizes(p: dict) -> None:
+    """The numerics' own limits on the model (attnverify.numerics.signal_model.SignalModel: token norms and scores
+    within the double range), applied before any work, for every (theta, d) the check will sample."""
+    from attnverify.numerics.signal_model import SignalModel
+
+    thetas = [p["theta"]] if "theta" in p else list(p.get("thetas", ()))
+    ds = [p["d"]] if "d" in p else list(p.get("ds", (2,)))
+    for th in thetas:
+        for d in ds:
+            SignalModel(th, p["beta"], p["sigma"], p["R"], p["L"], d)
+
+
 def validate_model(p: dict) -> None:
     """Cross-parameter constraints between the options given (``p`` may hold a subset, as for ``derive``):
-    1 <= R < L (at least one nuisance token), and beta^2 sigma^2 <= log L, the range of the finite-size term (at
+    1 <= R < L (at least one nuisance token), beta^2 sigma^2 <= log L, the range of the finite-size term (at
     least one effective token: L e^(-beta^2 sigma^2) >= 1) that every closed form compared with sampled sequences
-    includes."""
+    includes, scores that move the softmax (score_scales) and the numerics' size limits (model_sizes)."""
     if "R" in p and "L" in p:
         if p["R"] > p["L"]:
             raise ValueError(f"R = {p['R']} exceeds L = {p['L']}: R counts informative tokens among L")
         if p["R"] == p["L"]:
             raise ValueError(f"R = L = {p['L']}: the model needs at least one nuisance token (R < L)")
+    if "beta" in p and "sigma" in p:
+        score_scales(p)
+    if all(k in p for k in ("beta", "sigma", "R", "L")) and ("theta" in p or "thetas" in p):
+        model_sizes(p)
     if p.get("finite_size", True) and all(k in p for k in ("beta", "sigma", "L")) \
             and p["beta"] * p["sigma"] > np.sqrt(np.log(p["L"])):
         raise ValueError(f"the finite-size term needs beta^2 sigma^2 <= log L, got beta sigma = "

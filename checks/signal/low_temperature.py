@@ -103,6 +103,11 @@ def low_temperature(p: dict, ctx: Context) -> Evidence:
     max_z, max_z_hot = float(np.max(np.abs(fam["all_z"]))), float(np.max(np.abs(fam_hot["all_z"])))
     rho0, width = logistic_step(p["theta"], p["beta"], p["R"], p["L"])
     bias = in_plane_ratio_bias_over_se(p)
+    # the closed form is cheap: drawn as a curve, dense across the step (width 1/(beta theta)) and over the range
+    step = rho0 + width * np.linspace(-12.0, 12.0, 241)
+    near = np.abs(rhos - rho0) <= 12.0 * width
+    fine = np.unique(np.clip(np.concatenate([np.linspace(rhos.min(), rhos.max(), 201),
+                                             rho0 + width * np.linspace(-12.0, 12.0, 241)]), rhos.min(), rhos.max()))
     max_score = float(p["beta"] * (p["theta"] * np.max(np.abs(rhos)) + 8 * p["sigma"]))
     return Evidence(
         metric="max |z| over the family (levels, contrasts across rho, scale ratio), z = (MC - closed form) / se",
@@ -125,7 +130,14 @@ def low_temperature(p: dict, ctx: Context) -> Evidence:
                                "softmax with max-subtraction (log-space)"},
         plots=[Plot(title=f"J(rho) at low temperature (beta={p['beta']:g}, theta={p['theta']:g})",
                     xlabel="(rho - rho_0) beta theta", ylabel="J",
-                    series=[Series("closed form", (rhos - rho0) / width, analytic),
+                    series=[Series("closed form", (fine - rho0) / width,
+                                   np.broadcast_to(J(fine, *args), fine.shape).astype(float)),
                             Series("Monte Carlo", (rhos - rho0) / width, mu, yerr=se, style="o")],
+                    ),
+               Plot(title=f"J(rho) across the step: centre rho_0 = {rho0:.4g}, width {width:.3g}",
+                    xlabel="(rho - rho_0) beta theta", ylabel="J",
+                    series=[Series("closed form", (step - rho0) / width,
+                                   np.broadcast_to(J(step, *args), step.shape).astype(float)),
+                            Series("Monte Carlo", (rhos[near] - rho0) / width, mu[near], yerr=se[near], style="o")],
                     )],
     )

@@ -30,15 +30,16 @@ def _steps(sign: str) -> list:
 def derive(values: dict) -> tuple[str, list]:
     """The derivation in the ``sign`` model, with the numeric ``values`` given for theta, beta, sigma, R, L, d
     substituted into every result."""
+    from dataclasses import replace
+
     from attnverify.checks.signal.formulas import SYMBOLS
-    from attnverify.theory.derivation import Step
 
     sign = values.get("sign", "fixed")
     title = f"{TITLE} ({sign}-sign model)"
     steps = _steps(sign)
     subs = {SYMBOLS[k]: v for k, v in values.items() if k in SYMBOLS}
     if subs:
-        steps = [Step(s.statement, s.result.subs(subs), s.reason, s.label) for s in steps]
+        steps = [replace(s, result=s.result.subs(subs)) for s in steps]
         title += "; at " + ", ".join(f"{k} = {v}" for k, v in values.items() if k in SYMBOLS)
     return title, steps
 

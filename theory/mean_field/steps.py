@@ -37,72 +37,83 @@ def _derivation() -> tuple[Step, ...]:
     b_i, S, y_star, lam_star = _maximiser_rule()
     bs3, y3, sols3 = lagrange_maximiser(3)
     steps = [
-        Step("Laplace principle: the softmax average concentrates at the maximiser of y -> <B^T x, y> on the "
-             "sphere. Lagrange stationarity b_i = lambda y_i and |y|^2 = 1 give lambda = +-sqrt(S), S = |b|^2; "
-             "the larger objective S/lambda picks the maximiser.",
+        Step(r"Laplace principle: the softmax average concentrates at the maximiser of $y \mapsto \langle B^\top x, "
+             r"y\rangle$ on the sphere. Lagrange stationarity $b_i = \lambda y_i$ and $|y|^2 = 1$ give "
+             r"$\lambda = \pm\sqrt{S}$, $S = |b|^2$; the larger objective $S/\lambda$ picks the maximiser.",
              y_star, "sympy.solve of the Lagrange system; objective comparison",
-             r"y^*_i"),
-        Step("Full Lagrange system in d = 3 (both critical points, maximiser kept).",
-             y3, f"sympy.solve found {len(sols3)} critical points", r"y^*(b)"),
+             r"y^*_i", "y-star-i"),
+        Step(r"Full Lagrange system in $d = 3$ (both critical points, maximiser kept).",
+             y3, f"sympy.solve found {len(sols3)} critical points", r"y^*(b)", "y-star-d3"),
     ]
     phi = sp.Symbol("phi", real=True)
     b1, b2 = sp.symbols("b1 b2", positive=True)
     v1, v2 = sp.symbols("v1 v2", real=True)
     x_phi = sp.Matrix([sp.cos(phi), sp.sin(phi)])
     field_2d = sp.simplify(zero_temperature_field(x_phi, sp.diag(b1, b2), sp.diag(v1, v2)))
-    steps.append(Step("Zero-temperature field (beta -> oo): X_inf(x) = P_perp_x V B^T x/|B^T x| (the maximiser with "
-                      "b = B^T x); shown on the circle x = (cos phi, sin phi) for B = diag(b1, b2), V = diag(v1, v2).",
-                      field_2d, "substitution of the Lagrange maximiser, sympy.simplify", r"X_\infty(x)"))
+    steps.append(Step(r"Zero-temperature field ($\beta \to \infty$): $X_\infty(x) = P^\perp_x V B^\top x/|B^\top x|$ "
+                      r"(the maximiser with $b = B^\top x$); shown on the circle $x = (\cos\phi, \sin\phi)$ for "
+                      r"$B = \operatorname{diag}(b_1, b_2)$, $V = \operatorname{diag}(v_1, v_2)$.",
+                      field_2d, "substitution of the Lagrange maximiser, sympy.simplify", r"X_\infty(x)", "X-inf"))
     a = sp.Matrix(3, 3, lambda i, j: sp.Symbol(f"a_{i + 1}{j + 1}", real=True))
-    steps.append(Step("Oja identity for a generic real 3x3 matrix A: x = y/|y| with y' = A y (y = e^(tau A) x0) "
-                      "satisfies dx/dtau = P_perp_x A x; residual", _oja_residual(a),
-                      "sympy.simplify after substituting y' = A y", r"r_{\rm Oja}"))
+    steps.append(Step(r"Oja identity for a generic real $3 \times 3$ matrix $A$: $x = y/|y|$ with $y' = A y$ "
+                      r"($y = e^{\tau A} x_0$) satisfies $dx/d\tau = P^\perp_x A x$; residual", _oja_residual(a),
+                      r"sympy.simplify after substituting $y' = A y$", r"r_{\rm Oja}", "oja"))
     for d in (2, 3):
-        steps.append(Step(f"Closed-form flow x = e^(tau A) x0/|e^(tau A) x0|, A = V B^T, dt/dtau = |B^T x| solves "
-                          f"dx/dt = X_inf(x) for symbolic diagonal B, V (d = {d}): residual",
-                          diagonal_flow_residual(d), "sympy.simplify of dx/dtau / (dt/dtau) - X_inf(x)",
-                          rf"r_{{{d}}}"))
+        steps.append(Step(r"Closed-form flow $x = e^{\tau A} x_0/|e^{\tau A} x_0|$, $A = V B^\top$, "
+                          r"$dt/d\tau = |B^\top x|$ solves $dx/dt = X_\infty(x)$ for symbolic diagonal "
+                          f"$B$, $V$ ($d = {d}$): residual",
+                          diagonal_flow_residual(d),
+                          r"sympy.simplify of $(dx/d\tau) / (dt/d\tau) - X_\infty(x)$",
+                          rf"r_{{{d}}}", f"flow-d{d}"))
     for d, dim_E in ((3, 1), (3, 2)):
         c0, lim = _diag_limit(d, dim_E)
-        steps.append(Step(f"Projection map: tau -> oo limit of the closed form for diagonal A with top eigenvalue "
-                          f"of multiplicity {dim_E} (gaps g_k > 0): Pi(x0) = P_E x0/|P_E x0|.",
-                          lim, "sympy.limit (u = e^-tau -> 0+)", rf"\Pi_{{\dim E={dim_E}}}(x_0)"))
-        steps.append(Step(f"Stationarity: X_inf(Pi x) = 0 (dim E = {dim_E}).", _diag_stationarity(d, dim_E),
-                          "sympy.simplify", r"X_\infty(\Pi x)"))
+        steps.append(Step(r"Projection map: the $\tau \to \infty$ limit of the closed form for diagonal $A$ with top "
+                          f"eigenvalue of multiplicity {dim_E} (gaps " r"$g_k > 0$): $\Pi(x_0) = P_E x_0/|P_E x_0|$.",
+                          lim, r"sympy.limit ($u = e^{-\tau} \to 0^+$)", rf"\Pi_{{\dim E={dim_E}}}(x_0)",
+                          f"Pi-E{dim_E}"))
+        steps.append(Step(rf"Stationarity: $X_\infty(\Pi x) = 0$ ($\dim E = {dim_E}$).",
+                          _diag_stationarity(d, dim_E), "sympy.simplify", r"X_\infty(\Pi x)", f"stationary-E{dim_E}"))
     ru, ra, rc = moment_ratios(2)
-    steps.append(Step("Laplace expansion of the field (Watson's lemma, polar angle about u = B^T x/|B^T x|, density "
-                      "c0 + <a, y> + y^T C y): m = u + (r_u u + r_a P a + r_C P C u)/kappa + O(kappa^-2), "
-                      "kappa = beta |B^T x|; the first-order coefficients (r_u, r_a, r_C):",
+    steps.append(Step(r"Laplace expansion of the field (Watson's lemma, polar angle about $u = B^\top x/|B^\top x|$, "
+                      r"density $c_0 + \langle a, y\rangle + y^\top C y$): $m_\beta = u + (r_u u + r_a P a + r_C P C u)"
+                      r"/\kappa + O(\kappa^{-2})$, $\kappa = \beta |B^\top x|$; the first-order coefficients "
+                      r"$(r_u, r_a, r_C)$:",
                       sp.Matrix([ru[1], ra[1], rc[1]]), "sympy series of ratios of Watson expansions",
-                      r"m_1"))
-    steps.append(Step("So X_beta - X_inf = P_perp_x V (grad_T log f(u) - (d-1)/2 u)/(beta |B^T x|) + O(beta^-2): "
-                      "the sup error is O(1/beta) for a smooth positive density; residual of that identity:",
-                      first_order_identity(), "sympy.simplify", r"m_1 - \nabla_T \log f + \frac{d-1}{2}u"))
+                      r"m_1", "laplace-m1"))
+    steps.append(Step(r"So $X_\beta - X_\infty = P^\perp_x V (\nabla_T \log f(u) - \frac{d-1}{2} u)/(\beta |B^\top x|)"
+                      r" + O(\beta^{-2})$: the sup error is $O(1/\beta)$ for a smooth positive density; residual of "
+                      r"that identity:",
+                      first_order_identity(), "sympy.simplify", r"m_1 - \nabla_T \log f + \frac{d-1}{2}u",
+                      "laplace-first-order"))
     Jt, ev = _diag_jacobian(3)
-    steps.append(Step("Linearisation at x* = e_1 (A = diag(mu_i), general B): tangent Jacobian eigenvalues "
-                      "(mu_j - mu_1)/|B^T x*|; the rate is gamma/|B^T x*|.", ev,
-                      "sympy jacobian at e_1, restricted to span(e_2, e_3), eigenvals", r"\lambda_j"))
+    steps.append(Step(r"Linearisation at $x^* = e_1$ ($A = \operatorname{diag}(\mu_i)$, general $B$): tangent Jacobian "
+                      r"eigenvalues $(\mu_j - \mu_1)/|B^\top x^*|$; the rate is $\gamma/|B^\top x^*|$.", ev,
+                      r"sympy jacobian at $e_1$, restricted to $\operatorname{span}(e_2, e_3)$, eigenvals",
+                      r"\lambda_j", "lambda-j"))
     L, dL, excess = _diag_lyapunov()
-    steps.append(Step("Lyapunov functional L = |P_perp_E z|^2/|P_E z|^2 along dz/dtau = P_perp A z.",
-                      sp.Eq(sp.Symbol("dL/dtau"), dL), "sympy derivative along the field", r"\dot L"))
-    steps.append(Step("dL/dtau + 2 gamma L <= 0 (delta = mu_2 - mu_3 >= 0), so L decays at rate 2 gamma in tau; "
-                      "with dtau/dt = 1/|B^T x| >= 1/sigma_max(B) the distance decays at least at gamma/sigma_max(B), "
-                      "a bound that equals the Jacobian rate gamma/|B^T x*| only when |B^T x*| = sigma_max(B).",
+    steps.append(Step(r"Lyapunov functional $L = |P^\perp_E z|^2/|P_E z|^2$ along $dz/d\tau = P^\perp A z$.",
+                      dL, "sympy derivative along the field", r"\frac{dL}{d\tau}", "dL-dtau"))
+    steps.append(Step(r"$dL/d\tau + 2\gamma L \le 0$ ($\delta = \mu_2 - \mu_3 \ge 0$), so $L$ decays at rate "
+                      r"$2\gamma$ in $\tau$; with $d\tau/dt = 1/|B^\top x| \ge 1/\sigma_{\max}(B)$ the distance "
+                      r"decays at least at $\gamma/\sigma_{\max}(B)$, a bound that equals the Jacobian rate "
+                      r"$\gamma/|B^\top x^*|$ only when $|B^\top x^*| = \sigma_{\max}(B)$.",
                       excess, f"sympy.factor; nonpositive: {bool(excess.is_nonpositive)}",
-                      r"\dot L + 2\gamma L"))
+                      r"\frac{dL}{d\tau} + 2\gamma L", "lyapunov-excess"))
     jac, lyap, ratio = _rate_ratio_2d()
-    steps.append(Step("Comparison for B = diag(b1, b2), A = diag(mu_1, mu_1 - gamma), x* = e_1: Lyapunov rate / "
-                      "Jacobian rate = |B^T x*|/sigma_max(B) <= 1, equal to 1 iff b1 >= b2.",
-                      sp.Eq(sp.Symbol("r_L/r_J"), ratio),
-                      f"Jacobian rate {sp.sstr(jac)} from the SymPy Jacobian, Lyapunov rate {sp.sstr(lyap)}",
-                      r"r_{\rm Lyap}/r_{\rm Jac}"))
+    steps.append(Step(r"Comparison for $B = \operatorname{diag}(b_1, b_2)$, $A = \operatorname{diag}(\mu_1, \mu_1 - "
+                      r"\gamma)$, $x^* = e_1$: Lyapunov rate / Jacobian rate $= |B^\top x^*|/\sigma_{\max}(B) \le 1$, "
+                      r"equal to 1 if and only if $b_1 \ge b_2$.",
+                      ratio,
+                      f"Jacobian rate ${sp.latex(jac)}$ from the SymPy Jacobian, Lyapunov rate ${sp.latex(lyap)}$",
+                      r"r_{\rm Lyap}/r_{\rm Jac}", "rate-ratio"))
     cb = concentration_bound()
     steps += [
-        Step("Theorem 1 bound.", cb.b, "model statement", r"b(\beta,t)"),
-        Step("Optimal time: db/dt = 0.", cb.t_star, "sympy.solve (second derivative > 0)",
-             r"t^*(\beta)"),
-        Step("Minimal value of the bound.", cb.b_min, "sympy.simplify of b(beta, t*)", r"b_{\min}(\beta)"),
-        Step("Metastability: t* grows like log(beta).", sp.limit(cb.t_star / sp.log(beta), beta, sp.oo),
-             "sympy.limit of t*/log(beta) as beta -> oo", r"\lim t^*/\log\beta"),
+        Step("Theorem 1 bound.", cb.b, "model statement", r"b(\beta,t)", "b"),
+        Step(r"Optimal time: $db/dt = 0$.", cb.t_star, "sympy.solve (second derivative > 0)",
+             r"t^*(\beta)", "t-star"),
+        Step("Minimal value of the bound.", cb.b_min, r"sympy.simplify of $b(\beta, t^*)$", r"b_{\min}(\beta)",
+             "b-min"),
+        Step(r"Metastability: $t^*$ grows like $\log\beta$.", sp.limit(cb.t_star / sp.log(beta), beta, sp.oo),
+             r"sympy.limit of $t^*/\log\beta$ as $\beta \to \infty$", r"\lim t^*/\log\beta", "t-star-limit"),
     ]
     return tuple(steps)

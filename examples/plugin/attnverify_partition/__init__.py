@@ -33,8 +33,9 @@ def derivation(_values: dict) -> tuple[str, list]:
     from attnverify.theory.derivation import Step
 
     return "Example: the softmax partition function", [
-        Step("The expected partition function of L Gaussian scores", mean_partition(),
-             "sympy.integrate of exp(beta g) against the N(0, sigma^2) density, times L", r"\mathbb{E} Z")]
+        Step("The expected partition function of $L$ Gaussian scores", mean_partition(),
+             r"sympy.integrate of $e^{\beta g}$ against the $N(0, \sigma^2)$ density, times $L$", r"\mathbb{E} Z",
+             "mean-Z")]
 
 
 def monte_carlo(beta_: float, sigma_: float, L_: int, n: int, rng: np.random.Generator) -> tuple[float, float]:

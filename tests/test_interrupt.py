@@ -1,0 +1,56 @@
+"""Ctrl-C during ``attnverify run``: one line on stderr (no worker traceback), the partial JSON kept, and a rerun of
+the same command resumes without --force. The test sends SIGINT to the command's whole process group, as a
+terminal does, so the pool's or the cluster's workers receive it too."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+FAST, SLOW = "meanfield.zero_temperature_flow", "signal.equilibria_stability"   # ~2 s, then ~20 s of sweeps
+
+
+def finished_checks(path) -> int:
+    try:
+        return len(json.loads(path.read_text())["checks"])
+    except (OSError, ValueError, KeyError):
+        return 0
+
+
+@pytest.mark.parametrize("executor", ["local", "dask"])
+def test_ctrl_c_prints_one_line_keeps_the_partial_json_and_resumes(tmp_path, executor):
+    if executor == "dask":
+        pytest.importorskip("distributed")
+    out, tasks = tmp_path / "r.json", tmp_path / "tasks"
+    argv = [sys.executable, "-m", "attnverify", "run", FAST, SLOW, "--json", str(out), "--cache-dir", str(tasks),
+            "--executor", executor, "--jobs", "2"]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while finished_checks(out) < 1:
+            assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read()
+            time.sleep(0.2)
+        time.sleep(3.0)                              # the second check's sweep is running on the workers
+        assert proc.poll() is None
+        os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and err.count("\n") == 1, err
+    assert err.startswith("attnverify: interrupted after 1 of 2 checks (partial report in ")
+    assert f"rerun the same command to resume (finished sweep tasks are reused from {tasks})" in err
+    doc = json.loads(out.read_text())
+    assert doc["complete"] is False and [c["id"] for c in doc["checks"]] == [FAST]
+    # the rerun replaces its own partial report without --force (here with the fast check only, to stay cheap)
+    rerun = subprocess.run([*argv[:5], "--json", str(out), "--cache-dir", str(tasks), "--executor", "serial"],
+                           capture_output=True, text=True, timeout=120)
+    assert rerun.returncode == 0, rerun.stderr
+    assert json.loads(out.read_text())["complete"] is True
+    assert "tasks reused" in rerun.stderr and " 0 tasks reused" not in rerun.stderr
