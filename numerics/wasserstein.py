@@ -22,6 +22,11 @@
   W2(theta#mu, theta#nu) <= W2(mu, nu), and in 1-D the sorted matching is optimal), upper = the cost of a
   permutation (a feasible coupling): both clouds sorted along their principal axis, cut into blocks of equal
   size, exact assignment inside each block.
+* ``w2_bracket_paired(X, Y)``: as ``w2_bracket``, for rows that correspond (x_i moved from the point that y_i
+  is the image of): the pairing i <-> i is one more feasible coupling (upper end), and the exact solver's value is
+  widened by its optimality tolerance (W_e is the cost of a feasible plan, so W <= W_e; W^2 >= W_e^2 - 64 eps
+  max C), so that the bracket stays honest where W is near the solver's floor sqrt(eps max C) ~ 1e-8; the lower end
+  is the larger of that and the 1-D projection bound.
 """
 from __future__ import annotations
 
@@ -255,3 +260,39 @@ def w2_bracket(X: np.ndarray, Y: np.ndarray, *, exact_limit: int = 4_000_000, n_
         total += float(C[r, c].sum())
     upper = float(np.sqrt(total / n))
     return Bracket(lower, upper, f"bracket (max of {n_directions} 1-D projections; block assignment)")
+
+
+def _projection_lower(X: np.ndarray, Y: np.ndarray, n_directions: int, seed: int) -> float:
+    """max over the coordinate axes, the principal axes of X, Y and X u Y and random directions of the exact 1-D W2
+    of the projections: a lower bound on W2 (x -> <x, theta> is 1-Lipschitz)."""
+    n, d = X.shape
+    Z = np.vstack((X, Y))
+    dirs = [np.eye(d)] + [np.linalg.svd(M - M.mean(axis=0), full_matrices=False)[2] for M in (Z, X, Y)]
+    extra = max(0, n_directions - sum(len(D) for D in dirs))
+    R = np.random.default_rng(seed).standard_normal((extra, d))
+    dirs.append(R / np.linalg.norm(R, axis=1)[:, None])
+    return max(_sorted_projection_w2(X, Y, t) for t in np.vstack(dirs))
+
+
+def w2_bracket_paired(X: np.ndarray, Y: np.ndarray, *, exact_limit: int = 4_000_000, n_directions: int = 64,
+                      block: int = 1000, seed: int = 0) -> Bracket:
+    """lower <= W2 <= upper for the uniform measures on two equal-size clouds whose rows correspond (module
+    docstring): N^2 <= ``exact_limit``: POT's ot.emd2 (network simplex) widened by its optimality tolerance;
+    beyond, ``w2_bracket``'s block assignment; the upper end is also at most the pairing cost (coupling_bound),
+    the lower end at least the 1-D projection bound. Rigorous apart from the solver's tolerance 64 eps max C."""
+    X, Y = _pair(X, Y)
+    n = X.shape[0]
+    pair = coupling_bound(X, Y)
+    lower = _projection_lower(X, Y, n_directions, seed)
+    if n * n <= exact_limit:
+        C = _sq_cost(X, Y)
+        w = np.full(n, 1.0 / n)
+        We2 = max(float(ot.emd2(w, w, C, numItermax=10_000_000)), 0.0)
+        tol2 = 64 * float(np.finfo(float).eps) * float(C.max())
+        lower = max(lower, float(np.sqrt(max(We2 - tol2, 0.0))))
+        upper = min(pair, float(np.sqrt(We2)))
+        method = "ot.emd2 (network simplex) within its tolerance, 1-D projections, pairing"
+    else:
+        upper = min(pair, w2_bracket(X, Y, exact_limit=0, n_directions=n_directions, block=block, seed=seed).upper)
+        method = f"bracket (max of {n_directions} 1-D projections; block assignment, pairing)"
+    return Bracket(min(lower, upper), upper, method)

@@ -246,8 +246,8 @@ def test_wrong_type_and_domain_errors():
         mf.check_assumptions("eye", np.eye(2))
     with pytest.raises(ValueError, match="P_E x = 0"):
         mf.projection_map(B0, V0)(np.array([1.0, 0.0]))       # e1 lies in E^perp
-    with pytest.raises(ValueError, match="dim E"):
-        mf.convergence_rate(np.eye(3), np.diag([2.0, 2.0, 1.0]))
+    # dim E = 2 without x_star: the smallest atom rate (issue 23: nothing is asked of the user); B = I: every atom 1
+    assert mf.convergence_rate(np.eye(3), np.diag([2.0, 2.0, 1.0])) == pytest.approx(1.0, rel=1e-12)
     with pytest.raises(ValueError, match="not in the dominant eigenspace"):
         mf.convergence_rate(B0, V0, np.array([1.0, 0.0]))
     with pytest.raises(ValueError, match="non-finite"):

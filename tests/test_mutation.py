@@ -164,7 +164,9 @@ def test_cli_json(tmp_path):
     data = json.loads(out.read_text())
     assert code == 0 and data["mutants"] == 1 and data["caught"] == 1
     [row] = data["rows"]
-    assert row["mutant"] == "rate_c_x2" and row["caught_by"] == ["meanfield.projection_stationary"]
+    # w2_bound compares every atom's derived rate with the particles' decay too (issue 23)
+    assert row["mutant"] == "rate_c_x2" and row["caught_by"] == ["meanfield.projection_stationary",
+                                                                 "meanfield.w2_bound"]
     # the fitted rate is the true gamma/|B^T x*|, the mutant claims twice that: relative error 1/2
     assert math.isclose(row["results"][0]["observed"], 0.5, rel_tol=1e-3)
 

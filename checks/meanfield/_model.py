@@ -6,6 +6,9 @@ finite-β terminal phase (Conjecture 1) then point to different places.
 """
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass, fields, is_dataclass, replace
+
 import numpy as np
 
 from attnverify.checks.framework import Param
@@ -83,14 +86,16 @@ def d3_model(rng: np.random.Generator) -> dict:
     return {"d": 3, "Q": Q, "K": K, "V": S @ np.linalg.inv((Q.T @ K).T)}
 
 
-def with_d3_case(evaluate, p: dict, ctx) -> "Evidence":
-    """Run ``evaluate(p, ctx)`` and, when ``p['also_d3']``, again on :func:`d3_model`; the second run's result goes
-    to details['d3_case'] and the verdict passes only if both pass (observed/threshold stay the first run's)."""
+def with_d3_case(evaluate, p: dict, ctx, d3_params: dict | None = None) -> "Evidence":
+    """Run ``evaluate(p, ctx)`` and, when ``p['also_d3']``, again on :func:`d3_model` (with ``d3_params`` replacing
+    the check's own: e.g. a particle check's resolution, chosen again for d = 3); the second run's result goes to
+    details['d3_case'], its findings to the first one's ``extra_cases`` (when the findings have that field), and the
+    verdict passes only if both pass (observed/threshold stay the first run's)."""
     ev = evaluate(p, ctx)
     if not p.get("also_d3"):
         return ev
     model = d3_model(ctx.rng("d3_model"))
-    q = {**p, **model}
+    q = {**p, **(d3_params or {}), **model}
     validate_model(q)
     ev3 = evaluate(q, ctx)
     ev.details["d3_case"] = {
@@ -100,6 +105,11 @@ def with_d3_case(evaluate, p: dict, ctx) -> "Evidence":
     ev.reason += (f". d = 3 case (random non-diagonal Q, K, V, dim E = 2): observed {ev3.observed:.4g} vs threshold "
                   f"{ev3.threshold:.4g}, {'pass' if ev3.passed else 'FAIL'}")
     ev.passed = bool(ev.passed and ev3.passed)
+    if ev3.unresolved and not ev.unresolved:
+        ev.unresolved = f"d = 3 case: {ev3.unresolved}"
+    f = ev.findings
+    if is_dataclass(f) and ev3.findings is not None and "extra_cases" in {x.name for x in fields(f)}:
+        ev.findings = replace(f, extra_cases=(*f.extra_cases, ev3.findings))
     return ev
 
 
@@ -114,3 +124,103 @@ def validate_resolution(p: dict, beta_max: float) -> None:
         raise ValueError(f"n_particles = {p['n_particles']} gives {ppw:.2f} particles per softmax window at "
                          f"beta = {beta_max:g} (< min_per_window = {p['min_per_window']:g}): raise n_particles "
                          f"or lower the largest beta")
+
+
+# ----------------------------------------------------------------------------------------------
+# particle resolution: chosen by the rule, or the user's choice checked against it
+# ----------------------------------------------------------------------------------------------
+AUTO = 0                  # n_particles = 0: chosen by the resolution rule
+N_FLOOR = 500             # the smallest sample an automatic choice takes (its N/2 refinement samples have 250)
+BETA_FLOOR = 1.0          # an automatic ladder does not go below beta = 1 (a lowered ladder is respaced above it)
+
+
+def n_particles_param(help_extra: str = "") -> Param:
+    return Param("n_particles", int, AUTO, "particles N (sample of mu_0, attnverify.numerics.sphere); 0 = chosen by "
+                 "the resolution rule: the smallest N with min_per_window particles per softmax window at the largest "
+                 f"beta, at least {N_FLOOR}, at most particle_budget (the beta ladder is lowered when the budget cannot "
+                 "meet the rule); a value > 0 is checked against the rule" + help_extra, low=0)
+
+
+BUDGET_PARAM = Param("particle_budget", int, 1000, "largest N an automatic choice (n_particles = 0) may take: the "
+                     "profile's time budget (the particle runs cost ~N^2 per step)", low=10)
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """The particle resolution of a run: ``n_particles``, ``betas``, the particles per softmax window at each beta
+    (``per_window``), how they were chosen (``rule``: "given" or "chosen") and one sentence saying so (``text``)."""
+
+    n_particles: int
+    betas: tuple[float, ...]
+    per_window: tuple[float, ...]
+    min_per_window: float
+    rule: str
+    text: str
+
+
+def _per_particle(B: np.ndarray, beta: float) -> float:
+    """Expected particles per softmax window per particle of mu_0 at beta (particles_per_window is linear in N)."""
+    from attnverify.numerics.sphere import particles_per_window
+
+    return particles_per_window(1, B, float(beta))
+
+
+def _largest_beta(B: np.ndarray, n: int, min_per_window: float, beta_hi: float) -> float:
+    """The largest beta <= beta_hi at which n particles give min_per_window per window (bisection in log beta; the
+    count per window decreases in beta)."""
+    lo, hi = math.log(1e-3), math.log(beta_hi)
+    if n * _per_particle(B, beta_hi) >= min_per_window:
+        return beta_hi
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if n * _per_particle(B, math.exp(mid)) >= min_per_window else (lo, mid)
+    return math.exp(lo)
+
+
+def choose_resolution(B: np.ndarray, betas, n_particles: int, min_per_window: float, budget: int) -> Resolution:
+    """The resolution rule: at least ``min_per_window`` particles of mu_0 per softmax window (geodesic radius
+    (beta |B^T x|)^{-1/2} around the maximiser, attnverify.numerics.sphere.particles_per_window) at the largest beta.
+
+    ``n_particles`` > 0 (the user's or a profile's explicit choice): checked, ValueError with the numbers when it
+    breaks the rule. ``n_particles`` = 0: N = the smallest count that meets the rule, at least min(N_FLOOR, budget);
+    when that exceeds ``budget`` the ladder is scaled down by a common factor until N = budget meets it at the top
+    (respaced geometrically from BETA_FLOOR when the scaled ladder would start below it), ValueError when not even
+    three betas above BETA_FLOOR fit."""
+    B = np.asarray(B, dtype=float)
+    b = np.array(betas, dtype=float)
+    if n_particles != AUTO:
+        ppw = n_particles * _per_particle(B, b[-1])
+        if ppw < min_per_window:
+            raise ValueError(f"n_particles = {n_particles} gives {ppw:.2f} particles per softmax window at "
+                             f"beta = {b[-1]:g} (< min_per_window = {min_per_window:g}): raise n_particles to at least "
+                             f"{math.ceil(min_per_window / _per_particle(B, b[-1]))}, lower the largest beta to "
+                             f"{_largest_beta(B, n_particles, min_per_window, b[-1]):.3g}, or set n_particles = 0 "
+                             "(chosen by the rule)")
+        return _resolution(B, n_particles, b, min_per_window, "given",
+                           f"N = {n_particles} as given ({ppw:.2f} particles per window at beta = {b[-1]:g})")
+    need = math.ceil(min_per_window / _per_particle(B, b[-1]))
+    if need <= budget:
+        n = max(need, min(N_FLOOR, budget))
+        return _resolution(B, n, b, min_per_window, "chosen",
+                           f"N = {n} chosen by the resolution rule (>= {min_per_window:g} particles per softmax window "
+                           f"at beta = {b[-1]:g} needs N >= {need}; at least {min(N_FLOOR, budget)})")
+    top = _largest_beta(B, budget, min_per_window, b[-1])
+    scaled = b * (top / b[-1])
+    if scaled[0] < BETA_FLOOR:
+        if top < 3 * BETA_FLOOR:
+            raise ValueError(f"particle_budget = {budget} particles resolve the softmax window ({min_per_window:g} per "
+                             f"window) only up to beta = {top:.3g} at d = {B.shape[0]}: too low for a ladder of betas "
+                             "above 1; raise particle_budget or lower min_per_window")
+        scaled = np.geomspace(BETA_FLOOR, top, len(b))
+    scaled = np.array([float(f"{x:.4g}") for x in scaled])
+    while budget * _per_particle(B, scaled[-1]) < min_per_window:          # rounding to 4 digits went up: step down
+        scaled[-1] = float(f"{scaled[-1] * 0.999:.4g}")
+    return _resolution(B, budget, scaled, min_per_window, "chosen",
+                       f"N = {budget} (the particle budget) and betas lowered from {', '.join(f'{x:g}' for x in b)} "
+                       f"to {', '.join(f'{x:g}' for x in scaled)}: at beta = {b[-1]:g} the rule ({min_per_window:g} "
+                       f"particles per softmax window) needs N >= {need}, more than the budget")
+
+
+def _resolution(B: np.ndarray, n: int, betas: np.ndarray, min_per_window: float, rule: str, text: str) -> Resolution:
+    per = tuple(float(n * _per_particle(B, x)) for x in betas)
+    return Resolution(int(n), tuple(float(x) for x in betas), per, float(min_per_window), rule, text)

@@ -11,7 +11,7 @@ TITLE = "Paper B: mean-field transformers at low temperature"
 
 # the derivation steps (by label) whose closed forms each check compares
 _COMPARED = {
-    "meanfield.zero_temperature_limit": (r"y^*_i", r"X_\infty(x)"),
+    "meanfield.zero_temperature_limit": (r"y^*_i", r"X_\infty(x)", r"m_1"),
     "meanfield.zero_temperature_flow": (r"X_\infty(x)", r"r_{2}"),
     "meanfield.projection_stationary": (r"\Pi_{\dim E=1}(x_0)", r"\lambda_j"),
     "meanfield.w2_bound": (r"b(\beta,t)", r"t^*(\beta)"),
@@ -80,7 +80,8 @@ PAPER = Paper(
            "meanfield.w2_bound", "meanfield.terminal_phase"),
     stated=(_PKG, "stated.toml"),
     params=MODEL_PARAMS, validate=validate_options, derive=derive, sections=sections, formulas=formulas,
-    namespace=f"{_PKG}.formulas",
+    namespace=f"{_PKG}.formulas", quantities=lazy(f"{_PKG}.quantities", "quantities"),
+    claim_scenarios=lazy(f"{_PKG}.selftest", "claim_scenarios"),
     families=lazy(f"{_PKG}.selftest", "families"), power_rows=lazy(f"{_PKG}.selftest", "power_rows"),
     mutants=lazy(f"{_PKG}.selftest", "mutants"), benchmarks=lazy(f"{_PKG}.bench", "run"),
     theory=("attnverify.theory.mean_field",),

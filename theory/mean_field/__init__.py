@@ -10,6 +10,7 @@ gamma = mu_1 - mu_2 > 0 between the largest eigenvalue mu_1 and the next distinc
   map Pi(x) = P_E x / |P_E x| onto the dominant eigenspace E of A (the tau -> oo limit).
 * :mod:`.rates` -- Jacobian eigenvalues (mu_j - mu_1)/|B^T x*| on the tangent space at x* in E, and the Lyapunov
   functional L = |P_{E^perp} x|^2 / |P_E x|^2 with dL/dt <= -2 gamma L / sigma_max(B) (a bound).
+* :mod:`.asymptotics` -- the Laplace expansion X_beta - X_inf ~ sum_k e_k beta^-k (Watson's lemma, SymPy).
 * :mod:`.theorem1` -- the bound b(beta, t) = K (sqrt(log(beta+1)/beta) e^{C1 t} + e^{-c t}), its optimal time and
   value, and its constants (the rate s(beta), the growth constant C1).
 * :mod:`.terminal` -- Conjecture 1: the cluster field of V and the rates of the terminal phase.
@@ -25,11 +26,13 @@ Everything symbolic is derived lazily (``functools.lru_cache``); importing the p
 """
 from __future__ import annotations
 
+from attnverify.theory.mean_field.asymptotics import field_error_expansion
 from attnverify.theory.mean_field.field import lagrange_maximiser, zero_temperature_field
 from attnverify.theory.mean_field.flow import (_diag_limit, closed_form_flow, diagonal_flow_residual, flow_residual,
                                                projection_map, stationarity_residual, tau)
 from attnverify.theory.mean_field.model import Spectrum, check_assumptions, spectrum
-from attnverify.theory.mean_field.rates import convergence_rate, jacobian_eigenvalues, lyapunov_rate, rate_comparison
+from attnverify.theory.mean_field.rates import (atom_rates, convergence_rate, jacobian_eigenvalues, lyapunov_rate,
+                                               rate_comparison, slowest_atom)
 from attnverify.theory.mean_field.steps import derivation
 from attnverify.theory.mean_field.terminal import escape_rate, terminal_rates, value_eigenspace
 from attnverify.theory.mean_field.theorem1 import (C1, K, ConcentrationBound, beta, c, concentration_bound,
@@ -38,10 +41,10 @@ from attnverify.theory.mean_field.theorem1 import (C1, K, ConcentrationBound, be
 __all__ = [
     "beta", "t", "K", "C1", "c", "tau",
     "check_assumptions", "spectrum", "Spectrum",
-    "lagrange_maximiser", "zero_temperature_field",
+    "lagrange_maximiser", "zero_temperature_field", "field_error_expansion",
     "flow_residual", "diagonal_flow_residual", "closed_form_flow",
     "projection_map", "stationarity_residual",
-    "jacobian_eigenvalues", "convergence_rate", "lyapunov_rate", "rate_comparison",
+    "jacobian_eigenvalues", "convergence_rate", "lyapunov_rate", "rate_comparison", "atom_rates", "slowest_atom",
     "ConcentrationBound", "concentration_bound", "theorem1_rate", "growth_constant",
     "value_eigenspace", "terminal_rates", "escape_rate", "derivation",
 ]

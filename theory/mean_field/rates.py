@@ -15,7 +15,7 @@ import numpy as np
 import sympy as sp
 
 from attnverify.theory.mean_field.field import zero_temperature_field
-from attnverify.theory.mean_field.model import _DPS, Spectrum, _key, spectrum
+from attnverify.theory.mean_field.model import _DPS, Spectrum, _key, _to_numpy, spectrum
 
 
 @lru_cache(maxsize=16)
@@ -28,13 +28,26 @@ def _jacobian_lambda(kB: tuple, kA: tuple) -> Callable:
     return sp.lambdify(list(xs), f.jacobian(xs), "mpmath")
 
 
+def _slowest_atom(s: Spectrum) -> np.ndarray:
+    """The point x* of E on the sphere with the largest |B^T x*|: the atom of Pi#mu_0 with the smallest rate
+    gamma/|B^T x*| (dim E = 1: +-u, the same rate). Q_E z with z the top right singular vector of B^T Q_E, Q_E an
+    orthonormal basis of E."""
+    w, U = np.linalg.eigh(s.P_E)
+    Q = U[:, w > 0.5]
+    _, _, Vt = np.linalg.svd(_to_numpy(s.B).T @ Q)
+    x = Q @ Vt[0]
+    return x / np.linalg.norm(x)
+
+
 def _fixed_point(s: Spectrum, x_star) -> mp.matrix:
     P = s.projectors[0]
     if isinstance(P, np.ndarray):
         P = mp.matrix(P.tolist())
     if x_star is None:
-        if s.dim_E != 1:
-            raise ValueError(f"dim E = {s.dim_E} > 1: give the fixed point x_star in E")
+        if s.dim_E != 1:                   # the atom with the smallest rate: the one the bound e^{-ct} must use
+            x = _slowest_atom(s)
+            v = P * mp.matrix([mp.mpf(float(e)) for e in x])
+            return v / mp.norm(v)
         col = max(range(s.d), key=lambda j: mp.norm(P[:, j]))
         v = P[:, col]
         return v / mp.norm(v)
@@ -72,11 +85,36 @@ def jacobian_eigenvalues(B, V, x_star=None) -> np.ndarray:
 
 def convergence_rate(B, V, x_star=None) -> float:
     """Exponential rate of x(t) -> Pi(x0) near the fixed point x_star in E: minus the largest non-zero
-    tangent Jacobian eigenvalue, = gamma/|B^T x_star| (x_star may be omitted when dim E = 1)."""
+    tangent Jacobian eigenvalue, = gamma/|B^T x_star|.  Without x_star: dim E = 1, the rate at +-u (the same at
+    both atoms); dim E >= 2, the smallest rate over the atoms x* in E (at the x* with the largest |B^T x*|): the
+    rate that e^{-ct} can use for every initial law (see :func:`atom_rates`)."""
     s = spectrum(B, V)
     ev = jacobian_eigenvalues(B, V, x_star)
     transversal = ev[s.dim_E - 1:]          # drop the dim E - 1 neutral directions along E
     return float(-transversal[0])
+
+
+def atom_rates(B, V, atoms) -> np.ndarray:
+    """The exponential rate gamma/|B^T x*| at each atom x* (rows of ``atoms``, points of E on the sphere, e.g.
+    Pi(x_i(0))): the Jacobian rate derived by :func:`jacobian_eigenvalues` ((mu_j - mu_1)/|B^T x*| on E^perp,
+    proven for diagonal A by ``_diag_jacobian``), evaluated in closed form at many atoms; a row not in E raises
+    ValueError."""
+    s = spectrum(B, V)
+    A = np.atleast_2d(np.asarray(atoms, dtype=float))
+    if A.ndim != 2 or A.shape[1] != s.d or not np.all(np.isfinite(A)):
+        raise ValueError(f"atoms must be finite rows of length {s.d}")
+    A = A / np.linalg.norm(A, axis=1, keepdims=True)
+    off = np.linalg.norm(A - A @ s.P_E.T, axis=1)
+    if np.any(off > 1e-8):
+        raise ValueError(f"atom {int(np.argmax(off))} is not in the dominant eigenspace E of V B^T "
+                         f"(distance {float(off.max()):.1e})")
+    return s.gap / np.linalg.norm(A @ _to_numpy(s.B), axis=1)
+
+
+def slowest_atom(B, V) -> np.ndarray:
+    """The atom x* of E (on the sphere) with the smallest rate gamma/|B^T x*| (the largest |B^T x*|); the rate
+    there is ``convergence_rate(B, V)``."""
+    return _slowest_atom(spectrum(B, V))
 
 
 def lyapunov_rate(B, V) -> float:

@@ -6,6 +6,7 @@ from functools import lru_cache
 import sympy as sp
 
 from attnverify.theory.derivation import Step
+from attnverify.theory.mean_field.asymptotics import first_order_identity, moment_ratios
 from attnverify.theory.mean_field.field import _maximiser_rule, lagrange_maximiser, zero_temperature_field
 from attnverify.theory.mean_field.flow import _diag_limit, _diag_stationarity, _oja_residual, diagonal_flow_residual
 from attnverify.theory.mean_field.rates import _diag_jacobian, _diag_lyapunov
@@ -72,6 +73,18 @@ def _derivation() -> tuple[Step, ...]:
                           f"Pi-E{dim_E}"))
         steps.append(Step(rf"Stationarity: $X_\infty(\Pi x) = 0$ ($\dim E = {dim_E}$).",
                           _diag_stationarity(d, dim_E), "sympy.simplify", r"X_\infty(\Pi x)", f"stationary-E{dim_E}"))
+    ru, ra, rc = moment_ratios(2)
+    steps.append(Step(r"Laplace expansion of the field (Watson's lemma, polar angle about $u = B^\top x/|B^\top x|$, "
+                      r"density $c_0 + \langle a, y\rangle + y^\top C y$): $m_\beta = u + (r_u u + r_a P a + r_C P C u)"
+                      r"/\kappa + O(\kappa^{-2})$, $\kappa = \beta |B^\top x|$; the first-order coefficients "
+                      r"$(r_u, r_a, r_C)$:",
+                      sp.Matrix([ru[1], ra[1], rc[1]]), "sympy series of ratios of Watson expansions",
+                      r"m_1", "laplace-m1"))
+    steps.append(Step(r"So $X_\beta - X_\infty = P^\perp_x V (\nabla_T \log f(u) - \frac{d-1}{2} u)/(\beta |B^\top x|)"
+                      r" + O(\beta^{-2})$: the sup error is $O(1/\beta)$ for a smooth positive density; residual of "
+                      r"that identity:",
+                      first_order_identity(), "sympy.simplify", r"m_1 - \nabla_T \log f + \frac{d-1}{2}u",
+                      "laplace-first-order"))
     Jt, ev = _diag_jacobian(3)
     steps.append(Step(r"Linearisation at $x^* = e_1$ ($A = \operatorname{diag}(\mu_i)$, general $B$): tangent Jacobian "
                       r"eigenvalues $(\mu_j - \mu_1)/|B^\top x^*|$; the rate is $\gamma/|B^\top x^*|$.", ev,
