@@ -72,7 +72,7 @@ PAPER = Paper(
     key="B", model="meanfield",
     title="Quantifying Concentration Phenomena of Mean-Field Transformers in the Low-Temperature Regime",
     citation="A. Alcalde, L. Bungert, K. Riedl, T. Roith, arXiv:2605.10931 (2026)",
-    modules=tuple(f"{_PKG}.{m}" for m in ("limit", "flow", "projection", "w2", "terminal", "claims")),
+    modules=tuple(f"{_PKG}.{m}" for m in ("limit", "flow", "projection", "w2", "terminal", "claims", "claims_terminal")),
     order=("meanfield.zero_temperature_limit", "meanfield.zero_temperature_flow", "meanfield.projection_stationary",
            "meanfield.w2_bound", "meanfield.terminal_phase"),
     stated=(_PKG, "stated.toml"),
@@ -80,5 +80,6 @@ PAPER = Paper(
     namespace=f"{_PKG}.formulas",
     families=lazy(f"{_PKG}.selftest", "families"), power_rows=lazy(f"{_PKG}.selftest", "power_rows"),
     mutants=lazy(f"{_PKG}.selftest", "mutants"), benchmarks=lazy(f"{_PKG}.bench", "run"),
+    claim_scenarios=lazy(f"{_PKG}.selftest", "claim_scenarios"),
     theory=("attnverify.theory.mean_field",),
 )
