@@ -73,7 +73,9 @@ def target_matrix(text: str, B: np.ndarray, V: np.ndarray, Q: np.ndarray | None 
     values = {"V": V, "B": B, "Q": np.eye(d) if Q is None else Q, "K": B if K is None else K}
     symbols = {n: sp.MatrixSymbol(n, d, d) for n in values}
     try:
-        tree = parse_expr(expr, local_dict={**symbols, "transpose": sp.transpose}, global_dict={"__builtins__": {}},
+        numbers = {"Integer": sp.Integer, "Rational": sp.Rational, "Float": sp.Float}
+        tree = parse_expr(expr, local_dict={**symbols, "transpose": sp.transpose},
+                          global_dict={"__builtins__": {}, **numbers},
                           transformations=standard_transformations, evaluate=True)
         M = tree.xreplace({symbols[n]: sp.ImmutableMatrix(values[n].tolist()) for n in values}).doit()
         M = np.array(sp.Matrix(M).evalf(30).tolist(), dtype=float)
