@@ -26,6 +26,7 @@ __all__ = ["phases", "runs", "rotation_rate", "lagged_rate", "mode_rate", "compl
 PLATEAU = 0.9         # a distance that keeps > 90 % of its value over 6 tight samples has stopped decaying
 MIN_MASS = 0.05       # clusters with fewer tokens are reported, not compared (too few tokens for a clean centre)
 LATE = 0.25           # the late window: the last quarter of [0, t_max]
+WIDTH_FLOOR = 1e-14   # widths 2 (1 - |mean|) below this are rounding (measured up to 13 eps on collapsed clusters)
 WIDTH_ERROR = 50.0    # a cluster of width w: its centre departs from the cluster field by <= ~14 w |V| dt over a step
                       # (measured, |V| dt < 1), so 50 w bounds the error of its position
 
@@ -137,11 +138,14 @@ def measure_run(X: np.ndarray, t: np.ndarray, beta: float, B: np.ndarray, P_E: n
                "width": W[:, k]}
         # the centre of a cluster of width w departs from the cluster field by about WIDTH_ERROR w: its distance to
         # S is read only where that is below a tenth of the rate tolerance times the distance
-        window = tight & (dS >= lo) & (dS <= hi) & (WIDTH_ERROR * W[:, k] <= p["rate_tol"] / 10 * dS)
+        w = np.maximum(W[:, k] - WIDTH_FLOOR, 0.0)          # a width at the rounding floor of |mean| is no width
+        window = tight & (dS >= lo) & (dS <= hi) & (WIDTH_ERROR * w <= p["rate_tol"] / 10 * dS)
         if rotating:
             y = c @ basis_S
             angle = np.unwrap(np.arctan2(y[:, 1], y[:, 0]))
             row["rotation"] = rotation_rate(t, angle, tight & (dS <= hi))
+            # |P_S c| varies with the period of a half turn (a quadratic form in cos, sin of omega t); a lag of a full
+            # turn 2 pi / omega cancels it too, with half the error per slope (measured: halves 2e-6 against 1.5e-5)
             lag = 2 * np.pi / row["rotation"][0] if np.isfinite(row["rotation"][0]) else float("nan")
             row["approach"] = (lagged_rate(t, dS, window, lag) if np.isfinite(lag)
                                else (float("nan"), float("nan"), 0))
@@ -156,7 +160,7 @@ def measure_run(X: np.ndarray, t: np.ndarray, beta: float, B: np.ndarray, P_E: n
         # on E: the growth rate of the coordinates transverse to E inside the window, and the longest stay of a
         # tight cluster below the window's bottom
         row["escape"] = mode_rate(t, c @ complement(P_E), tight & (dE >= lo) & (dE <= hi)
-                                  & (WIDTH_ERROR * W[:, k] <= p["escape_tol"] / 10 * dE), 1.0)
+                                  & (WIDTH_ERROR * w <= p["escape_tol"] / 10 * dE), 1.0)
         below = [r for r in runs(tight & (dE < lo))]
         row["below_E"] = max(((float(t[r[-1]] - t[r[0]]), float(t[r[0]])) for r in below), default=(0.0, float("nan")))
         row["first_tight_on_E"] = float(t[np.argmax(tight & (dE <= hi))]) if np.any(tight & (dE <= hi)) else None
