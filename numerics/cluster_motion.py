@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from attnverify.numerics.clusters import (cluster_labels, cluster_tracks, lagged_log_slope, linear_step_rates,
+from attnverify.numerics.clusters import (cluster_labels, cluster_tracks, dominant_mode_rates, lagged_log_slope,
                                           log_cross_weights, winding_periods)
 
 __all__ = ["phases", "runs", "rotation_rate", "lagged_rate", "mode_rate", "complement", "measure_run", "MIN_MASS",
@@ -93,18 +93,14 @@ def lagged_rate(t: np.ndarray, dist: np.ndarray, ok: np.ndarray, lag: float) -> 
 
 
 def mode_rate(t: np.ndarray, Z: np.ndarray, ok: np.ndarray, sign: float) -> tuple[float, float, int]:
-    """(rate, halves difference, pairs): sign times the largest growth rate of the linear map fitted to the
-    coordinates Z over consecutive ``ok`` samples (attnverify.numerics.clusters.linear_step_rates), and the
-    difference between the fits on the first and the second half of the pairs (the rate itself when a half is too
-    short: fully uncertain)."""
-    h = float(t[1] - t[0])
-    rates, i = linear_step_rates(Z, ok, h)
-    if not rates.size:
-        return float("nan"), float("nan"), int(i.size)
-    idx, mid = np.arange(len(t)), i[len(i) // 2]
-    halves = [linear_step_rates(Z, ok & part, h)[0] for part in (idx <= mid, idx >= mid)]
-    diff = abs(halves[0][0] - halves[1][0]) if all(r.size for r in halves) else abs(rates[0])
-    return float(sign * rates[0]), float(diff), int(i.size)
+    """(rate, halves difference, pairs): sign times the rate of the dominant mode of the linear map fitted to the
+    coordinates Z over consecutive ``ok`` samples (attnverify.numerics.clusters.dominant_mode_rates), and the
+    difference between the mean per-pair rates of that mode over the first and the second half of the pairs."""
+    rate, per_pair, i = dominant_mode_rates(Z, ok, float(t[1] - t[0]))
+    if per_pair.size < 6:
+        return float("nan"), float("nan"), int(per_pair.size)
+    k = per_pair.size // 2
+    return float(sign * rate), float(abs(per_pair[:k].mean() - per_pair[k:].mean())), int(per_pair.size)
 
 
 def complement(P: np.ndarray) -> np.ndarray:

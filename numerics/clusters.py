@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["cluster_labels", "cluster_tracks", "log_cross_weights", "winding_periods", "lagged_log_slope"]
+__all__ = ["cluster_labels", "cluster_tracks", "log_cross_weights", "winding_periods", "lagged_log_slope",
+           "linear_step_rates", "dominant_mode_rates"]
 
 
 def cluster_labels(X: np.ndarray, angle: float = 0.2) -> np.ndarray:
@@ -112,15 +113,37 @@ def linear_step_rates(Z: np.ndarray, ok: np.ndarray, h: float) -> tuple[np.ndarr
     decreasing order.  For coordinates that evolve linearly (the transverse coordinates of a point approaching an
     invariant subspace of a linear flow) every mode's rate is recovered, without the bias a log-linear fit of |Z|
     takes from the faster modes.  Empty when there are fewer pairs than 2 m + 2."""
+    A, i = _step_map(Z, ok)
+    if A is None:
+        return np.array([]), i
+    return np.sort(np.log(np.abs(np.linalg.eigvals(A))) / h)[::-1], i
+
+
+def dominant_mode_rates(Z: np.ndarray, ok: np.ndarray, h: float) -> tuple[float, np.ndarray, np.ndarray]:
+    """(rate, per-pair rates, start indices) of the dominant mode (largest |eigenvalue|) of the step map fitted as in
+    :func:`linear_step_rates`: its rate log|lambda| / h, and log|y[i + 1] / y[i]| / h for y = <l, Z> with l its left
+    eigenvector (the coordinate that carries that mode alone: a faster mode, even one the data no longer resolve,
+    does not enter).  nan and empty arrays with too few pairs."""
+    A, i = _step_map(Z, ok)
+    if A is None:
+        return float("nan"), np.array([]), i
+    lam, L = np.linalg.eig(A.T)
+    k = int(np.argmax(np.abs(lam)))
+    y = np.abs(np.asarray(Z, dtype=float).reshape(len(ok), -1) @ L[:, k])
+    good = (y[i] > 0) & (y[i + 1] > 0)
+    with np.errstate(divide="ignore"):
+        per_pair = np.log(y[i + 1][good] / y[i][good]) / h
+    return float(np.log(abs(lam[k])) / h), per_pair, i[good]
+
+
+def _step_map(Z: np.ndarray, ok: np.ndarray) -> tuple[np.ndarray | None, np.ndarray]:
     Z, ok = np.asarray(Z, dtype=float), np.asarray(ok, dtype=bool)
     if Z.ndim == 1:
         Z = Z[:, None]
     i = np.nonzero(ok[:-1] & ok[1:])[0]
     m = Z.shape[1]
     if i.size < 2 * m + 2:
-        return np.array([]), i
+        return None, i
     X, Y = Z[i], Z[i + 1]
     scale = np.linalg.norm(X, axis=1, keepdims=True)              # each pair weighted alike (Z spans decades)
-    A = np.linalg.lstsq(X / scale, Y / scale, rcond=None)[0].T
-    rates = np.log(np.abs(np.linalg.eigvals(A))) / h
-    return np.sort(rates)[::-1], i
+    return np.linalg.lstsq(X / scale, Y / scale, rcond=None)[0].T, i

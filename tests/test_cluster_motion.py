@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from attnverify.numerics.cluster_motion import phases
-from attnverify.numerics.clusters import (cluster_labels, cluster_tracks, lagged_log_slope, linear_step_rates,
-                                          log_cross_weights, winding_periods)
+from attnverify.numerics.clusters import (cluster_labels, cluster_tracks, dominant_mode_rates, lagged_log_slope,
+                                          linear_step_rates, log_cross_weights, winding_periods)
 
 
 def test_cluster_labels_and_tracks_on_two_caps():
@@ -67,3 +67,16 @@ def test_phases_needs_a_dwell_and_precedes_the_terminal_phase():
     assert np.isnan(phases(t, qE, qS, 0.8, 4.0, 0.99)[2])           # too short a stay: a transit, no switch
     late = np.where(t >= 8, 0.9, 0.1)                                 # a visit after q_S reached the level
     assert phases(t, late, qS, 0.8, 1.0, 0.99)[0] == 0.0
+
+
+def test_dominant_mode_rate_ignores_a_mode_the_data_no_longer_resolve():
+    """Two modes, the fast one decayed into the rounding noise after t ~ 12: the dominant mode's per-pair rates stay
+    at -1 in both halves (a refit of the full map on the late half alone would read the noise as a mode)."""
+    rng = np.random.default_rng(0)
+    t = np.linspace(0, 24, 97)
+    Z = np.c_[np.exp(-t) + np.exp(-4 * t), 0.5 * np.exp(-t) - np.exp(-4 * t)]
+    Z = Z + 1e-17 * rng.standard_normal(Z.shape)
+    rate, per_pair, _ = dominant_mode_rates(Z, np.ones_like(t, dtype=bool), t[1] - t[0])
+    assert rate == pytest.approx(-1.0, abs=1e-8)
+    k = len(per_pair) // 2
+    assert abs(per_pair[:k].mean() - per_pair[k:].mean()) < 1e-4
