@@ -284,3 +284,8 @@ def test_cluster_flow_solves_the_cluster_field():
     du = (mf.cluster_flow(V, u0, 0.3 + h) - mf.cluster_flow(V, u0, 0.3 - h)) / (2 * h)
     u = mf.cluster_flow(V, u0, 0.3)
     assert np.allclose(du, V @ u - (u @ V @ u) * u, atol=1e-9)
+
+
+def test_an_unreadable_target_is_named_not_judged(default_run):
+    v = claim(default_run, target="dominant eigenspace of W")
+    assert v.verdict == "inconclusive" and "cannot read 'W'" in v.reason, v.reason

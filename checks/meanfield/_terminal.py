@@ -314,7 +314,9 @@ def decide(outcomes: list[dict]) -> tuple[bool, float | None, str | None, str]:
         worst = {w: max(c.relative_error for c in o["comparisons"] if c.what == w) for w in kinds}
         note = (f"; nothing to compare at beta = {', '.join(f'{b:g}' for b in o['silent'])}" if o["silent"] else "")
         parts.append(f"{o['name']} ({o['findings'].motion}, S of dim {o['findings'].dim_S}): "
-                     + ", ".join(f"{w}{' rate' if w in RATES else ''} within {worst[w]:.1e}" for w in kinds)
+                     + ", ".join(f"{w} rate within {worst[w]:.1e}" if w in RATES else
+                                 f"transport within {worst[w]:.1e}" if w == "transport" else
+                                 f"clusters end within {worst[w]:.1e} of S" for w in kinds)
                      + note)
     return True, observed, None, ("the tight clusters move as the derived cluster field predicts: " + "; ".join(parts)
                                   + " (relative errors; window halves and resolved refinement samples move each by "

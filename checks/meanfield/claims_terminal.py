@@ -251,7 +251,10 @@ def conjecture1(results, stated) -> ClaimVerdict:
     if stated.stated != PREDICATE:
         return ClaimVerdict("inconclusive", f"the predicate {stated.stated!r} is not one this claim measures "
                             f"(it measures {PREDICATE!r}: the mass on a target subspace tends to 1)")
-    cases = [judge_case(g, _target(stated, g)) for g in (f,) + tuple(f.extra_cases)]
+    try:
+        cases = [judge_case(g, _target(stated, g)) for g in (f,) + tuple(f.extra_cases)]
+    except ValueError as exc:                       # a stated target that cannot be read: say so, decide nothing
+        return ClaimVerdict("inconclusive", f"the stated form cannot be judged: {exc}")
     ev = {"meanfield.terminal_phase": {"target": stated.get("target"), "cases": {c.model: c.kind for c in cases},
                                        "t_switch": list(f.t_switch)}}
     text = "; ".join(c.text for c in cases)
