@@ -145,7 +145,7 @@ def test_rotated_value_eigenspace_fails_not_unresolved(delta):
     with perturbed(families()["model_rotation"], delta):
         r = run("meanfield.terminal_phase", TERM_SMALL)
     assert r.verdict == "fail", (r.verdict, r.reason)
-    assert "from S" in r.reason and r.evidence.unresolved is None
+    assert "rest off S" in r.reason and r.evidence.unresolved is None
 
 
 def test_without_a_tight_cluster_the_rate_is_unresolved_not_failed():

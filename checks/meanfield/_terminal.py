@@ -243,11 +243,11 @@ def _off_S(der: Derived, beta: float, run: dict, p: dict, dt: float) -> list[str
     rate > 0 from the SymPy Jacobian at u) for less time than that rate needs to lift a round-off offset to the
     window's bottom.  A cluster whose distance to S at t_max exceeds the window's top and has not fallen by
     e^{-r T / 2} over its tight time T in the late window disagrees with it, as does one that rests (steps below
-    STEP_FLOOR) at an attracting point off S or at an unstable one beyond that horizon."""
+    STEP_FLOOR) at an attracting point off S or at an unstable one beyond that horizon (one line per beta)."""
     lo, hi = sorted(p["axis_window"])
-    r, out = der.rates["axis_rate"], []
+    r, t = der.rates["axis_rate"], run["t"]
+    moving, resting = [], []
     for c in run["clusters"]:
-        t = run["t"]
         late = np.nonzero(c["tight"] & (t >= t[-1] * (1 - LATE)))[0]
         if late.size < 2 or not c["tight"][-1]:
             continue
@@ -256,21 +256,27 @@ def _off_S(der: Derived, beta: float, run: dict, p: dict, dt: float) -> list[str
             continue
         steps = np.linalg.norm(np.diff(c["centre"], axis=0), axis=1)
         if steps[-1] >= STEP_FLOOR:
-            out.append(f"at beta = {beta:g} a tight cluster keeps moving at distance {d1:.3g} from S without "
-                       f"approaching it (x {d1 / d0:.3g} over the last {span:.3g} time units, where the derived rate "
-                       f"r = {r:.4g} gives x {np.exp(-r * span):.3g})")
+            moving.append((d1, d1 / d0, span))
             continue
         k = len(steps) - 1
         while k >= 0 and steps[k] < STEP_FLOOR and c["tight"][k]:
             k -= 1
-        rest = float(t[-1] - t[k + 1])
-        esc = mf.escape_rate(der.V, c["centre"][-1])
+        rest, esc = float(t[-1] - t[k + 1]), mf.escape_rate(der.V, c["centre"][-1])
         horizon = np.log(lo / ROUND_OFF) / esc if esc > 0 else 0.0
         if rest > horizon:
-            out.append(f"at beta = {beta:g} a tight cluster rests {rest:.3g} time units at distance {d1:.3g} from S, "
-                       + (f"at a point the derived cluster field attracts (escape rate {esc:.3g})" if esc <= 0 else
-                          f"longer than the derived escape rate {esc:.3g} needs ({horizon:.3g}) to lift a round-off "
-                          f"offset {ROUND_OFF:g} to {lo:g}"))
+            resting.append((rest, d1, esc, horizon))
+    out = []
+    if moving:
+        d1, ratio, span = max(moving)
+        out.append(f"at beta = {beta:g} {len(moving)} tight cluster(s) keep moving off S without approaching it (at "
+                   f"distance {d1:.3g}: x {ratio:.3g} over the last {span:.3g} time units, where the derived rate "
+                   f"r = {r:.4g} gives x {np.exp(-r * span):.3g})")
+    if resting:
+        rest, d1, esc, horizon = max(resting)
+        out.append(f"at beta = {beta:g} {len(resting)} tight cluster(s) rest off S (up to {rest:.3g} time units at "
+                   f"distance {d1:.3g}), " + (f"at a point the derived cluster field attracts (escape rate {esc:.3g})"
+                                              if esc <= 0 else f"longer than the derived escape rate {esc:.3g} needs "
+                                              f"({horizon:.3g}) to lift a round-off offset {ROUND_OFF:g} to {lo:g}"))
     return out
 
 

@@ -213,7 +213,7 @@ def judge_case(g, T: Target) -> CaseVerdict:
                            f"conjecture from it ({held})")
     if g.motion == "rotation":
         rates = [f"{fmt(r, 8)} (beta = {b:g})" for r, b in zip(g.rotation_rate_measured, g.betas) if r is not None]
-        rot = (f"in {name} V's dominant eigenvalues are the complex pair {_pair(g.dominant_eigenvalues)}: the tokens "
+        rot = (f"in {name}, V's dominant eigenvalues are the complex pair {_pair(g.dominant_eigenvalues)}: the tokens "
                f"concentrate on its real invariant plane (mass off it <= {fmt(max(off[k] for k in ks), 2)}) and keep "
                "turning in it at the measured rate " + (", ".join(rates) or "(not measured)")
                + f" against the derived |Im lambda| = {fmt(g.rotation_rate, 8)}, never coming to rest on a direction"
@@ -271,7 +271,7 @@ def conjecture1(results, stated) -> ClaimVerdict:
     if rotating:
         at_rest = [_name(c.model) for c in consistent if not c.rotation]
         return ClaimVerdict("holds_if", f"{text}; {rotating[0].rotation}",
-                            condition="the dominant eigenvalue of V is real"
+                            condition="the dominant eigenvalue of V is real (and not defective)"
                                       + (f" (as in {' and '.join(at_rest)}: there the tokens come to rest on its "
                                          "eigenspace)" if at_rest else "") + f"; otherwise, as {rotating[0].rotation}",
                             evidence=ev)
