@@ -23,11 +23,12 @@ STEP_FLOOR = 1e-4     # transport: predicted steps shorter than this are not com
 # ----------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class RateComparison:
-    """One derived rate against its measurement at one beta: ``what`` is ``approach``, ``rotation`` or
-    ``escape``; ``measured`` the worst cluster's value, ``relative_error`` |measured - derived| / derived,
-    ``uncertainty`` its relative uncertainty (window halves, refinement samples), ``status`` ``agrees``,
-    ``disagrees``, ``undecided`` (within its uncertainty of the tolerance) or ``imprecise`` (uncertainty above a
-    tenth of the tolerance)."""
+    """One comparison of derived with measured at one beta.  ``what``: ``approach``, ``rotation`` or ``escape`` (a
+    rate: ``measured`` the worst cluster's value, ``relative_error`` |measured - derived| / derived, ``uncertainty``
+    its relative uncertainty from window halves and refinement samples), ``transport`` (``measured`` the worst
+    one-step error relative to the step, derived 0) or ``position`` (``measured`` the largest distance of a tight
+    cluster from S at t_max, ``tolerance`` the window's top).  ``status``: ``agrees``, ``disagrees``, ``undecided``
+    (within its uncertainty of the tolerance) or ``imprecise`` (uncertainty above a tenth of the tolerance)."""
 
     what: str
     beta: float
@@ -106,7 +107,6 @@ class TerminalFindings:
     @property
     def switched(self) -> tuple[bool, ...]:
         return tuple(s is not None for s in self.t_switch)
-
 
 
 # ----------------------------------------------------------------------------------------------
