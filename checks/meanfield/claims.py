@@ -7,7 +7,8 @@ B.zero_temperature_rate   rate (upper): sup_x |X_beta - X_inf| = O(sqrt(log(beta
 B.stationary_projection   bound: W2(mu^inf_t, Pi#mu_0) <= K e^{-ct}       meanfield.projection_stationary, w2_bound
 B.theorem1                bound: W2(mu^beta_t, Pi#mu_0) <= K (s(beta) e^{C1 t} + e^{-ct})   meanfield.w2_bound
 B.log_beta_time_scale     qualitative: argmin_t W2 grows like log beta     meanfield.w2_bound (+ terminal_phase)
-B.conjecture1             terminal phase on the dominant eigenspace of V   meanfield.terminal_phase
+
+B.conjecture1 (the terminal phase on the dominant eigenspace of V) is in claims_terminal.
 """
 from __future__ import annotations
 
@@ -348,31 +349,3 @@ def _log_beta_time_scale(results, stated) -> ClaimVerdict:
                         f"{fit['intercept']:.3g} {where} (95% interval of the slope widened by the N/2 refinement "
                         f"[{lo:.3g}, {hi:.3g}], {relation(lo, 0.0)} 0; r2 {fit['r2']:.4f})" + extra, evidence=ev)
 
-
-@claim(id="B.conjecture1", paper="B", needs=("meanfield.terminal_phase",))
-def _conjecture1(results, stated) -> ClaimVerdict:
-    d = results["meanfield.terminal_phase"].details
-    beta = d["beta"]
-    ev = {"meanfield.terminal_phase": {"t_switch": d["t_switch"], "q_V_final": d["q_V_final"],
-                                       "shared_dominant_eigenspace": d["shared_dominant_eigenspace"],
-                                       "t_switch_vs_log_beta": d.get("t_switch_vs_log_beta")}}
-    if d["shared_dominant_eigenspace"]:
-        return ClaimVerdict("inconclusive", "V and V B^T share their dominant eigenspace: there is nothing to switch, "
-                            "the run cannot tell the conjecture from the zero-temperature limit", evidence=ev)
-    for b, st, hz in zip(beta, d["stuck_at_E"], d["escape_horizon"]):
-        if st and hz is not None and d["t_max"] > hz:
-            return ClaimVerdict("refuted", "the tokens stay on the dominant eigenspace of V B^T beyond the time "
-                                "round-off alone would need to leave it", condition=f"beta = {b:g}: concentrated on "
-                                f"E(V B^T) at t_max = {d['t_max']:g} > escape horizon {hz:.3g}", evidence=ev)
-    if not all(d["switched"]) or min(d["q_V_final"]) < d["level"]:
-        missing = [f"{b:g}" for b, s in zip(beta, d["switched"]) if not s]
-        return ClaimVerdict("inconclusive", "no completed switch by t_max at beta = " + ", ".join(missing)
-                            + " (within the escape horizon: raise t_max)", evidence=ev)
-    fit = d.get("t_switch_vs_log_beta") or {}
-    scale = (f"; t_switch = {fit['slope']:.3g} log beta + {fit['intercept']:.3g}, slope in "
-             f"[{fit['interval'][0]:.3g}, {fit['interval'][1]:.3g}] (95% t-interval widened by the N/2 refinement)"
-             if fit else "")
-    return ClaimVerdict("not_refuted", f"at every beta ({', '.join(f'{b:g}' for b in beta)}) a metastable phase on "
-                        f"E(V B^T) is followed by a switch to the dominant eigenspace of V (q_V(t_max) >= "
-                        f"{d['level']:g}), approached at the derived rate v1 - v2 = {d['axis_rate_derived']:.4g}"
-                        + scale, evidence=ev)

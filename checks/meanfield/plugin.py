@@ -75,7 +75,7 @@ PAPER = Paper(
     key="B", model="meanfield",
     title="Quantifying Concentration Phenomena of Mean-Field Transformers in the Low-Temperature Regime",
     citation="A. Alcalde, L. Bungert, K. Riedl, T. Roith, arXiv:2605.10931 (2026)",
-    modules=tuple(f"{_PKG}.{m}" for m in ("limit", "flow", "projection", "w2", "terminal", "claims")),
+    modules=tuple(f"{_PKG}.{m}" for m in ("limit", "flow", "projection", "w2", "terminal", "claims", "claims_terminal")),
     order=("meanfield.zero_temperature_limit", "meanfield.zero_temperature_flow", "meanfield.projection_stationary",
            "meanfield.w2_bound", "meanfield.terminal_phase"),
     stated=(_PKG, "stated.toml"),

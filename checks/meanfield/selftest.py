@@ -2,10 +2,11 @@
 ``attnverify selftest --mutants``) and the perturbation families and rows of the power self-test
 (``attnverify selftest --power``).
 
-Families: a *scale* of a closed form (X_inf and its flow, the rate c, C1, the terminal axis rate), a
-*mismatch* of the model (B and V rotated by an angle delta, so the eigenspaces of V B^T and of V turn by delta
-while the spectrum is kept; the top eigenvalue of V B^T raised by delta mu_1; the Theorem-1 rate s(beta) at
-beta (1 + delta)), or one *fixed* wrong closed form (Pi onto the dominant eigenspace of V).
+Families: a *scale* of a closed form (X_inf and its flow, the rate c, C1, the terminal approach and rotation
+rates), a *mismatch* of the model (B and V rotated by an angle delta, so the eigenspaces of V B^T and of V turn by
+delta while the spectrum is kept; the top eigenvalue of V B^T raised by delta mu_1; the Theorem-1 rate s(beta) at
+beta (1 + delta); the terminal subspace S turned by delta), or one *fixed* wrong closed form (Pi onto the dominant
+eigenspace of V; S onto V's next invariant subspace, or onto the dominant eigenspace of V's symmetric part).
 """
 from __future__ import annotations
 
@@ -120,6 +121,62 @@ def _naive_particle_softmax(original):
     return NaiveField
 
 
+def _projector(vectors: np.ndarray) -> np.ndarray:
+    q, _ = np.linalg.qr(vectors)
+    return q @ q.T
+
+
+def _subspace_of_group(V: np.ndarray, group: int) -> np.ndarray:
+    """Orthogonal projector onto the real invariant subspace of V's ``group``-th eigenvalue (0: the dominant one) in
+    decreasing real part, a complex pair counted once."""
+    w, U = np.linalg.eig(np.asarray(V, dtype=float))
+    order = np.argsort(-w.real, kind="stable")
+    seen, groups = set(), []
+    for i in order:
+        if i in seen:
+            continue
+        pair = [j for j in order if j != i and abs(w[j] - np.conj(w[i])) <= 1e-9 * max(1.0, abs(w[i]))]
+        seen.update([i, *pair[:1]])
+        groups.append(np.c_[U[:, i].real, U[:, i].imag] if abs(w[i].imag) > 1e-12 else U[:, [i]].real)
+    return _projector(groups[group])
+
+
+def _value_subspace_next(original):
+    """The terminal subspace S onto the invariant subspace of V's next eigenvalue group instead of the dominant one."""
+    @functools.wraps(original)
+    def value_eigenspace(V):
+        original(V)                                     # same validation
+        return _subspace_of_group(V, 1)
+    return value_eigenspace
+
+
+def _value_subspace_symmetric_part(original):
+    """The terminal subspace S onto the dominant eigenspace (same dimension) of the symmetric part (V + V^T)/2: an
+    orthogonal eigenspace, right only for a symmetric V."""
+    @functools.wraps(original)
+    def value_eigenspace(V):
+        k = int(round(np.trace(original(V))))
+        lam, U = np.linalg.eigh((np.asarray(V, float) + np.asarray(V, float).T) / 2)
+        return U[:, -k:] @ U[:, -k:].T
+    return value_eigenspace
+
+
+def _value_subspace_tilt(angle: float):
+    """The terminal subspace S turned by ``angle`` in the plane of its first basis vector and the first direction
+    orthogonal to it."""
+    def make(original):
+        @functools.wraps(original)
+        def value_eigenspace(V):
+            P = original(V)
+            w, U = np.linalg.eigh(P)
+            a, b = U[:, w > 0.5][:, 0], U[:, w < 0.5][:, 0]
+            R = np.eye(len(P)) + np.sin(angle) * (np.outer(b, a) - np.outer(a, b)) \
+                + (np.cos(angle) - 1) * (np.outer(a, a) + np.outer(b, b))
+            return R @ P @ R.T
+        return value_eigenspace
+    return make
+
+
 MUTANTS: tuple[Mutant, ...] = (
     Mutant("Pi_onto_V", MF, "projection_map", _pi_onto_v, ("meanfield.projection_stationary", "meanfield.w2_bound"),
            "Pi projects onto the dominant eigenspace of V instead of V B^T"),
@@ -133,6 +190,10 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant("X_inf_without_tangent_projection", MF, "zero_temperature_field", _field_without_projection,
            ("meanfield.zero_temperature_limit", "meanfield.projection_stationary"),
            "zero-temperature field V B^T x/|B^T x| without P_perp_x"),
+    Mutant("S_next_invariant_subspace", MF, "value_eigenspace", _value_subspace_next, ("meanfield.terminal_phase",),
+           "the terminal subspace S onto V's next invariant subspace instead of the dominant one"),
+    Mutant("S_symmetric_part", MF, "value_eigenspace", _value_subspace_symmetric_part, ("meanfield.terminal_phase",),
+           "the terminal subspace S onto the dominant eigenspace of (V + V^T)/2 (right only for a symmetric V)"),
     Mutant("particle_softmax_no_max_subtraction", "attnverify.numerics.particles", "_Field", _naive_particle_softmax,
            ("meanfield.w2_bound", "meanfield.terminal_phase"),
            "particle attention softmax without max-subtraction (exp overflow at beta ||B|| > ~709)"),
@@ -242,6 +303,17 @@ def families() -> tuple[Family, ...]:
         Family("top_eigenvalue", "mismatch", "Paper B theory with the top eigenvalue of V B^T raised by delta mu_1",
                lambda dl: _matrix_mismatch(_raise_top_eigenvalue(dl))),
         Family("Pi_onto_V", "fixed", "Pi onto the dominant eigenspace of V instead of V B^T", _fixed("Pi_onto_V")),
+        Family("rotation_rate_scale", "scale", "the terminal-phase rotation rate |Im lambda_1| x (1 + delta) "
+               "(attnverify.theory.mean_field.terminal_rates)",
+               lambda dl: [Mutant("rotation_rate_scale", MF, "terminal_rates", scale_entry("rotation_rate", 1 + dl),
+                                  (), "")]),
+        Family("S_next_invariant_subspace", "fixed", "the terminal subspace S onto V's next invariant subspace",
+               _fixed("S_next_invariant_subspace")),
+        Family("S_symmetric_part", "fixed", "the terminal subspace S onto the dominant eigenspace of (V + V^T)/2",
+               _fixed("S_symmetric_part")),
+        Family("S_tilt", "mismatch", "the terminal subspace S turned by the angle delta "
+               "(attnverify.theory.mean_field.value_eigenspace)",
+               lambda dl: [Mutant("S_tilt", MF, "value_eigenspace", _value_subspace_tilt(dl), (), "")]),
     )
 
 
@@ -264,15 +336,28 @@ def power_rows() -> tuple[PowerRow, ...]:
         PowerRow("meanfield.w2_bound", "theorem1_beta_mismatch", not_applicable="the stated rate s(beta) is data "
                  "(stated.toml), read by the claim B.theorem1, not a closed form of the check; the claim self-test "
                  "perturbs it"),
-        PowerRow("meanfield.terminal_phase", "axis_rate_scale"),
+        PowerRow("meanfield.terminal_phase", "axis_rate_scale", 1e-3),
         PowerRow("meanfield.terminal_phase", "model_rotation", smoke=True),
+        PowerRow("meanfield.terminal_phase", "rotation_rate_scale", 1e-3),
+        PowerRow("meanfield.terminal_phase", "S_next_invariant_subspace"),
+        PowerRow("meanfield.terminal_phase", "S_symmetric_part"),
+        PowerRow("meanfield.terminal_phase", "S_tilt", 1e-3),
         PowerRow("meanfield.terminal_phase", "X_inf_scale", not_applicable="Conjecture 1 is about the finite-beta "
                  "terminal phase (the dominant eigenspace of V); the zero-temperature field does not enter its "
                  "prediction"),
     )
 
 
-# ------------------------------------------------------------------------------- the claim self-test
+# ------------------------------------------------------------------------------- claim self-test scenarios
+# ------------------------------------------------------------------------------- claim self-test scenarios
+def _conjecture1_scenarios() -> dict:
+    """B.conjecture1: null -- V = diag(-2, 1) with the default B = diag(1, 3): V B^T = diag(-2, 3), so E = span(e2)
+    is also V's dominant eigenspace (eigenvalue 1) and nothing moves after the zero-temperature phase (no extra model
+    cases).  No counterexample: in the regime the check covers (tight clusters that do not interact) the cluster
+    field's attractor is V's dominant invariant subspace for every V (attnverify.theory.mean_field.terminal)."""
+    return {"null": {"V": np.diag([-2.0, 1.0]), "cases": ""}}
+
+
 def claim_scenarios() -> dict:
     """Per claim: ``null`` check overrides (quick profile) under which the evidence has nothing to decide (expect
     inconclusive). No ``counterexample``: the five statements are theorems under the paper's assumptions (as
@@ -286,4 +371,5 @@ def claim_scenarios() -> dict:
         "B.stationary_projection": {"null": unresolved_C1},
         "B.theorem1": {"null": unresolved_C1},
         "B.log_beta_time_scale": {"null": {"betas": (10.0, 10.5, 11.0)}},     # t_min cannot move over 10 %
+        "B.conjecture1": _conjecture1_scenarios(),
     }

@@ -34,7 +34,9 @@ from attnverify.theory.mean_field.model import Spectrum, check_assumptions, spec
 from attnverify.theory.mean_field.rates import (atom_rates, convergence_rate, jacobian_eigenvalues, lyapunov_rate,
                                                rate_comparison, slowest_atom)
 from attnverify.theory.mean_field.steps import derivation
-from attnverify.theory.mean_field.terminal import escape_rate, terminal_rates, value_eigenspace
+from attnverify.theory.mean_field.terminal import (DominantSubspace, cluster_flow, dominant_subspace, escape_rate,
+                                                   escape_rate_from, subspace_excess, terminal_rates,
+                                                   value_eigenspace)
 from attnverify.theory.mean_field.theorem1 import (C1, K, ConcentrationBound, beta, c, concentration_bound,
                                                    growth_constant, t, theorem1_rate)
 
@@ -47,6 +49,7 @@ __all__ = [
     "jacobian_eigenvalues", "convergence_rate", "lyapunov_rate", "rate_comparison", "atom_rates", "slowest_atom",
     "ConcentrationBound", "concentration_bound", "theorem1_rate", "growth_constant",
     "value_eigenspace", "terminal_rates", "escape_rate", "derivation",
+    "DominantSubspace", "dominant_subspace", "escape_rate_from", "subspace_excess", "cluster_flow",
 ]
 
 for _name in __all__:

@@ -1,0 +1,329 @@
+"""The terminal phase of Paper B (Conjecture 1), shared by the check meanfield.terminal_phase (terminal.py): the typed
+findings the claims read, the derived side of one model, and the comparisons of derived with measured and the
+decision (see terminal.py for what is compared and why).  No check is defined here."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+import attnverify.theory.mean_field as mf
+from attnverify.numerics.cluster_motion import LATE, WIDTH_ERROR
+
+__all__ = ["RateComparison", "SwitchTimeFit", "TerminalFindings", "Derived", "derive", "compare_beta", "decide",
+           "ROUND_OFF", "STEP_FLOOR"]
+
+ROUND_OFF = 1e-16     # smallest offset from an unstable cluster position that float64 round-off can leave
+RATES = ("approach", "rotation", "escape")
+STEP_FLOOR = 1e-4     # transport: predicted steps shorter than this are not compared (integration error ~ rtol)
+
+
+# ----------------------------------------------------------------------------------------------
+# findings (what the claims read)
+# ----------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class RateComparison:
+    """One comparison of derived with measured at one beta.  ``what``: ``approach``, ``rotation`` or ``escape`` (a
+    rate: ``measured`` the worst cluster's value, ``relative_error`` |measured - derived| / derived, ``uncertainty``
+    its relative uncertainty from window halves and refinement samples), ``transport`` (``measured`` the worst
+    one-step error relative to the step, derived 0) or ``position`` (``measured`` the largest distance of a tight
+    cluster from S at t_max, ``tolerance`` the window's top).  ``status``: ``agrees``, ``disagrees``, ``undecided``
+    (within its uncertainty of the tolerance) or ``imprecise`` (uncertainty above a tenth of the tolerance)."""
+
+    what: str
+    beta: float
+    derived: float
+    measured: float
+    relative_error: float
+    uncertainty: float
+    tolerance: float
+    samples: int
+    status: str
+
+
+@dataclass(frozen=True)
+class SwitchTimeFit:
+    """t_switch = slope log(beta) + intercept over the betas that switched: 95 % t-interval of the slope
+    (``ci95``), widened by the refinement samples' spread (``interval``)."""
+
+    slope: float
+    intercept: float
+    ci95: tuple[float, float]
+    interval: tuple[float, float]
+    r2: float
+    refinement_spread: float
+    n: int
+
+
+@dataclass(frozen=True)
+class TerminalFindings:
+    """The terminal phase of one model, as the claims read it (per beta, in the order of ``betas``).
+
+    Structure (derived): ``structure`` is ``switch`` (the tokens must leave E for S), ``nested`` (S lies in E: they
+    stay in E) or ``shared`` (E lies in S and S is at rest: nothing moves after the zero-temperature phase);
+    ``motion`` ``fixed`` or ``rotation``; ``P_E``, ``P_S`` the orthogonal projectors, ``B``, ``V`` the model.
+    Phases (measured): ``dwell_E`` (longest time with q_E >= meta_level), ``metastable`` (dwell_E >= meta_dwell),
+    ``t_meta`` (its start), ``t_switch`` (q_S crossing 1/2 after it; None without), ``t_switch_vs_log_beta``,
+    ``on_E_at_t_max`` (q_E(t_max) >= level), ``escape_horizon`` (when a tight cluster on E must have left it).
+    Terminal state: ``q_S_late`` (min of q_S over the late window ``late_window``), ``late_moments`` (per beta an
+    array (samples, times, d, d) of the second-moment matrices (1/N) sum x x^T over the late window, main sample
+    first) from which a claim reads the mass on any subspace; ``rotation_rate_measured`` (per beta, None when not
+    measured); ``comparisons`` (every rate compared); ``extra_cases`` (the other models' findings)."""
+
+    model: str
+    betas: tuple[float, ...]
+    B: np.ndarray
+    V: np.ndarray
+    structure: str
+    motion: str
+    dominant_eigenvalues: tuple[complex, ...]
+    dim_E: int
+    dim_S: int
+    P_E: np.ndarray
+    P_S: np.ndarray
+    approach_rate: float
+    rotation_rate: float
+    escape_rate: float | None
+    comparisons: tuple[RateComparison, ...]
+    rotation_rate_measured: tuple[float | None, ...]
+    t_max: float
+    level: float
+    meta_level: float
+    meta_dwell: float
+    dwell_E: tuple[float, ...]
+    metastable: tuple[bool, ...]
+    t_meta: tuple[float | None, ...]
+    t_switch: tuple[float | None, ...]
+    t_switch_vs_log_beta: SwitchTimeFit | None
+    on_E_at_t_max: tuple[bool, ...]
+    escape_horizon: tuple[float | None, ...]
+    late_window: tuple[float, float]
+    q_S_late: tuple[float, ...]
+    late_moments: tuple[np.ndarray, ...]
+    n_clusters: tuple[int, ...]
+    particles_per_window: tuple[float, ...]
+    extra_cases: tuple["TerminalFindings", ...] = field(default=())
+
+    @property
+    def switched(self) -> tuple[bool, ...]:
+        return tuple(s is not None for s in self.t_switch)
+
+
+# ----------------------------------------------------------------------------------------------
+# the analytic side
+# ----------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Derived:
+    """The derived terminal phase of one model (attnverify.theory.mean_field)."""
+
+    P_E: np.ndarray
+    P_S: np.ndarray
+    basis_S: np.ndarray
+    rates: dict
+    escape_rate: float | None
+    structure: str
+    dim_E: int
+    V: np.ndarray
+
+
+def derive(B: np.ndarray, V: np.ndarray) -> Derived:
+    """E (V B^T), S (V), the rates, and how E and S sit: ``shared`` when E lies in S and S is at rest, ``nested``
+    when S lies in E, else ``switch`` (subspace inclusions to 1e-9, far above the certified projector errors)."""
+    spec = mf.spectrum(B, V)
+    P_E = spec.P_E
+    P_S = mf.value_eigenspace(V)
+    rates = mf.terminal_rates(V)
+    w, U = np.linalg.eigh(P_S)
+    basis = U[:, w > 0.5]
+    E_in_S = mf.subspace_excess(P_S, P_E) <= 1e-9
+    S_in_E = mf.subspace_excess(P_E, P_S) <= 1e-9
+    structure = ("shared" if E_in_S and rates["motion"] == "fixed" else "nested" if S_in_E else "switch")
+    esc = mf.escape_rate_from(V, P_E)
+    return Derived(P_E, P_S, basis, rates, esc if esc is not None and esc > 0 and not S_in_E else None,
+                   structure, spec.dim_E, np.asarray(V, dtype=float))
+
+
+# ----------------------------------------------------------------------------------------------
+# comparisons and the decision
+# ----------------------------------------------------------------------------------------------
+def _status(rel: float, u: float, tol: float) -> str:
+    if rel - u > tol:
+        return "disagrees"
+    if rel > tol:
+        return "undecided"
+    return "imprecise" if 10 * u > tol else "agrees"
+
+
+def _compare(what: str, derived: float, beta: float, main: list[tuple], refine: list[list[tuple]],
+             tol: float) -> RateComparison | None:
+    """The worst cluster's fitted (rate, halves difference, samples) of the main run against ``derived``; the
+    uncertainty is the largest halves difference and the largest shift of the refinement samples' worst rate."""
+    fits = [f for f in main if np.isfinite(f[0])]
+    if not fits or derived == 0:
+        return None
+    worst = max(fits, key=lambda f: abs(f[0] - derived))
+    shifts = [abs(max((f for f in r if np.isfinite(f[0])), key=lambda f: abs(f[0] - derived))[0] - worst[0])
+              for r in refine if any(np.isfinite(f[0]) for f in r)]
+    u = max([f[1] for f in fits if np.isfinite(f[1])] + shifts + [0.0]) / abs(derived)
+    rel = abs(worst[0] - derived) / abs(derived)
+    return RateComparison(what, float(beta), float(derived), float(worst[0]), float(rel), float(u), float(tol),
+                          int(sum(f[2] for f in fits)), _status(rel, u, tol))
+
+
+def _transport(der: Derived, beta: float, runs: list[dict], dt: float, p: dict) -> RateComparison | None:
+    """The cluster field's flow over one output step, e^{dt V} c / |e^{dt V} c|, against the measured next centre,
+    at every pair of consecutive tight, isolated samples: the worst |c(t + dt) - predicted| / |predicted - c(t)|
+    over the clusters of every run given (main and resolved refinement samples).
+
+    The centre of a cluster with uniform weights moves exactly by (I - M_k) V m_k (m_k its mean, M_k its second
+    moment), which differs from the cluster field by a term of order w |V|: over one step the centre departs from
+    the flow by about WIDTH_ERROR w |V|_2 dt (measured: up to 14).  A pair is compared only where that term is below
+    a tenth of the tolerance times the step, and the step is at least ``STEP_FLOOR`` (integration error ~ rtol)."""
+    worst, n = 0.0, 0
+    norm_V = float(np.linalg.norm(der.V, 2))
+    for run in runs:
+        for c in run["clusters"]:
+            i = np.nonzero(c["pairs"])[0]
+            if not i.size:
+                continue
+            pred = mf.cluster_flow(der.V, c["centre"][i], dt)
+            step = np.linalg.norm(pred - c["centre"][i], axis=1)
+            width = np.maximum(c["width"][i], c["width"][i + 1])
+            ok = (step >= STEP_FLOOR) & (WIDTH_ERROR * width * norm_V * dt <= p["transport_tol"] / 10 * step)
+            if ok.any():
+                err = np.linalg.norm(c["centre"][i + 1][ok] - pred[ok], axis=1) / step[ok]
+                worst, n = max(worst, float(err.max())), n + int(ok.sum())
+    if n == 0:
+        return None
+    tol = p["transport_tol"]
+    return RateComparison("transport", float(beta), 0.0, worst, worst, 0.0, float(tol), n,
+                          "disagrees" if worst > tol else "agrees")
+
+
+def compare_beta(der: Derived, beta: float, main: dict, refine: list[dict], p: dict,
+                  dt: float) -> tuple[list, list[str]]:
+    """The comparisons at one beta and the decided disagreements that are not rates (a plateau near S, a cluster
+    held on E beyond the derived escape from round-off)."""
+    rates, problems, out = der.rates, [], []
+    pick = (lambda run, key: [c[key] for c in run["clusters"] if key in c])
+    out.append(_compare("approach", rates["axis_rate"], beta, pick(main, "approach"),
+                        [pick(r, "approach") for r in refine], p["rate_tol"]))
+    if rates["motion"] == "rotation":
+        out.append(_compare("rotation", rates["rotation_rate"], beta, pick(main, "rotation"),
+                            [pick(r, "rotation") for r in refine], p["rotation_tol"]))
+    out.append(_transport(der, beta, [main] + refine, dt, p))
+    if der.escape_rate is not None:
+        out.append(_compare("escape", der.escape_rate, beta, pick(main, "escape"),
+                            [pick(r, "escape") for r in refine], p["escape_tol"]))
+        lo = min(p["axis_window"])
+        span = np.log(lo / ROUND_OFF) / der.escape_rate
+        held = [c["below_E"] for c in main["clusters"] if c["below_E"][0] > span]
+        if held:
+            longest = max(held)
+            problems.append(f"at beta = {beta:g} a tight cluster stays within {lo:g} of E for {longest[0]:.3g} time "
+                            f"units from t = {longest[1]:.3g}, where the derived escape rate {der.escape_rate:.4g} "
+                            f"lifts a round-off offset {ROUND_OFF:g} to {lo:g} within {span:.3g}")
+    flat = [c["plateau_at"] for c in main["clusters"] if c["plateau"]]
+    if flat:
+        problems.append(f"at beta = {beta:g} the distance of {len(flat)} tight cluster(s) to S levels off at "
+                        + ", ".join(f"{x:.2g}" for x in flat) + " inside the fit window: they do not approach the "
+                        "derived S")
+    problems += _off_S(der, beta, main, p, dt)
+    hi = max(p["axis_window"])
+    ends = [c["dist_S"][-1] for c in main["clusters"] if c["tight"][-1] and c["dist_S"][-1] <= hi]
+    if ends:         # where the derived flow ends: on S (within the window's top; farther, _off_S decides)
+        out.append(RateComparison("position", float(beta), 0.0, float(max(ends)), float(max(ends)), 0.0, float(hi),
+                                  len(ends), "agrees"))
+    return [c for c in out if c is not None], problems
+
+
+def _off_S(der: Derived, beta: float, run: dict, p: dict, dt: float) -> list[str]:
+    """Tight clusters that end the run off S without approaching it.  The derived cluster field brings every tight
+    cluster to S at the rate r, except one resting at an unstable fixed point (an eigenvector u of V off S, escape
+    rate > 0 from the SymPy Jacobian at u) for less time than that rate needs to lift a round-off offset to the
+    window's bottom.  A cluster whose distance to S at t_max exceeds the window's top and has not fallen by
+    e^{-r T / 2} over its tight time T in the late window disagrees with it, as does one that rests (steps below
+    STEP_FLOOR) at an attracting point off S or at an unstable one beyond that horizon (one line per beta)."""
+    lo, hi = sorted(p["axis_window"])
+    r, t = der.rates["axis_rate"], run["t"]
+    moving, resting = [], []
+    for c in run["clusters"]:
+        late = np.nonzero(c["tight"] & (t >= t[-1] * (1 - LATE)))[0]
+        if late.size < 2 or not c["tight"][-1]:
+            continue
+        d0, d1, span = c["dist_S"][late[0]], c["dist_S"][-1], t[-1] - t[late[0]]
+        if d1 <= hi or d1 < d0 * np.exp(-r * span / 2):
+            continue
+        steps = np.linalg.norm(np.diff(c["centre"], axis=0), axis=1)
+        if steps[-1] >= STEP_FLOOR:
+            moving.append((d1, d1 / d0, span))
+            continue
+        k = len(steps) - 1
+        while k >= 0 and steps[k] < STEP_FLOOR and c["tight"][k]:
+            k -= 1
+        rest, esc = float(t[-1] - t[k + 1]), mf.escape_rate(der.V, c["centre"][-1])
+        horizon = np.log(lo / ROUND_OFF) / esc if esc > 0 else 0.0
+        if rest > horizon:
+            resting.append((rest, d1, esc, horizon))
+    out = []
+    if moving:
+        d1, ratio, span = max(moving)
+        out.append(f"at beta = {beta:g} {len(moving)} tight cluster(s) keep moving off S without approaching it (at "
+                   f"distance {d1:.3g}: x {ratio:.3g} over the last {span:.3g} time units, where the derived rate "
+                   f"r = {r:.4g} gives x {np.exp(-r * span):.3g})")
+    if resting:
+        rest, d1, esc, horizon = max(resting)
+        out.append(f"at beta = {beta:g} {len(resting)} tight cluster(s) rest off S (up to {rest:.3g} time units at "
+                   f"distance {d1:.3g}), " + (f"at a point the derived cluster field attracts (escape rate {esc:.3g})"
+                                              if esc <= 0 else f"longer than the derived escape rate {esc:.3g} needs "
+                                              f"({horizon:.3g}) to lift a round-off offset {ROUND_OFF:g} to {lo:g}"))
+    return out
+
+
+def decide(outcomes: list[dict]) -> tuple[bool, float | None, str | None, str]:
+    """(passed, observed, unresolved, reason) over every model: a disagreement or a decided problem fails; a model
+    with nothing compared, a comparison within its uncertainty of the tolerance, or one whose uncertainty exceeds
+    a tenth of its tolerance is unresolved."""
+    comps = [c for o in outcomes for c in o["comparisons"]]
+    problems = [f"{o['name']}: {pr}" for o in outcomes for pr in o["problems"]]
+    bad = [c for c in comps if c.status == "disagrees"]
+    observed = max((c.relative_error / c.tolerance for c in comps), default=None)
+    label = (lambda o, c: f"{o['name']}: the {c.what} {'rate ' if c.what in RATES else ''}at beta = {c.beta:g}")
+    text = (lambda c: f"measured {c.measured:.8g} against the derived {c.derived:.8g} (relative error "
+                      f"{c.relative_error:.2e}, uncertainty {c.uncertainty:.1e}, tolerance {c.tolerance:g})"
+            if c.what not in ("transport", "position") else
+            f"a tight cluster's step misses the cluster field's flow by {c.relative_error:.2e} of its length "
+            f"(tolerance {c.tolerance:g})" if c.what == "transport" else
+            f"a tight cluster ends {c.measured:.2e} from S (window top {c.tolerance:g})")
+    for o in outcomes:
+        for c in o["comparisons"]:
+            if c.status == "disagrees":
+                problems.append(f"{label(o, c)}: {text(c)}")
+    if problems:
+        return False, observed, None, "; ".join(problems)
+    empty = [o["name"] for o in outcomes if not o["comparisons"]]
+    if empty:
+        return False, observed, ("no tight, isolated cluster reached the fit windows by t_max in the model(s) "
+                                 + ", ".join(empty) + ": nothing to compare (raise t_max)"), ""
+    near = [f"{label(o, c)} ({text(c)})" for o in outcomes for c in o["comparisons"] if c.status == "undecided"]
+    if near:
+        return False, observed, ("a rate error exceeds its tolerance by less than its uncertainty: " + "; ".join(near)
+                                 + ": raise n_particles or t_max"), ""
+    loose = [f"{label(o, c)} (uncertainty {c.uncertainty:.1e}, tolerance {c.tolerance:g})"
+             for o in outcomes for c in o["comparisons"] if c.status == "imprecise"]
+    if loose:
+        return False, observed, ("a fitted rate is uncertain by more than a tenth of its tolerance: " + "; ".join(loose)
+                                 + ": raise n_particles or t_max"), ""
+    parts = []
+    for o in outcomes:
+        kinds = sorted({c.what for c in o["comparisons"]})
+        worst = {w: max(c.relative_error for c in o["comparisons"] if c.what == w) for w in kinds}
+        note = (f"; nothing to compare at beta = {', '.join(f'{b:g}' for b in o['silent'])}" if o["silent"] else "")
+        parts.append(f"{o['name']} ({o['findings'].motion}, S of dim {o['findings'].dim_S}): "
+                     + ", ".join(f"{w} rate within {worst[w]:.1e}" if w in RATES else
+                                 f"transport within {worst[w]:.1e}" if w == "transport" else
+                                 f"clusters end within {worst[w]:.1e} of S" for w in kinds)
+                     + note)
+    return True, observed, None, ("the tight clusters move as the derived cluster field predicts: " + "; ".join(parts)
+                                  + " (relative errors; window halves and resolved refinement samples move each by "
+                                  "at most a tenth of its tolerance)")
