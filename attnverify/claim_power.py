@@ -27,7 +27,9 @@ from typing import Any
 from attnverify.checks.plugin import Perturbation
 
 LADDER = (0.5, 0.2, 0.1, 0.05, 0.02, 0.01, 5e-3, 2e-3, 1e-3)
-TARGETS = {"formula": None, "value": 3.0, "threshold": 0.05, "rate": 0.01}
+# formula claims refute any wrong term: every dropped or doubled term, and the whole expression scaled by the
+# smallest step of the ladder (1 + 1e-3)
+TARGETS = {"formula": LADDER[-1], "value": 3.0, "threshold": 0.05, "rate": 0.01}
 Z_SHIFTS = (12.0, 8.0, 6.0, 5.0, 4.0, 3.0, 2.0, 1.0)       # a reported figure shifted by k standard errors
 
 
@@ -77,14 +79,19 @@ def generic_perturbations(stated: Any, context: dict | None = None) -> list[Pert
         return [Perturbation(f"shift {'+' if s > 0 else '-'} k se", k, stated.restated(float(stated.stated) + s * k * se))
                 for k in Z_SHIFTS for s in (1, -1)]
     if kind == "rate":
+        # exact: a rate off by var^delta either way is wrong. upper (the quantity is O(rate)): a slower decay is a
+        # looser bound and still true (must not be refuted); whether a faster one is wrong depends on the sharp
+        # rate, which the claim's own perturbations (around the derived rate) probe. lower: the mirror image.
         var = sp.Symbol(stated.get("variable"), positive=True)
+        direction = stated.get("direction", "exact")
         out = []
         for d in LADDER:
             factor = (var ** sp.Rational(str(d))) if stated.get("scale", "power") == "power" else sp.exp(sp.Rational(str(d)) * var)
-            slower = Perturbation("slower rate", d, stated.restated(f"({stated.stated})*({sp.sstr(factor)})"))
+            slower = Perturbation("slower rate", d, stated.restated(f"({stated.stated})*({sp.sstr(factor)})"),
+                                  wrong=direction != "upper")
             faster = Perturbation("faster rate", d, stated.restated(f"({stated.stated})/({sp.sstr(factor)})"),
-                                  wrong=stated.get("direction", "exact") == "exact")
-            out += [faster, slower] if stated.get("direction", "exact") == "upper" else [faster, slower]
+                                  wrong=direction != "lower")
+            out += {"upper": [slower], "lower": [faster]}.get(direction, [faster, slower])
         return out
     return []
 
@@ -149,7 +156,7 @@ def claim_power(claim_ids: Sequence[str] | None = None, *, seeds: Sequence[int] 
                                                       "wrong": p.wrong, "target": _target(stated, p), "runs": {}})
                 key = "one-off" if p.delta is None else f"{p.delta:g}"
                 row["runs"].setdefault(key, {})[seed] = _evaluate(c, by_id, p.stated)
-    table = [_summarise(r, checks_pass[r["claim"]]) for r in rows.values()]
+    table = [_summarise(r, checks_pass[r["claim"]], baseline[r["claim"]]) for r in rows.values()]
     scen = run_scenarios([c.id for c in chosen], profile=profile, progress=say) if scenarios else []
     return {"profile": profile, "seeds": seeds, "rows": table, "baseline": baseline, "checks_pass": checks_pass,
             "scenarios": scen, "all_targets_met": all(r["meets_target"] is not False for r in table)
@@ -169,9 +176,11 @@ def _smoke_pick(p: Perturbation, stated: Any) -> bool:
     return p.delta is None or (target is not None and abs(p.delta - target) < 1e-12)
 
 
-def _summarise(row: dict, passing: dict[int, bool]) -> dict:
+def _summarise(row: dict, passing: dict[int, bool], baseline: dict[int, str] | None = None) -> dict:
     """Detection rate per delta (refuted at a seed whose feeding checks all pass) and the MDP: the smallest delta
-    detected at every seed, with every larger delta also detected at every seed."""
+    detected at every seed, with every larger delta also detected at every seed. A wrong statement of a claim that
+    is ``inconclusive`` as stated at every seed (this profile's evidence cannot decide it, e.g. a reported figure
+    whose protocol runs only at the paper profile) has no MDP here: the row says so and counts neither way."""
     rates = {}
     for key, by_seed in row["runs"].items():
         ok = [passing.get(s, False) and v == "refuted" for s, v in by_seed.items()]
@@ -179,6 +188,11 @@ def _summarise(row: dict, passing: dict[int, bool]) -> dict:
     out = {k: v for k, v in row.items() if k != "runs"}
     out["verdicts"] = row["runs"]
     out["rates"] = rates
+    undecided = bool(baseline) and all(v == "inconclusive" for v in baseline.values())
+    if row["wrong"] and undecided and not any(rates.values()):
+        out.update(mdp=None, meets_target=None, note="undecided: the claim as stated is inconclusive on this "
+                   "evidence (its protocol or regime is not run at this profile)")
+        return out
     if not row["wrong"]:
         never = all(v != "refuted" for by_seed in row["runs"].values() for v in by_seed.values())
         out.update(mdp=None, meets_target=never, note="still true: must not be refuted" + ("" if never else

@@ -26,25 +26,27 @@ from attnverify.checks.framework import InputError
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
     """Add the ``selftest`` subcommand to an argparse subparsers object."""
-    p = subparsers.add_parser("selftest", help="mutation self-test (--mutants) or false-alarm sweep (--seeds N)")
+    p = subparsers.add_parser("selftest", help="self-tests: mutants (--mutants), check power (--power), claim "
+                               "power (--claims), false-alarm sweep (--seeds N)")
     p.add_argument("--mutants", action="store_true", help="run the mutant catalogue (about 5 minutes)")
     p.add_argument("--claims", action="store_true", help="measure each claim's power: the smallest error in its "
                    "stated form that the ledger refutes while its checks pass (with --smoke: one seed, targets only)")
     p.add_argument("--power", action="store_true", help="measure each check's minimum detectable perturbation "
                    "(MDP) along its perturbation families (long: tens of minutes for all checks)")
     p.add_argument("--smoke", action="store_true", help="with --power: one family per check at its target "
-                   "delta, one seed (every one must be rejected)")
+                   "delta, one seed (every one must be rejected); with --claims: one seed, the perturbations at their "
+                   "targets")
     p.add_argument("--families", nargs="+", default=None, metavar="FAMILY", help="with --power: only these "
                    "perturbation families")
-    p.add_argument("--markdown", action="store_true", help="with --power: print the table as Markdown")
+    p.add_argument("--markdown", action="store_true", help="with --power or --claims: print the table as Markdown")
     p.add_argument("--jobs", default="1", help="with --power: checks measured at once; with --mutants: mutants run "
                    "at once (worker processes)")
     p.add_argument("--only", nargs="+", default=None, metavar="NAME", help="with --mutants: only these mutants; "
-                   "with --power: only these check ids")
+                   "with --power: only these check ids; with --claims: only these claim ids")
     p.add_argument("--list", dest="list_mutants", action="store_true", help="list the mutants and exit")
     p.add_argument("--seeds", default=None, metavar="N", help="alone: run the quick audit under seeds 0..N-1 "
                    "(about 1.5 minutes per seed) and report each check's pass rate; with --power: the seeds of "
-                   "the MDP (default 5)")
+                   "the MDP (default 5); with --claims: the seeds of the claims' MDP (default 5)")
     p.add_argument("--seed", default="0", help="with --mutants: the seed of every run (default 0)")
     p.add_argument("--json", dest="json_path", metavar="PATH", help="write the results as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
@@ -121,7 +123,7 @@ def mutant_table(mutants, width: int | None = None) -> str:
 
 def cmd_selftest(args: argparse.Namespace) -> int:
     """Run the mutation self-test or the seed sweep; print a table; write JSON to ``args.json_path`` if given."""
-    from attnverify.mutants import KNOWN_GAPS, all_mutants, by_name
+    from attnverify.mutants import all_mutants, by_name, known_gaps
 
     if getattr(args, "list_mutants", False):
         print(mutant_table(all_mutants()))
@@ -154,7 +156,7 @@ def cmd_selftest(args: argparse.Namespace) -> int:
     result = selftest(chosen, seed=seed, jobs=_count("--jobs", args.jobs, 1),
                       progress=lambda i, n, name: say(f"selftest: mutant {i + 1}/{n}: {name} ..."))
     for row in result["rows"]:
-        row["known_gap"] = None if row["caught"] else KNOWN_GAPS.get(row["mutant"])
+        row["known_gap"] = None if row["caught"] else known_gaps().get(row["mutant"])
     print(mutants_table(result))
     if args.json_path:
         Path(args.json_path).write_text(json.dumps(result, indent=2) + "\n")

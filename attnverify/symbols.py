@@ -51,18 +51,24 @@ def subs(expr: Any, mapping: dict | None = None, **values: Any) -> Any:
     symbol was created. A name that is neither a free symbol of ``expr`` nor one of the project's symbols (a
     typo such as ``thetta``) raises :class:`KeyError`: a silent no-op substitution is the mistake this helper
     exists to prevent. A project symbol the expression does not contain is allowed."""
+    project = all_symbols()
     wanted: dict[str, Any] = {}
     for key, value in {**(mapping or {}), **values}.items():
         name = key.name if isinstance(key, sp.Symbol) else str(key)
         wanted[_ALIASES.get(name, name)] = value
     expr = sp.sympify(expr)
-    free = {_ALIASES.get(s.name, s.name): s for s in expr.free_symbols if isinstance(s, sp.Symbol)}
-    known = set(all_symbols())
-    missing = [n for n in wanted if n not in free and n not in known]
+    by_name: dict[str, list] = {}
+    for s in expr.free_symbols:
+        if isinstance(s, sp.Symbol):
+            by_name.setdefault(_ALIASES.get(s.name, s.name), []).append(s)
+    # a project name may differ from its SymPy name (lam is Symbol('lambda') in a paper's namespace): both match
+    names = {n: {n} | ({project[n].name} if n in project else set()) for n in wanted}
+    known = set(project) | {s.name for s in project.values()}
+    missing = [n for n in wanted if not any(m in by_name for m in names[n]) and n not in known]
     if missing:
         raise KeyError(f"{', '.join(missing)}: not a free symbol of the expression "
-                       f"(free: {', '.join(sorted(free)) or 'none'})")
-    return expr.subs({free[n]: v for n, v in wanted.items() if n in free})
+                       f"(free: {', '.join(sorted(by_name)) or 'none'})")
+    return expr.subs({s: v for n, v in wanted.items() for m in names[n] for s in by_name.get(m, ())})
 
 
 def __getattr__(name: str) -> sp.Symbol:

@@ -31,7 +31,9 @@ class Mutant:
 
     ``make(original)`` returns the replacement, built from the original object. ``equivalent`` is empty, or the
     proof that the mutated statement is still true for every admissible input (an equivalent mutant: no correct
-    check can reject it, so it is run and reported but not counted against the checks).
+    check can reject it, so it is run and reported but not counted against the checks). ``known_gap`` is empty, or
+    the measured reason why no check catches this non-equivalent mutant in the quick profile (reported, and the
+    self-test's all-caught figure says so).
     """
 
     name: str
@@ -41,6 +43,7 @@ class Mutant:
     checks: tuple[str, ...]
     description: str
     equivalent: str = ""
+    known_gap: str = ""
 
 
 @dataclass(frozen=True)

@@ -1,10 +1,17 @@
-"""Test-suite settings: CLI runs store their task results in a temporary directory, not in the user's cache."""
+"""Test-suite settings: CLI runs store their task results and derivations in a temporary directory, not in the
+user's cache. Under pytest-xdist the workers share one such directory (its writes are atomic renames), so a
+derivation computed by one worker is read by the other."""
+import os
+
 import pytest
 
 
 @pytest.fixture(autouse=True, scope="session")
 def _task_cache_in_tmp(tmp_path_factory):
+    base = tmp_path_factory.getbasetemp()
+    shared = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "task-cache"
+    shared.mkdir(exist_ok=True)
     mp = pytest.MonkeyPatch()
-    mp.setenv("ATTNVERIFY_CACHE_DIR", str(tmp_path_factory.mktemp("task-cache")))
+    mp.setenv("ATTNVERIFY_CACHE_DIR", str(shared))
     yield
     mp.undo()

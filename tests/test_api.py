@@ -159,3 +159,15 @@ def test_plot_index_out_of_range_names_the_plots():
         r.plot("0")
     import matplotlib.pyplot as plt
     plt.close(r.plot(-1))
+
+
+def test_subs_by_plain_name_reaches_symbols_whose_sympy_name_differs():
+    """Paper C's lam and eps are Symbol('lambda') and Symbol('epsilon') in its namespace and Symbol('lam'),
+    Symbol('eps') in its quantities: S.subs(expr, lam=..., eps=...) once left both in place without an error."""
+    import attnverify
+    import attnverify.checks.slr.formulas as C
+    from attnverify import symbols as S
+
+    for expr in (C.risk_on_M(), attnverify.formula("slr.risk_on_M")):
+        names = {s.name for s in S.subs(expr, lam=0.5, eps=0.1).free_symbols}
+        assert names and not names & {"lam", "lambda", "eps", "epsilon"}, names

@@ -6,8 +6,6 @@ import errno
 import json
 import os
 import stat
-import subprocess
-import sys
 import tempfile
 import time
 
@@ -499,12 +497,3 @@ def test_plot_titles_wrap_outside_mathtext():
              r"and the held-out bound $K\,s(\beta)\,e^{C_1 t}$")
     lines = _wrap_keeping_math(title, 40).split("\n")
     assert len(lines) > 2 and all(line.count("$") % 2 == 0 for line in lines)
-
-
-def test_paper_alignment_line_only_at_the_papers_scale():
-    from attnverify.checks.registry import all_checks
-    from attnverify.checks.signal.alignment import at_paper_scale
-
-    [c] = [c for c in all_checks() if c.id == "signal.alignment_30_runs"]
-    assert at_paper_scale(c.resolve("paper", {})) and not at_paper_scale(c.resolve("quick", {}))
-    assert not at_paper_scale(c.resolve("paper", {"n_steps": 2000}))

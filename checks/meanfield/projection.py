@@ -11,6 +11,7 @@ import numpy as np
 
 import attnverify.theory.mean_field as mf
 from attnverify.checks.framework import Context, Evidence, Param, Plot, Series, check
+from attnverify.checks.judge import relation
 from attnverify.checks.meanfield._model import (D3_PARAM, MODEL_PARAMS, model_matrices, validate_model, with_d3_case)
 from attnverify.numerics.particles import attention_field
 from attnverify.numerics.zero_temperature import zero_temperature_path
@@ -73,19 +74,6 @@ def _projection_stationary(p: dict, ctx: Context) -> Evidence:
     Pi = mf.projection_map(B, V)
     P_E = spec.P_E
 
-    # 1. stationarity: |X_inf(Pi x)| at random points (kept away from E^perp: |P_E x| >= 0.05)
-    X = ctx.rng("points").standard_normal((4 * p["n_points"], d))
-    X /= np.linalg.norm(X, axis=1, keepdims=True)
-    X = X[np.linalg.norm(X @ P_E.T, axis=1) >= 0.05][: p["n_points"]]
-    stat = float(np.max(np.linalg.norm(attention_field(Pi(X), B, V, np.inf), axis=1)))
-    # round-off bound: Pi(x) carries a few ulps; the field's Lipschitz constant on the sphere is at most
-    # |V|(2 + kappa(B)) <= |V|(1 + 2 kappa(B)) (kappa = sigma_max/sigma_min, |D y*| <= kappa, |D P_perp| <= 2);
-    # 64 d eps times that covers Pi's rounding and the field's own evaluation
-    normV = float(np.linalg.norm(V, 2))
-    kappa = spec.sigma_max / spec.sigma_min
-    stat_thr = 64 * d * _EPS * normV * (1 + 2 * kappa)
-    ctx.progress(0.2)
-
     # 2. convergence rate: trajectories from x0 with |P_E x0| >= 0.2, horizon from the Lyapunov bound
     #    |x(t) - Pi x0| <= sqrt(L(t)) <= sqrt(L0) exp(-r_L t), so t_max = log(sqrt(L0)/lo)/r_L reaches lo
     Y = ctx.rng("x0").standard_normal((50 * p["n_traj"], d))
@@ -107,6 +95,41 @@ def _projection_stationary(p: dict, ctx: Context) -> Evidence:
     dists = np.array(ctx.map(trajectory_distance, [(x0, tg, B, V, times, rtols) for x0, tg in zip(X0, targets)]))
     ctx.progress(0.9)
     fine = dists[:, -1, :]
+    # stationarity: |X_inf(Pi x)| at random points (kept away from E^perp: |P_E x| >= 0.05)
+    X = ctx.rng("points").standard_normal((4 * p["n_points"], d))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    X = X[np.linalg.norm(X @ P_E.T, axis=1) >= 0.05][: p["n_points"]]
+    PX = np.asarray(Pi(X), dtype=float)
+    off_sphere = float(np.max(np.abs(np.linalg.norm(PX, axis=1) - 1.0)))
+    # the field lives on the sphere: a Pi that leaves it has no stationarity to test (the flow comparison fails)
+    stat = float(np.max(np.linalg.norm(attention_field(PX, B, V, np.inf), axis=1))) if off_sphere <= 1e-8 else np.inf
+    # round-off bound: Pi(x) carries a few ulps; the field's Lipschitz constant on the sphere is at most
+    # |V|(2 + kappa(B)) <= |V|(1 + 2 kappa(B)) (kappa = sigma_max/sigma_min, |D y*| <= kappa, |D P_perp| <= 2);
+    # 64 d eps times that covers Pi's rounding and the field's own evaluation
+    normV = float(np.linalg.norm(V, 2))
+    kappa = spec.sigma_max / spec.sigma_min
+    stat_thr = 64 * d * _EPS * normV * (1 + 2 * kappa)
+    ctx.progress(0.2)
+
+    # the measured flow must reach the derived limit: min_t |x(t) - Pi(x0)| below the fit window's top
+    closest = fine.min(axis=1)
+    if np.any(closest > hi):
+        i = int(np.argmax(closest))
+        return Evidence(
+            metric="max over trajectories of min_t |x(t) - Pi(x0)|: how close the measured flow comes to the derived "
+                   "limit", observed=float(closest[i]), threshold=hi,
+            reason=f"trajectory #{i} of the measured zero-temperature flow comes no closer than {closest[i]:.3g} to "
+                   f"the derived Pi(x0) by t = {t_max:.3g} (the Lyapunov horizon to reach {lo:.0e}), "
+                   f"{relation(float(closest[i]), hi)} the fit window's top {hi:.0e}: the flow does not converge to "
+                   f"the derived limit (stationarity: max |X_inf(Pi x)| = {stat:.1e}, {relation(stat, stat_thr)} the "
+                   f"round-off bound {stat_thr:.1e}" + (f"; Pi leaves the sphere by {off_sphere:.1e})" if
+                                                       off_sphere > 1e-8 else ")"),
+            passed=False, analytic=targets.tolist(), numeric=closest.tolist(),
+            details={"x0": X0.tolist(), "Pi_x0": targets.tolist(), "closest_distance": closest.tolist(),
+                     "t_max": t_max, "dim_E": spec.dim_E, "stationarity_max": stat,
+                     "stationarity_threshold": stat_thr, "Pi_off_sphere": off_sphere})
+
+
     fits = [fit_rate(times, dd, lo, hi) for dd in fine]
     fitted = np.array([f for f, _ in fits])
     rel = np.abs(fitted - rates) / np.abs(rates)   # a negative derived rate must not pass as a small error
@@ -126,7 +149,7 @@ def _projection_stationary(p: dict, ctx: Context) -> Evidence:
                 f"fitting either half of the window or integrating at rtol {rtols[0]:.0e} instead of "
                 f"{rtols[-1]:.0e} moves the fitted rate by at most {spread:.1e} (relative); threshold = max(rate_tol "
                 f"{p['rate_tol']:.0e}, 10x that) = {thr:.1e}, usable while <= 1e-3 ({bool(thr <= 1e-3)}). "
-                f"Stationarity: max |X_inf(Pi x)| = {stat:.1e} <= {stat_thr:.1e} (round-off bound "
+                f"Stationarity: max |X_inf(Pi x)| = {stat:.1e}, {relation(stat, stat_thr)} {stat_thr:.1e} (round-off bound "
                 f"64 d eps |V| (1 + 2 kappa(B)))"),
         passed=bool(observed <= thr and thr <= 1e-3 and stat <= stat_thr and np.all(rates > 0)),
         analytic=rates.tolist(), numeric=fitted.tolist(), uncertainty=spread,

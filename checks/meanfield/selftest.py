@@ -196,7 +196,11 @@ MUTANTS: tuple[Mutant, ...] = (
            "the terminal subspace S onto the dominant eigenspace of (V + V^T)/2 (right only for a symmetric V)"),
     Mutant("particle_softmax_no_max_subtraction", "attnverify.numerics.particles", "_Field", _naive_particle_softmax,
            ("meanfield.w2_bound", "meanfield.terminal_phase"),
-           "particle attention softmax without max-subtraction (exp overflow at beta ||B|| > ~709)"),
+           "particle attention softmax without max-subtraction (exp overflow at beta ||B|| > ~709)",
+           known_gap="its overflow makes meanfield.w2_bound raise FloatingPointError, and an exception is never a "
+                     "detection (attnverify.mutation.rejects); meanfield.terminal_phase passes. It is caught again "
+                     "when w2_bound judges a non-finite particle simulation as a disagreement with its finite closed "
+                     "form (a fail), as signal.low_temperature does"),
 )
 
 

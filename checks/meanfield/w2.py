@@ -198,7 +198,10 @@ def analytic_side(B: np.ndarray, V: np.ndarray, samples: list[np.ndarray]) -> di
     spec = mf.spectrum(B, V)
     targets = [np.asarray(Pi(X), dtype=float) for X in samples]
     growth = mf.growth_constant(B, V)
+    on_sphere = all(np.all(np.abs(np.linalg.norm(tg, axis=1) - 1.0) <= 1e-8) for tg in targets)
     try:
+        if not on_sphere:           # atoms are points of the sphere: a Pi that leaves it has none
+            raise ValueError("the derived Pi maps off the sphere")
         rates = [mf.atom_rates(B, V, tg) for tg in targets]
         in_E = True
     except ValueError:              # the derived Pi maps off the derived E: no atom rates (the check then fails)

@@ -2,7 +2,7 @@
 the closed forms evaluated fast, and the numeric helpers the checks share (sampling realisable overlaps, the
 Monte Carlo and quadrature sides).
 
-Model (``../shared/papers/C-single-location.md``): tokens X_1..X_L in R^d, J0 uniform, X_{J0} ~ N(sqrt(d/2) k*,
+Model (Paper C; docs/theory.md): tokens X_1..X_L in R^d, J0 uniform, X_{J0} ~ N(sqrt(d/2) k*,
 gamma^2 I), the others N(0, I); Y = <X_{J0}, v*> + xi, Var xi = eps^2; T_{k,v}(X) = sum_l erf(lam <X_l, k>) <X_l, v>
 with unit k, v; R(k, v) = E (Y - T)^2. The overlaps o = (kappa, nu, theta, eta, rho) = (<k,k*>, <v,v*>, <v,k*>,
 <k,v*>, <k,v>) are the coordinates; M = {theta = eta = rho = 0}.

@@ -39,7 +39,7 @@ def _steps() -> list:
                      "function of kappa: the monomials of R in (nu, theta, eta, rho)", sp.Matrix(names),
                      "sympy.Poly of the expanded risk; every coefficient free of nu, theta, eta, rho; R minus its "
                      f"reassembly: {structure_residual()} (coefficients: {len(risk_structure())})",
-                     r"R = \sum c_m(\kappa) m")
+                     r"R = \sum c_m(\kappa) m", name="risk-structure")
     return derivation() + [structure]
 
 
@@ -52,7 +52,7 @@ def derive(values: dict) -> tuple[str, list]:
     subs = {SYMBOLS[k]: v for k, v in values.items() if k in SYMBOLS}
     title = TITLE
     if subs:
-        steps = [Step(s.statement, s.result.subs(subs), s.reason, s.label) for s in steps]
+        steps = [Step(s.statement, s.result.subs(subs), s.reason, s.label, name=s.name) for s in steps]
         title += "; at " + ", ".join(f"{k} = {v}" for k, v in values.items() if k in MODEL_KEYS)
     return title, steps
 

@@ -48,28 +48,28 @@ def _noise_without_rho(original):
 
 
 def _owen_wrong_a(original):
-    """zeta through Owen's T with a = 1/sqrt(1 + 2 sigma^2) instead of 1/sqrt(1 + 4 sigma^2)."""
-    sig = inspect.signature(original)
-
-    @functools.wraps(original)
-    def wrong(*args, **kwargs):
-        b = sig.bind(*args, **kwargs)
-        b.apply_defaults()
-        t, s = b.arguments["t"], b.arguments["sigma"]
-        if "route" in b.arguments and b.arguments["route"] != "owen":
-            return original(*args, **kwargs)
-        if original.__name__ == "zeta_np":
+    """zeta through Owen's T with a = 1/sqrt(1 + 2 sigma^2) instead of 1/sqrt(1 + 4 sigma^2) (the replacement keeps
+    the original's signature: zeta_np(t, sigma), zeta_mp(t, sigma, route))."""
+    if original.__name__ == "zeta_np":
+        @functools.wraps(original)
+        def zeta_np(t, sigma):
             from scipy.special import owens_t
 
-            t, s = np.asarray(t, float), np.asarray(s, float)
+            t, s = np.asarray(t, float), np.asarray(sigma, float)
             return 1.0 - 8.0 * owens_t(np.sqrt(2.0) * t / np.sqrt(1 + 2 * s ** 2), 1.0 / np.sqrt(1 + 2 * s ** 2))
+        return zeta_np
+
+    @functools.wraps(original)
+    def zeta_mp(t, sigma, route: str = "owen"):
+        if route != "owen":
+            return original(t, sigma, route)
         import mpmath
 
         from attnverify.theory.slr_gauss import owens_t_mp
 
-        t, s = mpmath.mpf(t), mpmath.mpf(s)
+        t, s = mpmath.mpf(t), mpmath.mpf(sigma)
         return 1 - 8 * owens_t_mp(mpmath.sqrt(2) * t / mpmath.sqrt(1 + 2 * s ** 2), 1 / mpmath.sqrt(1 + 2 * s ** 2))
-    return wrong
+    return zeta_mp
 
 
 def _gradient_rho_halved(original):
@@ -157,6 +157,7 @@ def _kind_flipped(original):
         swap = {"minimum": "saddle", "saddle": "minimum"}
         pts = tuple(dataclasses.replace(p, kind=swap.get(p.kind, p.kind)) for p in res.points)
         return dataclasses.replace(res, points=pts)
+    stationary_points.__signature__ = inspect.signature(original)   # a pass-through: the original's arguments
     return stationary_points
 
 
