@@ -29,7 +29,7 @@ _LAZY = {
     "derivation": ("attnverify.derive", "derivation"), "ClaimResult": ("attnverify.checks.claims", "ClaimResult"),
     "ledger": ("attnverify.checks.claims", "ledger"), "InputError": ("attnverify.checks.framework", "InputError"),
     "catalogue": ("attnverify.checks.runner", "catalogue"), "papers": ("attnverify.checks.registry", "papers"),
-    "audit": ("attnverify.audit", "audit"), "formula": ("attnverify.quantities", "formula"),
+    "audit": ("attnverify.user_claims", "audit"), "formula": ("attnverify.quantities", "formula"),
     "quantity": ("attnverify.quantities", "quantity"),
 }
 

@@ -205,7 +205,7 @@ def cmd_claims(args: argparse.Namespace) -> int:
 
 def cmd_audit(args: argparse.Namespace) -> int:
     """Judge the claims of a user's file; the checks its restatements of built-in claims read run first."""
-    from attnverify.audit import checks_of, prepare
+    from attnverify.user_claims import checks_of, prepare
     from attnverify.checks.audit import evaluate
     from attnverify.report import claims_table, write_json
 

@@ -194,3 +194,20 @@ def test_formula_and_quantity_api():
         attnverify.quantity("signal.w", rho=0.5)
     with pytest.raises(InputError, match="did you mean"):
         attnverify.formula("signal.J_limt")
+
+
+def test_no_submodule_shadows_a_public_function():
+    """attnverify's lazily loaded functions (audit, formula, quantity, run, ...) keep their names whatever was
+    imported before: a submodule of the same name replaces the attribute when it is imported. attnverify.audit once
+    shared its name with the module behind `attnverify audit`, so after the CLI ran it was a module, and the suite
+    failed depending on test order."""
+    import importlib
+    import importlib.util
+
+    import attnverify
+
+    for name, (module, attr) in attnverify._LAZY.items():
+        if attr is not None:
+            assert importlib.util.find_spec(f"attnverify.{name}") is None, name
+    importlib.import_module("attnverify.user_claims")
+    assert callable(attnverify.audit) and attnverify.audit.__module__ == "attnverify.user_claims"

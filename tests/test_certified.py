@@ -316,3 +316,17 @@ def test_all_input_errors_of_a_run_are_reported_together():
     for cid in ("meanfield.zero_temperature_limit", "meanfield.zero_temperature_flow",
                 "meanfield.projection_stationary"):
         assert cid in msg
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed, dim_E", DRAWS)
+def test_all_five_meanfield_checks_pass_at_d3_without_extra_settings(seed, dim_E):
+    """Issue 23's bar: any valid d = 3 model (non-diagonal, V non-symmetric with V B^T symmetric, dim E = 1 or 2)
+    runs all five Paper B checks at the quick profile with no setting but the model, and they pass."""
+    m = model_d3(seed, dim_E)
+    assert not np.allclose(m["V"], m["V"].T)
+    from attnverify.checks.registry import all_checks
+
+    rep = checks.run([c.id for c in all_checks() if c.id.startswith("meanfield.")], seed=seed, overrides=m)
+    assert len(rep.results) == 5
+    assert all(r.verdict == "pass" for r in rep.results), [(r.id, r.verdict, r.reason) for r in rep.results]

@@ -250,3 +250,12 @@ def test_theorem1_at_dim_E_2_runs_with_a_transport_solver_and_is_judged():
     assert "ot.emd2" in f.W_method and np.all(f.W_lower[np.isfinite(f.W_lower)] <= f.W_upper[np.isfinite(f.W_upper)])
     assert claims["B.theorem1"].verdict in ("not_refuted", "refuted")
     assert "dim E = 2" in claims["B.theorem1"].reason
+
+
+def test_log_beta_growth_needs_a_decade_of_beta():
+    """B.log_beta_time_scale over beta = 10, 10.5, 11 (a fiftieth of a decade): t_min grows, but log beta cannot be
+    told from a power of beta there. Failed before: 'holds' (the claim self-test's null scenario)."""
+    results, _ = _run([W2], overrides={"betas": (10.0, 10.5, 11.0)})
+    assert results[W2].verdict == "pass"
+    v = _verdict(results, "B.log_beta_time_scale")
+    assert v.verdict == "inconclusive" and "decade" in v.reason

@@ -356,8 +356,9 @@ def test_claim_scenarios_are_wired_and_the_null_one_is_inconclusive():
     from attnverify.claim_power import run_scenarios
 
     scen = paper("signal").claim_scenarios()
-    assert set(scen) == {"A.closed_form_objective", "A.ode_tracks_sga", "A.reported_alignment", "A.no_spurious_traps",
-                         "A.up_to_sign", "A.any_initialisation"}
+    # the formula claims have no null scenario: SymPy's proof and the judge's own measurement decide them whatever
+    # the checks' settings (measured: 50 sequences, or 8 SGA runs, still give holds)
+    assert set(scen) == {"A.reported_alignment", "A.no_spurious_traps", "A.up_to_sign", "A.any_initialisation"}
     assert scen["A.up_to_sign"]["counterexample"] == {"thetas": (0.25,)}
     rows = [r for r in run_scenarios(["A.no_spurious_traps"]) if r["scenario"] == "null"]
     assert rows and rows[0]["verdict"] == "inconclusive" and rows[0]["ok"]

@@ -301,3 +301,27 @@ def test_closed_form_flow_with_a_huge_spectrum_is_a_clear_error():
     """|mu| ~ 1e300 would need astronomically many quadrature panels: a ValueError that says so."""
     with pytest.raises(ValueError, match="quadrature panels"):
         mf.closed_form_flow(np.array([0.6, 0.8]), np.eye(2), np.diag([1e300, 2e299]), [0.0, 1.0])
+
+
+def test_terminal_phase_report_formula_is_the_axis_rate_it_compares():
+    """The report shows for meanfield.terminal_phase the closed forms the check compares (the cluster field's
+    approach rate v_1 - v_2), not the Theorem-1 limit of t*/log beta. The derived rate against central differences
+    of g(u) = (I - u u^T) V u / |u|^2 at u = e_1 along e_2."""
+    import sympy as sp
+
+    from attnverify.checks.registry import paper
+    from attnverify.theory.mean_field.steps import derivation
+
+    _, labels = paper("meanfield").formulas("meanfield.terminal_phase", {})
+    steps = {s.name: s for s in derivation()}
+    assert {steps["cluster-jacobian"].label, steps["axis-rate"].label} == set(labels)
+    V = np.diag([2.0, 0.7, -0.4])
+
+    def g(u):
+        u = np.asarray(u, float)
+        return (np.eye(3) - np.outer(u, u) / (u @ u)) @ V @ u
+
+    h = 1e-6
+    slope = (g([1, h, 0])[1] - g([1, -h, 0])[1]) / (2 * h)          # d g_2 / d u_2 at e_1: the e_2 eigenvalue
+    rate = steps["axis-rate"].result.subs({sp.Symbol(f"v{i + 1}", real=True): V[i, i] for i in range(3)})
+    assert float(rate) == pytest.approx(-slope, rel=1e-8)

@@ -319,6 +319,11 @@ def _theorem1(results, stated) -> ClaimVerdict:
     return v
 
 
+# over less than a decade of beta, log beta is nearly linear in beta (and in any small power of it): a fit of t_min
+# against log beta cannot say that the growth is logarithmic
+MIN_BETA_DECADES = 1.0
+
+
 @claim(id="B.log_beta_time_scale", paper="B", needs=(W2,), uses=(TERM,))
 def _log_beta_time_scale(results, stated) -> ClaimVerdict:
     f = results[W2].findings
@@ -341,6 +346,12 @@ def _log_beta_time_scale(results, stated) -> ClaimVerdict:
         return ClaimVerdict("refuted", f"the time of closest approach to Pi#mu_0 does not grow with beta {where}",
                             condition=f"slope of t_min in log beta in [{lo:.3g}, {hi:.3g}], {relation(hi, 0.0)} 0",
                             evidence=ev)
+    span = math.log10(max(f.betas) / min(f.betas))
+    if span < MIN_BETA_DECADES:
+        return ClaimVerdict("inconclusive", f"t_min grows (slope in log beta in [{lo:.3g}, {hi:.3g}]) {where}, but "
+                            f"these betas span {span:.2g} of a decade, {relation(span, MIN_BETA_DECADES)} the "
+                            f"{MIN_BETA_DECADES:g} needed to tell growth like log beta from a power of beta or linear "
+                            "growth: widen the betas", evidence=ev)
     if lo <= 0 or fit["r2"] < 0.9:
         return ClaimVerdict("inconclusive", f"slope of t_min in log beta in [{lo:.3g}, {hi:.3g}] (r2 {fit['r2']:.3f}) "
                             f"{where}: " + ("not resolved from zero" if lo <= 0 else "not linear in log beta"),

@@ -15,7 +15,7 @@ _COMPARED = {
     "meanfield.zero_temperature_flow": (r"X_\infty(x)", r"r_{2}"),
     "meanfield.projection_stationary": (r"\Pi_{\dim E=1}(x_0)", r"\lambda_j"),
     "meanfield.w2_bound": (r"b(\beta,t)", r"t^*(\beta)"),
-    "meanfield.terminal_phase": (r"\lim t^*/\log\beta",),
+    "meanfield.terminal_phase": (r"\lambda^{\rm cl}_j", r"r_{\rm axis}"),
 }
 
 

@@ -116,4 +116,30 @@ def _derivation() -> tuple[Step, ...]:
         Step(r"Metastability: $t^*$ grows like $\log\beta$.", sp.limit(cb.t_star / sp.log(beta), beta, sp.oo),
              r"sympy.limit of $t^*/\log\beta$ as $\beta \to \infty$", r"\lim t^*/\log\beta", "t-star-limit"),
     ]
+    steps += list(_terminal_steps())
     return tuple(steps)
+
+
+def _terminal_steps() -> tuple[Step, ...]:
+    """Conjecture 1's terminal phase: a tight cluster at u (uniform softmax weights inside it) moves by the cluster
+    field g(u) = P_perp_u V u; at V's dominant eigenvector its tangent Jacobian has the eigenvalues v_j - v_1, so the
+    cluster axis approaches it at the rate v_1 - v_2 (d = 3, V = diag(v_1, v_2, v_3), v_1 > v_2 >= v_3)."""
+    v = sp.symbols("v1:4", real=True)
+    u = sp.Matrix(sp.symbols("u1:4", real=True))
+    V = sp.diag(*v)
+    g = (sp.eye(3) - u * u.T / (u.T * u)[0]) * V * u
+    at_e1 = {u[0]: 1, u[1]: 0, u[2]: 0}
+    J = g.jacobian(u).subs(at_e1)
+    tangent = sp.simplify(J[1:, 1:])                      # the tangent space at e_1 is span(e_2, e_3)
+    ev = sp.Matrix(sorted(tangent.eigenvals(), key=sp.default_sort_key))
+    # v_2 >= v_3: the tangent eigenvalue along e_2 is the largest; minus it is the approach rate
+    rate = sp.simplify(-next(e for e in ev if e.has(v[1])))
+    return (
+        Step(r"Terminal phase (Conjecture 1): a tight cluster at $u$ moves by the cluster field "
+             r"$g(u) = P^\perp_u V u$; tangent Jacobian at $u = e_1$ for $V = \operatorname{diag}(v_1, v_2, v_3)$.",
+             ev, r"sympy jacobian of $g$ at $e_1$, restricted to $\operatorname{span}(e_2, e_3)$, eigenvals",
+             r"\lambda^{\rm cl}_j", "cluster-jacobian"),
+        Step(r"The cluster axis approaches the dominant eigenvector of $V$ at the rate $v_1 - v_2$ "
+             r"($v_1 > v_2 \ge v_3$: minus the largest tangent eigenvalue).", rate,
+             r"minus the tangent eigenvalue along $e_2$ (the largest, as $v_2 \ge v_3$)", r"r_{\rm axis}", "axis-rate"),
+    )
