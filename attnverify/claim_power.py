@@ -166,8 +166,8 @@ def claim_power(claim_ids: Sequence[str] | None = None, *, seeds: Sequence[int] 
 def _target(stated: Any, p: Perturbation) -> float | None:
     if not p.wrong:
         return None
-    if stated.kind == "value" and "se" in p.name:
-        return TARGETS["value"]
+    if stated.kind == "value":              # the target is in standard errors: relative shifts have none
+        return TARGETS["value"] if "se" in p.name else None
     return TARGETS.get(stated.kind)
 
 
