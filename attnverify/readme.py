@@ -32,7 +32,8 @@ def blocks_of(report) -> dict[str, str]:
     """The generated text of every block, from one report (checks and claims of a run)."""
     from attnverify.report import claims_markdown, table
 
-    audit = re.sub(r"(\s)\d+\.\d(\s*)$", r"\1  -\2", table(report), flags=re.M)   # timings are not reproducible
+    # timings are not reproducible: each becomes a dash, right-aligned in the column's width
+    audit = re.sub(r"[ \t]+\d+\.\d[ \t]*$", lambda m: "-".rjust(len(m.group(0).rstrip())), table(report), flags=re.M)
     head = f"From `attnverify claims --profile {report.profile} --seed {report.seed}` (version {report.version})."
     return {"audit": f"```text\n{audit}\n```\n", "ledger": f"{head}\n\n{claims_markdown(report)}\n"}
 

@@ -377,3 +377,24 @@ def test_truncated_kernel_in_the_integrator_stays_within_the_tolerance():
     assert err_trunc <= 3 * err_dense + 1e-9, (err_trunc, err_dense)
     with pytest.raises(ValueError, match="kernel"):
         simulate(X0, Q, K, V, 300.0, T, kernel="sparse")
+
+
+def test_log_norm_error_estimate_is_that_of_the_richardson_value():
+    """On a d = 3 model with C1 = 29.4 the plain central differences at h and 2h differ by 1.4e-7 (relative), which
+    w2_bound once took as the error of their Richardson value and called unresolved; the Richardson values of
+    (h, 2h) and (2h, 4h) agree far closer, and that is the error estimate now (never below the rounding floor)."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from test_certified import model_d3
+
+    from attnverify.checks.meanfield._model import model_matrices
+    from attnverify.numerics.zero_temperature import observed_log_norm
+
+    B, V = model_matrices({**model_d3(0, 1)})
+    obs = observed_log_norm(B, V)
+    plain = abs(obs["C1_step_h"] - obs["C1_step_2h"]) / abs(obs["C1"])
+    assert plain > 1e-7                                   # the old estimate: above C1_tol / 10 = 1e-7
+    assert obs["C1_error"] / abs(obs["C1"]) < 1e-9 < plain
+    assert obs["C1_error"] >= 8 * np.finfo(float).eps * abs(obs["C1_step_h"]) / obs["h"]
