@@ -241,16 +241,21 @@ def run_scenarios(claim_ids: Sequence[str], *, profile: str = "quick", seed: int
     return out
 
 
+def _mdp_text(r: dict, still_true: str, missed: str) -> str:
+    """A row's MDP as text: ``still_true`` for a statement that is not wrong, caught/``missed`` for a one-off one,
+    else the smallest delta refuted at every seed (none)."""
+    if not r["wrong"]:
+        return still_true
+    if r.get("caught") is not None:
+        return "caught" if r["caught"] else missed
+    return "none" if r["mdp"] is None else f"{r['mdp']:g}"
+
+
 def table(result: dict) -> str:
     """Plain-text claim power table."""
     lines = [f"{'claim':<28} {'family':<22} {'MDP':>8} {'target':>7}  detection rate by delta", "-" * 100]
     for r in result["rows"]:
-        if not r["wrong"]:
-            mdp = "n/a"
-        elif r.get("caught") is not None:
-            mdp = "caught" if r["caught"] else "MISSED"
-        else:
-            mdp = "none" if r["mdp"] is None else f"{r['mdp']:g}"
+        mdp = _mdp_text(r, "n/a", "MISSED")
         tgt = "" if r["target"] is None else f"{r['target']:g}"
         flag = "" if r["meets_target"] is not False else "  << target missed"
         rates = ", ".join(f"{k}: {v:.2f}" for k, v in r["rates"].items())
@@ -269,12 +274,7 @@ def markdown(result: dict) -> str:
     """The claim power table as Markdown (the README's table)."""
     lines = ["| claim | perturbation | MDP | target | detection rate by delta |", "|---|---|---|---|---|"]
     for r in result["rows"]:
-        if not r["wrong"]:
-            mdp = "not refuted ✓" if r["meets_target"] else "**refuted ✗**"
-        elif r.get("caught") is not None:
-            mdp = "caught" if r["caught"] else "**missed**"
-        else:
-            mdp = "none" if r["mdp"] is None else f"{r['mdp']:g}"
+        mdp = _mdp_text(r, "not refuted ✓" if r["meets_target"] else "**refuted ✗**", "**missed**")
         mark = {True: " ✓", False: " ✗", None: " (undecided)"}[r["meets_target"]]
         tgt = "" if r["target"] is None else f"≤ {r['target']:g}" + mark
         rates = ", ".join(f"{k}: {v:.2f}" for k, v in r["rates"].items())

@@ -383,11 +383,7 @@ def test_log_norm_error_estimate_is_that_of_the_richardson_value():
     """On a d = 3 model with C1 = 29.4 the plain central differences at h and 2h differ by 1.4e-7 (relative), which
     w2_bound once took as the error of their Richardson value and called unresolved; the Richardson values of
     (h, 2h) and (2h, 4h) agree far closer, and that is the error estimate now (never below the rounding floor)."""
-    import sys
-    from pathlib import Path
-
-    sys.path.insert(0, str(Path(__file__).parent))
-    from test_certified import model_d3
+    from test_certified import model_d3                   # the suite's random d = 3 models (tests/ is on the path)
 
     from attnverify.checks.meanfield._model import model_matrices
     from attnverify.numerics.zero_temperature import observed_log_norm

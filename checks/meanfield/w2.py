@@ -198,14 +198,15 @@ def analytic_side(B: np.ndarray, V: np.ndarray, samples: list[np.ndarray]) -> di
     spec = mf.spectrum(B, V)
     targets = [np.asarray(Pi(X), dtype=float) for X in samples]
     growth = mf.growth_constant(B, V)
-    on_sphere = all(np.all(np.abs(np.linalg.norm(tg, axis=1) - 1.0) <= 1e-8) for tg in targets)
-    try:
-        if not on_sphere:           # atoms are points of the sphere: a Pi that leaves it has none
-            raise ValueError("the derived Pi maps off the sphere")
-        rates = [mf.atom_rates(B, V, tg) for tg in targets]
-        in_E = True
-    except ValueError:              # the derived Pi maps off the derived E: no atom rates (the check then fails)
-        rates, in_E = [np.full(len(tg), np.nan) for tg in targets], False
+    # atoms are points of the sphere in E: a derived Pi that maps off either has none (the check then fails)
+    in_E = all(np.all(np.abs(np.linalg.norm(tg, axis=1) - 1.0) <= 1e-8) for tg in targets)
+    if in_E:
+        try:
+            rates = [mf.atom_rates(B, V, tg) for tg in targets]
+        except ValueError:          # off the derived E
+            in_E = False
+    if not in_E:
+        rates = [np.full(len(tg), np.nan) for tg in targets]
     return {"targets": targets, "rates": rates, "atoms_in_E": in_E,
             "c": float(mf.convergence_rate(B, V)), "c_atom": np.asarray(mf.slowest_atom(B, V), dtype=float),
             "C1": float(growth["C1"]), "C1_method": growth["method"], "dim_E": spec.dim_E,

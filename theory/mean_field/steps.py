@@ -10,6 +10,7 @@ from attnverify.theory.mean_field.asymptotics import first_order_identity, momen
 from attnverify.theory.mean_field.field import _maximiser_rule, lagrange_maximiser, zero_temperature_field
 from attnverify.theory.mean_field.flow import _diag_limit, _diag_stationarity, _oja_residual, diagonal_flow_residual
 from attnverify.theory.mean_field.rates import _diag_jacobian, _diag_lyapunov
+from attnverify.theory.mean_field.terminal import cluster_field_jacobian
 from attnverify.theory.mean_field.theorem1 import beta, concentration_bound
 
 
@@ -125,11 +126,9 @@ def _terminal_steps() -> tuple[Step, ...]:
     field g(u) = P_perp_u V u; at V's dominant eigenvector its tangent Jacobian has the eigenvalues v_j - v_1, so the
     cluster axis approaches it at the rate v_1 - v_2 (d = 3, V = diag(v_1, v_2, v_3), v_1 > v_2 >= v_3)."""
     v = sp.symbols("v1:4", real=True)
-    u = sp.Matrix(sp.symbols("u1:4", real=True))
-    V = sp.diag(*v)
-    g = (sp.eye(3) - u * u.T / (u.T * u)[0]) * V * u
-    at_e1 = {u[0]: 1, u[1]: 0, u[2]: 0}
-    J = g.jacobian(u).subs(at_e1)
+    u, Vs, J = cluster_field_jacobian(3)
+    diag_V = {Vs[i, j]: (v[i] if i == j else 0) for i in range(3) for j in range(3)}
+    J = J.subs(diag_V).subs({u[0]: 1, u[1]: 0, u[2]: 0})
     tangent = sp.simplify(J[1:, 1:])                      # the tangent space at e_1 is span(e_2, e_3)
     ev = sp.Matrix(sorted(tangent.eigenvals(), key=sp.default_sort_key))
     # v_2 >= v_3: the tangent eigenvalue along e_2 is the largest; minus it is the approach rate

@@ -241,13 +241,19 @@ def value_eigenspace(V) -> np.ndarray:
 
 
 @lru_cache(maxsize=None)
-def _cluster_jacobian(d: int) -> tuple[Callable, sp.Matrix]:
+def cluster_field_jacobian(d: int) -> tuple[sp.Matrix, sp.Matrix, sp.Matrix]:
     """Cluster field g(u) = P_perp_u V u (a cluster at u whose softmax weights are uniform moves by the value
-    average V u, projected): its SymPy Jacobian for a symbolic V, lambdified to NumPy in (u, V)."""
+    average V u, projected): (u, V, Jacobian dg/du) in SymPy, for symbolic u in R^d and V in R^{d x d}."""
     us = sp.Matrix(sp.symbols(f"u1:{d + 1}", real=True))
     Vs = sp.Matrix(d, d, sp.symbols(f"V1:{d * d + 1}", real=True))
     g = (sp.eye(d) - us * us.T / (us.T * us)[0]) * Vs * us
-    J = g.jacobian(us)
+    return us, Vs, g.jacobian(us)
+
+
+@lru_cache(maxsize=None)
+def _cluster_jacobian(d: int) -> tuple[Callable, sp.Matrix]:
+    """The cluster field's Jacobian (:func:`cluster_field_jacobian`), lambdified to NumPy in (u, V)."""
+    us, Vs, J = cluster_field_jacobian(d)
     return sp.lambdify((*us, *Vs), J, "numpy"), J
 
 
