@@ -113,36 +113,30 @@ def with_d3_case(evaluate, p: dict, ctx, d3_params: dict | None = None) -> "Evid
     return ev
 
 
-def validate_resolution(p: dict, beta_max: float) -> None:
-    """The stated particle resolution: at least ``min_per_window`` particles of mu_0 per softmax window at the
-    largest beta (attnverify.numerics.sphere.particles_per_window), else ValueError naming the fix."""
-    from attnverify.numerics.sphere import particles_per_window
-
-    B, _ = model_matrices(p)
-    ppw = particles_per_window(p["n_particles"], B, float(beta_max))
-    if ppw < p["min_per_window"]:
-        raise ValueError(f"n_particles = {p['n_particles']} gives {ppw:.2f} particles per softmax window at "
-                         f"beta = {beta_max:g} (< min_per_window = {p['min_per_window']:g}): raise n_particles "
-                         f"or lower the largest beta")
-
-
 # ----------------------------------------------------------------------------------------------
 # particle resolution: chosen by the rule, or the user's choice checked against it
 # ----------------------------------------------------------------------------------------------
 AUTO = 0                  # n_particles = 0: chosen by the resolution rule
-N_FLOOR = 500             # the smallest sample an automatic choice takes (its N/2 refinement samples have 250)
+N_FLOOR = 500             # default smallest sample an automatic choice takes (its N/2 refinement samples have 250)
 BETA_FLOOR = 1.0          # an automatic ladder does not go below beta = 1 (a lowered ladder is respaced above it)
 
 
 def n_particles_param(help_extra: str = "") -> Param:
     return Param("n_particles", int, AUTO, "particles N (sample of mu_0, attnverify.numerics.sphere); 0 = chosen by "
                  "the resolution rule: the smallest N with min_per_window particles per softmax window at the largest "
-                 f"beta, at least {N_FLOOR}, at most particle_budget (the beta ladder is lowered when the budget cannot "
-                 "meet the rule); a value > 0 is checked against the rule" + help_extra, low=0)
+                 "beta, at least min_particles, at most particle_budget (the beta ladder is lowered when the budget "
+                 "cannot meet the rule); a value > 0 is checked against the rule" + help_extra, low=0)
 
 
-BUDGET_PARAM = Param("particle_budget", int, 1000, "largest N an automatic choice (n_particles = 0) may take: the "
-                     "profile's time budget (the particle runs cost ~N^2 per step)", low=10)
+def budget_param(default: int = 1000) -> Param:
+    return Param("particle_budget", int, default, "largest N an automatic choice (n_particles = 0) may take: the "
+                 "profile's time budget (the particle runs cost ~N^2 per step)", low=10)
+
+
+def floor_param(default: int = N_FLOOR) -> Param:
+    return Param("min_particles", int, default, "smallest N an automatic choice (n_particles = 0) takes, when the "
+                 "rule needs fewer (capped at particle_budget)", low=2)
+
 
 
 @dataclass(frozen=True)
@@ -177,12 +171,13 @@ def _largest_beta(B: np.ndarray, n: int, min_per_window: float, beta_hi: float) 
     return math.exp(lo)
 
 
-def choose_resolution(B: np.ndarray, betas, n_particles: int, min_per_window: float, budget: int) -> Resolution:
+def choose_resolution(B: np.ndarray, betas, n_particles: int, min_per_window: float, budget: int,
+                      floor: int = N_FLOOR) -> Resolution:
     """The resolution rule: at least ``min_per_window`` particles of mu_0 per softmax window (geodesic radius
     (beta |B^T x|)^{-1/2} around the maximiser, attnverify.numerics.sphere.particles_per_window) at the largest beta.
 
     ``n_particles`` > 0 (the user's or a profile's explicit choice): checked, ValueError with the numbers when it
-    breaks the rule. ``n_particles`` = 0: N = the smallest count that meets the rule, at least min(N_FLOOR, budget);
+    breaks the rule. ``n_particles`` = 0: N = the smallest count that meets the rule, at least min(floor, budget);
     when that exceeds ``budget`` the ladder is scaled down by a common factor until N = budget meets it at the top
     (respaced geometrically from BETA_FLOOR when the scaled ladder would start below it), ValueError when not even
     three betas above BETA_FLOOR fit."""
@@ -200,10 +195,10 @@ def choose_resolution(B: np.ndarray, betas, n_particles: int, min_per_window: fl
                            f"N = {n_particles} as given ({ppw:.2f} particles per window at beta = {b[-1]:g})")
     need = math.ceil(min_per_window / _per_particle(B, b[-1]))
     if need <= budget:
-        n = max(need, min(N_FLOOR, budget))
+        n = max(need, min(floor, budget))
         return _resolution(B, n, b, min_per_window, "chosen",
                            f"N = {n} chosen by the resolution rule (>= {min_per_window:g} particles per softmax window "
-                           f"at beta = {b[-1]:g} needs N >= {need}; at least {min(N_FLOOR, budget)})")
+                           f"at beta = {b[-1]:g} needs N >= {need}; at least {min(floor, budget)})")
     top = _largest_beta(B, budget, min_per_window, b[-1])
     scaled = b * (top / b[-1])
     if scaled[0] < BETA_FLOOR:
@@ -219,6 +214,13 @@ def choose_resolution(B: np.ndarray, betas, n_particles: int, min_per_window: fl
                        f"N = {budget} (the particle budget) and betas lowered from {', '.join(f'{x:g}' for x in b)} "
                        f"to {', '.join(f'{x:g}' for x in scaled)}: at beta = {b[-1]:g} the rule ({min_per_window:g} "
                        f"particles per softmax window) needs N >= {need}, more than the budget")
+
+
+def fixed_resolution(B: np.ndarray, betas, n: int, min_per_window: float, why: str) -> Resolution:
+    """A resolution not held to the rule (``rule`` = "fixed"), stated with its particles per window and ``why``."""
+    per = _per_particle(B, float(betas[-1])) * n
+    return _resolution(B, n, np.array(betas, dtype=float), min_per_window, "fixed",
+                       f"N = {n} ({per:.2g} particles per softmax window at beta = {betas[-1]:g}; {why})")
 
 
 def _resolution(B: np.ndarray, n: int, betas: np.ndarray, min_per_window: float, rule: str, text: str) -> Resolution:

@@ -9,9 +9,11 @@ turns it around the plane S at the rate omega = |Im lambda_1|; a cluster on a V-
 rate Re lambda_1 - max Re spectrum(V|_E).
 
 Measured (attnverify.numerics.particles, .clusters, .cluster_motion): the tokens at t_max are grouped into
-clusters; each cluster's centre c_k(t), width w_k(t) and the largest relative weight it gives another cluster are
-tracked back in time.  At the *tight, isolated* times (beta w_k <= tightness and cross weight <= tightness: where
-the cluster field holds to that relative accuracy) the check compares
+clusters; each cluster's centre c_k(t), width w_k(t) and the relative softmax weight eps_k(t) it gives every token
+outside it are tracked back in time.  At the *tight, isolated* times (beta w_k <= tightness and eps_k <= tightness:
+where the cluster field holds to that relative accuracy) the check compares, each comparison only where the outside
+tokens cannot account for a tenth of its tolerance (a rate: 3 eps |V| (2 beta |B| + 1) against the rate, since the
+weight's gradient carries beta |B|, numerics.cluster_motion.rate_coupling; a step: 2 eps |V| dt against the step)
 
 1. approach: the decay rate of the centre's coordinates transverse to S inside the fit window (a fixed S: the
    slowest rate of the linear map fitted to them, which no faster mode biases; a rotation: the slope of the log
@@ -43,8 +45,9 @@ import numpy as np
 
 import attnverify.theory.mean_field as mf
 from attnverify.checks.framework import Context, Evidence, Param, Plot, Series, check
-from attnverify.checks.meanfield._model import (KERNEL_PARAM, MODEL_PARAMS, model_matrices, validate_betas, validate_model,
-                                     validate_resolution)
+from attnverify.checks.meanfield._model import (AUTO, KERNEL_PARAM, MODEL_PARAMS, Resolution, budget_param,
+                                                choose_resolution, fixed_resolution, floor_param, model_matrices,
+                                                n_particles_param, validate_betas, validate_model)
 from attnverify.checks.meanfield._terminal import (ROUND_OFF, Derived, RateComparison, SwitchTimeFit, TerminalFindings,
                                                    compare_beta, decide, derive)
 from attnverify.checks.stats import linfit
@@ -77,7 +80,12 @@ CASES = {
     "oblique": _case(_P, [[2, 0, 0], [0, 1, 0], [0, 0, 0.5]],
                      (3 * np.eye(3) - 2 * np.outer([2, 1, 2], [2, 1, 2]) / 9).tolist()),
 }
-CASE_SETTINGS = {"betas": (10.0, 31.6, 100.0), "n_particles": 400, "t_max": 30.0, "n_times": 121}
+# the extra cases' own settings, whatever the profile.  They are not held to the resolution rule: they are read for
+# the motion of their clusters and for where the tokens end, which the cluster field describes for any N, not for
+# the switch times that describe mu_t (main model only).  More particles do not add evidence there: at N = 3549
+# (the rule at beta = 100) the rotating case ends in two clusters that meet every half turn (relative softmax weight
+# up to e^-9), and no approach rate or transport step could be compared (measured); at N = 400 it ends in one.
+CASE_SETTINGS = {"betas": (10.0, 31.6, 100.0), "n_particles": 400, "t_max": AUTO, "horizon": 30.0, "n_times": 121}
 
 
 # ----------------------------------------------------------------------------------------------
@@ -120,8 +128,11 @@ def assess(name: str, q: dict, der: Derived, runs: list[list[np.ndarray]], t: np
     B, V = model_matrices(q)
     betas = np.array(q["betas"], dtype=float)
     rot = der.rates["motion"] == "rotation" and der.basis_S.shape[1] == 2     # a turn needs a plane
-    meas = [[measure_run(X, t, float(b), B, der.P_E, der.P_S, der.basis_S, q, rot) for X, b in zip(rs, betas)]
-            for rs in runs]
+    scales = {"approach": float(der.rates["axis_rate"]),
+              "rotation": float(der.rates["rotation_rate"]) if rot else np.inf,
+              "escape": der.escape_rate if der.escape_rate is not None else np.inf}
+    meas = [[measure_run(X, t, float(b), B, V, der.P_E, der.P_S, der.basis_S, q, rot, scales)
+             for X, b in zip(rs, betas)] for rs in runs]
     main, N = meas[0], q["n_particles"]
     # the refinement samples (N/2) enter the precision test only at the betas where they meet the same resolution
     # rule as the main run: an under-resolved sample measures its own discretisation, not the main run's
@@ -159,12 +170,59 @@ def assess(name: str, q: dict, der: Derived, runs: list[list[np.ndarray]], t: np
         n_clusters=tuple(r["n_clusters"] for r in main),
         particles_per_window=tuple(particles_per_window(N, B, float(b)) for b in betas))
     return {"name": name, "findings": findings, "comparisons": comps, "problems": problems, "silent": silent,
-            "main": main, "t": t, "resolved": resolved}
+            "main": main, "t": t, "resolved": resolved, "n_particles": N}
 
 
 def _models(p: dict) -> list[tuple[str, dict]]:
     names = [c.strip() for c in p["cases"].split(",") if c.strip()]
     return [("main", p)] + [(n, {**p, **CASES[n], **CASE_SETTINGS}) for n in names]
+
+
+MAX_STRETCH = 20.0    # a chosen t_max is at most 20 horizons (rates down to 1/20 of the default model's)
+# output times per turn of a rotating S (at least): the period of a turn is read from a cubic spline of the time
+# against the angle, whose error grows with how unevenly an oblique plane turns; at 25 per turn a random d = 3
+# model's rotation rate came out 4.1e-5 high at every beta (uncertainty 1.7e-5), at 100 per turn within 1.6e-7
+TURN_SAMPLES = 100
+
+
+def run_horizon(q: dict, der: Derived) -> tuple[float, str]:
+    """(t_max, sentence): the given t_max, or horizon / min(1, r, omega) from the derived approach rate r (and the
+    rotation rate omega of a complex pair), at most MAX_STRETCH horizons.  The default models have r = omega = 1:
+    their t_max is the horizon (30), over which the distance to S falls from 1 through the fit window [1e-9, 1e-5]
+    (ln(1e9) / r = 21 time units) after the clusters form; a model with r = 0.1 needs ten times as long.  A faster
+    model keeps the horizon: its clusters form on the time scale of V B^T's spectrum, not of r (a model with r = 94
+    and V B^T's eigenvalues 2, 2, 1 had formed none by t_max = 30 / 20).  A run too short for its clusters to reach
+    the window leaves nothing compared: unresolved, naming t_max."""
+    if q["t_max"] != AUTO:
+        return float(q["t_max"]), f"t_max = {q['t_max']:g} as given"
+    rates = {"r": float(der.rates["axis_rate"])}
+    if der.rates["motion"] == "rotation":
+        rates["omega"] = float(der.rates["rotation_rate"])
+    stretch = min(1.0 / min(1.0, *rates.values()), MAX_STRETCH)
+    t = float(f"{q['horizon'] * stretch:.4g}")
+    return t, (f"t_max = {t:g} chosen (horizon {q['horizon']:g} / min(1, "
+               + ", ".join(f"{k} = {v:.4g}" for k, v in rates.items()) + ")"
+               + (f", capped at {MAX_STRETCH:g} horizons" if stretch == MAX_STRETCH else "") + ")")
+
+
+def settle(name: str, q: dict, der: Derived) -> tuple[dict, Resolution, str]:
+    """One model's run settings: N and the betas by the resolution rule (attnverify.checks.meanfield._model.
+    choose_resolution; an extra case's fixed N, stated with its particles per window), t_max by
+    :func:`run_horizon`; with the sentences that say so."""
+    B = model_matrices(q)[0]
+    res = (choose_resolution(B, q["betas"], q["n_particles"], q["min_per_window"], q["particle_budget"],
+                             q["min_particles"]) if name == "main" else
+           fixed_resolution(B, q["betas"], q["n_particles"], q["min_per_window"],
+                            "fixed for this case, not held to the rule: it is read for the clusters' motion and where "
+                            "the tokens end, not for the switch times of mu_t"))
+    t_max, t_text = run_horizon(q, der)
+    n_times = q["n_times"]
+    if der.rates["motion"] == "rotation":
+        turns = t_max * float(der.rates["rotation_rate"]) / (2 * np.pi)
+        if turns * TURN_SAMPLES + 1 > n_times:
+            n_times = int(np.ceil(turns * TURN_SAMPLES)) + 1
+            t_text += f"; {n_times} output times ({TURN_SAMPLES} per turn)"
+    return {**q, "n_particles": res.n_particles, "betas": res.betas, "t_max": t_max, "n_times": n_times}, res, t_text
 
 
 def _validate(p: dict) -> None:
@@ -173,8 +231,8 @@ def _validate(p: dict) -> None:
     if unknown:
         raise ValueError(f"cases: unknown case {unknown[0]!r} (known: {', '.join(CASES)})")
     mf.value_eigenspace(np.asarray(p["V"], float))       # ValueError: no gap in real part, or not covered
-    betas = validate_betas(p["betas"], 2)
-    validate_resolution(p, float(betas[-1]))
+    choose_resolution(model_matrices(p)[0], validate_betas(p["betas"], 2), p["n_particles"], p["min_per_window"],
+                      p["particle_budget"], p["min_particles"])          # ValueError: a given N breaks the rule
     lo, hi = sorted(p["axis_window"])
     if not lo < hi:
         raise ValueError("axis_window must be two increasing values (lo, hi)")
@@ -192,12 +250,20 @@ def _validate(p: dict) -> None:
                   "N = 400 and t_max = 30 the axis distance does not traverse the fit window after the late switch, "
                   "and its fit moves by up to 9e-4 between window halves: a 20-seed sweep failed 6 seeds there)",
                   low=0.0, low_open=True),
-            Param("n_particles", int, 400, "particles N (sample of mu_0, attnverify.numerics.sphere)", low=10),
+            n_particles_param(" (the same rule for the N/2 refinement samples decides the betas where they "
+                              "enter the precision test)"),
+            budget_param(2000),
+            floor_param(400),
             Param("min_per_window", float, 3.0, "required particles per softmax window at the largest beta",
                   low=0.0, low_open=True),
             Param("n_refine", int, 2, "independent samples of N/2 particles (refinement in N, sample spread)", low=0),
-            Param("t_max", float, 30.0, "final time", low=0.0, low_open=True),
-            Param("n_times", int, 121, "output times in [0, t_max]", low=5),
+            Param("t_max", float, AUTO, "final time; 0 = chosen: horizon / min(1, r, omega) with r the derived "
+                  "approach rate and omega the rotation rate (a complex pair), at most 20 horizons, so that a slow "
+                  "model's clusters still cross the fit window (ln(hi/lo) / r) and turn as often as the default "
+                  "model's", low=0.0),
+            Param("horizon", float, 30.0, "final time for a model whose rates r (and omega) are at least 1; a slower "
+                  "model's chosen t_max is longer in proportion (t_max = 0)", low=0.0, low_open=True),
+            Param("n_times", int, 121, "output times in [0, t_max] (raised to 100 per turn of a rotating S)", low=5),
             Param("level", float, 0.99, "concentration level: q >= level counts as concentrated (findings)",
                   low=0.5, high=1.0, low_open=True, high_open=True),
             Param("meta_level", float, 0.8, "metastable phase: q_E >= meta_level (findings)",
@@ -205,11 +271,13 @@ def _validate(p: dict) -> None:
             Param("meta_dwell", float, 1.0, "a metastable phase lasts at least this long with q_E >= meta_level "
                   "(one e-folding time of the default model's escape, 1/(v_1 - v_2) = 1): a shorter visit is a "
                   "transit (findings)", low=0.0),
-            Param("axis_window", "floats", (1e-10, 1e-5), "fit window (lo, hi) for the distances to S and to E (above "
+            Param("axis_window", "floats", (1e-9, 1e-5), "fit window (lo, hi) for the distances to S and to E (above "
                   "1e-5 a faster transverse mode of a d = 3 model still moves the fitted rate by up to 3.5e-5 between "
-                  "window halves; the bottom stays 1e6 above the round-off of a centre)", low=1e-14, high=0.5),
+                  "window halves; the centre's coordinates carry a rounding noise of about 3e-15, the same at rtol "
+                  "1e-6 and 1e-10, which at a bottom of 1e-10 moved single-step rates by up to 5e-4 and the window "
+                  "halves by 2.6e-5 of a rate 0.115 (d = 3); at 1e-9 by at most 1e-5)", low=1e-14, high=0.5),
             Param("tightness", float, 1e-6, "a cluster is compared only at times with beta w_k <= tightness (its "
-                  "width in the softmax's scale) and the relative weight of every other cluster <= tightness: there "
+                  "width in the softmax's scale) and the relative weight of all tokens outside it <= tightness: there "
                   "the cluster field holds to that relative accuracy (the local rate departs from v_1 - v_2 by "
                   "about 1.4-3 x beta w, so 1e-6 keeps that below rate_tol / 10)", low=0.0, low_open=True),
             Param("rate_tol", float, 1e-4, "relative tolerance of the approach rate", low=0.0, low_open=True),
@@ -226,12 +294,16 @@ def _validate(p: dict) -> None:
             KERNEL_PARAM,
             Param("rtol", float, 1e-6, "integrator relative tolerance", low=1e-12, high=1e-2)],
     paper={"kernel": "truncated", "cases": "rotating,oblique",
-           "betas": (10.0, 100.0, 1000.0, 5000.0), "n_particles": 2000, "t_max": 45.0, "n_times": 361},
+           "betas": (10.0, 100.0, 1000.0, 5000.0), "min_particles": 2000, "particle_budget": 2000, "horizon": 45.0,
+           "n_times": 361},
     validate=_validate,
 )
 def terminal_phase(p: dict, ctx: Context) -> Evidence:
     models = _models(p)
     derived = [derive(*model_matrices(q)) for _, q in models]
+    settled = [settle(name, q, der) for (name, q), der in zip(models, derived)]
+    models = [(name, q) for (name, _), (q, _, _) in zip(models, settled)]
+    chosen = {name: f"{res.text}; {t_text}" for (name, _), (_, res, t_text) in zip(models, settled)}
     tasks, spans, grids = [], [], []
     for name, q in models:
         rng = ctx.rng("particles" if name == "main" else f"particles:{name}")
@@ -247,20 +319,21 @@ def terminal_phase(p: dict, ctx: Context) -> Evidence:
     outcomes = [assess(name, q, der, [trajs[s + i * nb:s + (i + 1) * nb] for i in range(ns)], t)
                 for (name, q), der, (s, ns, nb), t in zip(models, derived, spans, grids)]
     passed, observed, unresolved, reason = decide(outcomes)
-    return _evidence(p, outcomes, derived, passed, observed, unresolved, reason)
+    return _evidence(p, outcomes, derived, passed, observed, unresolved, reason, chosen)
 
 
 def _evidence(p: dict, outcomes: list[dict], derived: list[Derived], passed: bool, observed: float | None,
-              unresolved: str | None, reason: str) -> Evidence:
+              unresolved: str | None, reason: str, chosen: dict[str, str]) -> Evidence:
     from dataclasses import replace
 
     main = outcomes[0]
+    runs = "; ".join(f"{name}: {text}" for name, text in chosen.items())
     findings = replace(main["findings"], extra_cases=tuple(o["findings"] for o in outcomes[1:]))
     t, f = main["t"], main["findings"]
 
     def summary(o: dict) -> dict:
         g = o["findings"]
-        return {"model": g.model, "structure": g.structure, "motion": g.motion, "dim_E": g.dim_E, "dim_S": g.dim_S,
+        return {"model": g.model, "n_particles": o["n_particles"], "t_max": g.t_max, "structure": g.structure, "motion": g.motion, "dim_E": g.dim_E, "dim_S": g.dim_S,
                 "dominant_eigenvalues": [[z.real, z.imag] for z in g.dominant_eigenvalues],
                 "approach_rate_derived": g.approach_rate, "rotation_rate_derived": g.rotation_rate,
                 "escape_rate_derived": g.escape_rate, "beta": list(g.betas),
@@ -283,7 +356,7 @@ def _evidence(p: dict, outcomes: list[dict], derived: list[Derived], passed: boo
     return Evidence(
         metric="max over models, betas and compared rates (approach, rotation, escape) of |measured - derived| / "
                "derived, in units of the rate's tolerance",
-        observed=observed, threshold=1.0, reason=reason or unresolved or "", passed=passed, unresolved=unresolved,
+        observed=observed, threshold=1.0, reason=f"{runs}. {reason or unresolved or ''}", passed=passed, unresolved=unresolved,
         comparison="<=",
         analytic={o["name"]: {"approach_rate": d.rates["axis_rate"], "rotation_rate": d.rates["rotation_rate"],
                               "escape_rate": d.escape_rate, "motion": d.rates["motion"]}
@@ -297,6 +370,7 @@ def _evidence(p: dict, outcomes: list[dict], derived: list[Derived], passed: boo
                  "switch_definition": f"a metastable phase: q_E >= {p['meta_level']} for at least {p['meta_dwell']} "
                                       "time units (the longest such stretch); t_switch = the first later time q_S "
                                       "crosses 1/2 upwards (q_S < 1/2 at its start)",
-                 "n_particles": p["n_particles"], "dimension": p["d"], "tightness": p["tightness"],
+                 "n_particles": main["n_particles"],
+                 "resolution": chosen, "dimension": p["d"], "tightness": p["tightness"],
                  "integrator": f"DOPRI5(4) + projection, rtol {p['rtol']}, {p['kernel']} kernel"},
         plots=plots, findings=findings)

@@ -31,8 +31,8 @@ import numpy as np
 
 import attnverify.theory.mean_field as mf
 from attnverify.checks.framework import Context, Evidence, Param, Plot, Series, check
-from attnverify.checks.meanfield._model import (BUDGET_PARAM, D3_PARAM, KERNEL_PARAM, MODEL_PARAMS, Resolution,
-                                                choose_resolution, model_matrices, n_particles_param,
+from attnverify.checks.meanfield._model import (D3_PARAM, KERNEL_PARAM, MODEL_PARAMS, Resolution, budget_param,
+                                                choose_resolution, floor_param, model_matrices, n_particles_param,
                                                 validate_betas, validate_model, with_d3_case)
 from attnverify.checks.stats import decay_rate, linfit, minimum
 from attnverify.numerics.particles import attention_field, simulate
@@ -46,7 +46,8 @@ EXACT_D_LIMIT = 4000     # largest N for D by assignment (O(N^3) time, N^2 memor
 D_DEFINITIONS = {"exact": "W2(mu^beta_t, mu^inf_t) (exact, assignment)",
                  "synchronous": "(1/N sum_i |x_i^beta(t) - x_i^inf(t)|^2)^(1/2) (synchronous coupling, >= W2)"}
 N_RATE_ATOMS = 24        # atoms whose derived rate (SymPy Jacobian, ~0.06 s each) is compared with the particle's
-D3_SETTINGS = {"n_particles": 0, "betas": (10.0, 31.6, 100.0, 316.0), "D_coupling": "synchronous"}
+D3_SETTINGS = {"n_particles": 0, "particle_budget": 1000, "min_particles": 500, "betas": (10.0, 31.6, 100.0, 316.0),
+               "D_coupling": "synchronous"}
 
 
 @dataclass(frozen=True)
@@ -219,7 +220,8 @@ def _validate(p: dict) -> None:
     validate_model(p)
     betas = validate_betas(p["betas"], 3)
     B, _ = model_matrices(p)
-    res = choose_resolution(B, betas, p["n_particles"], p["min_per_window"], p["particle_budget"])
+    res = choose_resolution(B, betas, p["n_particles"], p["min_per_window"], p["particle_budget"],
+                            p["min_particles"])
     if p["D_coupling"] == "exact" and res.n_particles > EXACT_D_LIMIT:
         raise ValueError(f"D_coupling = exact solves an assignment problem of size N = {res.n_particles} (O(N^3), "
                          f"limit {EXACT_D_LIMIT}): use D_coupling = synchronous")
@@ -238,7 +240,8 @@ def _validate(p: dict) -> None:
                   "the bound's constant, the others are held out); lowered by the resolution rule when n_particles = 0 "
                   "and the budget cannot resolve them", low=0.0, low_open=True),
             n_particles_param(),
-            BUDGET_PARAM,
+            budget_param(),
+            floor_param(),
             Param("min_per_window", float, 4.0, "required particles per softmax window at the largest beta",
                   low=0.0, low_open=True),
             Param("n_refine", int, 2, "independent samples of N/2 particles (refinement in N, sample spread)", low=1),
@@ -260,8 +263,8 @@ def _validate(p: dict) -> None:
                   choices=("exact", "synchronous")),
             KERNEL_PARAM,
             Param("rtol", float, 1e-6, "integrator relative tolerance", low=1e-12, high=1e-2)],
-    paper={"kernel": "truncated", "betas": (10.0, 100.0, 1000.0, 5000.0), "n_particles": 10_000,
-           "particle_budget": 1000, "D_coupling": "synchronous", "t_max": 30.0, "n_times": 61, "also_d3": True},
+    paper={"kernel": "truncated", "betas": (10.0, 100.0, 1000.0, 5000.0), "min_particles": 10_000,
+           "particle_budget": 10_000, "D_coupling": "synchronous", "t_max": 30.0, "n_times": 61, "also_d3": True},
     validate=_validate,
 )
 def w2_bound(p: dict, ctx: Context) -> Evidence:
@@ -271,7 +274,7 @@ def w2_bound(p: dict, ctx: Context) -> Evidence:
 def _w2_bound(p: dict, ctx: Context) -> Evidence:
     B, V = model_matrices(p)
     res = choose_resolution(B, validate_betas(p["betas"], 3), p["n_particles"], p["min_per_window"],
-                            p["particle_budget"])
+                            p["particle_budget"], p["min_particles"])
     betas, N = np.array(res.betas), res.n_particles
     rng = ctx.rng("particles")
     samples = [sample(N, p["d"], rng)] + [sample(max(N // 2, 2), p["d"], rng) for _ in range(p["n_refine"])]
