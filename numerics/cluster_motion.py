@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from attnverify.numerics.clusters import (cluster_labels, cluster_tracks, dominant_mode_rates, lagged_log_slope,
-                                          log_outside_weights, outside_pull, winding_periods)
+                                          outside_influence, winding_periods)
 
 __all__ = ["phases", "runs", "rotation_rate", "lagged_rate", "mode_rate", "complement", "measure_run", "rate_coupling",
            "MIN_MASS", "PLATEAU", "LATE", "WIDTH_ERROR"]
@@ -149,9 +149,8 @@ def measure_run(X: np.ndarray, t: np.ndarray, beta: float, B: np.ndarray, V: np.
     dwell, t_meta, t_sw = phases(t, qE, qS, p["meta_level"], p["meta_dwell"], p["level"])
     labels = cluster_labels(X[-1], p["cluster_angle"])
     C, W, mass = cluster_tracks(X, labels)
-    logx = log_outside_weights(X, labels, C, B, beta)
+    logx, pull = outside_influence(X, labels, C, B, V, beta)   # outside weight; their velocity at each centre
     coupling = rate_coupling(logx, B, V, beta)
-    pull = outside_pull(X, labels, C, B, V, beta)            # the outside tokens' velocity at each centre
     late = t >= t[-1] * (1 - LATE)
     out = {"t": t, "qE": qE, "qS": qS, "dwell": dwell, "t_meta": t_meta, "t_switch": t_sw, "M_late": M[late],
            "n_clusters": int(len(mass)), "clusters": []}
@@ -168,9 +167,10 @@ def measure_run(X: np.ndarray, t: np.ndarray, beta: float, B: np.ndarray, V: np.
         # the centre of a cluster of width w departs from the cluster field by about WIDTH_ERROR w: its distance to
         # S is read only where that is below a tenth of the rate tolerance times the distance
         w = np.maximum(W[:, k] - WIDTH_FLOOR, 0.0)          # a width at the rounding floor of |mean| is no width
-        # ... and where the outside tokens' pull (numerics.clusters.outside_pull) cannot move the cluster by that share
-        # of its approach speed r dS: it holds a cluster off S by about pull / r (seen at d = 3: a constant offset
-        # 1e-4 of the window's bottom that the fitted map took for the slowest mode, a 'rate' of 3e-5 against 0.30)
+        # ... and where the outside tokens' pull (numerics.clusters.outside_influence) cannot move the cluster by
+        # that share of its approach speed r dS: it holds a cluster off S by about pull / r (seen at d = 3: a constant
+        # offset 1e-4 of the window's bottom that the fitted map took for the slowest mode, a 'rate' of 3e-5 against
+        # 0.30)
         window = (tight & settled["approach"] & (dS >= lo) & (dS <= hi) & (WIDTH_ERROR * w <= p["rate_tol"] / 10 * dS)
                   & (pull[:, k] <= p["rate_tol"] / 10 * scales["approach"] * dS))
         if rotating:

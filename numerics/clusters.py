@@ -5,9 +5,9 @@ trajectory alone: no closed form enters.
   edges join tokens less than ``angle`` apart).
 * :func:`cluster_tracks` -- for fixed labels, each cluster's centre c_k(t) = m_k/|m_k| (m_k the mean of its tokens),
   its width w_k(t) = mean_i |x_i - c_k|^2 = 2 (1 - |m_k|) and its mass (fraction of tokens).
-* :func:`log_outside_weights` -- how much of a cluster's softmax average comes from tokens outside it:
-  log sum_{m not in k} exp(beta <B^T c_k, x_m - c_k>) / n_k (log-space, any beta).
-* :func:`outside_pull` -- the speed at which those tokens move the cluster's centre (tangent to the sphere).
+* :func:`outside_influence` -- how much of a cluster's softmax average comes from tokens outside it,
+  log sum_{m not in k} exp(beta <B^T c_k, x_m - c_k>) / n_k (log-space, any beta), and the speed at which they
+  move the cluster's centre (tangent to the sphere).
 * :func:`winding_periods` -- the time a monotone angle takes to turn by 2 pi, at every sample time where it does.
 * :func:`lagged_log_slope` -- the slope of log y over a fixed lag: (log y(t + T) - log y(t)) / T, averaged; a
   T-periodic modulation of log y cancels exactly.
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["cluster_labels", "cluster_tracks", "log_outside_weights", "outside_pull", "winding_periods",
+__all__ = ["cluster_labels", "cluster_tracks", "outside_influence", "winding_periods",
            "lagged_log_slope", "linear_step_rates", "dominant_mode_rates"]
 
 
@@ -56,63 +56,40 @@ def cluster_tracks(X: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.nd
     return centres, 2.0 * np.maximum(1.0 - norm, 0.0), counts / len(labels)
 
 
-def log_outside_weights(X: np.ndarray, labels: np.ndarray, centres: np.ndarray, B: np.ndarray,
-                        beta: float) -> np.ndarray:
-    """(T, k): the log of the softmax weight that a token at cluster k's centre c_k gives every token outside the
-    cluster, relative to its own cluster's weight:
+def outside_influence(X: np.ndarray, labels: np.ndarray, centres: np.ndarray, B: np.ndarray, V: np.ndarray,
+                      beta: float) -> tuple[np.ndarray, np.ndarray]:
+    """(log_weight, pull), each (T, k): how the tokens outside cluster k act on a token at its centre c_k, relative to
+    its own cluster's weight (weights shifted by their largest exponent before exponentiating: any beta).
 
-        log sum_{m not in k} exp(beta <B^T c_k, x_m - c_k>) - log n_k        (log-space, any beta).
+        log_weight = log sum_{m not in k} exp(beta <B^T c, x_m - c>) - log n_k
+        pull       = | P_perp_c sum_{m not in k} exp(beta <B^T c, x_m - c>) V (x_m - c) | / n_k
 
     Every token enters, not the other clusters' centres: a wide cluster (width ~ 0.1, not yet collapsed) has tokens
     far closer to c_k than its centre, and its centre alone underestimated the weight by 17 orders of magnitude
-    (measured at d = 3).  Below log(eps) (and with cluster k tight) the centre moves by its own cluster's average to
-    a relative error of about eps |V x_m - V c_k| / |the cluster field|.  -inf when no token lies outside."""
-    X = np.asarray(X, dtype=float)
-    labels = np.asarray(labels)
-    C = np.asarray(centres, dtype=float)
-    T, k, _ = C.shape
-    out = np.full((T, k), -np.inf)
-    for j in range(k):
-        inside = labels == j
-        if inside.all():
-            continue
-        a = C[:, j] @ np.asarray(B, dtype=float)                          # (T, d): B^T c_j
-        L = float(beta) * (np.einsum("td,tnd->tn", a, X[:, ~inside]) - np.sum(a * C[:, j], axis=1)[:, None])
-        top = L.max(axis=1)
-        with np.errstate(invalid="ignore"):
-            out[:, j] = top + np.log(np.exp(L - top[:, None]).sum(axis=1)) - np.log(inside.sum())
-    return out
-
-
-def outside_pull(X: np.ndarray, labels: np.ndarray, centres: np.ndarray, B: np.ndarray, V: np.ndarray,
-                 beta: float) -> np.ndarray:
-    """(T, k): the speed at which the tokens outside cluster k move a token at its centre c_k, relative to its own
-    cluster's weight:
-
-        | P_perp_c sum_{m not in k} exp(beta <B^T c, x_m - c>) V (x_m - c) | / n_k
-
-    (weights shifted by their largest exponent before exponentiating: any beta).  The actual vector, not the bound
-    2 eps |V|: a cluster antipodal to c on S pulls along c, which P_perp_c removes.  0 when no token lies outside."""
+    (measured at d = 3).  The pull is the actual tangent vector, not the bound 2 eps |V|: a cluster antipodal to c on
+    S pulls along c, which P_perp_c removes.  -inf and 0 when no token lies outside."""
     X = np.asarray(X, dtype=float)
     labels = np.asarray(labels)
     C = np.asarray(centres, dtype=float)
     B, V = np.asarray(B, dtype=float), np.asarray(V, dtype=float)
     T, k, _ = C.shape
-    out = np.zeros((T, k))
+    log_weight, pull = np.full((T, k), -np.inf), np.zeros((T, k))
     for j in range(k):
         inside = labels == j
         if inside.all():
             continue
-        c = C[:, j]                                                        # (T, d)
-        a = c @ B
-        L = float(beta) * (np.einsum("td,tnd->tn", a, X[:, ~inside]) - np.sum(a * c, axis=1)[:, None])
+        c, Y = C[:, j], X[:, ~inside]                                      # (T, d), (T, n_out, d)
+        a = c @ B                                                          # rows (B^T c)^T
+        L = float(beta) * (np.einsum("td,tnd->tn", a, Y) - np.sum(a * c, axis=1)[:, None])
         top = L.max(axis=1)
-        w = np.exp(L - top[:, None])                                       # (T, n_out)
-        v = np.einsum("tn,tnd->td", w, X[:, ~inside] @ V.T) - w.sum(axis=1)[:, None] * (c @ V.T)
+        w = np.exp(L - top[:, None])
+        v = np.einsum("tn,tnd->td", w, Y @ V.T) - w.sum(axis=1)[:, None] * (c @ V.T)
         v -= np.sum(v * c, axis=1)[:, None] * c                           # P_perp_c
+        n = inside.sum()
         with np.errstate(over="ignore", invalid="ignore"):
-            out[:, j] = np.linalg.norm(v, axis=1) * np.exp(top) / inside.sum()
-    return out
+            log_weight[:, j] = top + np.log(w.sum(axis=1)) - np.log(n)
+            pull[:, j] = np.linalg.norm(v, axis=1) * np.exp(top) / n
+    return log_weight, pull
 
 
 def winding_periods(t: np.ndarray, phase: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

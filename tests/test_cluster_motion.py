@@ -6,7 +6,7 @@ import pytest
 
 from attnverify.numerics.cluster_motion import lagged_rate, phases
 from attnverify.numerics.clusters import (cluster_labels, cluster_tracks, dominant_mode_rates, lagged_log_slope,
-                                          linear_step_rates, log_outside_weights, outside_pull,
+                                          linear_step_rates, outside_influence,
                                           winding_periods)
 
 
@@ -27,7 +27,7 @@ def test_cluster_labels_and_tracks_on_two_caps():
 def test_outside_weights_in_log_space():
     X = np.array([[[1.0, 0.0], [0.0, 1.0]]])
     labels = np.array([0, 1])
-    L = log_outside_weights(X, labels, X, np.eye(2), 1e4)               # exp(-1e4): far below float range
+    L, _ = outside_influence(X, labels, X, np.eye(2), np.eye(2), 1e4)               # exp(-1e4): far below float range
     assert L[0, 0] == pytest.approx(-1e4) and L[0, 1] == pytest.approx(-1e4)
 
 
@@ -40,7 +40,7 @@ def test_outside_weights_count_every_token_of_a_wide_cluster():
     X = np.c_[np.cos(angles), np.sin(angles)][None]
     labels = np.r_[np.zeros(4, int), np.ones(4, int)]
     C, _, _ = cluster_tracks(X, labels)
-    L = log_outside_weights(X, labels, C, np.eye(2), beta)
+    L, _ = outside_influence(X, labels, C, np.eye(2), np.eye(2), beta)
     exact = np.log(np.sum(np.exp(beta * (np.cos(angles[4:]) - 1.0))) / 4)
     assert L[0, 0] == pytest.approx(exact, rel=1e-12)
     centre_only = np.log(1.0) + beta * (C[0, 0] @ C[0, 1] - 1.0)
@@ -141,4 +141,4 @@ def test_outside_pull_is_the_tangent_part_of_the_outside_average():
     for other, expected in (([0.0, 1.0], np.exp(-3.0) / 4), ([-1.0, 0.0], 0.0)):
         X = np.array([[[1.0, 0.0]] * 4 + [other]])
         C, _, _ = cluster_tracks(X, labels)
-        assert outside_pull(X, labels, C, B, V, 3.0)[0, 0] == pytest.approx(expected, abs=1e-15)
+        assert outside_influence(X, labels, C, B, V, 3.0)[1][0, 0] == pytest.approx(expected, abs=1e-15)

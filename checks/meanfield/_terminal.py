@@ -178,7 +178,7 @@ def _transport(der: Derived, beta: float, runs: list[dict], dt: float, p: dict) 
     The centre of a cluster with uniform weights moves exactly by (I - M_k) V m_k (m_k its mean, M_k its second
     moment), which differs from the cluster field by a term of order w |V|: over one step the centre departs from
     the flow by about WIDTH_ERROR w |V|_2 dt (measured: up to 14); the tokens outside the cluster pull it at the
-    speed numerics.clusters.outside_pull, so by about that times dt over a step.  A pair
+    speed numerics.clusters.outside_influence gives, so by about that times dt over a step.  A pair
     is compared only where both terms are below a tenth of the tolerance times the step, and the step is at least
     ``STEP_FLOOR`` (integration error ~ rtol)."""
     worst, n = 0.0, 0
