@@ -278,6 +278,7 @@ def formula(stated: StatedClaim, quantity: Any, options: dict, rng: Any, *, n_po
     import numpy as np
     import sympy as sp
 
+    from attnverify.theory.certified import interval_text
     from attnverify.theory.compare import equivalent, separate
 
     S = stated_expression(stated, quantity, options)
@@ -323,7 +324,7 @@ def formula(stated: StatedClaim, quantity: Any, options: dict, rng: Any, *, n_po
     if quantity.measure is None:
         top = certified[0]
         return ClaimVerdict("inconclusive", f"the stated formula differs from the derived one (certified: stated - "
-                            f"derived in [{fmt(top.lo, 6)}, {fmt(top.hi, 6)}] at {where(top.point)}), but no "
+                            f"derived in {interval_text(top.lo, top.hi)} at {where(top.point)}), but no "
                             f"measurement of {quantity.name} is available to confirm it", evidence=ev)
     scale = [abs(x.magnitude) / max(abs(x.b), 1e-300) for x in certified]
     order = list(np.argsort(scale)[::-1][:n_confirm])
@@ -344,7 +345,7 @@ def formula(stated: StatedClaim, quantity: Any, options: dict, rng: Any, *, n_po
             c = certified[i]
             return ClaimVerdict(
                 "refuted", f"the stated formula is not the derived one: at {where(point)} stated - derived lies in "
-                f"[{fmt(c.lo, 6)}, {fmt(c.hi, 6)}] (Arb, certified), and the measurement {fmt(m.value, 6)} +- "
+                f"{interval_text(c.lo, c.hi)} (Arb, certified, printed outward), and the measurement {fmt(m.value, 6)} +- "
                 f"{fmt(m.se, 2)} ({m.how}) agrees with the derivation and is {fmt(dist, 3)} standard errors from "
                 f"the stated value",
                 condition=f"{where(point)}: stated {fmt(s_val, 6)}, derived {fmt(d_val, 6)}, measured "

@@ -242,34 +242,118 @@ def _statements(models: tuple[str, ...], found: tuple, _cache: dict = {}) -> dic
 # ----------------------------------------------------------------------------------------------
 # expressions
 # ----------------------------------------------------------------------------------------------
+MAX_EXPRESSION_CHARS = 20000      # a stated form longer than this is refused before it is parsed
+MAX_EXPRESSION_NODES = 3000       # nor may the parsed tree have more nodes than this (SymPy's algorithms recurse)
+MAX_POWER_BITS = 4096             # an exact power of numbers may have at most this many bits (9**9**9 has ~10^9)
+_CONSTANTS = ("pi", "E", "Rational", "Integer", "Float")
+
+
+def _functions() -> dict[str, Any]:
+    """The names a stated expression may call: exactly the functions with a certified (Arb) evaluation, so that a
+    formula that parses can always be certified, and the constants pi and E."""
+    import sympy as sp
+
+    from attnverify.theory.certified import CERTIFIED_FUNCTIONS
+
+    return {name: getattr(sp, name) for name in (*CERTIFIED_FUNCTIONS, *_CONSTANTS)}
+
+
+def _short(text: str, limit: int = 60) -> str:
+    return repr(text if len(text) <= limit else text[:limit] + "...")
+
+
+def _magnitude(node: Any) -> Any:
+    """|value| of a tree of numbers joined by +, * and powers, in mpmath (whose exponent is unbounded, so
+    9**9**9 costs nothing), or None when the tree holds anything else (a symbol, a function: SymPy does not
+    evaluate those eagerly)."""
+    import mpmath
+    import sympy as sp
+
+    if isinstance(node, sp.Number):
+        return mpmath.mpf(abs(float(node))) if isinstance(node, sp.Float) else abs(mpmath.mpf(node.p) / node.q)
+    parts = [_magnitude(a) for a in node.args] if isinstance(node, (sp.Add, sp.Mul, sp.Pow)) else [None]
+    if any(x is None for x in parts):
+        return None
+    with mpmath.workprec(30):
+        if isinstance(node, sp.Add):
+            return sum(parts, mpmath.mpf(0))
+        if isinstance(node, sp.Mul):
+            return mpmath.fprod(parts)
+        base, e = parts
+        return mpmath.mpf(0) if base == 0 else mpmath.power(base, e)
+
+
+def _oversized_power(tree: Any) -> bool:
+    """A power of numbers whose exact value would have more than MAX_POWER_BITS bits, or its reciprocal (SymPy
+    would compute it exactly and not end); the tree was parsed with evaluate=False, so nothing has been computed."""
+    import mpmath
+    import sympy as sp
+
+    for node in sp.preorder_traversal(tree):
+        if isinstance(node, sp.Pow) and node.args[0].is_number and node.args[1].is_number:
+            m = _magnitude(node)
+            if m is not None and m != 0 and abs(mpmath.log(m, 2)) > MAX_POWER_BITS:
+                return True
+    return False
+
+
 def parse_expression(text: str, symbols: Mapping[str, Any], where: str) -> Any:
     """``text`` as a SymPy expression in exactly the given ``symbols`` (name -> Symbol), parsed without
     evaluating arbitrary code (``sympy.parsing.sympy_parser.parse_expr`` with a closed namespace of the
-    symbols and the elementary functions). An unknown name or a syntax error is an InputError naming it."""
-    import sympy as sp
-    from sympy.parsing.sympy_parser import parse_expr, standard_transformations
+    symbols, the functions with a certified evaluation and pi, E). ``^`` is a power (SymPy's ``convert_xor``).
 
-    functions = {name: getattr(sp, name) for name in ("exp", "log", "sqrt", "erf", "sin", "cos", "tan", "atan",
-                                                     "asin", "acos", "sinh", "cosh", "tanh", "Abs", "pi", "E",
-                                                     "Rational", "Integer", "Float", "Min", "Max", "oo")}
-    namespace = {**functions, **symbols}
-    if not isinstance(text, str) or not text.strip():
-        raise InputError(f"{where}: an empty expression")
+    Refused with one :class:`InputError` line naming the claim (``where``): an empty or over-long text, LaTeX
+    (with a hint to write SymPy syntax or use ``stated_latex``), a syntax error, an unknown function (with the
+    functions there are), an unknown symbol, a tree of more than MAX_EXPRESSION_NODES nodes, or a power of numbers
+    too large to evaluate. Nothing is evaluated before these checks, so a bad expression is refused at once."""
     import re
 
+    import sympy as sp
+    from sympy.parsing.sympy_parser import convert_xor, parse_expr, standard_transformations
+
+    functions = _functions()
+    if not isinstance(text, str) or not text.strip():
+        raise InputError(f"{where}: an empty expression")
+    if len(text) > MAX_EXPRESSION_CHARS:
+        raise InputError(f"{where}: the expression has {len(text)} characters, more than the {MAX_EXPRESSION_CHARS} "
+                         "this tool reads")
+    if "\\" in text or re.search(r"[{}$]", text):
+        raise InputError(f"{where}: {_short(text)} looks like LaTeX; write it in SymPy syntax (e.g. exp(-x**2)/2, "
+                         "sqrt(x)), or give it as stated_latex = '...'")
     if any(bad in text for bad in ("__", "lambda", "import", ";")) or re.search(r"\.[A-Za-z_]", text):
-        raise InputError(f"{where}: {text!r} is not an expression")
+        raise InputError(f"{where}: {_short(text)} is not an expression")
+    for name in re.findall(r"([A-Za-z_][A-Za-z_0-9]*)\s*\(", text):
+        if name not in functions:
+            raise InputError(f"{where}: unknown function {name!r}{did_you_mean(name, list(functions))} (the "
+                             f"functions with a certified evaluation: {', '.join(n for n in functions if n not in _CONSTANTS)})")
+    namespace = {**functions, **symbols}
     try:
-        tree = parse_expr(text, local_dict=namespace, global_dict={"__builtins__": {}, **functions},
-                          transformations=standard_transformations, evaluate=True)
+        tree = parse_expr(text, local_dict=namespace, global_dict={"__builtins__": {}, **functions, "Add": sp.Add,
+                                                                   "Mul": sp.Mul, "Pow": sp.Pow, "Symbol": sp.Symbol},
+                          transformations=(*standard_transformations, convert_xor), evaluate=False)
+    except RecursionError:
+        raise InputError(f"{where}: the expression is too large to read (its terms nest deeper than Python's parser "
+                         f"allows, about {sys.getrecursionlimit()} levels)") from None
     except Exception as exc:  # noqa: BLE001 -- any parse failure is bad input, reported in one line
-        raise InputError(f"{where}: cannot parse {text!r} ({type(exc).__name__})") from None
+        detail = str(exc).strip().splitlines()[0][:80] if str(exc).strip() else ""
+        raise InputError(f"{where}: cannot parse {_short(text)} ({type(exc).__name__}"
+                         + (f": {detail})" if detail else ")")) from None
     if not isinstance(tree, sp.Expr):
-        raise InputError(f"{where}: {text!r} is not an expression")
+        raise InputError(f"{where}: {_short(text)} is not an expression")
+    size = sum(1 for _ in sp.preorder_traversal(tree))
+    if size > MAX_EXPRESSION_NODES:
+        raise InputError(f"{where}: the expression has {size} nodes, more than the {MAX_EXPRESSION_NODES} this tool "
+                         "evaluates")
+    if _oversized_power(tree):
+        raise InputError(f"{where}: {_short(text)} holds a power of numbers too large to evaluate")
     unknown = sorted(s.name for s in tree.free_symbols if s.name not in symbols)
     if unknown:
         raise InputError(f"{where}: unknown symbol {unknown[0]!r}{did_you_mean(unknown[0], list(symbols))} "
                          f"(allowed: {', '.join(symbols)})")
+    try:
+        tree = tree.doit()                                # now evaluate: every part has been checked
+    except RecursionError:
+        raise InputError(f"{where}: the expression is nested too deeply to evaluate") from None
     # the parser creates plain symbols for names it has not seen: map every name to the project's own symbol
     return tree.subs({s: symbols[s.name] for s in tree.free_symbols if s is not symbols[s.name]})
 

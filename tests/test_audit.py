@@ -211,3 +211,23 @@ def test_no_submodule_shadows_a_public_function():
             assert importlib.util.find_spec(f"attnverify.{name}") is None, name
     importlib.import_module("attnverify.user_claims")
     assert callable(attnverify.audit) and attnverify.audit.__module__ == "attnverify.user_claims"
+
+
+# --------------------------------------------------------------------------------------------- decimals are exact
+def test_a_decimal_coefficient_is_refuted_with_an_interval_of_the_right_sign():
+    """2.02 in place of 2: the Arb step used to read the decimal as 0 and quote an enclosure of the wrong sign."""
+    rep = attnverify.audit(claim(stated=RIGHT.replace("2*beta", "2.02*beta")), seed=0)
+    (row,) = rep.claims
+    assert row.verdict == "refuted", row.reason
+    ev = row.evidence["stated"]
+    top = ev["tried"][-1]
+    assert top["stated"] > top["derived"]                  # 2.02 > 2 and every factor positive at the point
+    lo, hi = (float(x) for x in row.reason.split("lies in [")[1].split("]")[0].split(", "))
+    assert 0 < lo <= top["stated"] - top["derived"] <= hi
+
+
+def test_a_decimal_in_at_is_the_same_point_as_its_integer():
+    """at = { sigma = 1.0 } and at = { sigma = 1 } fix the same point: the same wrong formula is refuted in both."""
+    wrong = "theta**2*w**2 + beta*sigma**2*theta*rho*w + beta**2*sigma**4"
+    verdicts = [verdict_of(claim(stated=wrong, at={"R": 500, "L": 10500, "sigma": s}))[0] for s in (1, 1.0)]
+    assert verdicts == ["refuted", "refuted"]

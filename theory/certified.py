@@ -17,8 +17,10 @@ arithmetic (SymPy).  Nothing here knows a model; the papers' theory modules call
   - ``library``    -- the library and version that did the arithmetic;
   - ``text``       -- one line for the report ("certified: rho* in [-0.54231, -0.54229], unique in [...]").
 
-* SymPy expressions as ball functions: :func:`lambdify_arb` (special functions that carry a ball version:
-  :func:`special_ball_functions`).
+* SymPy expressions as ball functions: :func:`lambdify_arb`, every constant entering as its exact value
+  (:func:`exact_ball`: an Integer, a Rational as an exact quotient, a binary Float from its own mantissa and
+  exponent); the functions it knows are :data:`CERTIFIED_FUNCTIONS`, plus special functions that carry a ball
+  version (:func:`special_ball_functions`); any other is refused (:class:`NotCertifiable`).
 * Zeros of a real function of one variable: :func:`root_boxes`, :func:`isolate_roots` (interval bisection plus
   the interval Newton test), :func:`merge_intervals`.
 * Spectra of symmetric matrices: :func:`eigenvalue_clusters` (floating-point input: Gershgorin discs of an exactly
@@ -101,23 +103,132 @@ def hull(a: arb, b: arb) -> arb:
 # ---------------------------------------------------------------------------------------------
 # SymPy expressions evaluated in ball arithmetic
 # ---------------------------------------------------------------------------------------------
+def exact_ball(x) -> arb:
+    """The exact value ``x`` as a ball that contains it: an int or SymPy Integer exactly; a Fraction or SymPy
+    Rational as the ball quotient of its exact numerator and denominator; a Python float exactly (a binary float is
+    an Arb midpoint with radius 0); a SymPy Float from its own binary mantissa and exponent (``Float._mpf_`` =
+    (sign, man, exp, bc), value (-1)^sign man 2^exp), so no decimal round trip can move it. Anything else
+    (a string, an mpmath number, a NumPy array): TypeError, since its exact value is not known here."""
+    if isinstance(x, arb):
+        return x
+    if isinstance(x, bool):
+        raise TypeError("a bool is not a number")
+    if isinstance(x, (int, np.integer, sp.Integer)):
+        return arb(int(x))
+    if isinstance(x, (float, np.floating)):
+        return arb(float(x))
+    if isinstance(x, Fraction):
+        return arb(x.numerator) / arb(x.denominator)
+    if isinstance(x, sp.Rational):
+        return arb(int(x.p)) / arb(int(x.q))
+    if isinstance(x, sp.Float):
+        sign, man, exp, _bc = x._mpf_
+        if not man and exp:                          # the special values +-inf and nan of mpmath's format
+            raise TypeError(f"{x} is not a finite number")
+        return _binary(-int(man) if sign else int(man), int(exp))
+    raise TypeError(f"no exact value for {type(x).__name__} {x!r}")
+
+
+def _binary(man: int, exp: int) -> arb:
+    """The exact binary number man 2^exp as a ball of radius 0 (an Arb float holds any mantissa exactly)."""
+    return arb(flint.arf((man, exp)))
+
+
+def _min(*xs: arb) -> arb:
+    """The ball of min(x, y, ...) over every point of the argument balls."""
+    out = arb(xs[0])
+    for x in xs[1:]:
+        out = out.min(arb(x))
+    return out
+
+
+def _max(*xs: arb) -> arb:
+    out = arb(xs[0])
+    for x in xs[1:]:
+        out = out.max(arb(x))
+    return out
+
+
+def _bessel_i(nu, x) -> arb:
+    return arb(x).bessel_i(arb(nu))
+
+
+def _bessel_j(nu, x) -> arb:
+    return arb(x).bessel_j(arb(nu))
+
+
+# The elementary and special functions with an Arb evaluation, by the name SymPy's MpmathPrinter gives them (and the
+# SymPy class names they come from). Every function a stated formula may use must be here: the claim parser reads
+# its namespace from CERTIFIED_FUNCTIONS, so what it accepts can always be certified.
+_BALL_FUNCTIONS: dict[str, Callable] = {
+    "exp": lambda x: arb(x).exp(), "log": lambda x: arb(x).log(), "sqrt": lambda x: arb(x).sqrt(),
+    "erf": lambda x: arb(x).erf(), "erfc": lambda x: arb(x).erfc(), "gamma": lambda x: arb(x).gamma(),
+    "sin": lambda x: arb(x).sin(), "cos": lambda x: arb(x).cos(), "tan": lambda x: arb(x).tan(),
+    "asin": lambda x: arb(x).asin(), "acos": lambda x: arb(x).acos(), "atan": lambda x: arb(x).atan(),
+    "sinh": lambda x: arb(x).sinh(), "cosh": lambda x: arb(x).cosh(), "tanh": lambda x: arb(x).tanh(),
+    "fabs": lambda x: abs(arb(x)), "Min": _min, "Max": _max, "besseli": _bessel_i, "besselj": _bessel_j, "exact": exact_ball,
+    "binary": _binary,
+}
+CERTIFIED_FUNCTIONS = ("exp", "log", "sqrt", "erf", "erfc", "gamma", "sin", "cos", "tan", "asin", "acos", "atan",
+                       "sinh", "cosh", "tanh", "Abs", "Min", "Max", "besseli", "besselj")
+_CLASS_NAMES = {"Abs": "fabs"}
+
+
 class _ArbNames:
-    """The names SymPy's MpmathPrinter emits (``mpmath.mpf``, ``mpmath.exp``, ...), mapped to Arb balls.
+    """The namespace the generated code calls (``mpmath.exp`` ... as printed by :class:`_ArbPrinter`), mapped to
+    Arb ball functions with guaranteed error bounds."""
 
-    Rationals are printed as mpf(p)/mpf(q): exact integers divided in ball arithmetic, so the enclosure is
-    rigorous; exp/log/sqrt/erf/erfc/atan are Arb's (guaranteed error bounds)."""
-
-    mpf = staticmethod(arb)
-    exp = staticmethod(lambda x: arb(x).exp())
-    log = staticmethod(lambda x: arb(x).log())
-    sqrt = staticmethod(lambda x: arb(x).sqrt())
-    erf = staticmethod(lambda x: arb(x).erf())
-    erfc = staticmethod(lambda x: arb(x).erfc())
-    atan = staticmethod(lambda x: arb(x).atan())
+    def __getattr__(self, name: str):
+        try:
+            return _BALL_FUNCTIONS[name]
+        except KeyError:
+            raise NotCertifiable(name) from None
 
     @property
-    def pi(self):
+    def pi(self) -> arb:
         return arb.pi()
+
+    @property
+    def e(self) -> arb:
+        return arb.const_e()
+
+    @property
+    def inf(self) -> arb:
+        return arb.pos_inf()
+
+
+class NotCertifiable(ValueError):
+    """An expression uses a function with no ball (Arb) evaluation: it cannot be certified."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"{name} has no certified (Arb ball) evaluation")
+        self.name = name
+
+
+class _ArbPrinter(MpmathPrinter):
+    """SymPy's mpmath printer, with every constant printed as its exact value: a Float from its binary mantissa and
+    exponent (the stock printer's ``mpf((sign, man, exp, bc))`` tuple is read by ``flint.arb`` as a midpoint and a
+    radius, which turned 2.02 into 0); a Rational as the
+    quotient of two exact integers; Min and Max as ball functions (Python's min on overlapping balls would pick one
+    ball, not their hull)."""
+
+    def _print_Float(self, e: sp.Float) -> str:
+        sign, man, exp, _bc = e._mpf_
+        if not man and exp:
+            raise NotCertifiable(f"the non-finite constant {e}")
+        return f"mpmath.binary({-int(man) if sign else int(man)}, {int(exp)})"
+
+    def _print_Rational(self, e: sp.Rational) -> str:
+        return f"(mpmath.exact({int(e.p)})/mpmath.exact({int(e.q)}))"
+
+    def _print_Min(self, e: sp.Expr) -> str:
+        return f"mpmath.Min({', '.join(self._print(a) for a in e.args)})"
+
+    def _print_Max(self, e: sp.Expr) -> str:
+        return f"mpmath.Max({', '.join(self._print(a) for a in e.args)})"
+
+    def _print_Abs(self, e: sp.Expr) -> str:
+        return f"mpmath.fabs({self._print(e.args[0])})"
 
 
 def special_ball_functions(expr: sp.Expr) -> dict[str, Callable]:
@@ -133,12 +244,27 @@ def special_ball_functions(expr: sp.Expr) -> dict[str, Callable]:
     return found
 
 
+def uncertifiable(expr: sp.Expr, extra: dict | None = None) -> list[str]:
+    """The names of the functions in ``expr`` that have no ball evaluation, its non-finite constants (zoo, nan, oo)
+    and the imaginary unit (balls are real); empty: every part can be certified."""
+    expr = sp.sympify(expr)
+    known = {*CERTIFIED_FUNCTIONS, *special_ball_functions(expr), *(extra or {})}
+    names = {type(f).__name__ for f in expr.atoms(sp.Function)} - known
+    names |= {str(c) for c in (sp.zoo, sp.nan, sp.oo, sp.I) if expr.has(c)}
+    return sorted(names)
+
+
 def lambdify_arb(expr: sp.Expr, args, extra: dict | None = None) -> Callable:
-    """Rigorous ball version of ``expr`` (a function of the symbols ``args``, built from rationals, +, *, powers,
-    exp, log, sqrt, erf, erfc, atan, pi and special functions with a ball version: :func:`special_ball_functions`,
-    or ``extra``, name -> ball function): it takes python-flint ``arb`` balls and returns a ball that contains the
-    value of expr at every point of the argument balls (FLINT/Arb error propagation)."""
-    printer = MpmathPrinter({"fully_qualified_modules": True, "inline": True, "allow_unknown_functions": True})
+    """Rigorous ball version of ``expr``, a function of the symbols ``args``: it takes python-flint ``arb`` balls
+    (or exact numbers: :func:`exact_ball`) and returns a ball that contains the value of expr at every point of the
+    argument balls (FLINT/Arb error propagation). Every constant of ``expr`` enters as its exact value (Integers,
+    Rationals and binary Floats: :func:`exact_ball`). It may use +, *, powers, pi, E, the functions
+    :data:`CERTIFIED_FUNCTIONS`, special functions with a ball version (:func:`special_ball_functions`) and
+    ``extra`` (name -> ball function); any other function: :class:`NotCertifiable`, when the function is built."""
+    missing = uncertifiable(expr, extra)
+    if missing:
+        raise NotCertifiable(missing[0])
+    printer = _ArbPrinter({"fully_qualified_modules": True, "inline": True, "allow_unknown_functions": True})
     names = {"mpmath": _ArbNames(), **special_ball_functions(expr), **(extra or {})}
     return sp.lambdify(args, expr, modules=[names], printer=printer, cse=True)
 

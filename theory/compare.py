@@ -8,11 +8,12 @@ ball contains 0 prove nothing either way.
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import sympy as sp
-from sympy.printing.pycode import MpmathPrinter
 
 _PREC = 128        # bits of the ball arithmetic
 
@@ -32,27 +33,6 @@ def equivalent(a: sp.Expr, b: sp.Expr, *, timeout_terms: int = 4000) -> bool:
         if diff == 0:
             return True
     return False
-
-
-class _Arb:
-    """The names SymPy's MpmathPrinter emits, as Arb ball functions (rigorous error bounds)."""
-
-    def __init__(self) -> None:
-        import flint
-
-        self.arb = flint.arb
-        self.mpf = flint.arb
-        self.exp = lambda x: flint.arb(x).exp()
-        self.log = lambda x: flint.arb(x).log()
-        self.sqrt = lambda x: flint.arb(x).sqrt()
-        self.erf = lambda x: flint.arb(x).erf()
-        self.erfc = lambda x: flint.arb(x).erfc()
-        self.sin = lambda x: flint.arb(x).sin()
-        self.cos = lambda x: flint.arb(x).cos()
-        self.tanh = lambda x: flint.arb(x).tanh()
-        self.atan = lambda x: flint.arb(x).atan()
-        self.fabs = lambda x: abs(flint.arb(x))
-        self.pi = flint.arb.pi()
 
 
 @dataclass(frozen=True)
@@ -76,34 +56,31 @@ class Separation:
 
 
 def ball_function(expr: sp.Expr, symbols: Sequence[sp.Symbol]):
-    """``expr`` as a function of Arb balls (an enclosure of its value for every point of the argument balls); a
-    special function with its own ball version (``attnverify.theory.certified.special_ball_functions``, e.g. a
-    Gaussian expectation with no elementary form) is evaluated by it."""
-    from attnverify.theory.certified import special_ball_functions
+    """``expr`` as a function of Arb balls: an enclosure of its value for every point of the argument balls, every
+    constant entering exactly (:func:`attnverify.theory.certified.lambdify_arb`)."""
+    from attnverify.theory.certified import lambdify_arb
 
-    printer = MpmathPrinter({"fully_qualified_modules": True, "allow_unknown_functions": True})
-    return sp.lambdify(list(symbols), expr, modules=[{"mpmath": _Arb(), **special_ball_functions(expr)}],
-                       printer=printer)
+    return lambdify_arb(expr, list(symbols))
 
 
-def difference_at(a: sp.Expr, b: sp.Expr, point: Mapping[sp.Symbol, float]) -> Separation:
-    """a - b at ``point`` (symbol -> float), enclosed in an Arb ball at 128 bits."""
+def difference_at(a: sp.Expr, b: sp.Expr, point: Mapping[sp.Symbol, Any]) -> Separation:
+    """a - b at ``point`` (symbol -> an exact number: int, float, Fraction or SymPy number; the ball holds the
+    difference at exactly that point), enclosed in an Arb ball at 128 bits. A ball that is not finite (a function
+    evaluated outside its domain) certifies nothing: its ends are -inf and inf."""
     import flint
 
-    from attnverify.theory.certified import lower, upper
+    from attnverify.theory.certified import exact_ball, lower, upper
 
     syms = list(point)
-    old = flint.ctx.prec
-    flint.ctx.prec = _PREC
-    try:
-        args = [flint.arb(repr(float(point[s]))) for s in syms]
+    with flint.ctx.workprec(_PREC):
+        args = [exact_ball(point[s]) for s in syms]
         fa, fb = ball_function(a, syms), ball_function(b, syms)
         va, vb = flint.arb(fa(*args)), flint.arb(fb(*args))
         d = va - vb
-        return Separation({s.name: float(point[s]) for s in syms}, lower(d), upper(d), float(va.mid()),
-                          float(vb.mid()))
-    finally:
-        flint.ctx.prec = old
+        finite = d.is_finite()
+        return Separation({s.name: float(point[s]) for s in syms}, lower(d) if finite else -math.inf,
+                          upper(d) if finite else math.inf, float(va.mid()) if va.is_finite() else math.nan,
+                          float(vb.mid()) if vb.is_finite() else math.nan)
 
 
 def separate(a: sp.Expr, b: sp.Expr, points: Iterable[Mapping[sp.Symbol, float]]) -> list[Separation]:
