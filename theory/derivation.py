@@ -18,6 +18,14 @@ import sympy as sp
 
 _NAME = re.compile(r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*")
 
+#: What a step is, so that an approximation never reads like an identity:
+#: ``identity``      an equality SymPy computed or proved (exact);
+#: ``limit``         a limit (a law of large numbers, L -> oo, beta -> oo), exact only in that limit;
+#: ``approximation`` a truncated expansion (the delta method, a Laplace expansion), with its ``order``;
+#: ``assumption``    part of the model's statement (taken, not derived);
+#: ``statement``     a paper's statement, reproduced for comparison (not derived).
+STEP_KINDS = ("identity", "limit", "approximation", "assumption", "statement")
+
 
 @dataclass(frozen=True)
 class Step:
@@ -29,6 +37,9 @@ class Step:
     label:     the result's name as LaTeX (``r"J_{\mathrm{fixed}}(\rho)"``), the left side of its equation.
     name:      a short semantic slug for the equation label (``"J-fixed"`` gives ``eq:A:J-fixed``): letters, digits
                and single hyphens, unique within its derivation.
+    kind:      what the step is (:data:`STEP_KINDS`): an identity, a limit, an approximation, a model assumption or
+               a paper's statement.
+    order:     for an approximation, the order of what it neglects, as LaTeX (``"O(1/L^2)"``); empty otherwise.
     """
 
     statement: str
@@ -36,10 +47,16 @@ class Step:
     reason: str
     label: str = ""
     name: str = ""
+    kind: str = "identity"
+    order: str = ""
 
     def __post_init__(self) -> None:
         if self.name and not _NAME.fullmatch(self.name):
             raise ValueError(f"step name {self.name!r}: letters, digits and single hyphens only")
+        if self.kind not in STEP_KINDS:
+            raise ValueError(f"step kind {self.kind!r}: one of {', '.join(STEP_KINDS)}")
+        if self.kind == "approximation" and not self.order:
+            raise ValueError("an approximation step needs its order (what it neglects)")
 
     def __repr__(self) -> str:
         text = self.statement if len(self.statement) <= 70 else self.statement[:67] + "..."

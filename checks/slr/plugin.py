@@ -45,14 +45,15 @@ def _steps() -> list:
 
 def derive(values: dict) -> tuple[str, list]:
     """The derivation, with the numeric ``values`` given for lam, gamma, d, L, eps substituted into every result."""
+    from dataclasses import replace
+
     from attnverify.checks.slr.formulas import SYMBOLS
-    from attnverify.theory.derivation import Step
 
     steps = _steps()
     subs = {SYMBOLS[k]: v for k, v in values.items() if k in SYMBOLS}
     title = TITLE
     if subs:
-        steps = [Step(s.statement, s.result.subs(subs), s.reason, s.label, name=s.name) for s in steps]
+        steps = [replace(s, result=s.result.subs(subs)) for s in steps]
         title += "; at " + ", ".join(f"{k} = {v}" for k, v in values.items() if k in MODEL_KEYS)
     return title, steps
 
