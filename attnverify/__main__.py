@@ -1,3 +1,3 @@
-from attnverify.cli import main
+from attnverify.cli.main import main
 
 raise SystemExit(main())

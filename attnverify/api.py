@@ -27,7 +27,7 @@ class Result(_fw.Result):
     def plot(self, index: int = 0):
         """The check's ``index``-th plot as a matplotlib Figure (IndexError naming the plots it has when there is no
         such plot)."""
-        from attnverify.report import draw_plot
+        from attnverify.render.report import draw_plot
 
         plots = self.evidence.plots if self.evidence else []
         if not plots:
@@ -53,20 +53,20 @@ class Report(_runner.Report):
         """Write ``report.json``, ``report.md`` and the plots into ``directory``; an existing report there is
         overwritten only with ``force=True``."""
         from attnverify.outputs import check_dir
-        from attnverify.report import write_report
+        from attnverify.render.report import write_report
 
         check_dir(directory, "save", force=force, hint="force=True")
         return write_report(self, directory)
 
     def to_markdown(self, formulas: bool = True) -> str:
         """The report as Markdown (report.md without the plot images)."""
-        from attnverify.report import to_markdown
+        from attnverify.render.report import to_markdown
 
         return to_markdown(self, formulas=formulas)
 
     def to_dict(self) -> dict:
         """The JSON report as a dict."""
-        from attnverify.report import report_dict
+        from attnverify.render.report import report_dict
 
         return report_dict(self)
 
@@ -86,7 +86,7 @@ class Report(_runner.Report):
                 f"({counts['pass']} pass, {counts['fail']} fail, {counts['error']} error), {len(self.claims)} claims>")
 
     def _repr_markdown_(self) -> str:
-        from attnverify.report import to_markdown
+        from attnverify.render.report import to_markdown
 
         return _head(to_markdown(self, formulas=False))
 

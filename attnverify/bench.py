@@ -59,7 +59,7 @@ def run_all(scale: float = 1.0, progress: Callable[[str], None] | None = None, b
         for key, (op, bound) in out.get("targets", {}).items():
             result["targets_met"][key] = _meets(out["headline"][key], op, bound) and out.get("valid", {}).get(key, True)
     if paper_profile:
-        from attnverify.paper_profile import run_paper_profile
+        from attnverify.selftest.paper_profile import run_paper_profile
 
         t, section = timed(lambda: run_paper_profile(progress=progress))
         section["wall_s"] = t

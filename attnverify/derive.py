@@ -16,7 +16,7 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
-from attnverify import notation
+from attnverify.render import notation
 from attnverify.checks.framework import InputError
 
 # ----------------------------------------------------------------------------------------------
@@ -31,7 +31,7 @@ def cache_root() -> Path | None:
 
 def code_version() -> str:
     """SHA-256 (16 hex digits) of the sources of the theory and checks packages and of every registered paper's
-    own package (the derivations and the papers' adapters), of this module and :mod:`attnverify.notation` (which
+    own package (the derivations and the papers' adapters), of this module and :mod:`attnverify.render.notation` (which
     render the text), and of the SymPy and Python versions."""
     from attnverify.checks.registry import papers
 

@@ -30,7 +30,7 @@ def _pattern(name: str) -> re.Pattern:
 
 def blocks_of(report) -> dict[str, str]:
     """The generated text of every block, from one report (checks and claims of a run)."""
-    from attnverify.report import claims_markdown, table
+    from attnverify.render.report import claims_markdown, table
 
     # timings are not reproducible: each becomes a dash, right-aligned in the column's width
     audit = re.sub(r"[ \t]+\d+\.\d[ \t]*$", lambda m: "-".rjust(len(m.group(0).rstrip())), table(report), flags=re.M)

@@ -2,7 +2,7 @@
 and the fits of measured curves (exponential decay rates, minima, straight lines).
 
 Nothing here knows a model: the inputs are numbers, arrays and estimates with a mean, a covariance (``contrast``)
-and degrees of freedom (attnverify.numerics.signal_mc.Estimate).
+and degrees of freedom (attnverify.numerics.signal.mc.Estimate).
 """
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import numpy as np
 from scipy.stats import norm, t as student_t
 
 if TYPE_CHECKING:
-    from attnverify.numerics.signal_mc import Estimate
+    from attnverify.numerics.signal.mc import Estimate
 
 
 # ------------------------------------------------------------------------------------------- z-tests

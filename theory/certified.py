@@ -159,18 +159,23 @@ def _bessel_j(nu, x) -> arb:
 
 # The elementary and special functions with an Arb evaluation, by the name SymPy's MpmathPrinter gives them (and the
 # SymPy class names they come from). Every function a stated formula may use must be here: the claim parser reads
-# its namespace from CERTIFIED_FUNCTIONS, so what it accepts can always be certified.
+# its namespace from CERTIFIED_FUNCTIONS, so what it accepts can always be certified. SymPy rewrites some functions
+# into others on its own (atan(I x) = I atanh(x), besseli(0, I x) = besselj(0, x)); those are here too.
 _BALL_FUNCTIONS: dict[str, Callable] = {
     "exp": lambda x: arb(x).exp(), "log": lambda x: arb(x).log(), "sqrt": lambda x: arb(x).sqrt(),
     "erf": lambda x: arb(x).erf(), "erfc": lambda x: arb(x).erfc(), "gamma": lambda x: arb(x).gamma(),
     "sin": lambda x: arb(x).sin(), "cos": lambda x: arb(x).cos(), "tan": lambda x: arb(x).tan(),
     "asin": lambda x: arb(x).asin(), "acos": lambda x: arb(x).acos(), "atan": lambda x: arb(x).atan(),
     "sinh": lambda x: arb(x).sinh(), "cosh": lambda x: arb(x).cosh(), "tanh": lambda x: arb(x).tanh(),
+    "asinh": lambda x: arb(x).asinh(), "acosh": lambda x: arb(x).acosh(), "atanh": lambda x: arb(x).atanh(),
+    "cot": lambda x: arb(x).cot(), "sec": lambda x: arb(x).sec(), "csc": lambda x: arb(x).csc(),
+    "coth": lambda x: arb(x).coth(),
     "fabs": lambda x: abs(arb(x)), "Min": _min, "Max": _max, "besseli": _bessel_i, "besselj": _bessel_j, "exact": exact_ball,
     "binary": _binary,
 }
-CERTIFIED_FUNCTIONS = ("exp", "log", "sqrt", "erf", "erfc", "gamma", "sin", "cos", "tan", "asin", "acos", "atan",
-                       "sinh", "cosh", "tanh", "Abs", "Min", "Max", "besseli", "besselj")
+CERTIFIED_FUNCTIONS = ("exp", "log", "sqrt", "erf", "erfc", "gamma", "sin", "cos", "tan", "cot", "sec", "csc", "asin",
+                       "acos", "atan", "sinh", "cosh", "tanh", "coth", "asinh", "acosh", "atanh", "Abs", "Min", "Max",
+                       "besseli", "besselj")
 _CLASS_NAMES = {"Abs": "fabs"}
 
 
@@ -251,6 +256,7 @@ def uncertifiable(expr: sp.Expr, extra: dict | None = None) -> list[str]:
     known = {*CERTIFIED_FUNCTIONS, *special_ball_functions(expr), *(extra or {})}
     names = {type(f).__name__ for f in expr.atoms(sp.Function)} - known
     names |= {str(c) for c in (sp.zoo, sp.nan, sp.oo, sp.I) if expr.has(c)}
+    names |= {"AccumBounds"} if expr.atoms(sp.AccumBounds) else set()
     return sorted(names)
 
 

@@ -2,7 +2,7 @@ r"""A derivation is a list of steps: a statement, the SymPy object it produces, 
 
 Statements and reasons follow the typesetting convention: words, with the mathematics inline between dollar
 signs in LaTeX (``"the moment generating function of $g \sim N(0, \sigma^2)$"``); the app renders them for
-LaTeX, the terminal and matplotlib (``attnverify.notation``). Each step has a short semantic ``name``
+LaTeX, the terminal and matplotlib (``attnverify.render.notation``). Each step has a short semantic ``name``
 (``J-fixed``) from which the LaTeX document makes its equation label (``eq:A:J-fixed``).
 
 Two display helpers print long results compactly without changing what they are: :func:`factored_terms` and

@@ -39,14 +39,14 @@ MAX_ENTRY = 1e3
 def validate_model(p: dict) -> None:
     """Shapes d x d; entries at most MAX_ENTRY in size; the numerics' own limits (attnverify.numerics.validation.model:
     |B| |V| within the double range); the paper's assumptions on (B, V)
-    (attnverify.theory.mean_field.check_assumptions); and, when the check sweeps ``betas``, increasing values.
+    (attnverify.theory.meanfield.check_assumptions); and, when the check sweeps ``betas``, increasing values.
 
     Why MAX_ENTRY: scaling V by s only speeds the clock (t -> s t) and scaling B by s multiplies beta by s, so the
     checks' fixed horizons (t_max up to 45) and beta sweeps (up to 1e8) assume entries of order 1; at 1e300 the
     flow's quadrature, the field and the Theorem-1 rate overflowed (check ERRORs). 1e3 keeps beta |B| below
     1e11 and the rates below 1e6 per unit time."""
     from attnverify.numerics.validation import model as numerics_model
-    from attnverify.theory.mean_field import check_assumptions
+    from attnverify.theory.meanfield import check_assumptions
 
     for name in ("Q", "K", "V"):
         if np.shape(p[name]) != (p["d"], p["d"]):
@@ -122,7 +122,7 @@ BETA_FLOOR = 1.0          # an automatic ladder does not go below beta = 1 (a lo
 
 
 def n_particles_param(help_extra: str = "") -> Param:
-    return Param("n_particles", int, AUTO, "particles N (sample of mu_0, attnverify.numerics.sphere); 0 = chosen by "
+    return Param("n_particles", int, AUTO, "particles N (sample of mu_0, attnverify.numerics.meanfield.sphere); 0 = chosen by "
                  "the resolution rule: the smallest N with min_per_window particles per softmax window at the largest "
                  "beta, at least min_particles, at most particle_budget (the beta ladder is lowered when the budget "
                  "cannot meet the rule); a value > 0 is checked against the rule" + help_extra, low=0)
@@ -154,7 +154,7 @@ class Resolution:
 
 def _per_particle(B: np.ndarray, beta: float) -> float:
     """Expected particles per softmax window per particle of mu_0 at beta (particles_per_window is linear in N)."""
-    from attnverify.numerics.sphere import particles_per_window
+    from attnverify.numerics.meanfield.sphere import particles_per_window
 
     return particles_per_window(1, B, float(beta))
 
@@ -174,7 +174,7 @@ def _largest_beta(B: np.ndarray, n: int, min_per_window: float, beta_hi: float) 
 def choose_resolution(B: np.ndarray, betas, n_particles: int, min_per_window: float, budget: int,
                       floor: int = N_FLOOR) -> Resolution:
     """The resolution rule: at least ``min_per_window`` particles of mu_0 per softmax window (geodesic radius
-    (beta |B^T x|)^{-1/2} around the maximiser, attnverify.numerics.sphere.particles_per_window) at the largest beta.
+    (beta |B^T x|)^{-1/2} around the maximiser, attnverify.numerics.meanfield.sphere.particles_per_window) at the largest beta.
 
     ``n_particles`` > 0 (the user's or a profile's explicit choice): checked, ValueError with the numbers when it
     breaks the rule. ``n_particles`` = 0: N = the smallest count that meets the rule, at least min(floor, budget);

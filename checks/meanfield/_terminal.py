@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-import attnverify.theory.mean_field as mf
-from attnverify.numerics.cluster_motion import LATE, WIDTH_ERROR
+import attnverify.theory.meanfield as mf
+from attnverify.numerics.meanfield.cluster_motion import LATE, WIDTH_ERROR
 
 __all__ = ["RateComparison", "SwitchTimeFit", "TerminalFindings", "Derived", "derive", "compare_beta", "decide",
            "ROUND_OFF", "STEP_FLOOR"]
@@ -114,7 +114,7 @@ class TerminalFindings:
 # ----------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Derived:
-    """The derived terminal phase of one model (attnverify.theory.mean_field)."""
+    """The derived terminal phase of one model (attnverify.theory.meanfield)."""
 
     P_E: np.ndarray
     P_S: np.ndarray

@@ -21,10 +21,10 @@ from collections.abc import Callable
 import numpy as np
 
 from attnverify.checks.timing import median_time, paired_times, size, timed
-from attnverify.numerics.naive import euler_naive
-from attnverify.numerics.particles import attention_field, simulate
-from attnverify.numerics.truncated import attention_field_truncated, interaction_pairs, pair_count
-from attnverify.numerics.wasserstein import w2, w2_assignment, w2_two_atoms
+from attnverify.numerics.meanfield.naive import euler_naive
+from attnverify.numerics.meanfield.particles import attention_field, simulate
+from attnverify.numerics.meanfield.truncated import attention_field_truncated, interaction_pairs, pair_count
+from attnverify.numerics.meanfield.wasserstein import w2, w2_assignment, w2_two_atoms
 
 TARGETS = {"particles_speedup_vs_naive": (">=", 10.0), "truncated_kernel_speedup": (">=", 10.0),
            "truncated_kernel_max_error": ("<=", 1e-10), "fused_kernel_speedup_vs_numpy": (">=", 10.0),
@@ -163,7 +163,7 @@ def bench_dense_throughput(scale: float = 1.0, repeats: int = 5, seed: int = 0) 
 
 # ----------------------------------------------------------------------------- exact W2
 def bench_w2(scale: float = 1.0, seed: int = 0) -> dict:
-    """Time of ``attnverify.numerics.wasserstein.w2`` (assignment problem) between two N-point clouds in R^3, and the least-squares
+    """Time of ``attnverify.numerics.meanfield.wasserstein.w2`` (assignment problem) between two N-point clouds in R^3, and the least-squares
     exponent p of time ~ N^p over N = 500, 1000, 2000, 5000 (scaled)."""
     rng = np.random.default_rng(seed)
     sizes = sorted({size(n, scale, 20 * (i + 1)) for i, n in enumerate((500, 1000, 2000, 5000))})

@@ -97,7 +97,7 @@ class Target:
 
 
 def _target(stated, g) -> Target:
-    import attnverify.theory.mean_field as mf
+    import attnverify.theory.meanfield as mf
 
     kind, M = target_matrix(stated.get("target", ""), g.B, g.V)
     s = mf.dominant_subspace(M)
@@ -157,7 +157,7 @@ def _phases_text(g, ks: list[int]) -> str:
 
 
 def judge_case(g, T: Target) -> CaseVerdict:
-    import attnverify.theory.mean_field as mf
+    import attnverify.theory.meanfield as mf
 
     name = _name(g.model)
     off = [1.0 - q for q in g.q_S_late]

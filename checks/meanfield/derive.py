@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from attnverify.theory import mean_field as M
+from attnverify.theory import meanfield as M
 from attnverify.theory.derivation import Step
 
 

@@ -1,19 +1,19 @@
 """Paper B, claim 1: the zero-temperature dynamics has the closed-form solution
 x(t) = e^{tau A} x0/|e^{tau A} x0|, A = V B^T, with the time change dt/dtau = |B^T x(tau)|.
 
-Analytic side: attnverify.theory.mean_field.closed_form_flow (lambdified SymPy closed form, inverted time change).
-Numeric side: SciPy's DOP853 on dx/dt = X_inf(x) (attnverify.numerics.zero_temperature.zero_temperature_path), the
-field from attnverify.numerics.particles.attention_field(beta=inf),
+Analytic side: attnverify.theory.meanfield.closed_form_flow (lambdified SymPy closed form, inverted time change).
+Numeric side: SciPy's DOP853 on dx/dt = X_inf(x) (attnverify.numerics.meanfield.zero_temperature.zero_temperature_path), the
+field from attnverify.numerics.meanfield.particles.attention_field(beta=inf),
 at a ladder of tolerances (the refinement study that justifies the threshold).
 """
 from __future__ import annotations
 
 import numpy as np
 
-import attnverify.theory.mean_field as mf
+import attnverify.theory.meanfield as mf
 from attnverify.checks.framework import Context, Evidence, Param, Plot, Series, check
 from attnverify.checks.meanfield._model import (D3_PARAM, MODEL_PARAMS, model_matrices, validate_model, with_d3_case)
-from attnverify.numerics.zero_temperature import zero_temperature_path
+from attnverify.numerics.meanfield.zero_temperature import zero_temperature_path
 
 
 def start_errors(x0: np.ndarray, closed: np.ndarray, B: np.ndarray, V: np.ndarray, times: np.ndarray,
@@ -78,8 +78,8 @@ def _zero_temperature_flow(p: dict, ctx: Context) -> Evidence:
         details={"rtols": list(rtols), "max_error_per_rtol": worst.tolist(), "error_per_start": errs.tolist(),
                  "x0": X0.tolist(), "times": times.tolist(), "empirical_order": order,
                  "decreasing": converging, "integrator": "scipy DOP853, atol 1e-16",
-                 "field": "attnverify.numerics.particles.attention_field(beta=inf)",
-                 "closed_form": "attnverify.theory.mean_field.closed_form_flow (20-pt Gauss-Legendre + Newton time change)",
+                 "field": "attnverify.numerics.meanfield.particles.attention_field(beta=inf)",
+                 "closed_form": "attnverify.theory.meanfield.closed_form_flow (20-pt Gauss-Legendre + Newton time change)",
                  "certificates": [dict(c) for c in mf.spectrum(B, V).certificates]},
         plots=[Plot(title="closed form vs DOP853: refinement study", xlabel="integrator rtol",
                     ylabel="max error", logx=True, logy=True,

@@ -1,5 +1,5 @@
 """Paper B's closed forms as SymPy objects, for notebooks and papers (every one derived by
-``attnverify.theory.mean_field``, none typed in), reached as ``attnverify.formulas.<name>``.
+``attnverify.theory.meanfield``, none typed in), reached as ``attnverify.formulas.<name>``.
 
 Matrices are nested lists, NumPy arrays or SymPy matrices::
 
@@ -19,7 +19,7 @@ from typing import Any
 
 import sympy as sp
 
-from attnverify.theory import mean_field as _B
+from attnverify.theory import meanfield as _B
 
 SYMBOLS = {"beta": _B.beta, "t": _B.t, "K": _B.K, "C1": _B.C1, "c": _B.c}
 

@@ -3,9 +3,9 @@
 What the check compares (derived against measured; it never reads the paper's rate):
 
 * derived: the Laplace expansion X_beta(x) - X_inf(x) ~ e_0(x) + e_1(x)/beta + e_2(x)/beta^2 + ... of
-  :mod:`attnverify.theory.mean_field.asymptotics` (SymPy, Watson's lemma; e_0 = 0 since the Laplace maximiser is the
+  :mod:`attnverify.theory.meanfield.asymptotics` (SymPy, Watson's lemma; e_0 = 0 since the Laplace maximiser is the
   Lagrange one, e_1 = P_perp_x V (grad_T log f(u) - (d-1)/2 u)/|B^T x|), for the audit's quadratic density;
-* measured: X_beta[mu](x) by certified quadrature (:func:`attnverify.numerics.laplace.laplace_field_certified`,
+* measured: X_beta[mu](x) by certified quadrature (:func:`attnverify.numerics.meanfield.laplace.laplace_field_certified`,
   FLINT/Arb acb.integral: a rigorous bound), on a grid of points of S^{d-1}, for every beta.
 
 At every beta where the expansion is asymptotic (each term at most 1/4 of the one before it, at every point), the
@@ -25,12 +25,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-import attnverify.theory.mean_field as mf
+import attnverify.theory.meanfield as mf
 from attnverify.checks.framework import Context, Evidence, Param, Plot, Series, check
 from attnverify.checks.meanfield._model import (D3_PARAM, MODEL_PARAMS, model_matrices, validate_betas,
                                                 validate_model, with_d3_case)
-from attnverify.numerics.laplace import laplace_certificate, laplace_field_certified, standard_density
-from attnverify.theory.mean_field.asymptotics import (asymptotic_betas, expansion_sum, field_error_expansion,
+from attnverify.numerics.meanfield.laplace import laplace_certificate, laplace_field_certified, standard_density
+from attnverify.theory.meanfield.asymptotics import (asymptotic_betas, expansion_sum, field_error_expansion,
                                                       leading_order)
 
 ORDER = 4                 # derived coefficients e_0 .. e_4: four terms compared, the fifth bounds the remainder
@@ -78,7 +78,7 @@ class LimitFindings:
 
 def density(phi):
     """mu_0 on S^1 (w.r.t. arc length, unnormalised): 1 + 0.5 cos(phi - 0.3) + 0.2 sin(2 phi) >= 0.3 > 0, the
-    circle form of :func:`attnverify.numerics.laplace.standard_density` (d = 2); mpmath- and NumPy-compatible."""
+    circle form of :func:`attnverify.numerics.meanfield.laplace.standard_density` (d = 2); mpmath- and NumPy-compatible."""
     import mpmath as mp
 
     cos, sin = (np.cos, np.sin) if isinstance(phi, (float, np.ndarray)) else (mp.cos, mp.sin)
@@ -87,7 +87,7 @@ def density(phi):
 
 def field_on_grid(X: np.ndarray, B: np.ndarray, V: np.ndarray, beta: float, dps: int) -> tuple[np.ndarray, float, dict]:
     """X_beta[mu](x) at the rows of X, its rigorous error bound and certificate (task for ctx.map); mu has the
-    density :func:`attnverify.numerics.laplace.standard_density` on S^{d-1}."""
+    density :func:`attnverify.numerics.meanfield.laplace.standard_density` on S^{d-1}."""
     info = laplace_field_certified(X, B, V, beta, standard_density(B.shape[0]), dps=dps)
     return info.value, info.error, laplace_certificate(info, f"X_beta (beta = {beta:g}, {len(X)} points)")
 
@@ -218,7 +218,7 @@ def _decide(p: dict, betas: np.ndarray, X: np.ndarray, B: np.ndarray, V: np.ndar
                              f"1 + 0.5 <(cos 0.3, sin 0.3, 0, ...), y> + 0.2 y^T S y on S^{p['d'] - 1}, S the path "
                              "adjacency / its norm (>= 0.3)"),
                  "method": "derived: Laplace expansion to order 4 (SymPy, Watson's lemma, "
-                           "attnverify.theory.mean_field.asymptotics); measured: polar angle about the maximiser, "
+                           "attnverify.theory.meanfield.asymptotics); measured: polar angle about the maximiser, "
                            "sphere moments in closed form, 1-D integrals by FLINT/Arb acb.integral (rigorous)",
                  "certificates": certs},
         plots=[Plot(title="zero-temperature limit: sup_x |X_beta - X_inf|", xlabel="beta", ylabel="error",

@@ -42,7 +42,7 @@ def validate_options(values: dict) -> None:
 
 
 def _theory_steps() -> list:
-    from attnverify.theory.mean_field import derivation
+    from attnverify.theory.meanfield import derivation
 
     return derivation()
 
@@ -84,5 +84,5 @@ PAPER = Paper(
     claim_scenarios=lazy(f"{_PKG}.selftest", "claim_scenarios"),
     families=lazy(f"{_PKG}.selftest", "families"), power_rows=lazy(f"{_PKG}.selftest", "power_rows"),
     mutants=lazy(f"{_PKG}.selftest", "mutants"), benchmarks=lazy(f"{_PKG}.bench", "run"),
-    theory=("attnverify.theory.mean_field",),
+    theory=("attnverify.theory.meanfield",),
 )

@@ -1,20 +1,20 @@
 """Paper B, claim 2: zero-temperature trajectories converge exponentially to Pi(x0), Pi(x) = P_E x/|P_E x|
 with E the dominant eigenspace of V B^T; Pi(x) is a fixed point of the zero-temperature field.
 
-Analytic side: attnverify.theory.mean_field.projection_map and convergence_rate (Jacobian rate gamma/|B^T x*|).
-Numeric side: the field attnverify.numerics.particles.attention_field(beta=inf) at Pi(x), and DOP853 trajectories whose
+Analytic side: attnverify.theory.meanfield.projection_map and convergence_rate (Jacobian rate gamma/|B^T x*|).
+Numeric side: the field attnverify.numerics.meanfield.particles.attention_field(beta=inf) at Pi(x), and DOP853 trajectories whose
 distance |x(t) - Pi(x0)| is fitted by an exponential on a window of small distances.
 """
 from __future__ import annotations
 
 import numpy as np
 
-import attnverify.theory.mean_field as mf
+import attnverify.theory.meanfield as mf
 from attnverify.checks.framework import Context, Evidence, Param, Plot, Series, check
 from attnverify.checks.judge import relation
 from attnverify.checks.meanfield._model import (D3_PARAM, MODEL_PARAMS, model_matrices, validate_model, with_d3_case)
-from attnverify.numerics.particles import attention_field
-from attnverify.numerics.zero_temperature import zero_temperature_path
+from attnverify.numerics.meanfield.particles import attention_field
+from attnverify.numerics.meanfield.zero_temperature import zero_temperature_path
 
 _EPS = float(np.finfo(float).eps)
 

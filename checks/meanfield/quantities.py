@@ -4,7 +4,7 @@
                           x = (cos phi, sin phi), e = (cos psi, sin psi) (every direction e gives the whole vector
                           field). A stated formula may use the aliases x1, x2 (= cos phi, sin phi), e1, e2 (= cos psi,
                           sin psi), Bx1, Bx2 (the entries of B^T x), Ax1, Ax2 (of V B^T x) and nb = |B^T x|.
-                          Derived: the Laplace (Lagrange) limit of attnverify.theory.mean_field. Measured: X_beta by
+                          Derived: the Laplace (Lagrange) limit of attnverify.theory.meanfield. Measured: X_beta by
                           certified quadrature at beta = 1e8, which estimates X_inf + e_1/beta + e_2/beta^2 +
                           e_3/beta^3 (``measured_as``, the derived expansion).
 ``c``                     the rate of the zero-temperature flow that e^{-ct} can use: the smallest atom rate
@@ -59,7 +59,7 @@ def _e() -> sp.Matrix:
 
 def _X_inf(Q=None, K=None, V=None) -> sp.Expr:
     """<e, X_inf(x)> with X_inf the derived zero-temperature field (Lagrange maximiser), exact matrices."""
-    import attnverify.theory.mean_field as mf
+    import attnverify.theory.meanfield as mf
 
     B, Vm = _matrices(*_defaults(Q, K, V))
     return (_e().T * mf.zero_temperature_field(_x(), B, Vm))[0]
@@ -72,9 +72,9 @@ def _defaults(Q, K, V) -> tuple:
 
 def _X_inf_measured_as(Q=None, K=None, V=None) -> sp.Expr:
     """<e, X_inf + sum_{k=1..3} e_k beta^-k> at beta = BETA_MEASURE: what the quadrature at that beta estimates
-    (the derived Laplace expansion of attnverify.theory.mean_field.asymptotics, d = 2, the audit's density)."""
-    from attnverify.numerics.laplace import standard_density
-    from attnverify.theory.mean_field.asymptotics import _AU, _C0, _TT, _UCU, d_sym, moment_ratios
+    (the derived Laplace expansion of attnverify.theory.meanfield.asymptotics, d = 2, the audit's density)."""
+    from attnverify.numerics.meanfield.laplace import standard_density
+    from attnverify.theory.meanfield.asymptotics import _AU, _C0, _TT, _UCU, d_sym, moment_ratios
 
     B, Vm = _matrices(*_defaults(Q, K, V))
     dens = standard_density(2)
@@ -119,7 +119,7 @@ def _sample_angles(rng: np.random.Generator, n: int, fixed: dict) -> list[dict]:
 
 
 def _measure_X_inf(values: dict, rng: np.random.Generator) -> Measured:
-    from attnverify.numerics.laplace import laplace_field_certified, standard_density
+    from attnverify.numerics.meanfield.laplace import laplace_field_certified, standard_density
 
     Q, K, V = (np.asarray(values[n], dtype=float) for n in ("Q", "K", "V"))
     phi, psi = float(values["phi"]), float(values["psi"])
@@ -140,7 +140,7 @@ def _model(values: dict) -> tuple[np.ndarray, np.ndarray, int]:
 
 
 def _c(**options) -> float:
-    import attnverify.theory.mean_field as mf
+    import attnverify.theory.meanfield as mf
 
     B, V, _ = _model(options)
     return float(mf.convergence_rate(B, V))
@@ -151,8 +151,8 @@ def _measure_c(values: dict, rng: np.random.Generator, n_traj: int = 8) -> Measu
     point, max |X_inf(x(T))| <= 1e-13 |V|), each fitted in [1e-9, 1e-5] (numerics only); se: the largest difference
     between the fits of the two halves of the window, and of rtol 1e-11 against 1e-13."""
     from attnverify.checks.stats import decay_rate
-    from attnverify.numerics.particles import attention_field
-    from attnverify.numerics.zero_temperature import zero_temperature_path
+    from attnverify.numerics.meanfield.particles import attention_field
+    from attnverify.numerics.meanfield.zero_temperature import zero_temperature_path
 
     B, V, d = _model(values)
     X0 = rng.standard_normal((n_traj, d))
@@ -177,14 +177,14 @@ def _measure_c(values: dict, rng: np.random.Generator, n_traj: int = 8) -> Measu
 
 
 def _C1(**options) -> float:
-    import attnverify.theory.mean_field as mf
+    import attnverify.theory.meanfield as mf
 
     B, V, _ = _model(options)
     return float(mf.growth_constant(B, V)["C1"])
 
 
 def _measure_C1(values: dict, rng: np.random.Generator) -> Measured:
-    from attnverify.numerics.zero_temperature import observed_log_norm
+    from attnverify.numerics.meanfield.zero_temperature import observed_log_norm
 
     B, V, _ = _model(values)
     obs = observed_log_norm(B, V)
@@ -194,8 +194,8 @@ def _measure_C1(values: dict, rng: np.random.Generator) -> Measured:
 
 
 def _exponent(**options) -> float:
-    from attnverify.numerics.laplace import standard_density
-    from attnverify.theory.mean_field.asymptotics import field_error_expansion, leading_order
+    from attnverify.numerics.meanfield.laplace import standard_density
+    from attnverify.theory.meanfield.asymptotics import field_error_expansion, leading_order
 
     B, V, d = _model(options)
     dens = standard_density(d)
@@ -206,9 +206,9 @@ def _exponent(**options) -> float:
 
 def _measure_exponent(values: dict, rng: np.random.Generator) -> Measured:
     """The slope of log sup_x |X_beta - X_inf| in log beta at EXPONENT_BETAS (certified quadrature, 12 points of
-    S^{d-1}); X_inf from the numerical field at beta = inf (attnverify.numerics.particles)."""
+    S^{d-1}); X_inf from the numerical field at beta = inf (attnverify.numerics.meanfield.particles)."""
     from attnverify.checks.meanfield.limit import field_on_grid, grid, slope_fit
-    from attnverify.numerics.particles import attention_field
+    from attnverify.numerics.meanfield.particles import attention_field
 
     B, V, d = _model(values)
     X = grid(d, 12, rng)

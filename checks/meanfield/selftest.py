@@ -21,7 +21,7 @@ import sympy as sp
 from attnverify.checks.perturb import module_functions, outermost, scale_argument, scale_entry, scale_result
 from attnverify.checks.plugin import Family, Mutant, PowerRow
 
-MF = "attnverify.theory.mean_field"
+MF = "attnverify.theory.meanfield"
 
 
 # ------------------------------------------------------------------------------- mutants
@@ -47,7 +47,7 @@ def _pi_onto_v(original):
 
 def _pi_unnormalised(original):
     """Pi(x) = P_E x: the projection onto the dominant eigenspace without the normalisation back to the sphere."""
-    import attnverify.theory.mean_field as M
+    import attnverify.theory.meanfield as M
 
     @functools.wraps(original)
     def projection_map(B, V):
@@ -184,7 +184,7 @@ MUTANTS: tuple[Mutant, ...] = (
            ("meanfield.projection_stationary", "meanfield.w2_bound"), "Pi(x) = P_E x without normalisation"),
     Mutant("rate_c_x2", MF, "convergence_rate", _rate_x2, ("meanfield.projection_stationary", "meanfield.w2_bound"),
            "exponential rate c off by a factor 2"),
-    Mutant("laplace_first_order_halved", "attnverify.theory.mean_field.asymptotics", "field_error_expansion",
+    Mutant("laplace_first_order_halved", "attnverify.theory.meanfield.asymptotics", "field_error_expansion",
            lambda original: _scale_expansion(original, 1, 0.5), ("meanfield.zero_temperature_limit",),
            "the Laplace expansion's first-order coefficient e_1 halved (e.g. a lost factor 2 in grad_T log f)"),
     Mutant("X_inf_without_tangent_projection", MF, "zero_temperature_field", _field_without_projection,
@@ -194,11 +194,11 @@ MUTANTS: tuple[Mutant, ...] = (
            "the terminal subspace S onto V's next invariant subspace instead of the dominant one"),
     Mutant("S_symmetric_part", MF, "value_eigenspace", _value_subspace_symmetric_part, ("meanfield.terminal_phase",),
            "the terminal subspace S onto the dominant eigenspace of (V + V^T)/2 (right only for a symmetric V)"),
-    Mutant("particle_softmax_no_max_subtraction", "attnverify.numerics.particles", "_Field", _naive_particle_softmax,
+    Mutant("particle_softmax_no_max_subtraction", "attnverify.numerics.meanfield.particles", "_Field", _naive_particle_softmax,
            ("meanfield.w2_bound", "meanfield.terminal_phase"),
            "particle attention softmax without max-subtraction (exp overflow at beta ||B|| > ~709)",
            known_gap="its overflow makes meanfield.w2_bound raise FloatingPointError, and an exception is never a "
-                     "detection (attnverify.mutation.rejects); meanfield.terminal_phase passes. It is caught again "
+                     "detection (attnverify.selftest.mutation.rejects); meanfield.terminal_phase passes. It is caught again "
                      "when w2_bound judges a non-finite particle simulation as a disagreement with its finite closed "
                      "form (a fail), as signal.low_temperature does"),
 )
@@ -286,29 +286,29 @@ def families() -> tuple[Family, ...]:
                                            Mutant("flow_time_scale", MF, "closed_form_flow", _flow_time_scale(1 + dl),
                                                   (), "")]),
         Family("rate_scale", "scale", "exponential rate c x (1 + delta) "
-               "(attnverify.theory.mean_field.convergence_rate)",
+               "(attnverify.theory.meanfield.convergence_rate)",
                lambda dl: [Mutant("rate_scale", MF, "convergence_rate", scale_result(1 + dl), (), "")]),
         Family("model_rotation", "mismatch", "Paper B theory at B, V rotated by the angle delta (the eigenspaces of "
                "V B^T and of V turn by delta)", lambda dl: _matrix_mismatch(_rotate_model(dl), value_only=True)),
         Family("C1_scale", "scale", "the growth constant C1 of Theorem 1 x (1 + delta) "
-               "(attnverify.theory.mean_field.growth_constant)",
+               "(attnverify.theory.meanfield.growth_constant)",
                lambda dl: [Mutant("C1_scale", MF, "growth_constant", scale_entry("C1", 1 + dl), (), "")]),
         Family("theorem1_beta_mismatch", "mismatch", "the Theorem-1 rate s(beta) evaluated at beta (1 + delta) "
-               "(attnverify.theory.mean_field.theorem1_rate)",
+               "(attnverify.theory.meanfield.theorem1_rate)",
                lambda dl: [Mutant("theorem1_beta", MF, "theorem1_rate", scale_argument("beta", 1 + dl), (), "")]),
         Family("laplace_coefficient_scale", "scale", "the Laplace expansion's coefficients e_1, e_2, ... of X_beta - "
-               "X_inf x (1 + delta) (attnverify.theory.mean_field.asymptotics.field_error_expansion)",
-               lambda dl: [Mutant("laplace_coefficient_scale", "attnverify.theory.mean_field.asymptotics",
+               "X_inf x (1 + delta) (attnverify.theory.meanfield.asymptotics.field_error_expansion)",
+               lambda dl: [Mutant("laplace_coefficient_scale", "attnverify.theory.meanfield.asymptotics",
                                   "field_error_expansion",
                                   lambda original, f=1 + dl: _scale_tail(original, f), (), "")]),
         Family("axis_rate_scale", "scale", "the terminal-phase axis rate v1 - v2 x (1 + delta) "
-               "(attnverify.theory.mean_field.terminal_rates)",
+               "(attnverify.theory.meanfield.terminal_rates)",
                lambda dl: [Mutant("axis_rate_scale", MF, "terminal_rates", scale_entry("axis_rate", 1 + dl), (), "")]),
         Family("top_eigenvalue", "mismatch", "Paper B theory with the top eigenvalue of V B^T raised by delta mu_1",
                lambda dl: _matrix_mismatch(_raise_top_eigenvalue(dl))),
         Family("Pi_onto_V", "fixed", "Pi onto the dominant eigenspace of V instead of V B^T", _fixed("Pi_onto_V")),
         Family("rotation_rate_scale", "scale", "the terminal-phase rotation rate |Im lambda_1| x (1 + delta) "
-               "(attnverify.theory.mean_field.terminal_rates)",
+               "(attnverify.theory.meanfield.terminal_rates)",
                lambda dl: [Mutant("rotation_rate_scale", MF, "terminal_rates", scale_entry("rotation_rate", 1 + dl),
                                   (), "")]),
         Family("S_next_invariant_subspace", "fixed", "the terminal subspace S onto V's next invariant subspace",
@@ -316,7 +316,7 @@ def families() -> tuple[Family, ...]:
         Family("S_symmetric_part", "fixed", "the terminal subspace S onto the dominant eigenspace of (V + V^T)/2",
                _fixed("S_symmetric_part")),
         Family("S_tilt", "mismatch", "the terminal subspace S turned by the angle delta "
-               "(attnverify.theory.mean_field.value_eigenspace)",
+               "(attnverify.theory.meanfield.value_eigenspace)",
                lambda dl: [Mutant("S_tilt", MF, "value_eigenspace", _value_subspace_tilt(dl), (), "")]),
     )
 
@@ -358,7 +358,7 @@ def _conjecture1_scenarios() -> dict:
     """B.conjecture1: null -- V = diag(-2, 1) with the default B = diag(1, 3): V B^T = diag(-2, 3), so E = span(e2)
     is also V's dominant eigenspace (eigenvalue 1) and nothing moves after the zero-temperature phase (no extra model
     cases).  No counterexample: in the regime the check covers (tight clusters that do not interact) the cluster
-    field's attractor is V's dominant invariant subspace for every V (attnverify.theory.mean_field.terminal)."""
+    field's attractor is V's dominant invariant subspace for every V (attnverify.theory.meanfield.terminal)."""
     return {"null": {"V": np.diag([-2.0, 1.0]), "cases": ""}}
 
 

@@ -1,14 +1,14 @@
 """Paper B, claim 4 / Conjecture 1: the terminal phase at finite beta, derived from the cluster field and compared
 with the particle simulation.
 
-Derived (attnverify.theory.mean_field.terminal): a tight cluster of tokens (width << beta^{-1/2}, the other
+Derived (attnverify.theory.meanfield.terminal): a tight cluster of tokens (width << beta^{-1/2}, the other
 clusters' softmax weights negligible) moves by the cluster field g(u) = P_perp_u V u, the linear flow of V seen on
 the sphere.  From V's real Schur form: its attractor is V's dominant invariant subspace S, approached at the rate
 r = Re lambda_1 - Re lambda_next; inside S a real dominant eigenvalue leaves the cluster at rest, a complex pair
 turns it around the plane S at the rate omega = |Im lambda_1|; a cluster on a V-invariant E leaves it at the escape
 rate Re lambda_1 - max Re spectrum(V|_E).
 
-Measured (attnverify.numerics.particles, .clusters, .cluster_motion): the tokens at t_max are grouped into
+Measured (attnverify.numerics.meanfield.particles, .clusters, .cluster_motion): the tokens at t_max are grouped into
 clusters; each cluster's centre c_k(t), width w_k(t) and the relative softmax weight eps_k(t) it gives every token
 outside it are tracked back in time.  At the *tight, isolated* times (beta w_k <= tightness and eps_k <= tightness:
 where the cluster field holds to that relative accuracy) the check compares, each comparison only where the outside
@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import numpy as np
 
-import attnverify.theory.mean_field as mf
+import attnverify.theory.meanfield as mf
 from attnverify.checks.framework import Context, Evidence, Param, Plot, Series, check
 from attnverify.checks.meanfield._model import (AUTO, KERNEL_PARAM, MODEL_PARAMS, Resolution, budget_param,
                                                 choose_resolution, fixed_resolution, floor_param, model_matrices,
@@ -51,9 +51,9 @@ from attnverify.checks.meanfield._model import (AUTO, KERNEL_PARAM, MODEL_PARAMS
 from attnverify.checks.meanfield._terminal import (ROUND_OFF, Derived, RateComparison, SwitchTimeFit, TerminalFindings,
                                                    compare_beta, decide, derive)
 from attnverify.checks.stats import linfit
-from attnverify.numerics.cluster_motion import LATE, measure_run
-from attnverify.numerics.particles import simulate
-from attnverify.numerics.sphere import particles_per_window, sample
+from attnverify.numerics.meanfield.cluster_motion import LATE, measure_run
+from attnverify.numerics.meanfield.particles import simulate
+from attnverify.numerics.meanfield.sphere import particles_per_window, sample
 
 __all__ = ["trajectory", "CASES", "RateComparison", "SwitchTimeFit", "TerminalFindings", "ROUND_OFF",
            "terminal_phase"]

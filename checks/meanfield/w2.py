@@ -2,9 +2,9 @@
 
 What the check compares (our derivation against our numerics; it never reads the paper's bound):
 
-* C1, the one-sided Lipschitz constant (tangent log-norm) of X_inf (attnverify.theory.mean_field.growth_constant,
+* C1, the one-sided Lipschitz constant (tangent log-norm) of X_inf (attnverify.theory.meanfield.growth_constant,
   SymPy Jacobian) against the supremum of the tangent log-norm of the numerical field
-  (attnverify.numerics.zero_temperature.observed_log_norm, central differences, Richardson);
+  (attnverify.numerics.meanfield.zero_temperature.observed_log_norm, central differences, Richardson);
 * Pi: the pairing cost of the zero-temperature flow with Pi(x_i(0)) (an upper bound on E(t) = W2(mu^inf_t,
   Pi#mu_0)) decays through the fit window and ends below it (the derived Pi is the limit of the numerical flow);
 * c per atom: every atom x* = Pi(x_i(0)) of Pi#mu_0 has its derived rate gamma/|B^T x*| (convergence_rate at
@@ -15,7 +15,7 @@ What the check compares (our derivation against our numerics; it never reads the
 The measured sides of the theorem itself, for the claims (:class:`W2Findings`): the left-hand side
 W(beta, t) = W2(mu^beta_t, Pi#mu_0) of the N particles at every beta, a certified bracket (exact transport to the
 atoms when there are at most 64 of them, dim E = 1; POT's exact network simplex ot.emd2 up to N = 2000; beyond, the
-bracket of attnverify.numerics.wasserstein.w2_bracket), E(t) = W(inf, t) the same at beta = inf, the same on the
+bracket of attnverify.numerics.meanfield.wasserstein.w2_bracket), E(t) = W(inf, t) the same at beta = inf, the same on the
 N/2 refinement samples; the bound's c (the smallest atom rate, at the atom with the largest |B^T x*|: the rate
 e^{-ct} can use for every initial law) and C1; and the proof-internal D(beta, t) = W2(mu^beta_t, mu^inf_t)
 (exact assignment, or the synchronous coupling that bounds it), its beta-exponent and growth rate, as findings.
@@ -29,16 +29,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-import attnverify.theory.mean_field as mf
+import attnverify.theory.meanfield as mf
 from attnverify.checks.framework import Context, Evidence, Param, Plot, Series, check
 from attnverify.checks.meanfield._model import (D3_PARAM, KERNEL_PARAM, MODEL_PARAMS, Resolution, budget_param,
                                                 choose_resolution, floor_param, model_matrices, n_particles_param,
                                                 validate_betas, validate_model, with_d3_case)
 from attnverify.checks.stats import decay_rate, linfit, minimum
-from attnverify.numerics.particles import attention_field, simulate
-from attnverify.numerics.sphere import sample
-from attnverify.numerics.wasserstein import coupling_bound, merge_atoms, w2, w2_bracket_paired, w2_to_target
-from attnverify.numerics.zero_temperature import observed_log_norm
+from attnverify.numerics.meanfield.particles import attention_field, simulate
+from attnverify.numerics.meanfield.sphere import sample
+from attnverify.numerics.meanfield.wasserstein import coupling_bound, merge_atoms, w2, w2_bracket_paired, w2_to_target
+from attnverify.numerics.meanfield.zero_temperature import observed_log_norm
 
 __all__ = ["beta_curves", "inf_distance", "particle_rates", "beta_exponent", "W2Findings", "w2_bound"]
 
@@ -108,7 +108,7 @@ def _bracket(X: np.ndarray, target: np.ndarray) -> tuple[float, float, str]:
 
 def beta_curves(X0: np.ndarray, Q, K, V, beta: float, times: np.ndarray, target: np.ndarray, rtol: float,
                 kernel: str = "dense", coupling: str = "exact") -> dict:
-    """The particles at beta from X0 (attnverify.numerics.particles.simulate) against ``target`` = Pi(X0):
+    """The particles at beta from X0 (attnverify.numerics.meanfield.particles.simulate) against ``target`` = Pi(X0):
     W_lo, W_hi the certified bracket of W2(particles, target) (w2_to_target: exact to <= 64 atoms, ot.emd2 up to
     N = 2000, a bracket beyond; with many atoms at every fourth output time, nan between), ``method``, and D the
     distance to the same points under the zero-temperature flow ('exact': W2 by assignment at every second output

@@ -1,5 +1,5 @@
 """Paper A model options shared by its checks (THEORY.md, Paper A, "Model"), the model of a check's parameters, and
-the numeric evaluation of its closed forms (J and F of attnverify.theory.signal_recovery)."""
+the numeric evaluation of its closed forms (J and F of attnverify.theory.signal.recovery)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
@@ -8,9 +8,9 @@ import mpmath as mp
 import numpy as np
 import sympy as sp
 
-import attnverify.theory.signal_recovery as S
+import attnverify.theory.signal.recovery as S
 from attnverify.checks.framework import Param
-from attnverify.numerics.signal_model import SignalModel
+from attnverify.numerics.signal.model import SignalModel
 
 MODEL_PARAMS = (
     Param("sign", str, "fixed", "model option: 'fixed' signal sign, or 'symmetric' (one Rademacher sign per sequence)",
@@ -47,9 +47,9 @@ def score_scales(p: dict) -> None:
 
 
 def model_sizes(p: dict) -> None:
-    """The numerics' own limits on the model (attnverify.numerics.signal_model.SignalModel: token norms and scores
+    """The numerics' own limits on the model (attnverify.numerics.signal.model.SignalModel: token norms and scores
     within the double range), applied before any work, for every (theta, d) the check will sample."""
-    from attnverify.numerics.signal_model import SignalModel
+    from attnverify.numerics.signal.model import SignalModel
 
     thetas = [p["theta"]] if "theta" in p else list(p.get("thetas", ()))
     ds = [p["d"]] if "d" in p else list(p.get("ds", (2,)))
@@ -127,10 +127,10 @@ def model_args(model: SignalModel) -> tuple:
 
 
 def closed_form(sign: str, finite_size: bool) -> Callable[..., np.ndarray]:
-    """J(rho, theta, beta, sigma, R, L, d) from attnverify.theory.signal_recovery as a NumPy function (numeric_function)."""
+    """J(rho, theta, beta, sigma, R, L, d) from attnverify.theory.signal.recovery as a NumPy function (numeric_function)."""
     return numeric_function(S.population_objective(sign, finite_size), ARGS)
 
 
 def field_function(sign: str, finite_size: bool = True) -> Callable[..., np.ndarray]:
-    """F(rho, theta, beta, sigma, R, L, d) from attnverify.theory.signal_recovery.reduced_field (numeric_function)."""
+    """F(rho, theta, beta, sigma, R, L, d) from attnverify.theory.signal.recovery.reduced_field (numeric_function)."""
     return numeric_function(S.reduced_field(sign, finite_size), ARGS)

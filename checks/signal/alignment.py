@@ -2,12 +2,12 @@
 and the final alignment of every schedule length the runs pass through (the paper's experiment, 30 runs, R = 500,
 L - R = 10000, theta = 0.25, reports a mean final |rho|; d and the schedule are not given).
 
-Numeric side: independent projected-SGA runs (attnverify.numerics.sga.projected_sga, full d-dim tokens, batched over
+Numeric side: independent projected-SGA runs (attnverify.numerics.signal.sga.projected_sga, full d-dim tokens, batched over
 runs), q_0 uniform on the sphere, eta_k = a/(k + b); and the ingredients of the O(eta) terms, S(rho) = Var<xi, g> and
-G(rho) = E||g||^2 on a rho grid (attnverify.numerics.tangent_field.tangent_gradient_moments). d and the schedule are
+G(rho) = E||g||^2 on a rho grid (attnverify.numerics.signal.tangent_field.tangent_gradient_moments). d and the schedule are
 parameters here and are reported.
 Analytic side: each run's mean path from its own state by the second-order recursion of signal.ode_tracks_sga
-(attnverify.numerics.reduced_ode.second_order_mean: the ODE rho' = F(rho) in t_k = sum eta_j plus its O(eta) terms,
+(attnverify.numerics.signal.reduced_ode.second_order_mean: the ODE rho' = F(rho) in t_k = sum eta_j plus its O(eta) terms,
 the normalisation drift -(eta^2/2) rho G and the noise term F'' V / 2, with V the variance recursion), F the closed form
 with the finite-size term. The expansion in eta needs eta_k^2 max G <= 0.05: each run is predicted from its own rho at
 the first record past that step (rho_0 at the quick defaults; SGA is Markov in rho). Its end point is the SGA noise
@@ -33,10 +33,10 @@ from scipy.stats import t as student_t
 
 from attnverify.checks.framework import Context, Evidence, Param, Plot, Series, check
 from attnverify.checks.signal._model import MODEL_PARAMS, field_function, model_args, model_of, validate_model
-from attnverify.numerics.reduced_ode import S_DIFF, second_order_mean
-from attnverify.numerics.sga import projected_sga, step_sizes
-from attnverify.numerics.signal_model import SignalModel
-from attnverify.numerics.tangent_field import tangent_gradient_moments
+from attnverify.numerics.signal.reduced_ode import S_DIFF, second_order_mean
+from attnverify.numerics.signal.sga import projected_sga, step_sizes
+from attnverify.numerics.signal.model import SignalModel
+from attnverify.numerics.signal.tangent_field import tangent_gradient_moments
 
 N_TASKS = 4
 MAX_STEP_ENERGY = 0.05       # eta^2 E|g|^2 below which the expansion in eta is used (remainder ~ its 3/2 power)

@@ -1,9 +1,9 @@
 """Paper A, claim 4: the attention mass on nuisance tokens against its closed form, over a design of alignments rho
 and densities R/L; and its limit along three scalings of (R, L).
 
-Analytic side: attnverify.theory.signal_recovery.nuisance_mass(sign, finite_size=True): 1 - w(rho) plus the O(1/L) ratio bias
+Analytic side: attnverify.theory.signal.recovery.nuisance_mass(sign, finite_size=True): 1 - w(rho) plus the O(1/L) ratio bias
 of E[A/(A + B)] (second-order delta method; the remainder is O(1/R^2, 1/(L - R)^2)).
-Numeric side (stands alone, never reads the theory): attnverify.numerics.signal_mc.nuisance_mass_mc, a scores-only Monte Carlo
+Numeric side (stands alone, never reads the theory): attnverify.numerics.signal.mc.nuisance_mass_mc, a scores-only Monte Carlo
 in log-space on a fixed design, (R, L) in {(R, L), (f L, L) for f in R_fractions} x rho in an even grid on [-1, 1],
 with common random numbers across the whole design (one draw of the noise scores per sequence) and control variates
 of known mean (the normalised informative and nuisance sums of e^{beta g}) regressed out. The mass does not depend
@@ -24,12 +24,12 @@ from dataclasses import dataclass
 import numpy as np
 import sympy as sp
 
-import attnverify.theory.signal_recovery as S
+import attnverify.theory.signal.recovery as S
 from attnverify.checks.framework import Context, Evidence, Param, Plot, Series, check
 from attnverify.checks.signal._model import MODEL_PARAMS, model_of, numeric_function, validate_model
 from attnverify.checks.stats import bonferroni_z, family_statistics, normal_equivalent
-from attnverify.numerics.signal_mc import Estimate, nuisance_mass_mc
-from attnverify.numerics.signal_model import SignalModel
+from attnverify.numerics.signal.mc import Estimate, nuisance_mass_mc
+from attnverify.numerics.signal.model import SignalModel
 
 SCALING_EXPONENTS = (0, 2, 4, 6)
 

@@ -6,8 +6,8 @@ from collections.abc import Callable
 import numpy as np
 
 from attnverify.checks.timing import median_time, size, timed
-from attnverify.numerics.sga import projected_sga
-from attnverify.numerics.signal_model import SignalModel
+from attnverify.numerics.signal.sga import projected_sga
+from attnverify.numerics.signal.model import SignalModel
 
 TARGETS = {"sga_step_over_rng": ("<=", 1.5)}
 

@@ -1,13 +1,13 @@
 """Paper A, claims 2-3: equilibria of the reduced field rho' = F(rho) and their stability, against the simulation.
 
-Theory (the analytic side): the certified classification attnverify.theory.signal_recovery.equilibria (interval root
-isolation of J' and the sign of F'(rho*)) and the threshold theta* = attnverify.theory.signal_recovery.minus_xi_threshold
+Theory (the analytic side): the certified classification attnverify.theory.signal.recovery.equilibria (interval root
+isolation of J' and the sign of F'(rho*)) and the threshold theta* = attnverify.theory.signal.recovery.minus_xi_threshold
 above which -xi attracts (fixed-sign model).  In 1-D a classification of simple zeros fixes the sign of F between
 consecutive equilibria: F > 0 below an attractor and above a repeller, F < 0 above an attractor and below a repeller.
 
 Simulation (the numeric side, no closed form): on (-1, 1) the sign of F = (1 - rho^2) J_d'(rho) is the sign of the
 mean SGA drift, and J_d'(rho) is estimated by Monte Carlo over sampled sequences with full d-dimensional tokens
-(attnverify.numerics.signal_drift: pathwise derivative, antithetic pair, common random numbers across rho).  It is
+(attnverify.numerics.signal.drift: pathwise derivative, antithetic pair, common random numbers across rho).  It is
 measured
   * at rho* - delta and rho* + delta for every certified equilibrium rho* (probes; delta at most a quarter of the gap
     to the neighbour): the certified class decides the sign expected on each side;
@@ -30,13 +30,13 @@ from typing import Callable
 
 import numpy as np
 
-import attnverify.theory.signal_recovery as S
+import attnverify.theory.signal.recovery as S
 from attnverify.checks.framework import Context, Evidence, Param, Plot, Series, check
 from attnverify.checks.signal._model import (MODEL_PARAMS, model_of, model_values, numeric_function,
                                              validate_model)
 from attnverify.checks.stats import bonferroni_z
-from attnverify.numerics.signal_drift import alignment_derivative_samples
-from attnverify.numerics.signal_model import SignalModel
+from attnverify.numerics.signal.drift import alignment_derivative_samples
+from attnverify.numerics.signal.model import SignalModel
 
 _LABEL = {1: "repelling", -1: "attracting", 0: "inconclusive"}   # the sign of J' next to -xi -> -xi's stability
 
@@ -115,14 +115,14 @@ class EquilibriaFindings:
 # pieces
 # ----------------------------------------------------------------------------------------------------------------
 def field_function(vals: dict, sign: str, finite_size: bool) -> Callable:
-    """F(rho) of attnverify.theory.signal_recovery.reduced_field at numeric params, as a NumPy function."""
+    """F(rho) of attnverify.theory.signal.recovery.reduced_field at numeric params, as a NumPy function."""
     subs = {getattr(S, k): v for k, v in vals.items()}
     return numeric_function(S.reduced_field(sign, finite_size).subs(subs), (S.rho,))
 
 
 def drift_sign_task(model_kwargs: dict, rhos: np.ndarray, required: np.ndarray, n0: int, n_max: int, z: float,
                     seed: np.random.SeedSequence) -> dict:
-    """Numeric side: mean and standard error of J_d'(rho) (attnverify.numerics.signal_drift) at each rho, with the
+    """Numeric side: mean and standard error of J_d'(rho) (attnverify.numerics.signal.drift) at each rho, with the
     sample size doubled from n0 (up to n_max) until every ``required`` rho has |mean| > z se.  No theory is read."""
     model = SignalModel(**model_kwargs)
     rng = np.random.default_rng(seed)

@@ -1,5 +1,5 @@
 """Paper A's closed forms as SymPy objects, for notebooks and papers (every one derived by
-``attnverify.theory.signal_recovery``, none typed in), reached as ``attnverify.formulas.<name>``.
+``attnverify.theory.signal.recovery``, none typed in), reached as ``attnverify.formulas.<name>``.
 
 Symbols: ``rho`` (real) and ``theta, beta, sigma, R, L, d`` (positive); ``sign`` is ``"fixed"`` or
 ``"symmetric"``; ``finite_size`` adds the O(1/L) terms::
@@ -16,7 +16,7 @@ from __future__ import annotations
 import sympy as sp
 
 from attnverify.checks.plugin import cached_formula
-from attnverify.theory import signal_recovery as _A
+from attnverify.theory.signal import recovery as _A
 
 SYMBOLS = {"rho": _A.rho, "theta": _A.theta, "beta": _A.beta, "sigma": _A.sigma, "R": _A.R, "L": _A.L, "d": _A.d}
 

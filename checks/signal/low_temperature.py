@@ -5,8 +5,8 @@ informative mass w(rho) = R e^{beta theta rho} / (R e^{beta theta rho} + (L - R)
 1/(beta theta) centred at rho_0 = log((L - R)/R) / (beta theta): attention filtering at its sharpest. The rho grid
 resolves that step (rho_0 + k/(beta theta), k = -4..4) and the plateaus on both sides.
 
-Analytic side: attnverify.theory.signal_recovery.population_objective(sign, finite_size=True), evaluated by
-attnverify.checks.signal._model.numeric_function (mpmath where double overflows). Numeric side: attnverify.numerics.signal_mc in
+Analytic side: attnverify.theory.signal.recovery.population_objective(sign, finite_size=True), evaluated by
+attnverify.checks.signal._model.numeric_function (mpmath where double overflows). Numeric side: attnverify.numerics.signal.mc in
 log-space, full d-dim tokens, common random numbers (the covariance across the grid is estimated). Decision: one
 family of two-sided z-tests, Bonferroni-corrected: the level at every rho, the contrasts against the first grid point
 (common random numbers cancel most of the shared noise) and the fitted scale ratio sum MC / sum closed with its
@@ -32,8 +32,8 @@ import numpy as np
 from attnverify.checks.framework import Context, Evidence, Param, Plot, Series, check
 from attnverify.checks.signal._model import MODEL_PARAMS, closed_form, validate_model
 from attnverify.checks.stats import bonferroni_z, family_statistics
-from attnverify.numerics.signal_mc import Estimate, estimate, objective_samples
-from attnverify.numerics.signal_model import SignalModel
+from attnverify.numerics.signal.mc import Estimate, estimate, objective_samples
+from attnverify.numerics.signal.model import SignalModel
 
 MAX_BIAS_OVER_SE = 0.25
 

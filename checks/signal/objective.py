@@ -1,10 +1,10 @@
 """Paper A, claim 1: the closed-form population objective J(rho) against Monte Carlo.
 
-Analytic side: attnverify.theory.signal_recovery.population_objective(sign, finite_size=True), the long-sequence limit
+Analytic side: attnverify.theory.signal.recovery.population_objective(sign, finite_size=True), the long-sequence limit
 J(rho) plus the O(1/L) terms: the orthogonal-noise term (d-1) sigma^2 E sum a_i^2 and the in-plane delta-method
 term (q-direction noise, ratio bias, informative-mass fluctuation), evaluated by numeric_function.
 
-Numeric side: attnverify.numerics.signal_mc.objective_rb_cv, a Monte Carlo of E||f_q(X)||^2 that stands alone: conditional
+Numeric side: attnverify.numerics.signal.mc.objective_rb_cv, a Monte Carlo of E||f_q(X)||^2 that stands alone: conditional
 Monte Carlo over the (d - 2) token directions orthogonal to span(xi, q) (exact: E[|sum_i a_i z_i^C|^2 | scores] =
 (d - 2) sigma^2 sum_i a_i^2), control variates of known mean 0 (Gaussian tilting identities) regressed out, and
 common random numbers across the rho grid, so the full covariance of the grid is estimated and any contrast has its
@@ -39,8 +39,8 @@ import numpy as np
 from attnverify.checks.framework import Context, Evidence, Param, Plot, Series, check
 from attnverify.checks.signal._model import MODEL_PARAMS, closed_form, validate_model
 from attnverify.checks.stats import bonferroni_z, family_statistics
-from attnverify.numerics.signal_mc import Estimate, objective_rb_cv
-from attnverify.numerics.signal_model import SignalModel
+from attnverify.numerics.signal.mc import Estimate, objective_rb_cv
+from attnverify.numerics.signal.model import SignalModel
 
 _DEFAULTS = {"R": 400, "L": 8400}
 #: measured at beta = sigma = 1 (module docstring): remainder of the closed form <= REMAINDER_K d / (L R) of J (the

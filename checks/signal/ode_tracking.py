@@ -1,10 +1,10 @@
 """Paper A, claim 3: projected SGA follows the reduced ODE rho' = F(rho) under the time change t_k = sum_{j<k} eta_j.
 
-Numeric side: independent SGA runs from rho0 (attnverify.numerics.sga.projected_sga, full d-dim tokens, batched over runs),
+Numeric side: independent SGA runs from rho0 (attnverify.numerics.signal.sga.projected_sga, full d-dim tokens, batched over runs),
 eta_k = a/(k + b), at one or more step scales eta_0 = a/b; and, as ingredients of the O(eta) terms, the variance
 S(rho) = Var<xi, g> and the energy G(rho) = E||g||^2 of the tangent gradient on a rho grid
-(attnverify.numerics.tangent_field.tangent_gradient_moments). No closed form enters the numeric side.
-Analytic side: the mean path of SGA to second order in the step, from F (attnverify.theory.signal_recovery.reduced_field with
+(attnverify.numerics.signal.tangent_field.tangent_gradient_moments). No closed form enters the numeric side.
+Analytic side: the mean path of SGA to second order in the step, from F (attnverify.theory.signal.recovery.reduced_field with
 the finite-size term; F', F'' by central differences of F). One step is rho' = (rho + eta y)/sqrt(1 + eta^2 |g|^2)
 with E y = F(rho), so E[rho' | rho] = rho + eta F(rho) - (eta^2/2) rho G(rho) + O(eta^3), and with the mean m_k and
 variance V_k of rho_k over runs (moment closure, third moments dropped):
@@ -28,10 +28,10 @@ from scipy.stats import t as student_t
 
 from attnverify.checks.framework import Context, Evidence, Param, Plot, Series, check
 from attnverify.checks.signal._model import MODEL_PARAMS, field_function, model_args, model_of, validate_model
-from attnverify.numerics.reduced_ode import S_DIFF, second_order_mean, solve_reduced_ode
-from attnverify.numerics.sga import projected_sga, step_sizes
-from attnverify.numerics.signal_model import SignalModel
-from attnverify.numerics.tangent_field import tangent_gradient_moments
+from attnverify.numerics.signal.reduced_ode import S_DIFF, second_order_mean, solve_reduced_ode
+from attnverify.numerics.signal.sga import projected_sga, step_sizes
+from attnverify.numerics.signal.model import SignalModel
+from attnverify.numerics.signal.tangent_field import tangent_gradient_moments
 
 N_TASKS = 4                 # run batches per step scale (parallel tasks)
 

@@ -22,7 +22,7 @@ _COMPARED = {
 
 
 def _steps(sign: str) -> list:
-    from attnverify.theory.signal_recovery import derivation
+    from attnverify.theory.signal.recovery import derivation
 
     return derivation(sign)
 
@@ -71,5 +71,5 @@ PAPER = Paper(
     families=lazy(f"{_PKG}.selftest", "families"), power_rows=lazy(f"{_PKG}.selftest", "power_rows"),
     mutants=lazy(f"{_PKG}.selftest", "mutants"), claim_scenarios=lazy(f"{_PKG}.selftest", "claim_scenarios"),
     benchmarks=lazy(f"{_PKG}.bench", "run"),
-    theory=("attnverify.theory.signal_recovery",),
+    theory=("attnverify.theory.signal.recovery",),
 )

@@ -77,7 +77,7 @@ def sample_field(rng: np.random.Generator, n: int, fixed: dict) -> list[dict]:
 
 
 def _model(values: dict, **override):
-    from attnverify.numerics.signal_model import SignalModel
+    from attnverify.numerics.signal.model import SignalModel
 
     kw = {"theta": float(values["theta"]), "beta": float(values["beta"]), "sigma": float(values["sigma"]),
           "R": int(values["R"]), "L": int(values["L"]), "d": D_MEASURE, "sign": values.get("sign", "fixed")}
@@ -85,7 +85,7 @@ def _model(values: dict, **override):
 
 
 def _measure_J(values: dict, rng: np.random.Generator) -> Measured:
-    from attnverify.numerics.signal_mc import objective_rb_cv
+    from attnverify.numerics.signal.mc import objective_rb_cv
 
     est = objective_rb_cv(_model(values), np.array([float(values["rho"])]), N_SEQUENCES, rng)
     return Measured(float(est.mean[0]), float(est.se[0]),
@@ -93,7 +93,7 @@ def _measure_J(values: dict, rng: np.random.Generator) -> Measured:
 
 
 def _measure_w(values: dict, rng: np.random.Generator) -> Measured:
-    from attnverify.numerics.signal_mc import nuisance_mass_mc
+    from attnverify.numerics.signal.mc import nuisance_mass_mc
 
     est = nuisance_mass_mc(float(values["theta"]), float(values["beta"]), float(values["sigma"]),
                            [(int(values["R"]), int(values["L"]))], np.array([float(values["rho"])]), N_SEQUENCES, rng,
@@ -103,7 +103,7 @@ def _measure_w(values: dict, rng: np.random.Generator) -> Measured:
 
 def _measure_F(values: dict, rng: np.random.Generator) -> Measured:
     """(1 - rho^2) times the mean pathwise derivative of |f_q(X)|^2 along the sphere (its mean is J_d'(rho))."""
-    from attnverify.numerics.signal_drift import alignment_derivative_samples
+    from attnverify.numerics.signal.drift import alignment_derivative_samples
 
     rho = float(values["rho"])
     x = alignment_derivative_samples(_model(values), np.array([rho]), N_DRIFT, rng)[:, 0]
@@ -116,7 +116,7 @@ def _measure_theta_star(values: dict, rng: np.random.Generator) -> Measured:
     """The bracket of the switch of the drift sign next to -xi (module docstring)."""
     from scipy.stats import norm
 
-    from attnverify.numerics.signal_drift import minus_xi_switch
+    from attnverify.numerics.signal.drift import minus_xi_switch
 
     n0, n_max = 1000, max(1000, int(values["max_samples"]))
     stages = 1 + int(np.ceil(np.log2(n_max / n0)))
@@ -139,37 +139,37 @@ def _measure_theta_star(values: dict, rng: np.random.Generator) -> Measured:
 
 
 def _J(sign: str = "fixed"):
-    from attnverify.theory.signal_recovery import population_objective
+    from attnverify.theory.signal.recovery import population_objective
 
     return population_objective(sign, False)
 
 
 def _J_measured(sign: str = "fixed"):
-    from attnverify.theory.signal_recovery import d, population_objective
+    from attnverify.theory.signal.recovery import d, population_objective
 
     return population_objective(sign, True).subs(d, D_MEASURE)
 
 
 def _w(sign: str = "fixed"):
-    from attnverify.theory.signal_recovery import informative_mass
+    from attnverify.theory.signal.recovery import informative_mass
 
     return informative_mass(sign)
 
 
 def _w_measured(sign: str = "fixed"):
-    from attnverify.theory.signal_recovery import nuisance_mass
+    from attnverify.theory.signal.recovery import nuisance_mass
 
     return 1 - nuisance_mass(sign, True)
 
 
 def _F(sign: str = "fixed"):
-    from attnverify.theory.signal_recovery import reduced_field
+    from attnverify.theory.signal.recovery import reduced_field
 
     return reduced_field(sign, False)
 
 
 def _F_measured(sign: str = "fixed"):
-    from attnverify.theory.signal_recovery import d, reduced_field
+    from attnverify.theory.signal.recovery import d, reduced_field
 
     return reduced_field(sign, True).subs(d, D_MEASURE)
 
@@ -177,7 +177,7 @@ def _F_measured(sign: str = "fixed"):
 def _dJ(sign: str = "fixed"):
     import sympy as sp
 
-    from attnverify.theory.signal_recovery import population_objective, rho
+    from attnverify.theory.signal.recovery import population_objective, rho
 
     return sp.diff(population_objective(sign, False), rho)
 
@@ -186,7 +186,7 @@ def _theta_star(sign: str = "fixed", beta: float = 1.0, sigma: float = 1.0, R: i
                 max_samples: int = 32000) -> tuple[float, float]:
     """The certified enclosure (lo, hi) of theta* (finite-size terms) at the model options."""
     from attnverify.checks.framework import InputError
-    from attnverify.theory.signal_recovery import minus_xi_certificate
+    from attnverify.theory.signal.recovery import minus_xi_certificate
 
     cert = minus_xi_certificate({"theta": 1.0, "beta": beta, "sigma": sigma, "R": R, "L": L, "d": d}, sign, True)
     if cert is None:

@@ -1,9 +1,9 @@
 """Paper A, claim 2: the learning dynamics reduce to the 1-D field rho' = F(rho) = (1 - rho^2) J'(rho).
 
-Symbolic part: attnverify.theory.signal_recovery.reduction_identity() (the xi-component of the Riemannian gradient of an
+Symbolic part: attnverify.theory.signal.recovery.reduction_identity() (the xi-component of the Riemannian gradient of an
 arbitrary G(<q, xi>, |q|^2), minus (1 - rho^2) d1G) must simplify to 0. It holds for every G: it shows the reduction
 to rho, not the closed form of F, which the numeric part tests.
-Numeric part (attnverify.numerics.tangent_field, no step expansion): the mean xi-component of the tangent gradient
+Numeric part (attnverify.numerics.signal.tangent_field, no step expansion): the mean xi-component of the tangent gradient
 g = (I - q q^T) grad_q ||f_q(X)||^2 over fresh sequences, at q = rho xi + sqrt(1 - rho^2) e_2. Its expectation is
     E<xi, g> = (1 - rho^2) J_d'(rho)
 exactly (J_d the exact finite-L objective; derivative and expectation commute since ||f_q||^2 is smooth in q with
@@ -11,7 +11,7 @@ Gaussian-integrable derivatives), so it is the reduced field itself, with no O(e
 Rao-Blackwellised over the d - 2 out-of-plane coordinates (exact Gaussian moments) and uses 12 control variates per
 rho with known means (tilted Gaussian moments), with the same sequences on the whole rho grid; the covariance of
 the estimates across rho comes from the regression residuals.
-Analytic side: F from attnverify.theory.signal_recovery.reduced_field with the finite-size terms. Its remainder against
+Analytic side: F from attnverify.theory.signal.recovery.reduced_field with the finite-size terms. Its remainder against
 (1 - rho^2) J_d' is O(L^-2) (the closed form keeps the O(1/L) terms). Measured at the quick defaults with 40000
 sequences on 19 rho (seed 0): a smooth pattern of relative size <= 0.7 % (1.2 % at rho = -0.9, where F is small),
 within 1.9 standard errors; fitted scale 0.9990 +- 0.0008. The quick profile (8000 sequences, scale resolved to
@@ -28,19 +28,19 @@ import numpy as np
 import sympy as sp
 from scipy.stats import norm
 
-import attnverify.theory.signal_recovery as S
+import attnverify.theory.signal.recovery as S
 from attnverify.checks.framework import Context, Evidence, Param, Plot, Series, check
 from attnverify.checks.signal._model import MODEL_PARAMS, field_function, model_args, model_of, validate_model
 from attnverify.checks.stats import bonferroni_z
-from attnverify.numerics.signal_model import SignalModel
-from attnverify.numerics.tangent_field import cv_estimate, plane_moments
+from attnverify.numerics.signal.model import SignalModel
+from attnverify.numerics.signal.tangent_field import cv_estimate, plane_moments
 
 N_TASKS = 4                 # independent chunks of the sequences (parallel tasks, pooled by sufficient statistics)
 
 
 def field_moments(model_kw: dict, rhos: np.ndarray, n: int, seed: np.random.SeedSequence) -> dict:
     """Numeric side, one task: sufficient statistics of the conditional-MC samples of <xi, g> and their control
-    variates at every rho (attnverify.numerics.tangent_field.plane_moments)."""
+    variates at every rho (attnverify.numerics.signal.tangent_field.plane_moments)."""
     return plane_moments(SignalModel(**model_kw), rhos, n, np.random.default_rng(seed))
 
 

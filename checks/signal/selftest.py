@@ -25,13 +25,13 @@ import sympy as sp
 from attnverify.checks.perturb import module_functions, outermost, scale_result
 from attnverify.checks.plugin import Family, Mutant, PowerRow
 
-SR = "attnverify.theory.signal_recovery"
+SR = "attnverify.theory.signal.recovery"
 
 
 # ------------------------------------------------------------------------------- mutants: closed forms
 def _sign_flip(original):
     """J(rho) -> J(-rho): the informative tokens pull towards -xi."""
-    from attnverify.theory.signal_recovery import rho
+    from attnverify.theory.signal.recovery import rho
 
     @functools.wraps(original)
     def population_objective(sign: str = "fixed", finite_size: bool = False) -> sp.Expr:
@@ -41,7 +41,7 @@ def _sign_flip(original):
 
 def _cross_term_x2(original):
     """|a_xi xi + a_q q|^2 = a_xi^2 + 2 rho a_xi a_q + a_q^2 with the cross term counted twice (4 rho a_xi a_q)."""
-    from attnverify.theory.signal_recovery import rho
+    from attnverify.theory.signal.recovery import rho
 
     @functools.wraps(original)
     def _limit_for_shift(c: sp.Expr) -> dict:
@@ -62,7 +62,7 @@ def _finite_size_dropped(original):
 
 def _finite_size_wrong_power(original):
     """The finite-size term with (d/L)^2 in place of d/L: multiplied by an extra factor d/L."""
-    from attnverify.theory.signal_recovery import L, d
+    from attnverify.theory.signal.recovery import L, d
 
     @functools.wraps(original)
     def finite_size_term(sign: str = "fixed") -> sp.Expr:
@@ -72,7 +72,7 @@ def _finite_size_wrong_power(original):
 
 def _w_wrong_exponent(original):
     """w(rho) with the exponent 2 beta theta rho instead of beta theta rho."""
-    from attnverify.theory.signal_recovery import rho
+    from attnverify.theory.signal.recovery import rho
 
     @functools.wraps(original)
     def informative_mass(sign: str = "fixed") -> sp.Expr:
@@ -82,7 +82,7 @@ def _w_wrong_exponent(original):
 
 def _field_without_sphere_factor(original):
     """F(rho) = J'(rho): the (1 - rho^2) factor of the Riemannian gradient on the sphere dropped."""
-    import attnverify.theory.signal_recovery as S
+    import attnverify.theory.signal.recovery as S
 
     @functools.wraps(original)
     def reduced_field(sign: str = "fixed", finite_size: bool = False) -> sp.Expr:
@@ -92,7 +92,7 @@ def _field_without_sphere_factor(original):
 
 def _stability_flipped(original):
     """Every equilibrium reported with the opposite stability (F'(rho) > 0 read as attracting)."""
-    from attnverify.theory.signal_recovery import Equilibrium
+    from attnverify.theory.signal.recovery import Equilibrium
 
     @functools.wraps(original)
     def equilibria(params: dict, sign: str = "fixed", finite_size: bool = False) -> list:
@@ -135,10 +135,10 @@ MUTANTS: tuple[Mutant, ...] = (
            "reduced field F = J' without the (1 - rho^2) factor"),
     Mutant("stability_flipped", SR, "equilibria", _stability_flipped, ("signal.equilibria_stability",),
            "wrong stability classification: every equilibrium's attracting/repelling label flipped"),
-    Mutant("softmax_no_max_subtraction", "attnverify.numerics.signal_model", "softmax_weights", _naive_softmax,
+    Mutant("softmax_no_max_subtraction", "attnverify.numerics.signal.model", "softmax_weights", _naive_softmax,
            ("signal.low_temperature",),
            "Paper A softmax without max-subtraction (exp overflow at large beta)"),
-    Mutant("sga_no_tangent_projection", "attnverify.numerics.sga", "tangent", _no_tangent_projection,
+    Mutant("sga_no_tangent_projection", "attnverify.numerics.signal.sga", "tangent", _no_tangent_projection,
            ("signal.reduced_field_identity", "signal.ode_tracks_sga", "signal.alignment_30_runs"),
            "SGA step with the Euclidean gradient, no tangent projection (I - q q^T)"),
 )
@@ -157,7 +157,7 @@ _NOT_CLOSED_FORMS = {"derivation", "reduction_identity", "gaussian_moments", "is
 def _param_mismatch(name: str, to_value: Callable[[float], float], to_expr: Callable[[Any], Any]) -> list[Mutant]:
     """Every closed form of Paper A evaluated with parameter ``name`` replaced: symbol -> to_expr(symbol) in the
     SymPy results, params[name] -> to_value(params[name]) for the functions of numeric parameters."""
-    import attnverify.theory.signal_recovery as S
+    import attnverify.theory.signal.recovery as S
 
     sym = getattr(S, name)
 
@@ -189,7 +189,7 @@ def mismatch_factor(delta: float) -> float:
 def theta_star(check_params: dict | None = None) -> float:
     """theta* (fixed sign, finite-size terms) at the check's model point (beta, sigma, R, L, d; the shared
     defaults for those it does not set): below it -xi repels, above it attracts."""
-    import attnverify.theory.signal_recovery as S
+    import attnverify.theory.signal.recovery as S
 
     from attnverify.checks.signal._model import MODEL_PARAMS
 
@@ -213,12 +213,12 @@ def _fixed(mutant_name: str) -> Callable[[float], list[Mutant]]:
 
 def families() -> tuple[Family, ...]:
     return (
-        Family("J_scale", "scale", "J(rho) x (1 + delta) (attnverify.theory.signal_recovery.population_objective)",
+        Family("J_scale", "scale", "J(rho) x (1 + delta) (attnverify.theory.signal.recovery.population_objective)",
                lambda dl: [Mutant("J_scale", SR, "population_objective", scale_result(1 + dl), (), "")]),
-        Family("F_scale", "scale", "F(rho) x (1 + delta) (attnverify.theory.signal_recovery.reduced_field)",
+        Family("F_scale", "scale", "F(rho) x (1 + delta) (attnverify.theory.signal.recovery.reduced_field)",
                lambda dl: [Mutant("F_scale", SR, "reduced_field", scale_result(1 + dl), (), "")]),
         Family("mass_scale", "scale", "nuisance mass 1 - w(rho) x (1 + delta) "
-               "(attnverify.theory.signal_recovery.nuisance_mass)",
+               "(attnverify.theory.signal.recovery.nuisance_mass)",
                lambda dl: [Mutant("mass_scale", SR, "nuisance_mass", scale_result(1 + dl), (), "")]),
         Family("theta_mismatch", "mismatch", "every Paper A closed form at theta (1 + delta) (1/(1 - delta) for delta <= -1)",
                lambda dl: _param_mismatch("theta", lambda v: v * mismatch_factor(dl),

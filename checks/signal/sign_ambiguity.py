@@ -1,6 +1,6 @@
 """Paper A, claim 3: SGA converges to xi "up to sign" -- which of +-xi are limits, per model option and signal strength.
 
-For sign in {fixed, symmetric} and each theta, batched projected SGA runs (attnverify.numerics.sga.projected_sga, full
+For sign in {fixed, symmetric} and each theta, batched projected SGA runs (attnverify.numerics.signal.sga.projected_sga, full
 d-dimensional tokens) start from rho0 on both sides of 0.  The numeric side stands alone: each run is continued in
 chunks (step sizes eta_k = a/(k + b), b = a/eta0, the schedule carried over; a chunk restarts from the run's rho with
 a fresh orthogonal direction, exact in law since the model is invariant under rotations that fix xi) until every run
@@ -10,7 +10,7 @@ max(settle_tol, 3 x the standard error of that difference from the run's own flu
 its observed limit is the mean of the final quarter; a window shorter than min_window ODE time never counts as
 settled.  No closed form sizes or judges the runs.
 
-Theory (attnverify.theory.signal_recovery.equilibria with the (d-1)/L term, the simulation having finite L): the certified
+Theory (attnverify.theory.signal.recovery.equilibria with the (d-1)/L term, the simulation having finite L): the certified
 equilibria and their labels.  Each run is judged: its observed limit must lie within reach_tol of an equilibrium
 (else: it rests where the theory lists none -- fail), that equilibrium must be attracting (a run resting at a
 repeller -- fail), and it must be the attractor the labels predict from rho0 (of the two equilibria around rho0,
@@ -23,11 +23,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-import attnverify.theory.signal_recovery as S
+import attnverify.theory.signal.recovery as S
 from attnverify.checks.framework import Context, Evidence, Param, Plot, Series, check
 from attnverify.checks.signal._model import MODEL_PARAMS, model_of, model_values, validate_model
-from attnverify.numerics.sga import projected_sga
-from attnverify.numerics.signal_model import SignalModel
+from attnverify.numerics.signal.sga import projected_sga
+from attnverify.numerics.signal.model import SignalModel
 
 @dataclass(frozen=True)
 class LimitRow:

@@ -45,16 +45,16 @@ def params_of(p: dict, **override) -> tuple[float, float, int, int, float]:
 
 
 def evaluator(lam: float, gamma: float, d: int, L: int, eps: float):
-    """The closed-form risk, gradient and overlap Hessian at these parameters (attnverify.theory.slr_coefficients,
+    """The closed-form risk, gradient and overlap Hessian at these parameters (attnverify.theory.slr.coefficients,
     derived once per process; the lookup goes through the module so that a self-test's injected version is used)."""
-    from attnverify.theory import slr_coefficients
+    from attnverify.theory.slr import coefficients as slr_coefficients
 
     return slr_coefficients.RiskEvaluator(float(lam), float(gamma), int(d), int(L), float(eps))
 
 
 def slr_model(gamma: float, d: int, L: int, eps: float):
-    """The numerics' model object (attnverify.numerics.slr_model.SLRModel)."""
-    from attnverify.numerics.slr_model import SLRModel
+    """The numerics' model object (attnverify.numerics.slr.model.SLRModel)."""
+    from attnverify.numerics.slr.model import SLRModel
 
     return SLRModel(d=int(d), L=int(L), gamma=float(gamma), eps=float(eps))
 

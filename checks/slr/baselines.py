@@ -1,25 +1,25 @@
 """Paper C, claims 2 and 3: the baselines -- the Bayes predictor (the oracle's benchmark) and the best linear
 predictor (which fails when the location is latent).
 
-Analytic side (attnverify.theory.slr_baselines): the posterior of the location, softmax of the log-likelihood ratio
+Analytic side (attnverify.theory.slr.baselines): the posterior of the location, softmax of the log-likelihood ratio
 s(a, n2) = log N(x; sqrt(d/2) k*, gamma^2 I) - log N(x; 0, I) (sympy.stats densities, a = <x, k*>, n2 = |x|^2); the
 best linear predictor beta_l = b v*, b = gamma^2 / (gamma^2 + L - 1), excess risk gamma^2 (L - 1)/(gamma^2 + L - 1);
-and the oracle's risk R(k*, v*) (attnverify.theory.slr_risk) minimised over lam.
+and the oracle's risk R(k*, v*) (attnverify.theory.slr.population) minimised over lam.
 
 slr.bayes_posterior -- numeric side: tasks drawn from the model with their latent location J0
-(attnverify.numerics.slr_model.sample_tasks). Two tests that hold exactly when the derived weights w are the
+(attnverify.numerics.slr.model.sample_tasks). Two tests that hold exactly when the derived weights w are the
 posterior P(J0 = l | X): calibration, in bins of w, sum (1{J0 = l} - w) has mean 0 and variance at most sum w (1 - w)
 (z per bin); and the two estimators of R* - eps^2 agree: E (Y - sum_l w_l y_l)^2 - eps^2 (direct) and
 E sum_l w_l (y_l - yhat)^2 (posterior variance), a paired z-test. One Bonferroni family at ``z_level``. Small d keeps
 the posterior uncertain (at d = 400 it is one-hot to 1e-100).
 
 slr.oracle_vs_bayes -- for each d: lam_best(d) = argmin over lam of the closed-form oracle risk (derived); the
-measured risk of the oracle predictor at lam_best by Monte Carlo (attnverify.numerics.slr_risk, projected sampler:
+measured risk of the oracle predictor at lam_best by Monte Carlo (attnverify.numerics.slr.risk, projected sampler:
 equal in law) against the closed form (z-tests, Bonferroni); the Bayes excess R* - eps^2 by Monte Carlo
-(attnverify.numerics.slr_bayes, its own posterior). Findings: lam_best(d), the oracle's excess and the gap to Bayes,
+(attnverify.numerics.slr.bayes, its own posterior). Findings: lam_best(d), the oracle's excess and the gap to Bayes,
 and the slope of log(gap) against log d (least squares with its standard error) -- the asymptotic question of claim 2.
 
-slr.best_linear -- numeric side: least squares on n_train tasks (attnverify.numerics.slr_linear, pooled features
+slr.best_linear -- numeric side: least squares on n_train tasks (attnverify.numerics.slr.linear, pooled features
 sum_l X_l: the population optimum of all linear predictors is exchangeable, hence pooled) and its risk on n_test
 fresh tasks. The fitted predictor's risk exceeds the population optimum by the estimation error, R p / (n - p - 1)
 in expectation for a Gaussian design (p = d features); the test allows twice that above the closed form:
@@ -43,7 +43,7 @@ _NOT_D = [q for q in MODEL_PARAMS if q.name not in ("d", "lam")]
 # ------------------------------------------------------------------------------------------- Bayes posterior
 def bayes_draw_task(model_args: tuple, n: int, seed: np.random.SeedSequence) -> dict:
     """n tasks of the model: per token a = <X_l, k*>, n2 = |X_l|^2, y = <X_l, v*>; Y and J0 (numerics only)."""
-    from attnverify.numerics.slr_model import draw_targets, sample_tasks
+    from attnverify.numerics.slr.model import draw_targets, sample_tasks
 
     rng = np.random.default_rng(seed)
     model = slr_model(*model_args)
@@ -87,7 +87,7 @@ class BayesFindings:
     validate=validate_model,
 )
 def bayes_posterior(p: dict, ctx: Context) -> Evidence:
-    from attnverify.theory.slr_baselines import bayes_log_weight_np
+    from attnverify.theory.slr.baselines import bayes_log_weight_np
 
     ds = tuple(p["ds"])
     draws = ctx.map(bayes_draw_task, [((p["gamma"], d, p["L"], p["eps"]), p["n_tasks"], s)
@@ -147,9 +147,9 @@ def best_lam(gamma: float, d: int, L: int, eps: float) -> tuple[float, float]:
 
 def oracle_mc_task(model_args: tuple, lam: float, n: int, seed: np.random.SeedSequence) -> dict:
     """Monte Carlo risk of the oracle predictor at lam and the Monte Carlo Bayes excess (numerics only)."""
-    from attnverify.numerics.slr_bayes import bayes_risk_mc
-    from attnverify.numerics.slr_model import draw_targets
-    from attnverify.numerics.slr_risk import risk_mc
+    from attnverify.numerics.slr.bayes import bayes_risk_mc
+    from attnverify.numerics.slr.model import draw_targets
+    from attnverify.numerics.slr.risk import risk_mc
 
     rng = np.random.default_rng(seed)
     model = slr_model(*model_args)
@@ -227,8 +227,8 @@ def oracle_vs_bayes(p: dict, ctx: Context) -> Evidence:
 
 # ------------------------------------------------------------------------------------------- best linear
 def linear_task(model_args: tuple, n_train: int, n_test: int, seed: np.random.SeedSequence) -> dict:
-    from attnverify.numerics.slr_linear import linear_baseline
-    from attnverify.numerics.slr_model import draw_targets
+    from attnverify.numerics.slr.linear import linear_baseline
+    from attnverify.numerics.slr.model import draw_targets
 
     rng = np.random.default_rng(seed)
     model = slr_model(*model_args)
@@ -269,8 +269,8 @@ def _validate_linear(p: dict) -> None:
     validate=_validate_linear,
 )
 def best_linear(p: dict, ctx: Context) -> Evidence:
-    from attnverify.theory.slr_baselines import best_linear_predictor
-    from attnverify.theory.slr_symbols import L as L_, eps as eps_, gamma as gamma_
+    from attnverify.theory.slr.baselines import best_linear_predictor
+    from attnverify.theory.slr.symbols import L as L_, eps as eps_, gamma as gamma_
 
     cells = [(d, L) for d in p["ds"] for L in p["Ls"]]
     out = ctx.map(linear_task, [((p["gamma"], d, L, p["eps"]), p["n_train"], p["n_test"], s)

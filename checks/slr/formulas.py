@@ -18,7 +18,7 @@ from __future__ import annotations
 import sympy as sp
 
 from attnverify.checks.plugin import cached_formula
-from attnverify.theory import slr_symbols as _S
+from attnverify.theory.slr import symbols as _S
 
 SYMBOLS = {"kappa": _S.kappa, "nu": _S.nu, "theta": _S.theta, "eta": _S.eta, "rho": _S.rho, "lam": _S.lam,
            "gamma": _S.gamma, "d": _S.d, "L": _S.L, "eps": _S.eps}
@@ -27,7 +27,7 @@ SYMBOLS = {"kappa": _S.kappa, "nu": _S.nu, "theta": _S.theta, "eta": _S.eta, "rh
 @cached_formula
 def risk() -> sp.Expr:
     """The population risk R in the overlaps."""
-    from attnverify.theory.slr_risk import risk as _risk
+    from attnverify.theory.slr.population import risk as _risk
 
     return _risk()
 
@@ -35,21 +35,21 @@ def risk() -> sp.Expr:
 @cached_formula
 def risk_on_M() -> sp.Expr:
     """The reduced risk r(kappa, nu) on M."""
-    from attnverify.theory.slr_risk import risk_on_M as _r
+    from attnverify.theory.slr.population import risk_on_M as _r
 
     return _r()
 
 
 def risk_gradient() -> dict:
     """dR/d(kappa, nu, theta, eta, rho)."""
-    from attnverify.theory.slr_risk import gradient
+    from attnverify.theory.slr.population import gradient
 
     return gradient()
 
 
 def zeta_identity() -> sp.Expr:
     """zeta_s(t) = 1 - 8 T(sqrt2 t/sqrt(1+2 s^2), 1/sqrt(1+4 s^2)) (route (b); T Owen's function)."""
-    from attnverify.theory.slr_gauss import owen_route
+    from attnverify.theory.slr.gauss import owen_route
 
     return owen_route()["zeta"]
 
@@ -57,7 +57,7 @@ def zeta_identity() -> sp.Expr:
 @cached_formula
 def reduced_flow() -> tuple:
     """(kappa_dot, nu_dot) of the gradient flow restricted to M."""
-    from attnverify.theory.slr_dynamics import reduced_flow as _f
+    from attnverify.theory.slr.dynamics import reduced_flow as _f
 
     return _f()
 
@@ -65,20 +65,20 @@ def reduced_flow() -> tuple:
 @cached_formula
 def oracle_hessian_block() -> sp.Matrix:
     """The 2 x 2 block (k tilted to v*, v tilted to k*) of the Riemannian Hessian at the oracle."""
-    from attnverify.theory.slr_oracle import oracle_hessian_blocks
+    from attnverify.theory.slr.oracle import oracle_hessian_blocks
 
     return oracle_hessian_blocks()["block"]
 
 
 def bayes_log_weight() -> sp.Expr:
     """s(a, n2) = log N(x; sqrt(d/2) k*, gamma^2 I) - log N(x; 0, I), a = <x, k*>, n2 = |x|^2."""
-    from attnverify.theory.slr_baselines import bayes_log_weight as _s
+    from attnverify.theory.slr.baselines import bayes_log_weight as _s
 
     return _s()
 
 
 def linear_excess() -> sp.Expr:
     """R_lin - eps^2 = gamma^2 (L - 1) / (gamma^2 + L - 1), the best linear predictor's excess risk."""
-    from attnverify.theory.slr_baselines import best_linear_predictor
+    from attnverify.theory.slr.baselines import best_linear_predictor
 
     return best_linear_predictor()["excess"]

@@ -1,12 +1,12 @@
 """Paper C: the gradient of the risk in the overlaps (what projected gradient descent follows), against finite
 differences of the quadrature risk and against the mean of SGD's stochastic gradients.
 
-Analytic side: the partials dR/d(kappa, nu, theta, eta, rho) of the closed form (attnverify.theory.slr_risk.gradient,
-evaluated by attnverify.theory.slr_coefficients), and through the chain rule the Riemannian gradients on
+Analytic side: the partials dR/d(kappa, nu, theta, eta, rho) of the closed form (attnverify.theory.slr.population.gradient,
+evaluated by attnverify.theory.slr.coefficients), and through the chain rule the Riemannian gradients on
 S^{d-1} x S^{d-1}: g_k = P_k^perp (R_kappa k* + R_eta v* + R_rho v), g_v = P_v^perp (R_nu v* + R_theta k* + R_rho k).
 
 slr.gradient_vs_quadrature -- numeric side: central differences of the quadrature risk
-(attnverify.numerics.slr_quadrature.risk_gradient_fd, no closed form) at steps h, h/2, h/4 (h = 3e-3 /
+(attnverify.numerics.slr.quadrature.risk_gradient_fd, no closed form) at steps h, h/2, h/4 (h = 3e-3 /
 max(1, lam sqrt(d/2)), the width of the erf transition in kappa), combined by Richardson extrapolation twice: R1 from
 (h, h/2), R2 from (h/2, h/4); the error of R2 is estimated by |R2 - R1| / 15 (its O(h^4) term) plus the quadrature's
 rounding 1e-14 R amplified by 1/h. Decision: at every point and partial |closed - R2| <= 10 x (|R2 - R1| / 15 +
@@ -14,7 +14,7 @@ rounding 1e-14 R amplified by 1/h. Decision: at every point and partial |closed 
 every overlap can move by h) and points of M, where the closed form's normal partials R_theta, R_eta, R_rho are 0.
 
 slr.sgd_gradient -- numeric side: the mean of the Euclidean gradient of the per-task loss (Y - T(X))^2 over n tasks
-drawn from the model at explicit vectors (attnverify.numerics.slr_sgd.empirical_loss_grad: the formula of the SGD
+drawn from the model at explicit vectors (attnverify.numerics.slr.sgd.empirical_loss_grad: the formula of the SGD
 step on explicit tokens), projected on the tangent spaces; E of it is the Riemannian gradient of R. Decision: one
 family of two-sided z-tests (Bonferroni, ``z_level``): the coordinates of g_k and g_v in an orthonormal basis of
 span(k*, v*, k, v), and for the orthogonal complement (where the mean is 0) the chi-square statistic n |mean|^2 /
@@ -46,7 +46,7 @@ class GradientFindings:
 
 def _fd(model, ov: np.ndarray, lam: float, h: float) -> tuple[np.ndarray, np.ndarray]:
     """(Richardson-extrapolated central differences, error estimate) of the quadrature risk's partials."""
-    from attnverify.numerics.slr_quadrature import risk_gradient_fd
+    from attnverify.numerics.slr.quadrature import risk_gradient_fd
 
     g = [risk_gradient_fd(model, ov, lam, h=h / 2 ** j) for j in range(3)]
     r1, r2 = (4 * g[1] - g[0]) / 3, (4 * g[2] - g[1]) / 3
@@ -119,8 +119,8 @@ def sgd_gradient_task(model_args: tuple, lam: float, ov: np.ndarray, n: int, see
     """Mean and covariance data of the per-task Riemannian gradients at the points ``ov`` (numerics only): the
     coordinates in an orthonormal basis Q of span(k*, v*, k, v) (mean, se per coordinate) and the chi-square data of
     the orthogonal complement."""
-    from attnverify.numerics.slr_model import sample_tasks
-    from attnverify.numerics.slr_sgd import empirical_loss_grad
+    from attnverify.numerics.slr.model import sample_tasks
+    from attnverify.numerics.slr.sgd import empirical_loss_grad
 
     rng = np.random.default_rng(seed)
     model = slr_model(*model_args)

@@ -1,14 +1,14 @@
 """Paper C, claim 4: the manifold M = {theta = eta = rho = 0} is invariant under projected gradient descent, for every
 step size, and on M the dynamics reduce to a 2-D map of (kappa, nu) whose h -> 0 limit is the reduced flow.
 
-Analytic side: attnverify.theory.slr_dynamics -- the exact one-step map of the overlaps (the map closes on the five
+Analytic side: attnverify.theory.slr.dynamics -- the exact one-step map of the overlaps (the map closes on the five
 overlaps: Gram matrix of (k, v, k*, v*)), its restriction to M (theta' = eta' = rho' = 0 for every h, symbolically)
 and the reduced map (kappa', nu') = reduced_map(kappa, nu, h), the reduced flow = d/dh of it at h = 0.
 
-Numeric side: attnverify.numerics.slr_pgd, projected gradient descent on the vectors k, v in R^d in float64 (the
+Numeric side: attnverify.numerics.slr.pgd, projected gradient descent on the vectors k, v in R^d in float64 (the
 step, the renormalisation and the overlaps computed from the vectors; no overlap formula), driven by the partials
 of the closed-form risk (validated on their own by slr.gradient_vs_quadrature), from starts on M drawn as in the
-paper (attnverify.numerics.slr_model.start_manifold).
+paper (attnverify.numerics.slr.model.start_manifold).
 
 slr.manifold_invariance -- (a) one step from points of M at step sizes from 1e-4 to 100: the distance to M after the
 step is <= DIST_ULPS sqrt(d) ulp (rounding of inner products of length d; the start itself lies on M to ~1e-17) and
@@ -47,7 +47,7 @@ def _model_params(**defaults):
 
 
 def _start(p: dict, n: int, rng: np.random.Generator):
-    from attnverify.numerics.slr_model import draw_targets, start_manifold
+    from attnverify.numerics.slr.model import draw_targets, start_manifold
 
     ks, vs = draw_targets(p["d"], rng)
     k0, v0 = start_manifold(ks, vs, rng, n)
@@ -55,16 +55,16 @@ def _start(p: dict, n: int, rng: np.random.Generator):
 
 
 def _pgd(ev, k0, v0, ks, vs, lam, h, n_steps, every, kernel="numba"):
-    from attnverify.numerics.slr_pgd import pgd
+    from attnverify.numerics.slr.pgd import pgd
 
     return pgd(k0, v0, ks, vs, lambda o, l: ev.gradient(o, l), lam0=lam, step=h, n_steps=n_steps,
                record_every=every, kernel=kernel)
 
 
 def reduced_iterates(kap: np.ndarray, nu: np.ndarray, h: float, params: tuple, n_steps: int, every: int):
-    """The reduced map (attnverify.theory.slr_dynamics.reduced_map, float64) iterated n_steps times, recorded as PGD
+    """The reduced map (attnverify.theory.slr.dynamics.reduced_map, float64) iterated n_steps times, recorded as PGD
     records: shape (n_runs, n_records, 2)."""
-    from attnverify.theory import slr_eval
+    from attnverify.theory.slr import eval as slr_eval
 
     rec = np.unique(np.append(np.arange(0, n_steps + 1, every), n_steps))
     out = np.empty((kap.size, rec.size, 2))
@@ -96,7 +96,7 @@ class InvarianceFindings:
 
 
 def _symbolic_invariance() -> bool:
-    from attnverify.theory.slr_dynamics import invariance_of_M
+    from attnverify.theory.slr.dynamics import invariance_of_M
 
     return all(v == 0 for v in invariance_of_M().values())
 
@@ -114,7 +114,7 @@ def _symbolic_invariance() -> bool:
     validate=validate_model,
 )
 def manifold_invariance(p: dict, ctx: Context) -> Evidence:
-    from attnverify.numerics.slr_model import distance_to_manifold, overlaps
+    from attnverify.numerics.slr.model import distance_to_manifold, overlaps
 
     lam, gamma, d, L, eps = params_of(p)
     ev = evaluator(lam, gamma, d, L, eps)
@@ -123,7 +123,7 @@ def manifold_invariance(p: dict, ctx: Context) -> Evidence:
     o0 = overlaps(k0, v0, ks, vs)
     # (a) one step at every step size
     dist1, excess1 = [], []
-    from attnverify.theory import slr_eval
+    from attnverify.theory.slr import eval as slr_eval
     for h in STEP_SIZES:
         path = _pgd(ev, k0, v0, ks, vs, lam, h, 1, 1)
         o1 = overlaps(path.k, path.v, ks, vs)
@@ -179,9 +179,9 @@ def manifold_invariance(p: dict, ctx: Context) -> Evidence:
 def _flow_function():
     import sympy as sp
 
-    from attnverify.theory import slr_gauss as G
-    from attnverify.theory.slr_dynamics import reduced_flow
-    from attnverify.theory.slr_symbols import PARAMS, kappa, nu
+    from attnverify.theory.slr import gauss as G
+    from attnverify.theory.slr.dynamics import reduced_flow
+    from attnverify.theory.slr.symbols import PARAMS, kappa, nu
 
     return sp.lambdify((kappa, nu) + PARAMS, list(reduced_flow()),
                        modules=[{"zeta_erf": lambda t, s: G.zeta_np(t, s)}, "scipy", "numpy"])
@@ -220,7 +220,7 @@ class FlowFindings:
     validate=validate_model,
 )
 def reduced_flow(p: dict, ctx: Context) -> Evidence:
-    from attnverify.numerics.slr_model import overlaps
+    from attnverify.numerics.slr.model import overlaps
 
     lam, gamma, d, L, eps = params_of(p)
     ev = evaluator(lam, gamma, d, L, eps)

@@ -1,13 +1,13 @@
 """Paper C, claim 7: the Riemannian Hessian of the risk at the oracle (k*, v*), and where the oracle stops being a
 local minimum as lam grows.
 
-Analytic side (attnverify.theory.slr_oracle): the Hessian quadratic form along normalised curves through the oracle,
+Analytic side (attnverify.theory.slr.oracle): the Hessian quadratic form along normalised curves through the oracle,
 k(t) = (k* + t (a v* + p e3)) / |.|, v(t) = (v* + t (b k* + q e3 + r e4)) / |.|, in closed form: -R_kappa on the
 d - 2 directions p, -R_nu on the d - 2 directions q, r, and a 2 x 2 block in (a, b). Its smallest eigenvalue changes
 sign at lam*, enclosed in ball arithmetic (oracle_local_min_scan: interval Newton on det of the block, FLINT/Arb).
 
-Numeric side: second differences of the quadrature risk (attnverify.numerics.slr_quadrature, no closed form) along
-the same curves, the overlaps computed from explicit vectors in R^5 (attnverify.numerics.slr_model.overlaps):
+Numeric side: second differences of the quadrature risk (attnverify.numerics.slr.quadrature, no closed form) along
+the same curves, the overlaps computed from explicit vectors in R^5 (attnverify.numerics.slr.model.overlaps):
 Q(u) = (R(t) - 2 R(0) + R(-t)) / t^2 -> u^T H u (the gradient vanishes at the oracle, so the curves' accelerations do
 not enter). Entries: H_aa = Q(e_a), H_bb = Q(e_b), H_ab = (Q(e_a + e_b) - Q(e_a) - Q(e_b)) / 2, -R_kappa = Q(e_p),
 -R_nu = Q(e_q). Steps t, t/2, t/4 with t = 0.02 / max(1, lam sqrt(d/2)) (the width of the erf transition at the
@@ -35,7 +35,7 @@ DIRECTIONS = {"a": (1, 0, 0, 0, 0), "b": (0, 0, 1, 0, 0), "ab": (1, 0, 1, 0, 0),
 
 def curve_overlaps(u: tuple, t: float) -> np.ndarray:
     """Overlaps of (k(t), v(t)) on the curve with tangent coordinates u = (a, p, b, q, r), from vectors in R^5."""
-    from attnverify.numerics.slr_model import overlaps
+    from attnverify.numerics.slr.model import overlaps
 
     a, p, b, q, r = u
     e = np.eye(5)
@@ -47,7 +47,7 @@ def curve_overlaps(u: tuple, t: float) -> np.ndarray:
 def fd_hessian(model_args: tuple, lam: float) -> dict:
     """The Hessian entries at the oracle by twice-extrapolated second differences of the quadrature risk, with error
     estimates (numerics only): name -> (value, extrapolation error, rounding term)."""
-    from attnverify.numerics.slr_quadrature import risk_quadrature
+    from attnverify.numerics.slr.quadrature import risk_quadrature
 
     model = slr_model(*model_args)
     t0 = 0.02 / max(1.0, lam * np.sqrt(model.d / 2))
@@ -96,8 +96,8 @@ class OracleFindings:
     validate=validate_model,
 )
 def oracle_hessian(p: dict, ctx: Context) -> Evidence:
-    from attnverify.theory.slr_oracle import oracle_hessian as closed_hessian
-    from attnverify.theory.slr_oracle import oracle_local_min_scan
+    from attnverify.theory.slr.oracle import oracle_hessian as closed_hessian
+    from attnverify.theory.slr.oracle import oracle_local_min_scan
 
     gamma, d, L, eps = float(p["gamma"]), int(p["d"]), int(p["L"]), float(p["eps"])
     lams = tuple(sorted(set(float(x) for x in p["lams"])))

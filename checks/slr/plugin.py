@@ -31,8 +31,8 @@ def _steps() -> list:
     import sympy as sp
 
     from attnverify.theory.derivation import Step
-    from attnverify.theory.single_location import derivation
-    from attnverify.theory.slr_coefficients import MONOMIALS, POLY_VARS, risk_structure, structure_residual
+    from attnverify.theory.slr import derivation
+    from attnverify.theory.slr.coefficients import MONOMIALS, POLY_VARS, risk_structure, structure_residual
 
     names = [sp.Mul(*(v ** e for v, e in zip(POLY_VARS, m))) for m in MONOMIALS]
     structure = Step("R is affine in nu and quadratic in (theta, eta, rho) with no linear term, every coefficient a "
@@ -79,7 +79,7 @@ PAPER = Paper(
     quantities=lazy(f"{_PKG}.quantities", "quantities"), namespace=f"{_PKG}.formulas",
     families=lazy(f"{_PKG}.selftest", "families"), power_rows=lazy(f"{_PKG}.selftest", "power_rows"),
     mutants=lazy(f"{_PKG}.selftest", "mutants"), claim_scenarios=lazy(f"{_PKG}.selftest", "claim_scenarios"),
-    theory=("attnverify.theory.single_location", "attnverify.theory.slr_risk", "attnverify.theory.slr_gauss",
-            "attnverify.theory.slr_dynamics", "attnverify.theory.slr_oracle", "attnverify.theory.slr_stationary",
-            "attnverify.theory.slr_baselines", "attnverify.theory.slr_coefficients"),
+    theory=("attnverify.theory.slr", "attnverify.theory.slr.population", "attnverify.theory.slr.gauss",
+            "attnverify.theory.slr.dynamics", "attnverify.theory.slr.oracle", "attnverify.theory.slr.stationary",
+            "attnverify.theory.slr.baselines", "attnverify.theory.slr.coefficients"),
 )

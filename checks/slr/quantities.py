@@ -4,7 +4,7 @@
 ``risk``           the population risk R = E (Y - T_{k,v}(X))^2 of unit k, v, in kappa, nu, theta, eta, rho, lam,
                    gamma, d, L, eps; a stated formula may use ``zeta_I`` for E erf(lam <X_J0, k>)^2 =
                    zeta_{lam gamma}(lam sqrt(d/2) kappa). Measured: Monte Carlo of (Y - T)^2 at vectors k, v, k*, v*
-                   realised in R^d with the overlaps (attnverify.numerics.slr_risk, projected sampler: equal in law).
+                   realised in R^d with the overlaps (attnverify.numerics.slr.risk, projected sampler: equal in law).
 ``risk_on_M``      R on M = {theta = eta = rho = 0}: r(kappa, nu), same symbols but the three normal overlaps; measured
                    the same way at vectors on M.
 ``linear_excess``  R_lin - eps^2 of the best linear predictor, in gamma, L (and d, eps, which it does not depend on).
@@ -37,7 +37,7 @@ def _named(expr: sp.Expr) -> sp.Expr:
 
 
 def _zeta_I() -> sp.Expr:
-    from attnverify.theory.slr_gauss import zeta_erf
+    from attnverify.theory.slr.gauss import zeta_erf
 
     S = QSYM
     return zeta_erf(S["lam"] * sp.sqrt(S["d"] / 2) * S["kappa"], S["lam"] * S["gamma"])
@@ -67,7 +67,7 @@ def sample_on_M(rng: np.random.Generator, n: int, fixed: dict) -> list[dict]:
 
 
 def _mc(values: dict, ov: np.ndarray, rng: np.random.Generator) -> Measured:
-    from attnverify.numerics.slr_risk import risk_mc
+    from attnverify.numerics.slr.risk import risk_mc
 
     d = int(values["d"])
     k, v, ks, vs = realise(ov[None], d, rng)
@@ -91,8 +91,8 @@ def sample_linear(rng: np.random.Generator, n: int, fixed: dict) -> list[dict]:
 
 
 def measure_linear(values: dict, rng: np.random.Generator) -> Measured:
-    from attnverify.numerics.slr_linear import linear_baseline
-    from attnverify.numerics.slr_model import draw_targets
+    from attnverify.numerics.slr.linear import linear_baseline
+    from attnverify.numerics.slr.model import draw_targets
 
     d = int(values["d"])
     model = slr_model(float(values["gamma"]), d, int(values["L"]), float(values["eps"]))
@@ -103,19 +103,19 @@ def measure_linear(values: dict, rng: np.random.Generator) -> Measured:
 
 
 def _risk():
-    from attnverify.theory.slr_risk import risk
+    from attnverify.theory.slr.population import risk
 
     return _named(risk())
 
 
 def _risk_on_M():
-    from attnverify.theory.slr_risk import risk_on_M
+    from attnverify.theory.slr.population import risk_on_M
 
     return _named(risk_on_M())
 
 
 def _linear_excess():
-    from attnverify.theory.slr_baselines import best_linear_predictor
+    from attnverify.theory.slr.baselines import best_linear_predictor
 
     return _named(best_linear_predictor()["excess"])
 

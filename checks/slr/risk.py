@@ -1,12 +1,12 @@
 """Paper C, claim 1: the population risk R(k, v) = E (Y - T_{k,v}(X))^2 in closed form, against Monte Carlo and
 against quadrature.
 
-Analytic side: attnverify.theory.slr_risk.risk (SymPy from the model: Stein's lemma, the Gaussian-erf identities,
-zeta two ways, the assembly over independent tokens), evaluated in float64 by attnverify.theory.slr_coefficients.
+Analytic side: attnverify.theory.slr.population.risk (SymPy from the model: Stein's lemma, the Gaussian-erf identities,
+zeta two ways, the assembly over independent tokens), evaluated in float64 by attnverify.theory.slr.coefficients.
 
-slr.risk_vs_montecarlo -- numeric side: attnverify.numerics.slr_risk.risk_samples, the squared error (Y - T)^2 of
+slr.risk_vs_montecarlo -- numeric side: attnverify.numerics.slr.risk.risk_samples, the squared error (Y - T)^2 of
 the predictor as defined, over tasks drawn from the model at explicit vectors k, v, k*, v* in R^d realised with the
-prescribed overlaps (attnverify.numerics.slr_model.realise_overlaps, Haar-random frame). ``method="full"`` draws all
+prescribed overlaps (attnverify.numerics.slr.model.realise_overlaps, Haar-random frame). ``method="full"`` draws all
 L d coordinates (d <= FULL_DIM_MAX); above it ``"projected"`` draws the coordinates in span(k*, v*, k, v) only
 (equal in law by rotation invariance; no overlap formula). Points: a grid over (d, L, lam, gamma), at each
 ``n_points`` random (k, v) with overlaps of order one (k and v put most of their weight on span(k*, v*) and on each
@@ -16,7 +16,7 @@ Decision: one family of two-sided z-tests at family-wise false-alarm rate ``z_le
 and the pooled ratio over the cells. Levels are tested one by one, so a constant offset of the closed form cannot
 cancel; the ratios carry a relative error shared by all points.
 
-slr.risk_vs_quadrature -- numeric side: attnverify.numerics.slr_quadrature, the same expectation by Gauss-Hermite
+slr.risk_vs_quadrature -- numeric side: attnverify.numerics.slr.quadrature, the same expectation by Gauss-Hermite
 (or panel) quadrature of the integrands as defined (a Cholesky factor and the model's Gaussians; no Gaussian-erf
 identity). Decision: |closed - quadrature| / quadrature <= max(10 x refinement spread, REL_FLOOR) at every point,
 the spread being the larger relative change of the quadrature under doubling the nodes and under the panel rule.
@@ -67,7 +67,7 @@ def _cells(p: dict) -> list[tuple[int, int, float, float]]:
 def mc_task(cell: tuple, eps: float, ov: np.ndarray, n: int, seed: np.random.SeedSequence) -> dict:
     """Monte Carlo of (Y - T)^2 at the overlap points ``ov`` of one grid cell: per-point mean and standard error,
     and the mean and standard error of the per-task sum over the points (numerics only)."""
-    from attnverify.numerics.slr_risk import risk_samples
+    from attnverify.numerics.slr.risk import risk_samples
 
     d, L, lam, g = cell
     rng = np.random.default_rng(seed)
@@ -148,7 +148,7 @@ class QuadratureFindings:
 def _quadrature(model, ov: np.ndarray, lam: float) -> tuple[np.ndarray, np.ndarray]:
     """(risk, refinement spread) by quadrature: Gauss-Hermite at the default nodes against twice as many and the
     panel rule (slopes up to HERMITE_SLOPE_MAX), or the panel rule against Gauss-Hermite at its largest node count."""
-    from attnverify.numerics.slr_quadrature import MAX_NODES, default_nodes, risk_quadrature
+    from attnverify.numerics.slr.quadrature import MAX_NODES, default_nodes, risk_quadrature
 
     slope = lam * max(1.0, model.gamma)
     panels = risk_quadrature(model, ov, lam, rule="panels")

@@ -20,14 +20,14 @@ import sympy as sp
 from attnverify.checks.perturb import outermost, scale_argument, scale_entry, scale_result
 from attnverify.checks.plugin import Family, Mutant, PowerRow
 
-RISK = "attnverify.theory.slr_risk"
-GAUSS = "attnverify.theory.slr_gauss"
+RISK = "attnverify.theory.slr.population"
+GAUSS = "attnverify.theory.slr.gauss"
 
 
 # ------------------------------------------------------------------------------------------- mutants: closed forms
 def _cross_term_sign(original):
     """E (xi + A - sum B_l)^2 assembled with +2 (L - 1) E A E B (the cross term's sign flipped)."""
-    from attnverify.theory.slr_risk import _mA1, _mB1
+    from attnverify.theory.slr.population import _mA1, _mB1
 
     @functools.wraps(original)
     def _assembly_formula(Lv):
@@ -37,7 +37,7 @@ def _cross_term_sign(original):
 
 def _noise_without_rho(original):
     """The noise token's E[erf(lam a)^2 b^2] with the correlation rho of (a, b) dropped (b independent of a)."""
-    from attnverify.theory.slr_symbols import rho
+    from attnverify.theory.slr.symbols import rho
 
     @functools.wraps(original)
     def token_moments():
@@ -65,7 +65,7 @@ def _owen_wrong_a(original):
             return original(t, sigma, route)
         import mpmath
 
-        from attnverify.theory.slr_gauss import owens_t_mp
+        from attnverify.theory.slr.gauss import owens_t_mp
 
         t, s = mpmath.mpf(t), mpmath.mpf(sigma)
         return 1 - 8 * owens_t_mp(mpmath.sqrt(2) * t / mpmath.sqrt(1 + 2 * s ** 2), 1 / mpmath.sqrt(1 + 2 * s ** 2))
@@ -74,7 +74,7 @@ def _owen_wrong_a(original):
 
 def _gradient_rho_halved(original):
     """dR/drho halved (a factor 2 lost in the partial of the rho^2 terms)."""
-    from attnverify.theory.slr_symbols import rho
+    from attnverify.theory.slr.symbols import rho
 
     @functools.wraps(original)
     def gradient():
@@ -90,7 +90,7 @@ def _map_without_normalisation(original):
     def overlap_map_abstract():
         out = dict(original())
         nk, nv = sp.sqrt(out["norm_k2"]), sp.sqrt(out["norm_v2"])
-        from attnverify.theory.slr_symbols import eta, kappa, nu, rho, theta
+        from attnverify.theory.slr.symbols import eta, kappa, nu, rho, theta
 
         new = dict(out["new"])
         for o in (kappa, eta):
@@ -105,7 +105,7 @@ def _map_without_normalisation(original):
 
 def _flow_without_sphere_factor(original):
     """The reduced flow without the factors (1 - kappa^2), (1 - nu^2) of the projection on the sphere."""
-    from attnverify.theory.slr_symbols import kappa, nu
+    from attnverify.theory.slr.symbols import kappa, nu
 
     @functools.wraps(original)
     def reduced_flow():
@@ -126,7 +126,7 @@ def _hessian_without_acceleration(original):
 
 def _bayes_without_norm(original):
     """The log-likelihood ratio of the location without its |x|^2 term (as if both token laws had variance 1)."""
-    from attnverify.theory.slr_baselines import n2_sym
+    from attnverify.theory.slr.baselines import n2_sym
 
     @functools.wraps(original)
     def bayes_log_weight():
@@ -136,7 +136,7 @@ def _bayes_without_norm(original):
 
 def _linear_L(original):
     """The best linear predictor's risk with L in place of L - 1 (one noise token too many)."""
-    from attnverify.theory.slr_symbols import L
+    from attnverify.theory.slr.symbols import L
 
     @functools.wraps(original)
     def best_linear_predictor():
@@ -166,7 +166,7 @@ def _pgd_without_renormalisation(original):
     """The d-dimensional projected step without renormalising k and v."""
     @functools.wraps(original)
     def _step_numba(k, v, ks, vs, ov, G, h, gnorm):
-        from attnverify.numerics.slr_model import overlaps
+        from attnverify.numerics.slr.model import overlaps
 
         c = G.T[:, :, None]
         ak = (G[:, 0] * ov[:, 0] + G[:, 3] * ov[:, 3] + G[:, 4] * ov[:, 4])[:, None]
@@ -210,23 +210,23 @@ MUTANTS: tuple[Mutant, ...] = (
            "zeta by Owen's T with a = 1/sqrt(1 + 2 sigma^2) (float64 evaluator of the risk)"),
     Mutant("slr_gradient_rho_halved", RISK, "gradient", _gradient_rho_halved,
            ("slr.oracle_hessian", "slr.stationary_points"), "dR/drho halved"),
-    Mutant("slr_map_no_normalisation", "attnverify.theory.slr_dynamics", "overlap_map_abstract",
+    Mutant("slr_map_no_normalisation", "attnverify.theory.slr.dynamics", "overlap_map_abstract",
            _map_without_normalisation, ("slr.manifold_invariance",), "overlap map without renormalising k, v"),
-    Mutant("slr_flow_no_sphere_factor", "attnverify.theory.slr_dynamics", "reduced_flow",
+    Mutant("slr_flow_no_sphere_factor", "attnverify.theory.slr.dynamics", "reduced_flow",
            _flow_without_sphere_factor, ("slr.reduced_flow",), "reduced flow without (1 - kappa^2), (1 - nu^2)"),
-    Mutant("slr_hessian_no_acceleration", "attnverify.theory.slr_oracle", "riemannian_hessian_form",
+    Mutant("slr_hessian_no_acceleration", "attnverify.theory.slr.oracle", "riemannian_hessian_form",
            _hessian_without_acceleration, ("slr.oracle_hessian",), "Riemannian Hessian without sum R_i o_i''"),
-    Mutant("slr_bayes_no_norm_term", "attnverify.theory.slr_baselines", "bayes_log_weight", _bayes_without_norm,
+    Mutant("slr_bayes_no_norm_term", "attnverify.theory.slr.baselines", "bayes_log_weight", _bayes_without_norm,
            ("slr.bayes_posterior",), "posterior log-weight without the |x|^2 term"),
-    Mutant("slr_linear_L_for_L_minus_1", "attnverify.theory.slr_baselines", "best_linear_predictor", _linear_L,
+    Mutant("slr_linear_L_for_L_minus_1", "attnverify.theory.slr.baselines", "best_linear_predictor", _linear_L,
            ("slr.best_linear",), "best linear risk with L in place of L - 1"),
-    Mutant("slr_stationary_kind_flipped", "attnverify.theory.slr_stationary", "stationary_points", _kind_flipped,
+    Mutant("slr_stationary_kind_flipped", "attnverify.theory.slr.stationary", "stationary_points", _kind_flipped,
            ("slr.stationary_points",), "stationary points with minimum and saddle swapped"),
-    Mutant("slr_pgd_no_renormalisation", "attnverify.numerics.slr_pgd", "_step_numba", _pgd_without_renormalisation,
+    Mutant("slr_pgd_no_renormalisation", "attnverify.numerics.slr.pgd", "_step_numba", _pgd_without_renormalisation,
            ("slr.manifold_invariance", "slr.reduced_flow"), "PGD step on the vectors without renormalising"),
-    Mutant("slr_sgd_gradient_sign", "attnverify.numerics.slr_sgd", "empirical_loss_grad", _sgd_value_gradient_sign,
+    Mutant("slr_sgd_gradient_sign", "attnverify.numerics.slr.sgd", "empirical_loss_grad", _sgd_value_gradient_sign,
            ("slr.sgd_gradient",), "SGD gradient in v with the wrong sign"),
-    Mutant("slr_tasks_unit_signal_variance", "attnverify.numerics.slr_model", "sample_tasks",
+    Mutant("slr_tasks_unit_signal_variance", "attnverify.numerics.slr.model", "sample_tasks",
            _tasks_unit_signal_variance, ("slr.risk_vs_montecarlo", "slr.bayes_posterior"),
            "sampled tasks with informative-token covariance I instead of gamma^2 I"),
 )
@@ -239,7 +239,7 @@ def mutants() -> tuple[Mutant, ...]:
 # ------------------------------------------------------------------------------------------- perturbation families
 def _risk_at(name: str, factor: float) -> list[Mutant]:
     """Every closed form of the risk (and what is derived from it) at parameter ``name`` times ``factor``."""
-    from attnverify.theory import slr_symbols
+    from attnverify.theory.slr import symbols as slr_symbols
 
     sym = getattr(slr_symbols, name)
 
@@ -256,7 +256,7 @@ def _tuple_scale(factor: float):
 
 def families() -> tuple[Family, ...]:
     return (
-        Family("slr_risk_scale", "scale", "R x (1 + delta) (attnverify.theory.slr_risk.risk: everything derived from it)",
+        Family("slr_risk_scale", "scale", "R x (1 + delta) (attnverify.theory.slr.population.risk: everything derived from it)",
                lambda dl: [Mutant("slr_risk_scale", RISK, "risk", scale_result(1 + dl), (), "")]),
         Family("slr_lam_mismatch", "mismatch", "every closed form of the risk at lam (1 + delta)",
                lambda dl: _risk_at("lam", 1 + dl)),
@@ -266,22 +266,22 @@ def families() -> tuple[Family, ...]:
                lambda dl: [Mutant("slr_zeta_scale_mp", GAUSS, "zeta_mp", scale_result(1 + dl), (), ""),
                            Mutant("slr_zeta_scale_np", GAUSS, "zeta_np", scale_result(1 + dl), (), "")]),
         Family("slr_map_step", "scale", "the reduced map evaluated at step h (1 + delta) (slr_eval.reduced_map_np)",
-               lambda dl: [Mutant("slr_map_step", "attnverify.theory.slr_eval", "reduced_map_np",
+               lambda dl: [Mutant("slr_map_step", "attnverify.theory.slr.eval", "reduced_map_np",
                                   scale_argument("h", 1 + dl), (), "")]),
         Family("slr_flow_scale", "scale", "the reduced flow x (1 + delta) (slr_dynamics.reduced_flow)",
-               lambda dl: [Mutant("slr_flow_scale", "attnverify.theory.slr_dynamics", "reduced_flow",
+               lambda dl: [Mutant("slr_flow_scale", "attnverify.theory.slr.dynamics", "reduced_flow",
                                   _tuple_scale(1 + dl), (), "")]),
         Family("slr_hessian_scale", "scale", "the oracle's Riemannian Hessian x (1 + delta)",
-               lambda dl: [Mutant("slr_hessian_scale", "attnverify.theory.slr_oracle", "oracle_hessian_matrix",
+               lambda dl: [Mutant("slr_hessian_scale", "attnverify.theory.slr.oracle", "oracle_hessian_matrix",
                                   scale_result(1 + dl), (), "")]),
         Family("slr_bayes_temper", "scale", "the posterior's log-weight s x (1 + delta) (a tempered posterior)",
-               lambda dl: [Mutant("slr_bayes_temper", "attnverify.theory.slr_baselines", "bayes_log_weight",
+               lambda dl: [Mutant("slr_bayes_temper", "attnverify.theory.slr.baselines", "bayes_log_weight",
                                   scale_result(1 + dl), (), "")]),
         Family("slr_linear_scale", "scale", "the best linear risk x (1 + delta)",
-               lambda dl: [Mutant("slr_linear_scale", "attnverify.theory.slr_baselines", "best_linear_predictor",
+               lambda dl: [Mutant("slr_linear_scale", "attnverify.theory.slr.baselines", "best_linear_predictor",
                                   scale_entry("risk", 1 + dl), (), "")]),
         Family("slr_search_lam", "mismatch", "the stationary-point search at lam (1 + delta)",
-               lambda dl: [Mutant("slr_search_lam", "attnverify.theory.slr_stationary", "stationary_points",
+               lambda dl: [Mutant("slr_search_lam", "attnverify.theory.slr.stationary", "stationary_points",
                                   scale_argument("lam", 1 + dl), (), "")]),
         Family("slr_map_without_normalisation", "fixed", "overlap map without renormalising k, v",
                lambda _dl: [m for m in MUTANTS if m.name == "slr_map_no_normalisation"]),

@@ -1,12 +1,12 @@
 """Paper C, claim 7: the stationary points of the risk on S^{d-1} x S^{d-1}, on M and off M, and whether the oracle
 is the lowest of them.
 
-Analytic side (attnverify.theory.slr_stationary): on M the reduced flow's critical points (the origin, the corners);
+Analytic side (attnverify.theory.slr.stationary): on M the reduced flow's critical points (the origin, the corners);
 off M a documented search (every stationary point with kappa != 0 lies in a 3-space up to a rotation fixing k*, v*:
 Riemannian Newton on S^2 x S^2 from many starts, refined in mpmath, classified by the full Hessian in dimension d).
 
 Numeric side (no closed form): at each point found, with k* = e1, v* = e2 and the point's representative (k, v)
-embedded in R^6, the quadrature risk (attnverify.numerics.slr_quadrature) along geodesics
+embedded in R^6, the quadrature risk (attnverify.numerics.slr.quadrature) along geodesics
 x(t) = (x + t u) / |x + t u| for an orthonormal basis u of each tangent space (5 directions for k, 5 for v):
   * the directional derivatives by central differences at t and t/2, Richardson-extrapolated, give the Riemannian
     gradient; it must vanish: |grad| <= 10 x (|D(t/2) - D(t)| / 3 + 1e-13 R / (t/2)), the extrapolation's error
@@ -61,8 +61,8 @@ def point_task(model_args: tuple, lam: float, k: tuple, v: tuple, minimum: bool,
 
 
 def _point_numerics(model, lam: float, k: tuple, v: tuple, minimum: bool, seed: np.random.SeedSequence) -> dict:
-    from attnverify.numerics.slr_model import overlaps
-    from attnverify.numerics.slr_quadrature import risk_quadrature
+    from attnverify.numerics.slr.model import overlaps
+    from attnverify.numerics.slr.quadrature import risk_quadrature
 
     k0, v0 = _embed(k), _embed(v)
     e = np.eye(DIM)
@@ -144,7 +144,7 @@ class StationaryFindings:
     validate=validate_model,
 )
 def stationary_points(p: dict, ctx: Context) -> Evidence:
-    from attnverify.theory.slr_stationary import stationary_points as search
+    from attnverify.theory.slr.stationary import stationary_points as search
 
     gamma, d, L, eps = float(p["gamma"]), int(p["d"]), int(p["L"]), float(p["eps"])
     lams = tuple(sorted(set(float(x) for x in p["lams"])))

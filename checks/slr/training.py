@@ -9,14 +9,14 @@ over the repeats), in float64.
 | SGD, schedule    | sphere | 80  | 2.0   | yes      | 1e-3 | 200 000 | (batch 5, eps = 0.1, a fresh batch per step)
 (gamma = sqrt(1/2), L = 10; lam_t = lam_0 / (1 + 1e-4 t) with the schedule.)
 
-Numeric side: attnverify.numerics.slr_pgd (exact-gradient projected gradient descent on the vectors in R^d, numba,
+Numeric side: attnverify.numerics.slr.pgd (exact-gradient projected gradient descent on the vectors in R^d, numba,
 one array over the runs; the partials of the closed-form risk, validated by slr.gradient_vs_quadrature) and
-attnverify.numerics.slr_sgd (projected SGD on sampled tasks: no closed form at all); starts as in the paper
-(attnverify.numerics.slr_model.start_sphere / start_manifold).
+attnverify.numerics.slr.sgd (projected SGD on sampled tasks: no closed form at all); starts as in the paper
+(attnverify.numerics.slr.model.start_sphere / start_manifold).
 
 The comparison of derived and measured (what the check decides): the excess risk R - eps^2 drawn along the runs is
 the closed form at the recorded overlaps; at the end of every run it is measured by Monte Carlo at the final vectors
-(attnverify.numerics.slr_risk, projected sampler, the oracle (k*, v*) in the same batch of tasks): every final closed
+(attnverify.numerics.slr.risk, projected sampler, the oracle (k*, v*) in the same batch of tasks): every final closed
 form within the Monte Carlo's z-band (Bonferroni at ``z_level`` over the runs and the oracle), so the curves and the
 end-point risks the claims read are the population risk.
 
@@ -114,7 +114,7 @@ class TrainingFindings:
 # ------------------------------------------------------------------------------------------- running
 def _run(exp: Experiment, p: dict, n_runs: int, rng: np.random.Generator):
     """One experiment, all runs as one array: (path, k*, v*, eps) with path.risk the closed-form R along the run."""
-    from attnverify.numerics.slr_model import draw_targets, start_manifold, start_sphere
+    from attnverify.numerics.slr.model import draw_targets, start_manifold, start_sphere
 
     eps = p["eps"] if exp.eps is None else exp.eps
     ks, vs = draw_targets(exp.d, rng)
@@ -122,13 +122,13 @@ def _run(exp: Experiment, p: dict, n_runs: int, rng: np.random.Generator):
     ev = evaluator(exp.lam0, p["gamma"], exp.d, p["L"], eps)
     every = max(1, exp.n_steps // 200)
     if exp.sgd:
-        from attnverify.numerics.slr_sgd import sgd
+        from attnverify.numerics.slr.sgd import sgd
 
         path = sgd(slr_model(p["gamma"], exp.d, p["L"], eps), k0, v0, ks, vs, lam0=exp.lam0, step=exp.step,
                    n_steps=exp.n_steps, batch=exp.batch, rng=rng, schedule=exp.schedule, record_every=every)
         risk = np.stack([ev.risk(path.overlaps[:, j], lam) for j, lam in enumerate(path.lam)], axis=1)
     else:
-        from attnverify.numerics.slr_pgd import pgd
+        from attnverify.numerics.slr.pgd import pgd
 
         path = pgd(k0, v0, ks, vs, lambda o, lam: ev.gradient(o, lam), lam0=exp.lam0, step=exp.step,
                    n_steps=exp.n_steps, schedule=exp.schedule, record_every=every, risk=lambda o, lam: ev.risk(o, lam))
@@ -139,7 +139,7 @@ def _run(exp: Experiment, p: dict, n_runs: int, rng: np.random.Generator):
 def end_mc_task(model_args: tuple, lam: float, K: np.ndarray, V: np.ndarray, ks, vs, n: int,
                 seed: np.random.SeedSequence) -> dict:
     """Monte Carlo risks of the final (k, v) of every run and of the oracle, on the same tasks (numerics only)."""
-    from attnverify.numerics.slr_risk import risk_samples
+    from attnverify.numerics.slr.risk import risk_samples
 
     rng = np.random.default_rng(seed)
     s = risk_samples(slr_model(*model_args), np.vstack([K, ks]), np.vstack([V, vs]), ks, vs, lam, n, rng,

@@ -1,10 +1,10 @@
 """Paper C: zeta_sigma(t) = E erf(t + sigma Z)^2, derived two ways, against the quadrature of its definition.
 
-Analytic side (attnverify.theory.slr_gauss): route (a), 1 - int_|t|^oo zeta'(u) du with the elementary zeta' derived
+Analytic side (attnverify.theory.slr.gauss): route (a), 1 - int_|t|^oo zeta'(u) du with the elementary zeta' derived
 by completing the square, and route (b), 1 - 8 T(sqrt2 t / sqrt(1 + 2 sigma^2), 1 / sqrt(1 + 4 sigma^2)) through
 Owen's T; both evaluated by mpmath at ``dps`` digits (quadratures of different integrands).
 
-Numeric side (attnverify.numerics.slr_zeta): the definition int erf(t + sigma z)^2 phi(z) dz by a composite
+Numeric side (attnverify.numerics.slr.zeta): the definition int erf(t + sigma z)^2 phi(z) dz by a composite
 Gauss-Legendre rule in float64 (no Gaussian-erf identity), with its error estimated by halving the panel width.
 
 Decision, at every (t, sigma) of the grid:
@@ -21,7 +21,7 @@ import mpmath
 import numpy as np
 
 from attnverify.checks.framework import Context, Evidence, Param, Plot, Series, check
-from attnverify.numerics.slr_zeta import erf_square_mean, quadrature_error
+from attnverify.numerics.slr.zeta import erf_square_mean, quadrature_error
 
 ULPS = 20 * np.finfo(float).eps
 
@@ -38,7 +38,7 @@ class ZetaFindings:
 
 
 def _symbolic_residual_zero() -> bool:
-    from attnverify.theory.slr_gauss import owen_route
+    from attnverify.theory.slr.gauss import owen_route
 
     return owen_route()["routes_residual"] == 0
 
@@ -55,7 +55,7 @@ def _symbolic_residual_zero() -> bool:
            "sigmas": (0.01, 0.05, 0.2, 0.7071067811865476, 1.5, 6.0, 40.0)},
 )
 def zeta_two_ways(p: dict, ctx: Context) -> Evidence:
-    from attnverify.theory.slr_gauss import zeta_mp
+    from attnverify.theory.slr.gauss import zeta_mp
 
     T, S = np.meshgrid(np.asarray(p["ts"], float), np.asarray(p["sigmas"], float), indexing="ij")
     t, s = T.ravel(), S.ravel()

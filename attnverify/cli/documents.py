@@ -1,0 +1,74 @@
+"""The commands that write documents: ``derive`` (a paper's derivation as text or LaTeX) and ``latex`` (the
+derivations of every registered paper and, optionally, the audit)."""
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from attnverify.checks.framework import InputError
+from attnverify.cli.common import non_negative_int, parse_sets
+from attnverify.cli.run import run_with_outputs
+
+
+def cmd_derive(args: argparse.Namespace) -> int:
+    """Print a paper's derivation, at the model options given with --set (validated as ``run`` validates them)."""
+    from attnverify.derive import render
+
+    width = non_negative_int("--width", args.width) if args.width is not None else None
+    print(render(args.model, latex=args.latex, width=width, options=parse_sets(args.sets)))
+    return 0
+
+
+def cmd_latex(args: argparse.Namespace) -> int:
+    from attnverify.render.latex import document
+    from attnverify.outputs import write_text
+
+    out = Path(args.output)
+    figures_dir = out.parent / f"{out.stem}_figures"
+    report, figures = None, {}
+    if args.derivations_only:
+        if args.from_json:
+            raise InputError("--derivations-only and --from-json exclude each other")
+    elif args.from_json:
+        try:
+            report = json.loads(Path(args.from_json).read_text())
+            report["checks"]
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise InputError(f"--from-json: cannot read a report from {args.from_json!r} ({type(exc).__name__})")
+        from attnverify.render.report import plot_file_name
+
+        base = Path(args.from_json).parent
+        for c in report["checks"]:
+            found = []
+            i = 0
+            while (base / plot_file_name(c["id"], i)).is_file():
+                found.append(base / plot_file_name(c["id"], i))
+                i += 1
+            if found:
+                figures[c["id"]] = found
+    else:
+        from attnverify.render.report import plot_file_name, report_dict, save_plot
+
+        ns = argparse.Namespace(profile="quick", seed=args.seed, executor="local", scheduler=None, jobs=None,
+                                quiet=args.quiet)
+        rep = run_with_outputs(ns, None, {}, None, None)
+        report = report_dict(rep)
+        for r in rep.results:
+            for i, plot in enumerate(r.evidence.plots if r.evidence else []):
+                figures_dir.mkdir(parents=True, exist_ok=True)
+                path = figures_dir / plot_file_name(r.id, i)
+                save_plot(plot, path)
+                figures.setdefault(r.id, []).append(path)
+    rel = {cid: [_relative(p, out.parent) for p in paths] for cid, paths in figures.items()}
+    write_text(out, document(report, figures=rel, fragment=args.fragment))
+    print(f"wrote {args.output}")
+    return 0
+
+
+def _relative(path: Path, base: Path) -> str:
+    import os
+
+    return os.path.relpath(path.resolve(), base.resolve()).replace(os.sep, "/")
+
+

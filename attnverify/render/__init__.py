@@ -1,0 +1,2 @@
+"""Rendering: the terminal, Markdown, LaTeX, HTML and plots. Evidence, results and verdicts are data; they are
+drawn here."""

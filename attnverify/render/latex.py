@@ -1,0 +1,288 @@
+r"""A LaTeX document for papers: every derived formula (``sympy.latex``) as a numbered, labelled equation, the
+prose of the derivation steps, and (optionally) the audit: checks table, claims ledger and figures.
+
+- Every symbol is typeset by SymPy's printer or by the notation module (:mod:`attnverify.render.notation`): a text's
+  mathematics is written between dollars in LaTeX and passes through; its words are escaped, never read as
+  mathematics (a reason text that does not follow the convention yet comes out as the plain text it is). Numbers
+  in exponent form are set as ``$6.33\times10^{-7}$`` (:func:`attnverify.render.notation.num`).
+- UTF-8 input and T1 fonts (Latin Modern when installed); amsmath, amssymb, graphicx, longtable and array, all in
+  Debian's ``texlive-latex-base``. The audit and ledger tables are ``longtable``s: they break across pages.
+- Long expressions are broken over lines by terms inside ``split`` (a sum is cut between its terms; a product
+  with a long sum factor opens ``\Bigl(`` on the first line and closes ``\Bigr)`` on the last), never shrunk.
+- Each equation is ``\label{eq:<section>:<name>}``: the section key of its paper's adapter and the step's short
+  semantic name (``eq:A:J-fixed``); the labels are listed at the end of the document. ``fragment=True`` leaves
+  out the preamble so the body can be ``\input`` into a paper (which loads the packages above).
+"""
+from __future__ import annotations
+
+import re
+
+from attnverify.render import notation
+from attnverify.derive import derivation
+
+# ----------------------------------------------------------------------------------------------
+# equations: numbered, labelled, broken over lines
+# ----------------------------------------------------------------------------------------------
+_MAX = 95   # characters of LaTeX source per line (a rendered line holds about this much of typical source)
+
+
+def _visible(tex: str) -> int:
+    """A rough width of rendered LaTeX: commands count as one character, braces as none."""
+    return len(re.sub(r"\\[A-Za-z]+", "x", tex).replace("{", "").replace("}", "").replace(" ", ""))
+
+
+def _pieces(expr: "sp.Basic", width: int) -> list[str]:
+    """``expr`` as LaTeX pieces whose concatenation (with spaces) is the expression and between which a line may
+    break: the terms of a sum, the factors of a product, a long sum factor opened with ``\\Bigl(`` and closed
+    with ``\\Bigr)`` (which, unlike ``\\left``/``\\right``, may stand on different lines)."""
+    import sympy as sp
+
+    tex = sp.latex(expr)
+    if _visible(tex) <= width or not isinstance(expr, sp.Expr):
+        return [tex]
+    if isinstance(expr, sp.Add):
+        out: list[str] = []
+        for i, t in enumerate(expr.as_ordered_terms()):
+            sign = "- " if t.could_extract_minus_sign() else ("+ " if i else "")
+            sub = _pieces(-t if sign == "- " else t, width)
+            out += [sign + sub[0], *sub[1:]]
+        return out
+    if isinstance(expr, sp.Pow) and isinstance(expr.base, sp.Add) and expr.exp.is_Integer and expr.exp > 0:
+        inner = _pieces(expr.base, width)
+        return [r"\Bigl(" + inner[0], *inner[1:-1], inner[-1] + rf"\Bigr)^{{{expr.exp}}}"] if len(inner) > 1 \
+            else [r"\Bigl(" + inner[0] + rf"\Bigr)^{{{expr.exp}}}"]
+    if isinstance(expr, sp.Mul):
+        num, den = sp.fraction(expr)
+        out = []
+        if den != 1:
+            dtex = sp.latex(den)
+            if _visible(dtex) <= width // 2:
+                out.append(rf"\frac{{1}}{{{dtex}}}")
+            else:
+                out = []
+        coeff, factors = num.as_coeff_mul()
+        if coeff != 1:
+            out.append(sp.latex(coeff))
+        for f in factors:
+            if isinstance(f, (sp.Add, sp.Pow)) and _visible(sp.latex(f)) > width // 2:
+                sub = _pieces(f, width)
+                if isinstance(f, sp.Add):
+                    sub = [r"\Bigl(" + sub[0], *sub[1:]]
+                    sub[-1] += r"\Bigr)"
+                out += sub
+            else:
+                out.append(sp.latex(f) if not isinstance(f, sp.Add) else r"\left(" + sp.latex(f) + r"\right)")
+        if den != 1 and _visible(sp.latex(den)) > width // 2:
+            sub = _pieces(den, width)
+            out += [r"\Bigl/ \Bigl(" + sub[0], *sub[1:]]
+            out[-1] += r"\Bigr)"
+        return out
+    return [tex]
+
+
+def _pack(pieces: list[str], width: int) -> list[str]:
+    lines, cur = [], ""
+    for p in pieces:
+        if cur and _visible(cur + " " + p) > width:
+            lines.append(cur)
+            cur = p
+        else:
+            cur = f"{cur} {p}".strip()
+    return lines + ([cur] if cur else [])
+
+
+def expression_lines(expr: "sp.Basic", width: int = _MAX) -> list[str]:
+    """``expr`` as LaTeX lines of at most about ``width`` visible characters, cut between terms and factors."""
+    import sympy as sp
+
+    return _pack(_pieces(expr, width), width)
+
+
+def equation_label(section: str, step, index: int) -> str:
+    """The label of a step's equation: ``eq:<section>:<name>`` (``eq:A:J-fixed``); a step without a name is
+    numbered (``eq:A:3``)."""
+    return f"eq:{section}:{step.name or index}"
+
+
+def equation(step, label: str | None) -> str:
+    """One step's result as a numbered equation (``split`` when it needs several lines); its left side is the
+    step's label (LaTeX), or the left side of an ``Eq``."""
+    import sympy as sp
+
+    lhs = step.label if step.label and not isinstance(step.result, sp.Eq) else ""
+    if isinstance(step.result, sp.Eq):
+        lhs, rhs = sp.latex(step.result.lhs), step.result.rhs
+    else:
+        rhs = step.result
+    lines = expression_lines(rhs)
+    tag = rf"\label{{{label}}}" if label else ""
+    if len(lines) == 1:
+        body = f"{lhs} = {lines[0]}" if lhs else lines[0]
+        return "\n".join([r"\begin{equation}" + tag, body, r"\end{equation}"])
+    first = (f"{lhs} ={{}}& " if lhs else "& ") + lines[0]
+    rest = [r"&\quad " + ln for ln in lines[1:]]
+    return "\n".join([r"\begin{equation}" + tag, r"\begin{split}", (r" \\" + "\n").join([first, *rest]),
+                      r"\end{split}", r"\end{equation}"])
+
+
+def derivation_section(title: str, steps: list, key: str) -> tuple[list[str], list[tuple[str, str]]]:
+    """A section: per step its statement, the labelled equation and why it holds; and the (label, left side)
+    pairs. A name used twice in one derivation gets a suffix (the tests keep the papers' names unique)."""
+    heading = notation.latex(title)
+    parts = [rf"\section[{heading}]{{\raggedright {heading}}}"]       # long titles break between words, not out
+    labels: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    for i, step in enumerate(steps, 1):
+        name = equation_label(key, step, i)
+        k = 2
+        while name in seen:
+            name = f"{equation_label(key, step, i)}-{k}"
+            k += 1
+        seen.add(name)
+        labels.append((name, step.label))
+        parts += [r"\noindent " + notation.latex(step.statement), equation(step, name),
+                  r"\noindent{\small\emph{Why:} " + notation.latex(step.reason) + "}", r"\par\medskip", ""]
+    return parts, labels
+
+
+# ----------------------------------------------------------------------------------------------
+# the audit: tables and figures
+# ----------------------------------------------------------------------------------------------
+def _longtable(columns: str, head: str, rows: list[str]) -> str:
+    """A table that breaks across pages, its header repeated on each page."""
+    return "\n".join([r"\begingroup\small\renewcommand{\arraystretch}{1.25}", rf"\begin{{longtable}}{{{columns}}}",
+                      r"\hline", head + r" \\", r"\hline", r"\endfirsthead", r"\hline", head + r" \\", r"\hline",
+                      r"\endhead", r"\hline", r"\endfoot", *rows, r"\end{longtable}", r"\endgroup"])
+
+
+def _number(x) -> str:
+    """A table cell's number (:func:`attnverify.render.notation.num`, 4 significant digits), ``--`` when there is none."""
+    return notation.num(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else "--"
+
+
+def audit_table(checks: list[dict]) -> str:
+    """The audit table of a report's ``checks`` list (as in the JSON report)."""
+    rules = {"<=": r"$\le$", "<": "$<$", ">=": r"$\ge$", ">": "$>$"}
+    rows = [rf"\texttt{{{notation.escape(c['id'])}}} & {notation.escape(c['verdict'])} & "
+            rf"{_number(c.get('observed'))} & {rules.get(c.get('comparison'), '')} & {_number(c.get('threshold'))} \\"
+            for c in checks]
+    return _longtable("@{}llrcr@{}", "check & verdict & observed & pass if & threshold", rows)
+
+
+def claims_table(claims: list[dict]) -> str:
+    """The claims ledger (a report's ``claims`` list): id, verdict, and the condition (for ``holds_if`` and
+    ``refuted``) or the reason, as text of the typesetting convention."""
+    rows = [rf"\texttt{{{notation.escape(c['id'])}}} & {notation.escape(c['verdict'])} & "
+            rf"{notation.latex(c.get('condition') or c.get('reason') or '')} \\" for c in claims]
+    return _longtable(r"@{}ll>{\raggedright\arraybackslash}p{0.6\linewidth}@{}",
+                      "claim & verdict & condition / reason", rows)
+
+
+def figure_caption(check_id: str, index: int, count: int, title: str | None) -> str:
+    """A figure's caption: the check, the plot's place among the check's plots, and the plot's title (distinct
+    for every figure of a document)."""
+    where = rf"\texttt{{{notation.escape(check_id)}}}" + (f", plot {index} of {count}" if count > 1 else "")
+    return where + (f": {notation.latex(title)}" if title else "")
+
+
+def figures_part(report: dict, figures: dict[str, list[str]]) -> list[str]:
+    """The figures of each check (``figures``: check id -> image paths), captioned with the check id and the plot
+    titles of the report (``plot_titles``); the float queue is flushed every nine figures (the caller flushes it
+    after the last)."""
+    parts: list[str] = []
+    shown = 0
+    for c in report["checks"]:
+        paths = figures.get(c["id"], [])
+        titles = list(c.get("plot_titles") or [])
+        for i, path in enumerate(paths):
+            caption = figure_caption(c["id"], i + 1, len(paths), titles[i] if i < len(titles) else None)
+            parts += [r"\begin{figure}[htbp]", r"\centering", rf"\includegraphics[width=0.8\linewidth]{{{path}}}",
+                      rf"\caption{{{caption}}}", r"\end{figure}"]
+            shown += 1
+            if shown % 9 == 0:
+                parts.append(r"\clearpage")
+    return parts
+
+
+def _compute_sections() -> tuple[list[str], list[tuple[str, str]]]:
+    from attnverify.checks.registry import papers
+
+    parts, all_labels = [], []
+    for paper in papers():
+        for section in paper.sections():
+            sec, labels = derivation_section(section.title, derivation(paper.model, **section.options), section.key)
+            parts += sec
+            all_labels += labels
+    return parts, all_labels
+
+
+def derivation_sections() -> tuple[list[str], list[tuple[str, str]]]:
+    """The derivation sections and their equation labels, cached beside the derivations (keyed by the code
+    version and the sources of this module and the notation module): typesetting the long expressions takes
+    seconds, reading them back none."""
+    import hashlib
+    import json
+    import os
+    from pathlib import Path
+
+    from attnverify.derive import cache_root, code_version
+
+    root = cache_root()
+    sources = Path(__file__).read_text() + Path(notation.__file__).read_text()
+    key = hashlib.sha256((code_version() + sources).encode()).hexdigest()[:16]
+    path = None if root is None else root / "derivations" / f"latex-{key}.json"
+    if path is not None and path.is_file():
+        try:
+            parts, labels = json.loads(path.read_text(encoding="utf-8"))
+            return parts, [tuple(x) for x in labels]
+        except (OSError, ValueError):
+            pass
+    parts, labels = _compute_sections()
+    if path is not None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(json.dumps([parts, labels]), encoding="utf-8")
+            os.replace(tmp, path)
+        except OSError:
+            pass
+    return parts, labels
+
+
+PREAMBLE = [
+    r"\documentclass[10pt]{article}", r"\usepackage[utf8]{inputenc}",
+    r"\IfFileExists{lmodern.sty}{\usepackage[T1]{fontenc}\usepackage{lmodern}}{}",
+    r"\usepackage[margin=2cm]{geometry}", r"\usepackage{amsmath}", r"\usepackage{amssymb}",
+    r"\usepackage{graphicx}", r"\usepackage{longtable}", r"\usepackage{array}", r"\allowdisplaybreaks",
+    r"\title{attnverify: derivations and audit}", r"\date{}",
+]
+
+
+def document(report: dict | None, *, figures: dict[str, list[str]] | None = None, fragment: bool = False) -> str:
+    """The document: the derivations of every registered paper (its sections), then, when ``report`` (a JSON
+    report dict) is given, the audit table, the claims ledger and the figures (``figures``: check id -> paths
+    relative to the document; their captions take the report's ``plot_titles``). ``fragment``: the body only, to
+    ``\\input`` into a paper that loads amsmath, amssymb, graphicx, longtable and array."""
+    parts = [r"% attnverify fragment: needs \usepackage{amsmath,amssymb,graphicx,longtable,array}"] if fragment \
+        else [*PREAMBLE, r"\begin{document}", r"\maketitle"]
+    parts += ["Every formula below was produced by SymPy from the model; none is typed in. Each equation is labelled "
+              r"\texttt{eq:}\emph{section}\texttt{:}\emph{name}; the labels are listed at the end.", ""]
+    sections, all_labels = derivation_sections()
+    parts += sections
+    if report is not None:
+        parts += [r"\section{Audit}",
+                  notation.escape(f"Profile {report['profile']}, seed {report['seed']}, version {report['version']}."),
+                  "", audit_table(report["checks"])]
+        if report.get("claims"):
+            parts += [r"\subsection{Claims ledger}",
+                      "Each claim's verdict is computed from the evidence of the checks of this run.", "",
+                      claims_table(report["claims"])]
+        if figures:
+            parts += [r"\clearpage", r"\subsection{Figures}", *figures_part(report, figures), r"\clearpage"]
+    parts += [r"\section*{Equation labels}",
+              _longtable(r"@{}llp{0.6\linewidth}@{}", "label & equation & left side",
+                         [rf"\texttt{{{name}}} & (\ref{{{name}}}) & " + (f"${lab}$" if lab else "") + r" \\"
+                          for name, lab in all_labels])]
+    if not fragment:
+        parts.append(r"\end{document}")
+    return "\n".join(p for p in parts if p is not None) + "\n"

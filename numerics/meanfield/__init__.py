@@ -1,0 +1,1 @@
+"""Paper B (mean-field transformers): the particle dynamics, quadrature and distances."""

@@ -1,0 +1,185 @@
+"""Interacting-particle self-attention dynamics on the sphere S^{d-1} (Paper B).
+
+Model: tokens x_i(t) in S^{d-1}, B = Q^T K (so <Q x, K y> = <B^T x, y>),
+
+    dx_i/dt = P_perp_{x_i} sum_j softmax_j(beta <B^T x_i, x_j>) V x_j,   P_perp_x = I - x x^T.
+
+At beta = inf the continuum (full-support density) zero-temperature field is used instead:
+the softmax average concentrates at the maximiser y* = B^T x / ||B^T x|| of <B^T x, y> over the
+sphere, giving X_inf(x) = P_perp_x V B^T x / ||B^T x||.
+
+The numerics do not need V B^T symmetric (that is Paper B's assumption, checked in ``theory``);
+they need square d x d matrices with d >= 2, finite entries, B invertible and points on the sphere.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from attnverify.numerics import validation as _v
+from attnverify.numerics.kernel import dense_moments
+from attnverify.numerics.meanfield.truncated import attention_field_truncated
+from attnverify.numerics.validation import float_array  # noqa: F401 -- re-exported (older callers import it from here)
+
+_matrix, _model, _beta, _points = _v.matrix, _v.model, _v.beta, _v.points
+
+
+# ----------------------------------------------------------------------------- the field
+def _tangent(X: np.ndarray, M: np.ndarray) -> np.ndarray:
+    """P_perp_{x_i} m_i = m_i - <m_i, x_i> x_i, row by row."""
+    return M - np.einsum("ij,ij->i", M, X)[:, None] * X
+
+
+class _Field:
+    """The field on validated input (no checks; used inside the integrator): P_perp_{x_i} m_i with m_i the softmax
+    average of V x_j from ``attnverify.numerics.kernel.dense_moments`` (one fused pass per row, log-space, all cores)."""
+
+    def __init__(self, B: np.ndarray, V: np.ndarray, beta: float):
+        self.B, self.V, self.beta = B, V, beta
+
+    def __call__(self, X: np.ndarray) -> np.ndarray:
+        XB = X @ self.B                              # row i = (B^T x_i)^T
+        if np.isinf(self.beta):
+            M = (XB @ self.V.T) / np.linalg.norm(XB, axis=1)[:, None]
+            return _tangent(X, M)
+        return _tangent(X, dense_moments(XB, X, X @ self.V.T, self.beta))
+
+
+def _field(X: np.ndarray, B: np.ndarray, V: np.ndarray, beta: float) -> np.ndarray:
+    """One evaluation of the field on validated input."""
+    return _Field(B, V, beta)(X)
+
+
+def attention_field(X: np.ndarray, B: np.ndarray, V: np.ndarray, beta: float) -> np.ndarray:
+    """Self-attention field on the sphere, (N, d) -> (N, d).
+
+    X_i = P_perp_{x_i} sum_j w_ij V x_j with w_ij = softmax_j(beta <B^T x_i, x_j>), computed in
+    log-space (scores minus their row maximum), so it is finite for any beta > 0 (1e6, 1e12, ...);
+    cost O(N^2 d) in one fused pass per row (``attnverify.numerics.kernel``), memory O(N d). ``beta = np.inf`` gives the continuum
+    zero-temperature field P_perp_x V B^T x / ||B^T x||. Rows of X must be unit vectors.
+    """
+    B, V = _model(B, V)
+    b = _beta(beta)
+    X = _points(X, B.shape[0])
+    return _field(X, B, V, b)
+
+
+# ----------------------------------------------------------------------------- integrator
+# Dormand-Prince 5(4) tableau (Hairer, Norsett & Wanner, Solving ODEs I, Table II.5.2).
+_C = np.array([0, 1 / 5, 3 / 10, 4 / 5, 8 / 9, 1, 1])
+_A = [
+    [],
+    [1 / 5],
+    [3 / 40, 9 / 40],
+    [44 / 45, -56 / 15, 32 / 9],
+    [19372 / 6561, -25360 / 2187, 64448 / 6561, -212 / 729],
+    [9017 / 3168, -355 / 33, 46732 / 5247, 49 / 176, -5103 / 18656],
+    [35 / 384, 0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84],
+]
+_B5 = np.array([35 / 384, 0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84, 0])
+_B4 = np.array([5179 / 57600, 0, 7571 / 16695, 393 / 640, -92097 / 339200, 187 / 2100, 1 / 40])
+_E = _B5 - _B4
+
+
+def _normalise(X: np.ndarray) -> np.ndarray:
+    return X / np.linalg.norm(X, axis=1)[:, None]
+
+
+def _dopri_step(f, X: np.ndarray, F0: np.ndarray, h: float):
+    """One DOPRI5(4) step on the ambient ODE; returns (X5 projected to the sphere, error vector, F(X5))."""
+    k = [F0]
+    for s in range(1, 7):
+        Y = X + h * sum(a * kk for a, kk in zip(_A[s], k) if a != 0.0)
+        if s == 6:                                 # stage 7 is evaluated at the (projected) solution
+            Y5 = _normalise(Y)
+            k.append(f(Y5))
+            break
+        k.append(f(Y))
+    err = h * sum(e * kk for e, kk in zip(_E, k) if e != 0.0)
+    return Y5, err, k[-1]
+
+
+def _integrate(f, X0: np.ndarray, times: np.ndarray, rtol: float, atol: float, max_step: float) -> np.ndarray:
+    out = np.empty((len(times),) + X0.shape)
+    X, t, F = X0.copy(), 0.0, f(X0)
+    # initial step (Hairer-Norsett-Wanner II.4): h0 = 0.01 * ||x||/||f|| in the scaled norm
+    scale = atol + rtol * np.abs(X)
+    d0, d1 = np.sqrt(np.mean((X / scale) ** 2)), np.sqrt(np.mean((F / scale) ** 2))
+    h = 0.01 * d0 / d1 if d1 > 1e-12 else 1e-3
+    h = min(h, max_step)
+    for n, t_out in enumerate(times):
+        while t < t_out:
+            step = min(h, t_out - t)
+            last = step == t_out - t
+            Xn, err, Fn = _dopri_step(f, X, F, step)
+            scale = atol + rtol * np.maximum(np.abs(X), np.abs(Xn))
+            en = np.sqrt(np.mean((err / scale) ** 2))
+            if en <= 1.0:                          # accept
+                X, F = Xn, Fn
+                t = t_out if last else t + step
+                fac = 5.0 if en == 0 else min(5.0, 0.9 * en ** -0.2)
+                h = min(max_step, step * fac if step == h else max(h, step * fac))
+            else:                                  # reject and shrink
+                h = step * max(0.2, 0.9 * en ** -0.2)
+            if h < 1e-14 * max(1.0, t):
+                raise RuntimeError(f"step size underflow at t = {t:.6g} (field not resolvable)")
+        out[n] = X
+    return out
+
+
+def simulate(x0: np.ndarray, Q: np.ndarray, K: np.ndarray, V: np.ndarray, beta: float,
+             times, *, rtol: float = 1e-8, atol: float = 1e-10, max_step: float | None = None,
+             kernel: str = "dense", truncate_tol: float = 1e-12) -> np.ndarray:
+    """Integrate the particle dynamics from x0 (state at t = 0); returns X(t) for each t in times.
+
+    Shape (len(times), N, d). B = Q^T K. Method: Dormand-Prince 5(4) with local extrapolation and
+    per-step error control (scaled RMS norm with ``rtol``/``atol``) on the ambient tangent field,
+    followed after every step by the projection x -> x/||x|| onto the sphere (a projection method:
+    it keeps order 5 and stays on the sphere to machine precision). Steps are clipped to land on
+    every output time, so the outputs carry no interpolation error. Measured accuracy (tests):
+    fixed-step order 5.0; global error 0.3-0.9 x rtol (rtol = 1e-10..1e-5, atol = rtol/100, beta = 10,
+    t = 4) against SciPy's DOP853 at rtol 1e-13; norms stay 1 to 4e-16.
+    ``beta = np.inf`` integrates the continuum zero-temperature field.
+
+    ``kernel="truncated"`` evaluates the field with ``attnverify.numerics.meanfield.truncated.attention_field_truncated``
+    (only the pairs within log(N/truncate_tol) of each row's largest logit; field error at most
+    2 truncate_tol max_j |V x_j|), at the Runge-Kutta stage points normalised onto the sphere. On the
+    sphere this is the same field, so the exact flow is unchanged; off it (inside a step) the
+    extension differs, which moves the numerical solution by no more than the local error the
+    tolerance already controls. The cost then scales with the number of interacting pairs.
+    """
+    if kernel not in ("dense", "truncated"):
+        raise ValueError(f"kernel must be 'dense' or 'truncated', got {kernel!r}")
+    Q = _matrix(Q, "Q")
+    d = Q.shape[0]
+    K = _matrix(K, "K", d)
+    B, V = _model(Q.T @ K, V)
+    b = _beta(beta)
+    X0 = _points(x0, d, "x0")
+    X0 = _normalise(X0)
+    try:
+        T = np.asarray(times, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError("times must be a 1-D sequence of numbers") from None
+    if T.ndim != 1 or T.size == 0:
+        raise ValueError(f"times must be a non-empty 1-D array, got shape {T.shape}")
+    if not np.all(np.isfinite(T)) or T[0] < 0 or np.any(np.diff(T) < 0):
+        raise ValueError("times must be finite, >= 0 and non-decreasing")
+    for name, v in (("rtol", rtol), ("atol", atol)):
+        if not np.isfinite(v) or v <= 0:
+            raise ValueError(f"{name} must be a finite number > 0, got {v}")
+    if rtol < 1e-13:
+        raise ValueError(f"rtol must be >= 1e-13 (double precision), got {rtol}")
+    ms = np.inf if max_step is None else float(max_step)
+    if np.isnan(ms) or ms <= 0:
+        raise ValueError(f"max_step must be > 0, got {max_step}")
+    return _integrate(field_for(kernel, B, V, b, truncate_tol, X0), X0, T, rtol, atol, ms)
+
+
+def field_for(kernel: str, B: np.ndarray, V: np.ndarray, beta: float, tol: float, X0: np.ndarray):
+    """The one place that chooses the field evaluator for the integrator: ``"dense"`` (all pairs) or
+    ``"truncated"`` (``attention_field_truncated`` at points normalised onto the sphere; dense at beta = inf).
+    Inputs are validated; ``tol`` is checked here, before any integration, by one evaluation at X0."""
+    if kernel == "truncated" and np.isfinite(beta):
+        attention_field_truncated(X0, B, V, beta, tol=tol)
+        return lambda X: attention_field_truncated(_normalise(X), B, V, beta, tol=tol)
+    return _Field(B, V, beta)

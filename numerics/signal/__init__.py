@@ -1,0 +1,1 @@
+"""Paper A (signal-subspace recovery): the simulators."""

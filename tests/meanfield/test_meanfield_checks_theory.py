@@ -1,0 +1,84 @@
+"""The checks meanfield.zero_temperature_flow and meanfield.projection_stationary: pass at seed 0 on the
+default model, and fail when the theory they test is made wrong (monkeypatched)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.linalg import expm
+
+from attnverify import checks
+import attnverify.theory.meanfield as mf
+
+FLOW, PROJ = "meanfield.zero_temperature_flow", "meanfield.projection_stationary"
+# a non-diagonal 3-d model: V B^T = S3 symmetric with a simple top eigenvalue
+B3 = np.array([[1.0, 0.5, 0.0], [0.2, 2.0, 0.1], [0.0, 0.3, 1.5]])
+S3 = np.array([[2.0, 0.3, 0.1], [0.3, 1.0, 0.2], [0.1, 0.2, 0.5]])
+MODEL3 = dict(d=3, Q=np.eye(3), K=B3, V=S3 @ np.linalg.inv(B3.T))
+
+
+def run(cid, **overrides):
+    return checks.run([cid], profile="quick", seed=0, overrides=overrides or None).results[0]
+
+
+@pytest.mark.parametrize("cid", [FLOW, PROJ])
+def test_passes_at_seed_0(cid):
+    r = run(cid)
+    assert r.verdict == "pass", r.reason
+    assert r.observed <= r.threshold
+
+
+def test_flow_details_show_refinement():
+    r = run(FLOW)
+    errs = r.evidence.details["max_error_per_rtol"]
+    assert all(b < a for a, b in zip(errs, errs[1:])) and errs[-1] < 1e-10
+
+
+def test_flow_fails_without_time_change(monkeypatch):
+    def no_time_change(x0, B, V, times):            # x(t) = e^{tA} x0/|.|: drops dt/dtau = |B^T x|
+        Y = np.array([expm(t * (V @ B.T)) @ x0 for t in times])
+        return Y / np.linalg.norm(Y, axis=1, keepdims=True)
+
+    monkeypatch.setattr(mf, "closed_form_flow", no_time_change)
+    r = run(FLOW)
+    assert r.verdict == "fail" and r.observed > 1e-3
+
+
+def test_projection_fails_for_eigenspace_of_V(monkeypatch):
+    def pi_of_V(B, V):                                # dominant eigenspace of V (= span(e1)), not of V B^T
+        e = np.linalg.eigh(V)[1][:, -1]
+        return lambda x: np.sign(np.asarray(x) @ e)[..., None] * e
+
+    monkeypatch.setattr(mf, "projection_map", pi_of_V)
+    r = run(PROJ)
+    assert r.verdict == "fail" and r.observed > 0.5
+
+
+def test_projection_fails_for_rate_off_by_two(monkeypatch):
+    true_rate = mf.convergence_rate
+    monkeypatch.setattr(mf, "convergence_rate", lambda *a, **k: 2 * true_rate(*a, **k))
+    r = run(PROJ)
+    assert r.verdict == "fail" and r.observed == pytest.approx(0.5, abs=1e-3)
+
+
+def test_projection_fails_for_non_stationary_map(monkeypatch):
+    true_map = mf.projection_map
+
+    def tilted(B, V):                                  # Pi rotated by 1e-4 rad: no longer a fixed point
+        Pi = true_map(B, V)
+        R = np.array([[np.cos(1e-4), -np.sin(1e-4)], [np.sin(1e-4), np.cos(1e-4)]])
+        return lambda x: Pi(x) @ R.T
+
+    monkeypatch.setattr(mf, "projection_map", tilted)
+    r = run(PROJ)
+    assert r.verdict == "fail" and r.evidence.details["stationarity_max"] > 1e-6
+
+
+@pytest.mark.parametrize("cid", [FLOW, PROJ])
+def test_passes_on_non_diagonal_3d_model(cid):
+    r = run(cid, **MODEL3)
+    assert r.verdict == "pass", r.reason
+
+
+def test_invalid_model_is_rejected():
+    with pytest.raises(ValueError, match="not symmetric"):
+        run(PROJ, V=np.array([[2.0, 1.0], [0.0, 1.0]]))

@@ -1,0 +1,240 @@
+"""The mutation self-test: injection machinery, the catalogue, a few fast mutants caught; the seed-sweep helpers."""
+from __future__ import annotations
+
+import argparse
+import inspect
+import json
+import math
+
+import numpy as np
+import pytest
+import sympy as sp
+
+import attnverify.numerics.signal.sga
+import attnverify.numerics.signal.mc
+import attnverify.numerics.signal.model
+import attnverify.theory.signal.recovery as S
+from attnverify.selftest.mutants import all_mutants, by_name, known_gaps
+
+MUTANTS = all_mutants()
+from attnverify.selftest.mutation import Mutant, injected, is_crash, run_mutant, selftest
+from attnverify.checks.registry import all_checks
+
+
+# ------------------------------------------------------------------------------------------------ machinery
+def test_every_reference_is_patched_and_restored():
+    """softmax_weights is imported by name into two modules: both see the mutant, then the original."""
+    original = attnverify.numerics.signal.model.softmax_weights
+    holders = (attnverify.numerics.signal.model, attnverify.numerics.signal.sga)
+    m = by_name("softmax_no_max_subtraction")
+    with injected(m):
+        patched = {mod.softmax_weights for mod in holders}
+        assert len(patched) == 1 and original not in patched
+        s = np.array([[0.0, 1.0, 2.0]])
+        with np.errstate(over="raise"), pytest.raises(FloatingPointError):
+            attnverify.numerics.signal.sga.softmax_weights(s + 800.0)                     # the naive softmax overflows
+    assert all(mod.softmax_weights is original for mod in holders)
+    assert np.allclose(original(np.array([[800.0, 801.0]])).sum(), 1.0)
+
+
+def test_caches_cleared_so_dependent_results_see_the_mutant():
+    """reduced_field is cached and built from population_objective: inside the block it is the mutant's
+    F = (1 - rho^2) d/drho J(-rho); after the block it is the original again (no stale cache either way)."""
+    F0 = S.reduced_field("fixed")
+    J0 = S.population_objective("fixed")
+    with injected(by_name("J_sign_flip")):
+        F1 = S.reduced_field("fixed")
+        assert sp.simplify(F1 - (1 - S.rho**2) * sp.diff(J0.subs(S.rho, -S.rho), S.rho)) == 0
+        assert sp.simplify(F1 - F0) != 0
+    assert sp.simplify(S.reduced_field("fixed") - F0) == 0
+
+
+def test_a_mutant_named_by_the_package_reaches_its_submodules():
+    """Paper B's theory is a package whose submodules call each other by name; a mutant named by the package's
+    public path ("attnverify.theory.meanfield", "convergence_rate") is seen by the submodule function that calls
+    it (rate_comparison in .rates), and X_inf's mutant by every submodule that imported it."""
+    import attnverify.theory.meanfield as MF
+    from attnverify.theory.meanfield import field, flow, rates, steps, theorem1
+
+    B, V = np.diag([1.0, 3.0]), np.diag([2.0, 1.0])
+    c = MF.convergence_rate(B, V)
+    with injected(by_name("rate_c_x2")):
+        assert MF.rate_comparison(B, V)["jacobian"] == pytest.approx(2 * c, rel=1e-12)
+    assert MF.rate_comparison(B, V)["jacobian"] == pytest.approx(c, rel=1e-12)
+    original = MF.zero_temperature_field
+    holders = (MF, field, flow, rates, steps, theorem1)
+    with injected(by_name("X_inf_without_tangent_projection")):
+        assert len({m.zero_temperature_field for m in holders}) == 1 and original is not MF.zero_temperature_field
+    assert all(m.zero_temperature_field is original for m in holders)
+
+
+def test_restored_after_an_exception():
+    original = attnverify.numerics.signal.sga.tangent
+    with pytest.raises(RuntimeError, match="boom"):
+        with injected(by_name("sga_no_tangent_projection")):
+            assert attnverify.numerics.signal.sga.tangent is not original
+            raise RuntimeError("boom")
+    assert attnverify.numerics.signal.sga.tangent is original
+
+
+# ------------------------------------------------------------------------------------------------ catalogue
+def params(sig: inspect.Signature) -> list[tuple]:
+    """Names, kinds and defaults of a signature (annotations aside)."""
+    return [(p.name, p.kind, p.default) for p in sig.parameters.values()]
+
+
+def test_catalogue_is_faithful():
+    """>= 12 uniquely named mutants over every registered paper; every target exists, every listed check is registered,
+    and each replacement keeps the original's call signature (so a catch is not a TypeError)."""
+    import importlib
+
+    ids = {c.id for c in all_checks()}
+    assert len(MUTANTS) >= 12 and len({m.name for m in MUTANTS}) == len(MUTANTS)
+    from attnverify.checks.registry import papers
+
+    assert {c.split(".")[0] for m in MUTANTS for c in m.checks} == {p.model for p in papers()}
+    assert set(known_gaps()) <= {m.name for m in MUTANTS}
+    for m in MUTANTS:
+        assert set(m.checks) <= ids, m.name
+        original = getattr(importlib.import_module(m.module), m.attribute)
+        replacement = m.make(original)
+        assert replacement is not original
+        if inspect.isfunction(replacement):
+            mine = inspect.signature(replacement, follow_wrapped=False)
+            assert params(mine) == params(inspect.signature(original)), m.name
+        else:
+            assert isinstance(replacement, type) and issubclass(replacement, original), m.name
+
+
+def test_mutants_change_the_mathematics():
+    """Hand values at theta = beta = sigma = 1, R = 1, L = 3, rho = 1 (long-sequence limit): the informative mass is
+    w = R e^{beta theta rho} / (R e^{beta theta rho} + L - R) = e/(e + 2), f_oo = w theta xi + beta sigma^2 q, so
+    J = w^2 theta^2 + 2 rho w theta beta sigma^2 + beta^2 sigma^4 = (w + 1)^2; the cross-term mutant counts
+    2 rho w theta beta sigma^2 twice: w^2 + 4 w + 1."""
+    subs = {S.theta: 1, S.beta: 1, S.sigma: 1, S.R: 1, S.L: 3, S.d: 2, S.rho: 1}
+    w = sp.E / (sp.E + 2)
+    assert sp.simplify(S.informative_mass("fixed").subs(subs) - w) == 0
+    assert sp.simplify(S.population_objective("fixed").subs(subs) - (w + 1) ** 2) == 0
+    with injected(by_name("J_cross_term_x2")):
+        Jm = S.population_objective("fixed").subs(subs)
+    assert sp.simplify(Jm - (w**2 + 4 * w + 1)) == 0
+
+
+# ------------------------------------------------------------------------------------------------ caught
+def test_fast_mutants_are_caught_and_baseline_passes():
+    """Fast mutants of every paper (a stability label, a rate, a field, a Pi that leaves the sphere, a Bayes weight),
+    run through the real checks: the smoke of the full mutant self-test (test_full_selftest, marked slow). The
+    unnormalised Pi once made both of its checks raise (points off the sphere) instead of failing."""
+    names = ["stability_flipped", "rate_c_x2", "X_inf_without_tangent_projection", "Pi_unnormalised",
+             "slr_bayes_no_norm_term"]
+    result = selftest([by_name(n) for n in names])
+    assert result["baseline_all_pass"], result["baseline"]
+    assert result["mutants"] == 5 and result["caught"] == 5
+    for row in result["rows"]:
+        assert row["caught_by"] and all(not r["crash"] for r in row["results"])
+        catching = [r for r in row["results"] if r["catches"]]
+        assert all(r["verdict"] == "fail" and r["observed"] > r["threshold"] for r in catching)
+
+
+def test_crash_is_not_a_catch():
+    """A mutant with the wrong signature errors with TypeError: recorded as a crash, not as caught."""
+    broken = Mutant("broken", "attnverify.theory.meanfield", "convergence_rate", lambda orig: (lambda: 1.0),
+                    ("meanfield.projection_stationary",), "wrong signature")
+    row = run_mutant(broken)
+    [r] = row["results"]
+    assert r["verdict"] == "error" and r["error"].startswith("TypeError") and r["crash"]
+    assert not row["caught"] and row["caught_by"] == []
+    assert not is_crash({"verdict": "error", "error": "FloatingPointError: overflow encountered in exp"})
+
+
+def test_an_exception_is_never_a_rejection():
+    from attnverify.selftest.mutation import rejects
+
+    # before, an error that was not a plumbing crash (a ValueError of inadmissible parameters, an overflow) counted
+    # as a rejection: sign_ambiguity's theta_mismatch row "1: 0.50" was all ValueErrors at theta = 0
+    for error in ("ValueError: theta = 0: F vanishes identically", "FloatingPointError: overflow", "TypeError: x"):
+        assert not rejects({"verdict": "error", "error": error, "unresolved": False})
+    assert not rejects({"verdict": "error", "error": "Unresolved: x", "unresolved": True})
+    assert rejects({"verdict": "fail", "error": None, "unresolved": False})
+
+
+def test_cli_json(tmp_path):
+    from attnverify.cli.selftest import add_parser, cmd_selftest
+
+    parser = argparse.ArgumentParser()
+    add_parser(parser.add_subparsers())
+    out = tmp_path / "selftest.json"
+    code = cmd_selftest(parser.parse_args(["selftest", "--mutants", "--only", "rate_c_x2", "--json", str(out),
+                                           "--quiet"]))
+    data = json.loads(out.read_text())
+    assert code == 0 and data["mutants"] == 1 and data["caught"] == 1
+    [row] = data["rows"]
+    # w2_bound compares every atom's derived rate with the particles' decay too (issue 23)
+    assert row["mutant"] == "rate_c_x2" and row["caught_by"] == ["meanfield.projection_stationary",
+                                                                 "meanfield.w2_bound"]
+    # the fitted rate is the true gamma/|B^T x*|, the mutant claims twice that: relative error 1/2
+    assert math.isclose(row["results"][0]["observed"], 0.5, rel_tol=1e-3)
+
+
+def test_cli_bad_input():
+    from attnverify.checks.framework import InputError
+    from attnverify.cli.selftest import add_parser, cmd_selftest
+
+    parser = argparse.ArgumentParser()
+    add_parser(parser.add_subparsers())
+    for argv in (["selftest"], ["selftest", "--mutants", "--seeds", "2"], ["selftest", "--seeds", "0"],
+                 ["selftest", "--seeds", "x"], ["selftest", "--mutants", "--only", "nope"],
+                 ["selftest", "--mutants", "--seed", "-1"], ["selftest", "--mutants", "--jobs", "0"], ["selftest", "--mutants", "--json", "/no/such/dir/x.json"]):
+        with pytest.raises(InputError) as exc:
+            cmd_selftest(parser.parse_args(argv))
+        assert str(exc.value) and "\n" not in str(exc.value)
+
+
+def test_parallel_selftest_has_the_serial_rows():
+    """jobs = 2 (forked workers, each injecting its own mutant) gives the rows of the serial run, seconds aside;
+    two cheap mutants whose checks differ, so a mutant leaking into another task would change a verdict."""
+    def strip(rows):
+        return [{**r, "results": [{k: v for k, v in x.items() if k != "seconds"} for x in r["results"]]} for r in rows]
+
+    chosen = [by_name("rate_c_x2"), by_name("X_inf_without_tangent_projection")]
+    serial, parallel = selftest(chosen), selftest(chosen, jobs=2)
+    assert strip(parallel["rows"]) == strip(serial["rows"]) and parallel["caught"] == serial["caught"] == 2
+    assert [{k: v for k, v in b.items() if k != "seconds"} for b in parallel["baseline"]] == \
+        [{k: v for k, v in b.items() if k != "seconds"} for b in serial["baseline"]]
+    for bad in (0, -1, 1.5, True, "2"):
+        with pytest.raises(ValueError, match="jobs"):
+            selftest(chosen, jobs=bad)
+
+
+@pytest.mark.slow
+def test_full_selftest():
+    """Every mutant that is neither equivalent nor in known_gaps() is caught, by a genuine verdict (no crash), on a
+    passing baseline (the README's mutant figures; two worker processes, as CI has two cores)."""
+    result = selftest(MUTANTS, jobs=2)
+    assert result["baseline_all_pass"]
+    caught = {r["mutant"] for r in result["rows"] if r["caught"]}
+    assert caught == {m.name for m in MUTANTS if not m.equivalent} - set(known_gaps())
+    assert result["all_caught"] == (not known_gaps())
+
+
+# ------------------------------------------------------------------------------------------------ seed sweep
+def test_clopper_pearson_upper_bound():
+    from attnverify.selftest.seed_sweep import upper_bound
+
+    # k = 0: P(0 failures | p) = (1 - p)^n = 0.05 solves to p = 1 - 0.05^(1/n)
+    assert math.isclose(upper_bound(0, 20), 1 - 0.05 ** (1 / 20), rel_tol=1e-9)
+    # k = n - 1: P(n failures | p) = p^n = 0.05 at the lower end; the upper bound solves 1 - p^n = 0.05
+    assert math.isclose(upper_bound(19, 20), 0.95 ** (1 / 20), rel_tol=1e-9)
+    assert upper_bound(20, 20) == 1.0
+    with pytest.raises(ValueError):
+        upper_bound(3, 2)
+
+
+def test_sweep_on_a_cheap_check():
+    from attnverify.selftest.seed_sweep import markdown, result_dict, sweep
+
+    per_seed = sweep([0, 1], ["meanfield.zero_temperature_flow"])
+    res = result_dict(per_seed, 0.0)
+    entry = res["checks"]["meanfield.zero_temperature_flow"]
+    assert res["n_seeds"] == 2 and entry["runs"] == 2 and entry["passes"] == 2 and res["all_pass"]
+    assert "meanfield.zero_temperature_flow | 2/2" in markdown(res["checks"], 2)

@@ -1,0 +1,38 @@
+"""Paper A's quantities for user claims (``attnverify list --quantities``, ``attnverify audit``): the reduced field
+F_limit (measured by the Monte Carlo drift) and the threshold theta_star (derived: its certified enclosure;
+measured: a bracket from the sign of the drift next to -xi). Before, neither existed: the list named J_limit and w
+only, and an audit file stating either was refused as an unknown quantity."""
+from __future__ import annotations
+
+
+def test_quantities_list_and_audit_know_the_field_and_the_threshold(capsys, tmp_path):
+    import attnverify
+    from attnverify.cli.main import main
+
+    assert main(["list", "--quantities"]) == 0
+    out = capsys.readouterr().out
+    assert "signal.F_limit  (rho, theta, beta, sigma, R, L)" in out and "signal.theta_star  (theta)" in out
+    F = attnverify.formula("signal.F_limit")
+    assert {s.name for s in F.free_symbols} <= {"rho", "theta", "beta", "sigma", "R", "L"}
+    lo, hi = attnverify.formula("signal.theta_star", R=350, L=1050, d=2)
+    # the enclosure brackets the sign change of J'(-1) (with the finite-size terms): -xi repels below, attracts above
+    import sympy as sp
+
+    import attnverify.theory.signal.recovery as S
+
+    dJ = sp.diff(S.population_objective("fixed", True), S.rho).subs(
+        {S.rho: -1, S.beta: 1, S.sigma: 1, S.R: 350, S.L: 1050, S.d: 2})
+    assert 0 < lo <= hi and float(dJ.subs(S.theta, lo * (1 - 1e-6))) > 0 > float(dJ.subs(S.theta, hi * (1 + 1e-6)))
+    rep = attnverify.audit({"claim": [
+        {"id": "mine.field", "model": "signal", "kind": "formula", "quantity": "F_limit", "stated": "dJ",
+         "at": {"R": 350, "L": 1050}},
+        {"id": "mine.threshold", "model": "signal", "kind": "threshold", "quantity": "theta_star", "stated": 3.0,
+         "at": {"R": 350, "L": 1050, "d": 2, "max_samples": 4000}},
+        {"id": "mine.right", "model": "signal", "kind": "threshold", "quantity": "theta_star",
+         "stated": 0.5 * (lo + hi), "at": {"R": 350, "L": 1050, "d": 2, "max_samples": 4000}}]}, seed=0)
+    verdicts = {r.id: r for r in rep.claims}
+    assert verdicts["mine.field"].verdict == "refuted", verdicts["mine.field"].reason
+    assert verdicts["mine.threshold"].verdict == "refuted", verdicts["mine.threshold"].reason
+    assert "above the measured bracket" in verdicts["mine.threshold"].reason
+    # the derived threshold itself is never refuted (the bracket measured at 4000 samples is too wide to confirm it)
+    assert verdicts["mine.right"].verdict in ("holds", "inconclusive"), verdicts["mine.right"].reason

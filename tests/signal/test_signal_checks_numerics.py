@@ -1,0 +1,125 @@
+"""The four Paper A numeric checks: each passes in the quick profile at seed 0, and each fails on a wrong closed form."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from attnverify import checks
+import attnverify.checks.signal.alignment as alignment
+import attnverify.checks.signal.objective as objective
+import attnverify.checks.signal.ode_tracking as ode_tracking
+import attnverify.checks.signal.reduced_field as reduced_field
+
+IDS = ["signal.objective_vs_montecarlo", "signal.reduced_field_identity", "signal.ode_tracks_sga",
+       "signal.alignment_30_runs"]
+
+
+def run(check_id: str, **overrides):
+    return checks.run([check_id], profile="quick", seed=0, overrides=overrides or None).results[0]
+
+
+@pytest.mark.parametrize("check_id", IDS)
+def test_check_passes_in_quick_profile(check_id):
+    res = run(check_id)
+    assert res.verdict == "pass", (res.error, res.observed, res.threshold, res.reason)
+
+
+def test_objective_check_details():
+    res = run("signal.objective_vs_montecarlo", n_sequences=300, thetas=(2.0,), ds=(20,), n_rho=5)
+    # the finite-size term must be resolved: the limit without it is rejected
+    assert res.details["limit_without_finite_size_rejected"]
+
+
+def test_objective_fails_without_finite_size_term(monkeypatch):
+    orig = objective.closed_form
+    monkeypatch.setattr(objective, "closed_form", lambda sign, finite_size: orig(sign, False))
+    res = run("signal.objective_vs_montecarlo", n_sequences=300, thetas=(0.25,), ds=(20,), n_rho=5)
+    assert res.verdict == "fail" and res.observed > res.threshold
+
+
+def _scaled_field(module, factor):
+    orig = module.field_function
+
+    def wrong(sign, finite_size=True):
+        F = orig(sign, finite_size)
+        return lambda *args: factor * F(*args)
+    return wrong
+
+
+def test_reduced_field_fails_with_flipped_sign(monkeypatch):
+    monkeypatch.setattr(reduced_field, "field_function", _scaled_field(reduced_field, -1.0))
+    res = run("signal.reduced_field_identity", n_samples=2000, n_rho=5)
+    assert res.verdict == "fail"
+
+
+def test_reduced_field_fails_when_identity_is_not_zero(monkeypatch):
+    import sympy as sp
+    monkeypatch.setattr(reduced_field.S, "reduction_identity", lambda: sp.Symbol("x") ** 2)
+    res = run("signal.reduced_field_identity", n_samples=200, n_rho=3)
+    assert res.verdict == "fail" and not res.details["symbolic_identity_is_zero"]
+
+
+def test_ode_tracking_fails_with_flipped_field(monkeypatch):
+    monkeypatch.setattr(ode_tracking, "field_function", _scaled_field(reduced_field, -1.0))
+    res = run("signal.ode_tracks_sga", n_runs=8)
+    assert res.verdict == "fail"
+
+
+def test_alignment_fails_with_wrong_drift_strength(monkeypatch):
+    # a field three times too strong predicts a noise floor ~3 times too low
+    monkeypatch.setattr(alignment, "field_function", _scaled_field(reduced_field, 3.0))
+    res = run("signal.alignment_30_runs")
+    assert res.verdict == "fail"
+
+
+def test_alignment_reports_signed_runs_and_d():
+    res = run("signal.alignment_30_runs", n_runs=4, n_steps=50, n_energy=20)
+    det = res.details
+    assert len(det["final_alignment"]) == 4 and det["d"] == 20
+    assert det["runs_to_plus_xi"] + det["runs_to_minus_xi"] == 4
+    assert np.all(np.abs(det["final_alignment"]) <= 1)
+
+
+def test_bad_model_input_is_rejected():
+    with pytest.raises(ValueError):
+        checks.run(["signal.objective_vs_montecarlo"], profile="quick", seed=0, overrides={"R": 9000})
+    with pytest.raises(ValueError):
+        checks.run(["signal.ode_tracks_sga"], profile="quick", seed=0, overrides={"eta0s": (0.1, 0.3)})
+
+
+def test_low_temperature_passes_and_has_scores_beyond_exp_range():
+    res = run("signal.low_temperature")
+    assert res.verdict == "pass", (res.error, res.observed, res.threshold)
+    assert res.details["scores_beyond_exp_range"] and res.details["power_1.1_beta_rejected"]
+
+
+def test_low_temperature_with_a_naive_softmax_fails(monkeypatch):
+    """exp(s)/sum exp(s) without max-subtraction overflows at scores ~ 900: the check must not pass, and it says so
+    as a disagreement of a finite closed form with a non-finite simulation (a fail), not by raising."""
+    import attnverify.numerics.signal.model as sm
+
+    def naive(scores, axis=-1):
+        e = np.exp(scores)
+        return e / e.sum(axis=axis, keepdims=True)
+    monkeypatch.setattr(sm, "softmax_weights", naive)
+    res = run("signal.low_temperature")
+    assert res.verdict == "fail" and "overflowed" in res.reason and res.observed >= 1
+
+
+def test_low_temperature_fails_without_the_in_plane_term(monkeypatch):
+    """On the nuisance plateau (rho < rho_0) the q-direction noise sigma^2 / (L - R) is 1/d of J: resolved."""
+    import attnverify.checks.signal.low_temperature as lt
+    import attnverify.theory.signal.recovery as SR
+    from attnverify.checks.signal._model import numeric_function
+
+    def without(sign, finite_size):
+        expr = SR.population_objective(sign, False) + SR.finite_size_term(sign)
+        return numeric_function(expr, (SR.rho, SR.theta, SR.beta, SR.sigma, SR.R, SR.L, SR.d))
+    monkeypatch.setattr(lt, "closed_form", without)
+    res = run("signal.low_temperature")
+    assert res.verdict == "fail", (res.observed, res.threshold)
+
+
+def test_low_temperature_refuses_inputs_where_the_omitted_term_is_resolved():
+    with pytest.raises(checks.InputError, match="O\\(1/R\\) in-plane ratio bias"):
+        run("signal.low_temperature", sigma=1e-3)

@@ -1,0 +1,94 @@
+"""The three Paper A checks built on attnverify.theory.signal.recovery: each passes in the quick profile at seed 0, and each
+fails when its closed form / classification is deliberately wrong or the simulation cannot match it."""
+from __future__ import annotations
+
+from attnverify import checks
+import attnverify.theory.signal.recovery as S
+
+
+def _run(check_id, **overrides):
+    rep = checks.run([check_id], profile="quick", seed=0, overrides=overrides or None)
+    res = rep.results[0]
+    assert res.verdict in ("pass", "fail"), res.error
+    return res
+
+
+def _flipped(real):
+    """An equilibria() that reports every stability the wrong way round."""
+    def wrong(params, sign="fixed", finite_size=False):
+        return [S.Equilibrium(e.rho, -e.eigenvalue, not e.stable) for e in real(params, sign, finite_size)]
+    return wrong
+
+
+# ------------------------------------------------------------------------------ signal.equilibria_stability
+def test_equilibria_stability_passes():
+    res = _run("signal.equilibria_stability")
+    assert res.verdict == "pass" and res.observed == 0
+    d = res.details
+    assert [e["expected"] for e in d["equilibria"]] == ["repelling", "attracting"]
+    assert [e["observed"] for e in d["equilibria"]] == ["repelling", "attracting"]     # measured drift signs
+    assert [t["observed"] for t in d["threshold_tests"]] == ["repelling", "attracting"]
+    assert d["theta_star_symmetric"] is None            # computed for sign=symmetric only
+    assert res.findings.monotone_on_grid                # the typed findings the claims read
+    assert [m.observed for m in res.findings.minus_xi] == ["repelling", "repelling", "attracting"]
+
+
+def test_equilibria_stability_strong_signal_has_interior_repeller():
+    res = _run("signal.equilibria_stability", theta=2.0)
+    assert res.verdict == "pass"
+    assert [e["expected"] for e in res.details["equilibria"]] == ["attracting", "repelling", "attracting"]
+    f = res.findings
+    assert f.equilibria[0].observed == f.equilibria[-1].observed == "attracting"      # both poles attract
+    assert not f.monotone_on_grid and f.decreasing_points and f.decreasing_points[0].rho < -0.7
+
+
+def test_equilibria_stability_fails_with_wrong_classification(monkeypatch):
+    monkeypatch.setattr(S, "equilibria", _flipped(S.equilibria))
+    res = _run("signal.equilibria_stability")
+    assert res.verdict == "fail" and res.observed >= 2
+
+
+# ------------------------------------------------------------------------------ signal.sign_ambiguity
+def test_sign_ambiguity_passes():
+    res = _run("signal.sign_ambiguity")
+    assert res.verdict == "pass"
+    lim = {(r["sign"], r["theta"]): r["theory_limits"] for r in res.details["table"]}
+    assert lim == {("fixed", 0.25): "+xi only", ("fixed", 2.0): "+-xi",
+                   ("symmetric", 0.25): "+-xi", ("symmetric", 2.0): "+-xi"}
+    for row in res.details["table"]:
+        assert row["observed_limits"] == row["predicted_limits_from_starts"]
+
+
+def test_sign_ambiguity_fails_when_theory_is_wrong(monkeypatch):
+    monkeypatch.setattr(S, "equilibria", _flipped(S.equilibria))
+    res = _run("signal.sign_ambiguity", thetas=(2.0,), runs_per_start=1)
+    assert res.verdict == "fail"
+
+
+def test_sign_ambiguity_errors_when_sga_cannot_settle():
+    """20 steps of size <= 0.02 cannot carry the weak-signal runs to their limits: the check must say so (error with
+    the reason, never a silent drop)."""
+    res = checks.run(["signal.sign_ambiguity"], profile="quick", seed=0,
+                     overrides={"thetas": (0.25,), "runs_per_start": 1, "max_steps": 20}).results[0]
+    assert res.verdict == "error"
+    assert "did not settle within max_steps = 20" in res.error
+
+
+# ------------------------------------------------------------------------------ signal.attention_on_noise
+def test_attention_on_noise_passes():
+    res = _run("signal.attention_on_noise")
+    assert res.verdict == "pass"
+    d = res.details
+    assert d["sympy_limits_of_mass_at_rho1"][d["claim_to_zero_holds_along"][0]] == 0.0
+    assert len(d["claim_to_zero_fails_along"]) == 2
+    rows = d["scalings_closed_form_and_mc"]["R/(L-R) growing"]
+    assert rows[-1]["closed_form_rho1"] < rows[0]["closed_form_rho1"] / 20
+
+
+def test_attention_on_noise_fails_with_wrong_closed_form(monkeypatch):
+    """A closed form with the exponent off by 30% (theta -> 1.3 theta) is rejected."""
+    real = S.nuisance_mass
+    monkeypatch.setattr(S, "nuisance_mass",
+                        lambda sign="fixed", finite_size=False: real(sign, finite_size).subs(S.theta, 1.3 * S.theta))
+    res = _run("signal.attention_on_noise", n_sequences=500, n_scaling_mc=20)
+    assert res.verdict == "fail" and res.observed > res.threshold

@@ -1,0 +1,203 @@
+"""Paper C's checks and claims (model ``slr``): every check passes at its quick defaults and rejects a wrong closed
+form through its ordinary code path; the claims refute wrong stated forms and read typed findings; bad input is
+refused in one line before any work.
+
+The rejection tests inject a wrong closed form with the self-test machinery (``attnverify.selftest.mutation.injected``) and
+run the check at reduced sizes; every injection clears the derivation caches, so they are grouped to pay the
+derivation of the risk a few times only. Paper-scale runs are marked ``slow``.
+"""
+from __future__ import annotations
+
+from contextlib import ExitStack
+
+import numpy as np
+import pytest
+
+from attnverify.checks.claims import CLAIMS, evaluate_claim, statement_of
+from attnverify.checks.framework import InputError
+from attnverify.checks.runner import plan, run
+from attnverify.selftest.mutation import injected
+from attnverify.checks.plugin import Mutant
+from attnverify.checks.perturb import scale_result
+
+SLR = ["slr.risk_vs_montecarlo", "slr.risk_vs_quadrature", "slr.zeta_two_ways", "slr.gradient_vs_quadrature",
+       "slr.sgd_gradient", "slr.manifold_invariance", "slr.reduced_flow", "slr.oracle_hessian",
+       "slr.stationary_points", "slr.bayes_posterior", "slr.oracle_vs_bayes", "slr.best_linear",
+       "slr.training_on_manifold", "slr.training_from_sphere"]
+
+
+@pytest.fixture(scope="module")
+def quick():
+    """The quick profile of Paper C at seed 0: check id -> Result."""
+    report = run(["slr"], seed=0)
+    return {r.id: r for r in report.results}, {c.id: c for c in report.claims}
+
+
+def test_every_check_passes_at_its_quick_defaults(quick):
+    results, _ = quick
+    assert sorted(results) == sorted(SLR)
+    for cid, r in results.items():
+        assert r.verdict == "pass", (cid, r.error, r.observed, r.threshold, r.reason)
+        assert r.findings is not None, cid
+
+
+def test_claims_have_verdicts_computed_from_the_evidence(quick):
+    _, claims = quick
+    assert claims["C.closed_form_risk"].verdict == "holds"
+    assert claims["C.linear_fails"].verdict == "holds"
+    assert claims["C.manifold_invariant"].verdict == "holds"
+    assert claims["C.bayes_optimal"].verdict == "not_refuted"
+    # the quick lam grids straddle lam* and hold off-M minima below the oracle at 0.05 and 0.9
+    oracle = claims["C.oracle_minimiser"]
+    assert oracle.verdict == "holds_if" and "0.05" in oracle.condition and "0.9" in oracle.condition
+
+
+# ------------------------------------------------------------------------------------------- wrong closed forms
+def _verdicts(ids, overrides=None):
+    return {r.id: r.verdict for r in run(ids, seed=0, overrides=overrides or {}).results}
+
+
+def test_a_scaled_risk_is_rejected_by_every_check_that_compares_it():
+    wrong = Mutant("risk_x1.2", "attnverify.theory.slr.population", "risk", scale_result(1.2), (), "")
+    ids = ["slr.risk_vs_montecarlo", "slr.risk_vs_quadrature", "slr.gradient_vs_quadrature", "slr.sgd_gradient",
+           "slr.oracle_vs_bayes", "slr.training_on_manifold"]
+    with injected(wrong):
+        v = _verdicts(ids, {"n_samples": 5000, "n_tasks": 5000, "ds": "100,400", "n_steps": 300, "n_runs": 2,
+                            "lams": "0.9", "Ls": "10"})
+    assert all(x == "fail" for x in v.values()), v
+
+
+def test_wrong_zeta_bayes_and_linear_forms_are_rejected():
+    from attnverify.checks.slr.selftest import MUTANTS
+
+    by = {m.name: m for m in MUTANTS}
+    for name, cid in (("slr_zeta_owen_wrong_a", "slr.zeta_two_ways"), ("slr_bayes_no_norm_term", "slr.bayes_posterior"),
+                      ("slr_linear_L_for_L_minus_1", "slr.best_linear")):
+        with injected(by[name]):
+            assert _verdicts([cid], {"n_tasks": 5000} if "bayes" in cid else {})[cid] == "fail", name
+
+
+def test_wrong_dynamics_are_rejected():
+    from attnverify.checks.slr.selftest import MUTANTS
+
+    by = {m.name: m for m in MUTANTS}
+    with ExitStack() as stack:
+        stack.enter_context(injected(by["slr_map_no_normalisation"]))
+        stack.enter_context(injected(by["slr_flow_no_sphere_factor"]))
+        v = _verdicts(["slr.manifold_invariance", "slr.reduced_flow"], {"n_steps": 200, "n_runs": 2, "horizon": 2.0})
+    assert v == {"slr.manifold_invariance": "fail", "slr.reduced_flow": "fail"}
+
+
+def test_wrong_oracle_hessian_and_stationary_classification_are_rejected():
+    from attnverify.checks.slr.selftest import MUTANTS
+
+    by = {m.name: m for m in MUTANTS}
+    with ExitStack() as stack:
+        stack.enter_context(injected(by["slr_hessian_no_acceleration"]))
+        stack.enter_context(injected(by["slr_stationary_kind_flipped"]))
+        v = _verdicts(["slr.oracle_hessian", "slr.stationary_points"], {"lams": "0.9", "n_starts": 16})
+    assert v == {"slr.oracle_hessian": "fail", "slr.stationary_points": "fail"}
+
+
+# ------------------------------------------------------------------------------------------- claims
+def test_formula_claims_refute_a_wrong_term(quick):
+    results, _ = quick
+    risk = statement_of("C.closed_form_risk")
+    for wrong in (risk.stated.replace("eps**2 + ", ""), risk.stated.replace("(L - 1)*", "L*")):
+        row = evaluate_claim(CLAIMS["C.closed_form_risk"], results, risk.restated(wrong))
+        assert row.verdict == "refuted", (wrong, row.reason)
+    lin = statement_of("C.linear_fails")
+    row = evaluate_claim(CLAIMS["C.linear_fails"], results, lin.restated("gamma**2*L/(gamma**2 + L)"))
+    assert row.verdict == "refuted", row.reason
+
+
+def test_a_statement_naming_another_predicate_is_inconclusive(quick):
+    results, _ = quick
+    s = statement_of("C.oracle_minimiser")
+    assert evaluate_claim(CLAIMS["C.oracle_minimiser"], results, s.restated("something_else")).verdict == "inconclusive"
+
+
+def test_local_minimality_is_judged_from_the_certified_status(quick):
+    results, _ = quick
+    s = statement_of("C.oracle_minimiser")
+    local = s.restated(s.stated, target="local")
+    row = evaluate_claim(CLAIMS["C.oracle_minimiser"], {"slr.oracle_hessian": results["slr.oracle_hessian"]}, local)
+    assert row.verdict == "holds_if" and "0.88" in row.condition and "0.9" in row.condition
+
+
+def _synthetic_training(kind: str, settled: bool, paper: bool):
+    from attnverify.checks.framework import Evidence, Result
+    from attnverify.checks.slr.training import EndPoint, ExperimentFindings, TrainingFindings
+
+    end = EndPoint(0, (0.0, 0.0, 0.81, 1.0, 0.0), kind, 0.069, 0.069, 0.001, -0.006, 0.0005, False, 1e-4,
+                   (0.1, 0.2), 1e-5 if settled else 0.5, settled, False)
+    good = EndPoint(1, (1.0, 1.0, 0.0, 0.0, 0.0), "oracle", 0.075, 0.075, 0.001, 0.0, 0.0, False, 1e-5, (0.1, 0.2),
+                    1e-6, False, False)
+    proto = (("start", "sphere"), ("d", 400), ("lam0", 1.0), ("schedule", True), ("step", 4e-3),
+             ("n_steps", 120000), ("n_runs", 2))
+    exp = ExperimentFindings("sphere, schedule", proto, paper, 2, 0.077, 0.075, (end, good), 0.5, 1.3, 0.072)
+    ev = Evidence("m", 0.0, 1.0, "r", True, findings=TrainingFindings((exp,), 0.0, 4.0))
+    return {"slr.training_from_sphere": Result("slr.training_from_sphere", "", "", "pass", {}, 0.0, ev, seed=0)}
+
+
+def test_schedule_claim_refuted_by_a_settled_off_M_run_and_inconclusive_while_moving():
+    s = statement_of("C.sphere_schedule")
+    for settled, paper in ((True, False), (False, True)):
+        row = evaluate_claim(CLAIMS["C.sphere_schedule"], _synthetic_training("off_M", settled, paper), s)
+        assert row.verdict == "refuted" and "0.81" in row.condition and "below" in row.condition
+    row = evaluate_claim(CLAIMS["C.sphere_schedule"], _synthetic_training("off_M", False, False), s)
+    assert row.verdict == "inconclusive"
+
+
+# ------------------------------------------------------------------------------------------- bad input
+@pytest.mark.parametrize("cid,name,text", [
+    ("slr.risk_vs_montecarlo", "lams", "0"), ("slr.risk_vs_montecarlo", "ds", "3"),
+    ("slr.risk_vs_montecarlo", "eps", "-0.1"), ("slr.risk_vs_quadrature", "lams", "101"),
+    ("slr.zeta_two_ways", "sigmas", "0"), ("slr.zeta_two_ways", "dps", "19"),
+    ("slr.manifold_invariance", "lam", "nan"), ("slr.manifold_invariance", "step", "0"),
+    ("slr.manifold_invariance", "d", "3"), ("slr.reduced_flow", "gamma", "0"),
+    ("slr.oracle_hessian", "lams", "inf"), ("slr.stationary_points", "n_starts", "3"),
+    ("slr.best_linear", "n_train", "40"), ("slr.best_linear", "ds", "2048,20000"),
+    ("slr.training_from_sphere", "sgd_d", "4"),
+    ("slr.training_on_manifold", "L", "0"), ("slr.sgd_gradient", "n_tasks", "x"),
+])
+def test_bad_parameters_are_refused_in_one_line(cid, name, text):
+    with pytest.raises(InputError) as exc:
+        plan([cid], overrides={name: text})
+    assert "\n" not in str(exc.value) and (name in str(exc.value) or "n_train" in str(exc.value))
+
+
+def test_cli_bad_input_exits_2_with_one_line(capsys):
+    from attnverify.cli.main import main
+
+    for argv in (["run", "slr.oracle_hessian", "--set", "gamma=-1"], ["derive", "slr", "--set", "d=2"],
+                 ["derive", "slr", "--set", "lam=0"], ["run", "slr", "--set", "L=1.5"]):
+        assert main(argv + (["--quiet"] if argv[0] == "run" else [])) == 2, argv
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "Traceback" not in err, err
+
+
+def test_boundaries_of_the_model_options_are_fuzzed():
+    from attnverify.checks.registry import paper
+
+    slr = paper("slr")
+    rng = np.random.default_rng(0)
+    for prm in slr.params:
+        for x in (prm.low, prm.high):
+            if x is None:
+                continue
+            inside = x if not (prm.low_open and x == prm.low) else x + 1e-9
+            slr.options({prm.name: inside if prm.kind is float else int(inside)})
+            for outside in ((x - 1 if prm.kind is int else x - abs(x) * 1e-6 - 1e-300) if x == prm.low else
+                            (x + 1 if prm.kind is int else x * (1 + 1e-6))),:
+                with pytest.raises(InputError):
+                    slr.options({prm.name: outside})
+        for junk in ("nan", "inf", "", "1,2", str(rng.standard_normal()) + "x"):
+            with pytest.raises(InputError):
+                slr.options({prm.name: junk})
+
+
+@pytest.mark.slow
+def test_paper_profile_of_paper_c_passes():
+    report = run(["slr"], profile="paper", seed=0)
+    assert all(r.verdict == "pass" for r in report.results), [(r.id, r.verdict, r.error) for r in report.results]
