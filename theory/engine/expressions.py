@@ -17,7 +17,7 @@ import sympy as sp
 #: functions a model expression may call (each has a certified ball evaluation)
 FUNCTIONS = {"exp": sp.exp, "log": sp.log, "sqrt": sp.sqrt}
 _BINOPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
-           ast.Div: lambda a, b: a / b, ast.Pow: lambda a, b: a ** b, ast.BitXor: lambda a, b: a ** b}
+           ast.Div: lambda a, b: a / b, ast.Pow: lambda a, b: a ** b}
 
 
 class ModelError(ValueError):
@@ -50,7 +50,7 @@ def parse(text, names: Mapping[str, sp.Basic], where: tuple[str, str]) -> sp.Exp
     if not text.strip():
         raise ModelError(source, field, "empty expression")
     try:
-        tree = ast.parse(text.strip(), mode="eval")
+        tree = ast.parse(text.strip().replace("^", "**"), mode="eval")     # ^ is a power (Python's ^ binds looser)
     except SyntaxError:
         raise ModelError(source, field, f"{text!r} is not a valid expression") from None
     return _build(tree.body, text, names, source, field)

@@ -87,7 +87,7 @@ def limit_at(model: Model, geo: Geometry, eps: int) -> Limit:
     tilts = [component_tilt(model, geo, c, eps) for c in model.components]
     weights = [c.count * sp.exp(T.log_mgf) for c, T in zip(model.components, tilts)]
     total = sp.Add(*weights)
-    masses = tuple(w / total for w in weights)
+    masses = (sp.Integer(1),) if len(weights) == 1 else tuple(w / total for w in weights)
     mean_e = [sp.Add(*[m * T.mean_e[i] for m, T in zip(masses, tilts)]) for i in range(model.k)]
     f_e = tuple((geo.V * sp.Matrix(mean_e))[i, 0] for i in range(model.k))
     f_u = geo.v_rest * sp.Add(*[m * T.mean_u for m, T in zip(masses, tilts)])
