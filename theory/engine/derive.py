@@ -12,6 +12,7 @@ from functools import lru_cache
 from types import MappingProxyType
 
 import flint
+import numpy as np
 import sympy as sp
 
 import attnverify.theory.certified as C
@@ -24,6 +25,17 @@ from attnverify.theory.engine.limit import geometry, limit_quantities
 from attnverify.theory.engine.model_file import Model, load_model
 from attnverify.theory.engine.parameters import Parameter
 from attnverify.theory.engine.token_map import pushforward_quantities
+
+
+def _exact(v) -> sp.Rational:
+    """A number as the exact rational it denotes (a float through its shortest decimal repr)."""
+    if isinstance(v, (bool, np.bool_)):
+        raise ValueError(f"{v!r} is not a number")
+    if isinstance(v, (float, np.floating)):
+        return sp.Rational(repr(float(v)))
+    if isinstance(v, (int, np.integer)):
+        return sp.Integer(int(v))
+    return sp.nsimplify(v, rational=True)
 
 
 class Derivation:
@@ -77,7 +89,7 @@ class Derivation:
             why = self.parameters[name].problem(v)
             if why:
                 raise ValueError(f"{self.id}: {why} (domain {self.parameters[name].domain_text})")
-            out[name] = sp.Rational(repr(v)) if isinstance(v, float) else sp.nsimplify(v, rational=True)
+            out[name] = _exact(v)
         sub = {self.parameters[n].symbol: v for n, v in out.items()}
         for c in self.model.components:
             n = c.count.subs(sub)
@@ -107,7 +119,7 @@ class Derivation:
         with flint.ctx.workprec(128):
             f = C.lambdify_arb(sp.Tuple(*[sp.Tuple(*r) for r in expr.tolist()]) if isinstance(expr, sp.MatrixBase)
                                else expr, syms)
-            out = f(*[C.exact_ball(sp.Rational(repr(a)) if isinstance(a, float) else a) for a in args])
+            out = f(*[C.exact_ball(_exact(a)) for a in args])
         def mid(b):
             b = flint.arb(b)
             if not b.is_finite():

@@ -48,7 +48,7 @@ class Parameter:
         if isinstance(value, bool):
             return f"{self.name} = {value!r} is not a number"
         try:
-            v = sp.Rational(repr(value)) if isinstance(value, float) else sp.nsimplify(value, rational=True)
+            v = sp.Rational(repr(float(value))) if isinstance(value, float) else sp.nsimplify(value, rational=True)
         except (TypeError, ValueError, SyntaxError, sp.SympifyError):
             return f"{self.name} = {value!r} is not a number"
         if not v.is_Rational:
