@@ -96,3 +96,19 @@ def test_equilibria_validate_values():
         D.equilibria({"theta_1": 1})
     with pytest.raises(ValueError, match="trained query"):
         derive(MODELS / "token_gaussian.toml").equilibria()
+
+
+@pytest.mark.slow
+def test_three_directions_search_runs_and_says_it_is_incomplete():
+    """k = 3 (about 20 s): interior zeros by Krawczyk, on the sphere only the axes; the result says so."""
+    import tomllib
+
+    data = tomllib.loads((MODELS / "two_signals.toml").read_text())
+    data["model"].update(directions=["xi", "zeta", "eta"], id="three")
+    data["parameters"].update(theta3={"default": 0.4, "min": 0}, R3={"default": 150, "integer": True, "min": 1})
+    data["tokens"].insert(2, {"name": "signal3", "count": "R3", "mean": "theta3*eta", "cov": "sigma**2"})
+    data["tokens"][3]["count"] = "L - R1 - R2 - R3"
+    E = derive(data).equilibria()
+    assert not E.complete
+    for e in E.points:
+        assert e.boundary or max(hi - lo for lo, hi in e.enclosure) < 1e-8
