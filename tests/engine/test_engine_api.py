@@ -1,0 +1,96 @@
+"""The engine's public API: quantities and symbols by name, the cache, certified evaluation of every closed form,
+the derivation steps and their kinds, and the one-line refusals of bad values."""
+from pathlib import Path
+
+import flint
+import pytest
+import sympy as sp
+
+import attnverify.theory.certified as C
+from attnverify.theory.derivation import Step
+from attnverify.theory.engine import Derivation, derive, load_model
+
+MODELS = Path(__file__).resolve().parents[2] / "examples" / "models"
+EXAMPLES = sorted(p.stem for p in MODELS.glob("*.toml"))
+
+
+def test_required_quantities_and_symbols():
+    D = derive(MODELS / "two_signals.toml")
+    for name in ("J_limit", "J_finite", "J_correction", "F_limit", "F_finite", "attention_map", "f_limit",
+                 "f_limit.xi", "f_limit.zeta", "f_limit.perp", "F_limit.xi", "F_limit.zeta", "mass.signal1",
+                 "mass.signal2", "mass.noise", "mass_finite.noise"):
+        assert name in D.quantities
+    assert isinstance(D.quantities["F_limit"], sp.MatrixBase) and D.quantities["F_limit"].shape == (2, 1)
+    assert D.coordinates == ("rho_xi", "rho_zeta")
+    assert set(D.symbols) == {"theta1", "theta2", "beta", "sigma", "R1", "R2", "L", "d", "rho_xi", "rho_zeta"}
+    for name, expr in D.quantities.items():
+        assert expr.free_symbols <= set(D.symbols.values()), name
+    T = derive(MODELS / "token_gaussian.toml")
+    assert {"attention_map", "pushforward_mean", "pushforward_cov", "mass.tokens"} <= set(T.quantities)
+    assert "J_limit" not in T.quantities and T.coordinates == ("x_xi", "x_zeta", "x_perp")
+
+
+def test_derive_is_cached_by_content():
+    D = derive(MODELS / "two_signals.toml")
+    assert derive(MODELS / "two_signals.toml") is D
+    assert derive(load_model(MODELS / "two_signals.toml")) is D
+    assert isinstance(D, Derivation) and D.id == "two_signals"
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_every_closed_form_is_certifiable(name):
+    """Each quantity of each example becomes an Arb ball function (no uncertifiable function) with a finite,
+    narrow enclosure at the defaults and an interior point."""
+    D = derive(MODELS / f"{name}.toml")
+    point = {c: sp.Rational(1, 5) for c in D.coordinates}
+    vals = D.values()
+    syms = [D.symbols[n] for n in (*vals, *point)]
+    with flint.ctx.workprec(128):
+        args = [C.exact_ball(v) for v in (*vals.values(), *point.values())]
+        for qname, expr in D.quantities.items():
+            entries = list(expr) if isinstance(expr, sp.MatrixBase) else [expr]
+            for e in entries:
+                ball = flint.arb(C.lambdify_arb(sp.sympify(e), syms)(*args))
+                assert ball.is_finite() and float(ball.rad()) < 1e-20 * max(1.0, abs(float(ball.mid()))), qname
+
+
+def test_steps_say_what_they_are():
+    D = derive(MODELS / "paper_a_symmetric.toml")
+    steps = D.steps()
+    assert all(isinstance(s, Step) for s in steps)
+    assert len({s.name for s in steps}) == len(steps)
+    kind = {s.name: s for s in steps}
+    assert kind["counts"].kind == "assumption"
+    assert kind["mass-signal"].kind == "limit" and kind["J-limit"].kind == "limit"
+    assert kind["J-correction"].kind == "approximation" and kind["J-correction"].order == "O(1/L^2)"
+    assert kind["reduction"].kind == "identity"
+    assert kind["J-correction"].result == D.quantities["J_correction"]
+    assert all(s.latex() for s in steps if len(str(s.result)) < 3000)
+    T = derive(MODELS / "token_gaussian.toml")
+    assert {"token-map", "pushforward-mean", "pushforward-cov"} <= {s.name for s in T.steps()}
+
+
+def test_reduction_is_derived():
+    from attnverify.theory.engine.flow import reduction
+
+    r1, r2 = sp.symbols("r1 r2", real=True)
+    assert sp.Matrix(reduction(2)) == sp.Matrix([[1 - r1**2, -r1 * r2], [-r1 * r2, 1 - r2**2]])
+    assert sp.Matrix(reduction(1)) == sp.Matrix([[1 - r1**2]])
+
+
+def test_values_and_evaluate_refuse_bad_input():
+    D = derive(MODELS / "two_signals.toml")
+    for vals, needle in (({"beta": 0}, "beta = 0 is not > 0"), ({"R1": 2.5}, "not an integer"),
+                         ({"thetta1": 1}, "did you mean 'theta1'"), ({"R1": 2990}, "count"),
+                         ({"sigma": True}, "not a number")):
+        with pytest.raises(ValueError, match=needle) as info:
+            D.values(vals)
+        assert "\n" not in str(info.value)
+    with pytest.raises(ValueError, match="needs the coordinate rho_zeta"):
+        D.evaluate("J_limit", rho_xi=0.1)
+    with pytest.raises(ValueError, match="unknown quantity"):
+        D.evaluate("J_limt", rho_xi=0.1, rho_zeta=0.1)
+    with pytest.raises(ValueError, match="unknown coordinate"):
+        D.evaluate("J_limit", rho_xi=0.1, rho_zeta=0.1, rho_eta=0)
+    assert D.evaluate("J_limit", {"theta1": 0.7}, rho_xi=0.1, rho_zeta=0.2) != D.evaluate("J_limit", rho_xi=0.1,
+                                                                                             rho_zeta=0.2)

@@ -1,0 +1,114 @@
+"""Certified equilibria of the reduced flow: the Krawczyk test and the eigenvalue-sign count on known cases, and
+the equilibria of two_signals against a numerical search on a formula written in the test."""
+from pathlib import Path
+
+import flint
+import numpy as np
+import pytest
+import sympy as sp
+from flint import arb
+from scipy.optimize import brentq, root
+
+from attnverify.theory.engine import derive
+from attnverify.theory.engine.krawczyk import sign_counts, zero_boxes
+
+MODELS = Path(__file__).resolve().parents[2] / "examples" / "models"
+
+
+def test_krawczyk_finds_the_two_zeros_of_a_circle_and_a_line():
+    G = lambda X: [X[0] ** 2 + X[1] ** 2 - 1, X[0] - X[1]]                            # noqa: E731
+    JG = lambda X: [[2 * X[0], 2 * X[1]], [arb(1), arb(-1)]]                          # noqa: E731
+    with flint.ctx.workprec(128):
+        boxes = zero_boxes(G, JG, ((arb(-2), arb(2)), (arb(-2), arb(2))), 1e-12, 10000)
+        assert len(boxes) == 2 and all(b.unique for b in boxes)
+        s = arb(2).sqrt() / 2
+        centres = sorted(float(b.box[0][0]) for b in boxes)
+        for b in boxes:
+            sign = 1 if b.box[0][0] > 0 else -1
+            for lo, hi in b.box:
+                assert lo <= sign * s <= hi and float(hi - lo) < 1e-9
+        assert centres[0] < 0 < centres[1]
+
+
+def test_krawczyk_no_zero():
+    G = lambda X: [X[0] ** 2 + X[1] ** 2 + 1, X[0] - X[1]]                            # noqa: E731
+    JG = lambda X: [[2 * X[0], 2 * X[1]], [arb(1), arb(-1)]]                          # noqa: E731
+    assert zero_boxes(G, JG, ((arb(-2), arb(2)), (arb(-2), arb(2))), 1e-12, 10000) == []
+
+
+def test_sign_counts():
+    m = lambda rows: [[arb(v) for v in r] for r in rows]                              # noqa: E731
+    assert sign_counts(m([[2, 1], [1, -3]])) == (1, 1)
+    assert sign_counts(m([[-1, 0], [0, -2]])) == (0, 2)
+    assert sign_counts(m([[1, 0, 0], [0, 2, 0], [0, 0, 3]])) == (3, 0)
+    assert sign_counts(m([[0, 0], [0, 1]])) is None                                   # a zero eigenvalue
+
+
+def J_by_hand(rho, p):
+    """J of two_signals written here: f = sum_c w_c (m_c + sigma^2 beta q), w_c ~ n_c exp(beta <q, m_c>)."""
+    r1, r2 = rho
+    t2 = 1 - r1**2 - r2**2
+    n = np.array([p["R1"], p["R2"], p["L"] - p["R1"] - p["R2"]])
+    s = np.array([p["beta"] * p["theta1"] * r1, p["beta"] * p["theta2"] * r2, 0.0])
+    w = n * np.exp(s - s.max())
+    w /= w.sum()
+    k = p["sigma"] ** 2 * p["beta"]
+    f1, f2 = w[0] * p["theta1"] + k * r1, w[1] * p["theta2"] + k * r2
+    return f1**2 + f2**2 + k**2 * t2
+
+
+def grad_by_hand(rho, p, h=1e-6):
+    rho = np.asarray(rho, float)
+    return np.array([(J_by_hand(rho + h * e, p) - J_by_hand(rho - h * e, p)) / (2 * h) for e in np.eye(2)])
+
+
+@pytest.mark.parametrize("vals", [{}, {"theta1": 2, "theta2": 1.5}])
+def test_two_signals_equilibria_against_numerical_search(vals):
+    D = derive(MODELS / "two_signals.toml")
+    E = D.equilibria(vals)
+    assert E.complete and all(e.certified for e in E.points)
+    p = {k: float(v) for k, v in D.values(vals).items()}
+    # on the circle: zeros of dJ/dphi along rho = (cos phi, sin phi), by sign changes and brentq
+    g = lambda ph: grad_by_hand([np.cos(ph), np.sin(ph)], p) @ [-np.sin(ph), np.cos(ph)]   # noqa: E731
+    grid = np.linspace(-np.pi + 0.1234, np.pi + 0.1234, 2001)
+    vals_g = [g(x) for x in grid]
+    zeros = [brentq(g, a, b) for a, b, fa, fb in zip(grid, grid[1:], vals_g, vals_g[1:]) if fa * fb < 0]
+    boundary = [e for e in E.points if e.boundary]
+    assert len(boundary) == len(zeros)
+    for e, ph in zip(sorted(boundary, key=lambda e: np.arctan2(e.overlaps[1], e.overlaps[0])),
+                     sorted(np.mod(np.array(zeros) + np.pi, 2 * np.pi) - np.pi)):
+        assert e.overlaps == pytest.approx((np.cos(ph), np.sin(ph)), abs=1e-6)
+        # stability on the circle: attracting along it iff dg/dphi < 0 there
+        dg = (g(ph + 1e-5) - g(ph - 1e-5)) / 2e-5
+        if e.stability == "attracting":
+            assert dg < 0
+    for e in E.points:
+        if not e.boundary:                                  # interior: grad J = 0, found from a nearby start
+            sol = root(lambda r: grad_by_hand(r, p), np.array(e.overlaps) + 0.02)
+            assert sol.success and sol.x == pytest.approx(e.overlaps, abs=1e-6)
+
+
+def test_equilibria_validate_values():
+    D = derive(MODELS / "two_signals.toml")
+    with pytest.raises(ValueError, match="beta"):
+        D.equilibria({"beta": -1})
+    with pytest.raises(ValueError, match="did you mean 'theta1'"):
+        D.equilibria({"theta_1": 1})
+    with pytest.raises(ValueError, match="trained query"):
+        derive(MODELS / "token_gaussian.toml").equilibria()
+
+
+@pytest.mark.slow
+def test_three_directions_search_runs_and_says_it_is_incomplete():
+    """k = 3 (about 20 s): interior zeros by Krawczyk, on the sphere only the axes; the result says so."""
+    import tomllib
+
+    data = tomllib.loads((MODELS / "two_signals.toml").read_text())
+    data["model"].update(directions=["xi", "zeta", "eta"], id="three")
+    data["parameters"].update(theta3={"default": 0.4, "min": 0}, R3={"default": 150, "integer": True, "min": 1})
+    data["tokens"].insert(2, {"name": "signal3", "count": "R3", "mean": "theta3*eta", "cov": "sigma**2"})
+    data["tokens"][3]["count"] = "L - R1 - R2 - R3"
+    E = derive(data).equilibria()
+    assert not E.complete
+    for e in E.points:
+        assert e.boundary or max(hi - lo for lo, hi in e.enclosure) < 1e-8
