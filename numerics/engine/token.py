@@ -1,0 +1,113 @@
+"""Self-attention with token queries: the empirical attention map Gamma_{mu_n} on n i.i.d. tokens.
+
+For tokens y_1..y_n (mu_n their empirical measure) and a query point x,
+
+    Gamma_{mu_n}(x) = sum_j softmax_j(kappa <A x, y_j>) V y_j,     kappa = beta / tau,
+
+and the outputs of the tokens themselves are Gamma_{mu_n}(y_i) (the sum over j includes j = i). Computed by the
+project's fused log-space kernel (attnverify.numerics.kernel.dense_moments: m_i = sum_j w_ij v_j with
+w_ij = softmax_j(beta s_ij), s_ij = <b_i, x_j>), with b_i = A x_i, x_j = y_j, v_j = V y_j and beta = kappa: every
+exponent is shifted by its row maximum, so nothing overflows at any finite kappa. One kernel call per repetition.
+
+Estimators over independent repetitions (each a fresh set of n tokens, attnverify.numerics.engine.sampling):
+the attention map at fixed points, E[Gamma_{mu_n}(x)], and the first two moments of the push-forward of mu_n by
+Gamma_{mu_n}, E[(1/n) sum_i Gamma(y_i)] and E[(1/n) sum_i Gamma(y_i) Gamma(y_i)^T]; each repetition gives one
+i.i.d. sample, so standard errors come from the spread across repetitions.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from attnverify.numerics.engine.attention import require_finite
+from attnverify.numerics.engine.estimates import GridEstimate, estimate
+from attnverify.numerics.engine.sampling import check_count, check_rng, check_spec, sample_iid
+from attnverify.numerics.engine.spec import MixtureSpec
+from attnverify.numerics.kernel import dense_moments
+
+
+@dataclass(frozen=True, eq=False)
+class TokenSample:
+    """``reps`` independent sets of n tokens ``tokens`` (reps, n, d) with their component ``labels`` (reps, n), and
+    their outputs ``outputs`` (reps, n, d), outputs[r, i] = Gamma_{mu_n}(y_i) for the tokens of set r."""
+
+    tokens: np.ndarray
+    labels: np.ndarray
+    outputs: np.ndarray
+
+
+@dataclass(frozen=True, eq=False)
+class PushforwardMoments:
+    """Moments of Gamma_{mu_n}(y) for y drawn from mu_n: ``mean`` (d,) and ``second`` (d, d) = E[Gamma Gamma^T],
+    estimated over ``reps`` repetitions of n tokens (each GridEstimate carries its covariance)."""
+
+    mean: GridEstimate
+    second: GridEstimate
+
+
+def _points(value: object, d: int, name: str) -> np.ndarray:
+    try:
+        P = np.array(value, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a numeric array of shape (m, {d}), got {value!r}") from None
+    if P.ndim == 1 and P.size == d:
+        P = P[None, :]
+    if P.ndim != 2 or P.shape[1] != d or P.shape[0] < 1 or not np.all(np.isfinite(P)):
+        raise ValueError(f"{name} must be finite of shape (m, {d}) with m >= 1, got shape {np.shape(value)}")
+    return P
+
+
+def attention_map(spec: MixtureSpec, tokens: object, points: object = None) -> np.ndarray:
+    """Gamma_{mu_n}(x) for the token sets ``tokens`` ((n, d) or (reps, n, d)) at the query points ``points``
+    ((m, d), the same for every set) or, when None, at each set's own tokens; shape (reps, m, d) (reps = 1 for a
+    2-D ``tokens``)."""
+    spec = check_spec(spec, "token")
+    Y = np.array(tokens, dtype=float)
+    if Y.ndim == 2:
+        Y = Y[None]
+    if Y.ndim != 3 or Y.shape[2] != spec.d or Y.shape[1] < 1 or not np.all(np.isfinite(Y)):
+        raise ValueError(f"tokens must be finite of shape (n, {spec.d}) or (reps, n, {spec.d}), got {Y.shape}")
+    P = None if points is None else _points(points, spec.d, "points")
+    A, V, kappa = spec.matrix("A"), spec.matrix("V"), spec.attention.scale
+    out = np.empty((Y.shape[0], Y.shape[1] if P is None else P.shape[0], spec.d))
+    for r, y in enumerate(Y):
+        x = y if P is None else P
+        out[r] = dense_moments(x @ A.T, y, y @ V.T, kappa)
+    return require_finite(out, "the self-attention outputs Gamma_{mu_n}")
+
+
+def token_outputs(spec: MixtureSpec, n: int, reps: int, rng: np.random.Generator) -> TokenSample:
+    """``reps`` sets of n i.i.d. tokens from the mixture and their outputs Gamma_{mu_n}(y_i)."""
+    spec = check_spec(spec, "token")
+    n, reps, rng = check_count(n, "n"), check_count(reps, "reps"), check_rng(rng)
+    Y, labels = sample_iid(spec, n, reps, rng)
+    return TokenSample(tokens=Y, labels=labels, outputs=attention_map(spec, Y))
+
+
+def attention_map_mc(spec: MixtureSpec, points: object, n: int, reps: int,
+                     rng: np.random.Generator) -> GridEstimate:
+    """E[Gamma_{mu_n}(x)] at the points x ((m, d)) over reps >= 2 independent sets of n tokens, shape (m, d), with
+    its covariance (the same token sets at every point: common random numbers)."""
+    spec = check_spec(spec, "token")
+    P = _points(points, spec.d, "points")
+    n, reps, rng = check_count(n, "n"), check_count(reps, "reps", 2), check_rng(rng)
+    samples = np.empty((reps, P.shape[0], spec.d))
+    for r in range(reps):
+        Y, _ = sample_iid(spec, n, 1, rng)
+        samples[r] = attention_map(spec, Y, P)[0]
+    return estimate(samples)
+
+
+def pushforward_moments_mc(spec: MixtureSpec, n: int, reps: int, rng: np.random.Generator) -> PushforwardMoments:
+    """The mean and second moment of Gamma_{mu_n}(y), y uniform over the n tokens, averaged over reps >= 2 sets."""
+    spec = check_spec(spec, "token")
+    n, reps, rng = check_count(n, "n"), check_count(reps, "reps", 2), check_rng(rng)
+    first = np.empty((reps, spec.d))
+    second = np.empty((reps, spec.d, spec.d))
+    for r in range(reps):
+        Y, _ = sample_iid(spec, n, 1, rng)
+        G = attention_map(spec, Y)[0]
+        first[r] = G.mean(axis=0)
+        second[r] = G.T @ G / n
+    return PushforwardMoments(mean=estimate(first), second=estimate(second))
