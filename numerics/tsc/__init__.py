@@ -13,22 +13,25 @@ is computed here; the exact references are the caller's arrays):
 - :mod:`.fit`: slopes of log error on log n with their interval (statistical plus systematic terms);
 - :mod:`.consistency`: internal consistency of a curve across n and repetitions;
 - :mod:`.horizon`: two- and one-sided horizons, with and without 1/tau;
-- :mod:`.protocol`: the authors' Gaussian and sphere experiments as data, quick and paper profiles.
+- :mod:`.protocol`: the authors' Gaussian and sphere experiments as data, quick and paper profiles;
+- :mod:`.timing`: run time measured on a reduced subset and extrapolated.
 """
 from attnverify.numerics.tsc.attention import attention_at, self_attention_outputs, sup_error
 from attnverify.numerics.tsc.consistency import Consistency, curve_consistency
-from attnverify.numerics.tsc.curves import (ErrorCurves, QUANTITIES, REFERENCES, empirical_reference,
-                                            run_error_curves, run_experiment)
+from attnverify.numerics.tsc.curves import (ErrorCurves, LinearControl, QUANTITIES, REFERENCES,
+                                            empirical_reference, run_error_curves, run_experiment)
 from attnverify.numerics.tsc.fit import SlopeFit, fit_slope
 from attnverify.numerics.tsc.horizon import Horizons, horizons
 from attnverify.numerics.tsc.laws import GaussianLaw, SphereLaw, ball_points
 from attnverify.numerics.tsc.moments import SubsampleMoments, cov_errors, mean_error, subsample_moments, \
     transformed_moments
 from attnverify.numerics.tsc.protocol import Experiment, gaussian_experiment, sphere_experiment
+from attnverify.numerics.tsc.timing import TimeEstimate, extrapolate_seconds
 from attnverify.numerics.tsc.uniform import uniform_errors
 
 __all__ = ["attention_at", "self_attention_outputs", "sup_error", "Consistency", "curve_consistency", "ErrorCurves",
            "QUANTITIES", "REFERENCES", "empirical_reference", "run_error_curves", "run_experiment", "SlopeFit",
            "fit_slope", "Horizons", "horizons", "GaussianLaw", "SphereLaw", "ball_points", "SubsampleMoments",
            "cov_errors", "mean_error", "subsample_moments", "transformed_moments", "Experiment",
-           "gaussian_experiment", "sphere_experiment", "uniform_errors"]
+           "gaussian_experiment", "sphere_experiment", "uniform_errors", "LinearControl", "TimeEstimate",
+           "extrapolate_seconds"]

@@ -24,14 +24,23 @@ Query subsampling: at the paper profile all n rows of every self-attention cost 
 and scale (5e12 row-key pairs for the Gaussian, 7e13 for the sphere), far beyond 2 cores, so only
 ``query_rows`` rows per repetition and scale are computed (:mod:`attnverify.numerics.tsc.moments` for the
 estimators and their stated variances); the quick profile computes every row (query_rows None). Paper defaults,
-measured (one 20- or 10-repetition subset of the grid, exact references):
-- Gaussian: 16 rows at the 8 smallest scales and 64 at the 4 largest (H >= 1.7), with the affine control
-  Gamma_mu supplied by the caller: the subsampling share of the mean square error stays <= 0.01 (mean) and
-  about 0.35 (covariance, constant in n) up to H = 1.7, and reaches 0.5-0.9 at H = 6-11.5, where the "rms"
-  estimand of :func:`attnverify.numerics.tsc.fit.fit_slope` (debiased) still resolves the slope.
-- Sphere: 8 rows. Deep in the hardmax regime Gamma_{mu_n}(y) - Gamma_mu(y) is O(1) for every query, so no
-  control helps; the covariance errors are resolved (share about 0.6-0.8), the mean's are not (its error is
-  O(n^{-1/2}) and the subsampling noise O(1/q): share about 1; the debiased mean square error is not positive).
+chosen from measurements on 10- and 20-repetition subsets of the full grid with exact references (the share is
+mean_r V / mean_r e^2, the part of the measured mean square error due to subsampling):
+- Gaussian: 8 rows at the 8 smallest scales (H <= 0.93) and 64 at the 4 largest (H = 1.7 to 11.5), with the
+  affine control Gamma_mu supplied by the caller (:class:`attnverify.numerics.tsc.curves.LinearControl`). Share:
+  mean <= 0.03 up to H = 0.93, 0.01 and 0.1 at H = 1.7 and 3.3, 0.4-0.8 at H = 6.1 and 0.7-1.0 at H = 11.5;
+  covariance (Frobenius) about 0.4, constant in n, up to H = 0.93, 0.2 and 0.45 at H = 1.7 and 3.3, 0.5-0.8
+  at H = 6.1 and 11.5. Where the share is large the "log" slope is flattened (its subsampling term says by how
+  much) and the debiased "rms" estimand of :func:`attnverify.numerics.tsc.fit.fit_slope` is the one to use.
+- Sphere: 6 rows, no control. Deep in the hardmax regime Gamma_{mu_n}(y) - Gamma_mu(y) is O(1) for every query, so
+  no control helps (the Bessel-ratio Gamma_mu was tried: no gain, twice the cost). The covariance errors are
+  resolved (share about 0.5 Frobenius, 0.7-0.8 spectral); the mean's are not: its error is O(n^{-1/2}) while the
+  subsampling noise is O(1/q), share about 1, the debiased mean square error is not positive. Resolving it needs
+  about n rows per repetition, sum_k n_k^2 d per repetition and scale: out of reach on 2 cores.
+Run time (the paper profile, extrapolated by :func:`attnverify.numerics.tsc.timing.extrapolate_seconds` from 2
+repetitions at 3 sizes, on a 2-core machine shared with other work, load average 3.4-3.9): CPU time 425 s
+(Gaussian, with the empirical reference) + 747 s (sphere) = 1172 s; the wall time of an idle 2-core machine
+lies between half of that (the kernel runs on both cores) and all of it.
 """
 from __future__ import annotations
 
@@ -112,8 +121,8 @@ def _tau(tau, d: int) -> float:
     return float(np.sqrt(d)) if tau is None else float(tau)
 
 
-PAPER_GAUSSIAN_ROWS = (16,) * 8 + (64,) * 4
-PAPER_SPHERE_ROWS = 8
+PAPER_GAUSSIAN_ROWS = (8,) * 8 + (64,) * 4
+PAPER_SPHERE_ROWS = 6
 PAPER_REFERENCE_ROWS = 256
 
 
