@@ -31,7 +31,7 @@ import numpy as np
 from attnverify.numerics.tsc.attention import interactions, self_attention_outputs, self_attention_rows, temperature
 from attnverify.numerics.tsc.consistency import Consistency, curve_consistency
 from attnverify.numerics.tsc.fit import SlopeFit, fit_slope
-from attnverify.numerics.tsc.laws import TokenLaw, finite_matrix, positive_int
+from attnverify.numerics.tsc.laws import GaussianLaw, SphereLaw, TokenLaw, finite_matrix, positive_int
 from attnverify.numerics.tsc.moments import (ControlValues, control_values, cov_errors, draw_rows, mean_error,
                                              subsample_moments)
 from attnverify.numerics.tsc.protocol import Experiment
@@ -106,17 +106,12 @@ class ErrorCurves:
 class _Controls:
     """The control's values for one sample Y, per scale (the tokens' moments computed once for a LinearControl)."""
 
-    def __init__(self, control: Control | None, Y: np.ndarray, S: int):
+    def __init__(self, control: Control | None, Y: np.ndarray):
         self.control, self.Y = control, Y
         if isinstance(control, LinearControl):
-            finite_matrix(control.offset, "control offset", (S, Y.shape[1]))
-            finite_matrix(control.matrix, "control matrix", (S, Y.shape[1], Y.shape[1]))
             self.mean = Y.mean(axis=0)
             Yc = Y - self.mean
             self.cov = Yc.T @ Yc / Y.shape[0]
-        elif control is not None and not callable(control):
-            raise ValueError(f"control must be None, a callable (s, Y) -> (n, d) or a LinearControl, got "
-                             f"{type(control).__name__}")
 
     def at(self, s: int, rows: np.ndarray) -> ControlValues | None:
         c = self.control
@@ -135,15 +130,33 @@ def empirical_reference(law: TokenLaw, A, W_v, tau: float, n_reference: int, see
                         reference_rows: int | None = None, control: Control | None = None) -> dict[str, np.ndarray]:
     """The authors' reference: moments of the transformed sample of one fresh draw of n_reference tokens, per scale
     (all rows, or ``reference_rows`` sampled rows with the unbiased estimator and its stated variances)."""
-    rng = child_rng(seed, 1)
     n = positive_int(n_reference, "n_reference", 2)
+    A = interactions(A, _law_dimension(law))
+    _check_control(law, control, A.shape[0])
+    rng = child_rng(seed, 1)
     Y = law.sample(rng, n)
     rows = draw_rows(rng, n, reference_rows)
     out = self_attention_outputs(Y, A, W_v, tau, rows)
-    controls = _Controls(control, Y, out.shape[0])
+    controls = _Controls(control, Y)
     est = [subsample_moments(out[s], rows, n, controls.at(s, rows)) for s in range(out.shape[0])]
     return {"mean": np.array([e.mean for e in est]), "cov": np.array([e.cov for e in est]),
             "mean_var": np.array([e.mean_var for e in est]), "cov_var": np.array([e.cov_var for e in est])}
+
+
+def _law_dimension(law) -> int:
+    if not isinstance(law, (GaussianLaw, SphereLaw)):
+        raise ValueError(f"law must be a GaussianLaw or a SphereLaw, got {type(law).__name__}")
+    return law.d
+
+
+def _check_control(law, control, S: int) -> None:
+    """The control validated before any work (one-line ValueError)."""
+    if isinstance(control, LinearControl):
+        finite_matrix(control.offset, "control offset", (S, law.d))
+        finite_matrix(control.matrix, "control matrix", (S, law.d, law.d))
+    elif control is not None and not callable(control):
+        raise ValueError(f"control must be None, a callable (s, Y) -> (n, d) or a LinearControl, got "
+                         f"{type(control).__name__}")
 
 
 def _reference_arrays(exact_mean, exact_cov, S: int, d: int):
@@ -188,7 +201,7 @@ def run_error_curves(law: TokenLaw, A, W_v, tau: float, n_values, reps: int, see
     Gamma_{mu_n} lowers their variance).
     scales: labels of the S matrices kept in the result (default 0..S-1)."""
     started = time.perf_counter()
-    d = law.d
+    d = _law_dimension(law)
     A = interactions(A, d)
     temperature(tau)
     reps = positive_int(reps, "reps", 2)
@@ -197,6 +210,7 @@ def run_error_curves(law: TokenLaw, A, W_v, tau: float, n_values, reps: int, see
             or n_values.min() < 2 or np.any(np.diff(n_values) <= 0):
         raise ValueError(f"n_values must be increasing integers >= 2, got {n_values.tolist()}")
     S, K = A.shape[0], n_values.size
+    _check_control(law, control, S)
     q_s = _per_scale_rows(query_rows, S)
     refs = {}
     exact = _reference_arrays(exact_mean, exact_cov, S, d)
@@ -216,7 +230,7 @@ def run_error_curves(law: TokenLaw, A, W_v, tau: float, n_values, reps: int, see
             Y = law.sample(rng, n)
             rows = _sample_rows(rng, n, q_s)
             outs = self_attention_rows(Y, A, W_v, tau, rows)
-            controls = _Controls(control, Y, S)
+            controls = _Controls(control, Y)
             for s in range(S):
                 est = subsample_moments(outs[s], rows[s], n, controls.at(s, rows[s]), rng, SPECTRAL_DRAWS)
                 for q, v in zip(QUANTITIES, (est.mean_var, est.cov_var, est.cov_var_spectral)):

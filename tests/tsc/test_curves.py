@@ -110,8 +110,14 @@ def test_run_experiment_on_a_reduced_protocol():
     (dict(), "no reference"), (dict(exact_mean=np.zeros((1, D))), "together"),
     (dict(n_reference=100, query_rows=1), "query_rows"), (dict(n_reference=100, query_rows=[5, 5]), "one integer"),
     (dict(n_reference=100, control="x"), "control"),
+    (dict(n_reference=100, control=LinearControl(np.zeros((2, D)), np.zeros((1, D, D)))), "control offset"),
 ])
 def test_bad_input_is_one_clear_value_error(kwargs, message):
     with pytest.raises(ValueError, match=message) as err:
         run_error_curves(LAW, np.eye(D), W_V, 1.0, N[:4], 2, 0, **kwargs)
     assert "\n" not in str(err.value)
+
+
+def test_bad_law_is_refused_before_work():
+    with pytest.raises(ValueError, match="law must be"):
+        run_error_curves("gaussian", np.eye(D), W_V, 1.0, N[:4], 2, 0, n_reference=100)
