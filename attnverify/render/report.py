@@ -19,7 +19,7 @@ import numpy as np
 
 from attnverify.render import notation
 from attnverify.outputs import write_text
-from attnverify.checks.framework import Plot, Result
+from attnverify.checks.evidence import Plot, Result
 from attnverify.checks.runner import Report
 
 CLAIM_VERDICTS = ("holds", "holds_if", "refuted", "not_refuted", "inconclusive")
@@ -201,7 +201,7 @@ def _figure_class():
 
 
 def draw_plot(plot: Plot):
-    """One :class:`~attnverify.checks.framework.Plot` as a matplotlib Figure (not registered with pyplot: save it
+    """One :class:`~attnverify.checks.evidence.Plot` as a matplotlib Figure (not registered with pyplot: save it
     with ``fig.savefig``, or show it as a notebook cell's value): mathtext labels, one colour
     per parameter value (solid and dotted curves of the same beta alike), the legend outside the axes when it is
     long, a wrapped title, and the zero line when the data change sign."""
