@@ -1,6 +1,6 @@
 """``attnverify bench``: performance ratios measured side by side in one process, so that machine noise cancels.
 
-Each registered paper contributes its own benchmarks (``Paper.benchmarks``): a dict with its ``sections``
+Each registered paper contributes its own benchmarks (``Paper.bench``: the module of its ``run``): a dict with its ``sections``
 (details), ``headline`` figures (key -> value), ``targets`` (key -> (comparison, bound)), ``details`` (key -> one
 line) and, optionally, ``valid`` (key -> whether the compared computations agreed: a speed-up only counts when
 they do). The result holds every paper's sections under the paper's model name, every headline key at the top
@@ -49,7 +49,7 @@ def run_all(scale: float = 1.0, progress: Callable[[str], None] | None = None, b
     result: dict = {"scale": float(scale), "machine": machine_info(), "targets": {}, "details": {},
                     "targets_met": {}}
     for paper in papers():
-        if paper.benchmarks is None:
+        if paper.bench is None:
             continue
         t, out = timed(lambda: paper.benchmarks(scale, progress, budget_s))
         result[paper.model] = {**out["sections"], "wall_s": t}

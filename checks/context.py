@@ -24,7 +24,8 @@ def task_key(fn: Callable[..., Any], task: tuple) -> str:
 
 
 class Context:
-    """What a running check may use: seeded random streams, a task map and progress reporting.
+    """What a running check may use: its closed forms (``theory``) and simulators (``numerics``), seeded random
+    streams, a task map and progress reporting.
 
     Every random stream derives from ``(seed, check id, stream name)``, so results do not depend
     on which other checks run, in what order, or on which executor.
@@ -32,10 +33,13 @@ class Context:
 
     def __init__(self, check_id: str, seed: int, profile: str, *, executor: Executor | None = None,
                  progress: Callable[[str, float], None] | None = None,
-                 memo: MutableMapping[str, Any] | None = None, store: Any = None) -> None:
+                 memo: MutableMapping[str, Any] | None = None, store: Any = None, theory: Any = None,
+                 numerics: Any = None) -> None:
         self.check_id = check_id
         self.seed = seed
         self.profile = profile
+        self.theory = theory         # the closed forms the check compares (its decorator's, or a self-test's mutant)
+        self.numerics = numerics     # the simulators it runs (likewise)
         self._executor = executor
         self._progress = progress
         self._memo = memo

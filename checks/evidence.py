@@ -67,7 +67,7 @@ class Result:
     """The outcome of one check: its verdict with the evidence, or the error that broke it."""
 
     id: str
-    claim: str
+    compares: str
     source: str
     verdict: str
     params: dict
@@ -75,6 +75,7 @@ class Result:
     evidence: Evidence | None = None
     error: str | None = None
     seed: int | None = None
+    formulas: tuple[str, ...] = ()          # the labels of the derivation steps its check compares
 
     @property
     def observed(self) -> float | None:

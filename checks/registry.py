@@ -16,7 +16,7 @@ from typing import Any
 from attnverify.checks.context import Context
 from attnverify.checks.evidence import Evidence
 from attnverify.checks.params import InputError, Param, did_you_mean, validated
-from attnverify.checks.plugin import Paper
+from attnverify.checks.paper import Paper
 from attnverify.checks.values import scale_problem
 
 
@@ -25,13 +25,22 @@ from attnverify.checks.values import scale_problem
 # ----------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Check:
+    """A registered check: what it compares (``compares``, one sentence) and where the paper states it
+    (``source``); its parameters, their values in the paper profile (``paper_profile``) and their joint constraints
+    (``validate``); the labels of the derivation steps whose closed forms it compares (``formulas``); and the
+    arguments it receives: ``theory`` (its closed forms) and ``numerics`` (its simulators), given to ``run`` as
+    ``ctx.theory`` and ``ctx.numerics`` so that a self-test can hand it a wrong one (a mutant is an argument)."""
+
     id: str
-    claim: str
+    compares: str
     source: str
     params: tuple[Param, ...]
     run: Callable[[dict, Context], Evidence]
-    paper: dict
+    paper_profile: dict
     validate: Callable[[dict], None] | None
+    formulas: tuple[str, ...] = ()
+    theory: Any = None
+    numerics: Any = None
 
     def param(self, name: str) -> Param | None:
         return next((p for p in self.params if p.name == name), None)
@@ -42,12 +51,12 @@ class Check:
         for prm in self.params:
             if prm.name in overrides:
                 values[prm.name] = prm.read(overrides[prm.name])
-            elif profile == "paper" and prm.name in self.paper:
-                values[prm.name] = prm.validate(self.paper[prm.name])
+            elif profile == "paper" and prm.name in self.paper_profile:
+                values[prm.name] = prm.validate(self.paper_profile[prm.name])
             else:
                 values[prm.name] = prm.validate(prm.default)
         for prm in self.params:           # the scale rule (attnverify.checks.values)
-            settings = [prm.default] + ([self.paper[prm.name]] if prm.name in self.paper else [])
+            settings = [prm.default] + ([self.paper_profile[prm.name]] if prm.name in self.paper_profile else [])
             if problem := scale_problem(prm, values[prm.name], settings):
                 raise InputError(problem)
         validated(self.validate, values)
@@ -56,25 +65,34 @@ class Check:
 
 REGISTRY: dict[str, Check] = {}
 
+#: Keyword arguments of ``@check`` before 0.2, and what replaced them.
+_RENAMED = {"claim": "compares (what the check compares: a claim is a ledger entry)",
+            "paper": "paper_profile (the parameters' values in the paper profile)"}
 
-def check(*, id: str, claim: str, source: str, params: Sequence[Param] = (), paper: dict | None = None,
-          validate: Callable[[dict], None] | None = None) -> Callable:
-    """Register ``run(p, ctx) -> Evidence`` as the check ``id``."""
+
+def check(*, id: str, compares: str = "", source: str, params: Sequence[Param] = (),
+          paper_profile: dict | None = None, validate: Callable[[dict], None] | None = None,
+          formulas: Sequence[str] = (), theory: Any = None, numerics: Any = None, **renamed: Any) -> Callable:
+    """Register ``run(p, ctx) -> Evidence`` as the check ``id`` (see :class:`Check` for the fields). ``theory``
+    and ``numerics`` are the objects ``run`` reads as ``ctx.theory`` and ``ctx.numerics`` (a module, or an
+    object whose methods are the closed forms or simulators)."""
+    if renamed:
+        name = next(iter(renamed))
+        hint = f": it is now {_RENAMED[name]}" if name in _RENAMED else ""
+        raise TypeError(f"check {id}: @check() takes no argument {name!r}{hint} (docs/adding-a-paper.md)")
+    if not compares:
+        raise TypeError(f"check {id}: @check() needs compares=, one sentence saying what it compares")
 
     def register(run: Callable[[dict, Context], Evidence]) -> Callable[[dict, Context], Evidence]:
-        names = [p.name for p in params]
-        dupes = {n for n in names if names.count(n) > 1}
-        if dupes:  # a check overriding a shared model option keeps only its own (last) definition
-            kept: dict[str, Param] = {}
-            for prm in params:
-                kept[prm.name] = prm
-            plist = tuple(kept.values())
-        else:
-            plist = tuple(params)
-        unknown = set(paper or {}) - {p.name for p in plist}
+        kept: dict[str, Param] = {}
+        for prm in params:            # a check overriding a shared model option keeps only its own (last) definition
+            kept[prm.name] = prm
+        plist = tuple(kept.values())
+        unknown = set(paper_profile or {}) - set(kept)
         if unknown:
             raise TypeError(f"check {id}: paper profile sets unknown parameters {sorted(unknown)}")
-        REGISTRY[id] = Check(id, claim, source, plist, run, dict(paper or {}), validate)
+        REGISTRY[id] = Check(id, compares, source, plist, run, dict(paper_profile or {}), validate, tuple(formulas),
+                             theory, numerics)
         return run
 
     return register
@@ -97,7 +115,8 @@ def _discovered() -> tuple[Paper, ...]:
             raise RuntimeError(f"the paper plugin {ep.name!r} ({ep.value}) cannot be loaded: "
                                f"{type(exc).__name__}: {exc}") from None
         if not isinstance(paper, Paper):
-            raise RuntimeError(f"the paper plugin {ep.name!r} ({ep.value}) is a {type(paper).__name__}, not a Paper")
+            raise RuntimeError(f"the paper plugin {ep.name!r} ({ep.value}) is a {type(paper).__name__}, not an "
+                               "attnverify.checks.plugin.Paper (the plugin contract: docs/adding-a-paper.md)")
         if paper.key in found and found[paper.key] is not paper:
             raise RuntimeError(f"two paper plugins use the key {paper.key!r}: {found[paper.key].model}, {paper.model}")
         if paper.model in models and models[paper.model] != paper.key:
@@ -146,18 +165,26 @@ def load() -> None:
     """Import every registered paper's check and claim modules (each registers its checks and claims)."""
     for p in papers():
         for module in p.modules:
-            if module not in _loaded:
-                importlib.import_module(module)
-                _loaded.add(module)
+            name = p.module(module)
+            if name not in _loaded:
+                importlib.import_module(name)
+                _loaded.add(name)
+
+
+def _rank(c: Check, papers_: tuple[Paper, ...]) -> tuple:
+    """The catalogue position of a check: its paper (by key), the position of its module in the paper's
+    ``modules``, and its line in that module; a check of no registered paper's module comes last, by id."""
+    module, line = c.run.__module__, c.run.__code__.co_firstlineno if hasattr(c.run, "__code__") else 0
+    for i, p in enumerate(papers_):
+        names = [p.module(m) for m in p.modules]
+        if module in names:
+            return (i, names.index(module), line, c.id)
+    return (len(papers_), 0, 0, c.id)
 
 
 def all_checks() -> list[Check]:
-    """Every registered check: papers by key, each paper's checks in its catalogue order."""
+    """Every registered check: papers by key, each paper's checks in the order of its modules and, within a
+    module, in the order they are defined (whatever order the modules were imported in)."""
     load()
-    rank: dict[str, tuple] = {}
-    for i, p in enumerate(papers()):
-        for j, cid in enumerate(p.order):
-            rank[cid] = (i, j)
-    models = {p.model: i for i, p in enumerate(papers())}
-    return sorted(REGISTRY.values(), key=lambda c: rank.get(c.id, (models.get(c.id.split(".")[0], len(models)),
-                                                                   10**6, c.id)))
+    found = papers()
+    return sorted(REGISTRY.values(), key=lambda c: _rank(c, found))

@@ -42,7 +42,7 @@ class Report:
 
 def catalogue() -> list[dict]:
     """The id, claim and source of every check, in catalogue order."""
-    return [{"id": c.id, "claim": c.claim, "source": c.source} for c in all_checks()]
+    return [{"id": c.id, "compares": c.compares, "source": c.source} for c in all_checks()]
 
 
 def select(ids: list[str] | None) -> list[Check]:
@@ -88,12 +88,15 @@ def plan(ids: list[str] | None = None, *, profile: str = "quick",
 
 def run_one(check: Check, params: dict, *, seed: int, profile: str, executor: Executor | None = None,
             progress: Callable[[str, float], None] | None = None, memo: dict | None = None,
-            store: Any = None) -> Result:
+            store: Any = None, arguments: dict[str, Any] | None = None) -> Result:
     """Run one check; an exception inside it, or evidence the numerics could not resolve
     (``Evidence.unresolved``), gives the verdict ``error``, never a crash. ``memo`` and ``store``
-    (a ``attnverify.checks.store.TaskStore``): see :meth:`attnverify.checks.context.Context.map`."""
+    (a ``attnverify.checks.store.TaskStore``): see :meth:`attnverify.checks.context.Context.map`. ``arguments``
+    replaces what the check receives (``{"theory": ...}`` or ``{"numerics": ...}``; a self-test's mutant); by
+    default it receives its decorator's objects."""
+    given = {"theory": check.theory, "numerics": check.numerics, **(arguments or {})}
     ctx = Context(check.id, seed, profile, executor=executor, progress=progress, memo=memo,
-                  store=store.for_check(check.id, params, seed) if store is not None else None)
+                  store=store.for_check(check.id, params, seed) if store is not None else None, **given)
     start = time.perf_counter()
     evidence: Evidence | None = None
     error: str | None = None
@@ -115,14 +118,16 @@ def run_one(check: Check, params: dict, *, seed: int, profile: str, executor: Ex
         error = f"{type(exc).__name__}: {message}" if message else type(exc).__name__
         evidence, verdict = None, "error"
     seconds = time.perf_counter() - start
-    return Result(check.id, check.claim, check.source, verdict, params, seconds, evidence, error, seed)
+    return Result(check.id, check.compares, check.source, verdict, params, seconds, evidence, error, seed,
+                  check.formulas)
 
 
 def run(ids: list[str] | None = None, *, profile: str = "quick", seed: int = 0,
         overrides: dict[str, Any] | None = None, executor: Executor | None = None,
         progress: Callable[[str, float], None] | None = None, store: Any = None,
         plans: list[tuple[Check, dict]] | None = None, report: Report | None = None,
-        on_result: Callable[[Report], None] | None = None) -> Report:
+        on_result: Callable[[Report], None] | None = None,
+        arguments: Callable[[Check], dict[str, Any]] | None = None) -> Report:
     """Run the checks ``ids`` (all when None) and return the :class:`Report` with its claims ledger.
 
     Raises :class:`InputError` for an unknown id, profile or parameter, or an invalid value, before
@@ -131,6 +136,7 @@ def run(ids: list[str] | None = None, *, profile: str = "quick", seed: int = 0,
     and reused by a rerun (same report as an uninterrupted run). ``plans``: the plan already resolved by
     :func:`plan` (the parameters are resolved once per run); ``report``: the (empty) report to fill, e.g. of a
     subclass; ``on_result(report)`` is called after each check with the report so far (claims not yet evaluated).
+    ``arguments(check)``: what each check receives instead of its decorator's objects (see :func:`run_one`).
     """
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise InputError(f"seed: expected a non-negative integer, got {seed!r}")
@@ -138,7 +144,8 @@ def run(ids: list[str] | None = None, *, profile: str = "quick", seed: int = 0,
     report = Report(profile=profile, seed=int(seed), options=dict(overrides or {})) if report is None else report
     for c, params in plans:
         report.results.append(report.wrap(run_one(c, params, seed=int(seed), profile=profile, executor=executor,
-                                                  progress=progress, store=store)))
+                                                  progress=progress, store=store,
+                                                  arguments=arguments(c) if arguments is not None else None)))
         if on_result is not None:
             on_result(report)
     report.claims = evaluate_claims(report.results, profile=profile, seed=int(seed))

@@ -206,13 +206,15 @@ def read_toml(source: str | Path | Mapping[str, Any], *, model: str | None = Non
 
 
 def paper_statements(paper: Any) -> list[StatedClaim]:
-    """A registered paper's stated-claims file (``Paper.stated``), every claim with the paper's model."""
+    """A registered paper's stated-claims file (``stated.toml`` in its package), every claim with the paper's model;
+    none when the paper has no such file."""
     from importlib import resources
 
-    if paper.stated is None:
+    name = "stated.toml"
+    resource = resources.files(paper.package).joinpath(name)
+    if not resource.is_file():
         return []
-    package, name = paper.stated
-    text = resources.files(package).joinpath(name).read_text(encoding="utf-8")
+    text = resource.read_text(encoding="utf-8")
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

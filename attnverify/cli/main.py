@@ -158,10 +158,10 @@ def cmd_list(args: argparse.Namespace, width: int | None = None) -> int:
         return 0
     for c in select(args.ids or None):
         print(f"{c.id}  ({c.source})")
-        print(textwrap.fill(c.claim, width, initial_indent="    ", subsequent_indent="    "))
+        print(textwrap.fill(c.compares, width, initial_indent="    ", subsequent_indent="    "))
         if args.params:
             for prm in c.params:
-                paper = f" (paper: {_set_syntax(c.paper[prm.name])})" if prm.name in c.paper else ""
+                paper = f" (paper: {_set_syntax(c.paper_profile[prm.name])})" if prm.name in c.paper_profile else ""
                 print(textwrap.fill(f"--set {prm.name}={_set_syntax(prm.default)}{paper}: {prm.help}", width,
                                     initial_indent="      ", subsequent_indent="          "))
         print()

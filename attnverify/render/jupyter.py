@@ -13,7 +13,7 @@ def _num(x: float | None) -> str:
 
 def result_markdown(r: Any) -> str:
     """A check's result: its verdict, what it compares, the comparison and why its threshold is what it is."""
-    rows = [f"**`{r.id}`: {r.verdict}** ({r.source})", "", r.claim, "",
+    rows = [f"**`{r.id}`: {r.verdict}** ({r.source})", "", r.compares, "",
             "| metric | observed | pass if | threshold |", "|---|---|---|---|"]
     ev = r.evidence
     if ev is None:
@@ -28,7 +28,7 @@ def result_html(r: Any) -> str:
             f"</td><td>{_num(ev.threshold)}</td></tr>") if ev else \
         f"<tr><td colspan=4>error: {html.escape(r.error or '')}</td></tr>"
     return (f"<div><b><code>{html.escape(r.id)}</code>: {html.escape(r.verdict)}</b> "
-            f"({html.escape(r.source)})<br>{html.escape(r.claim)}<table><tr><th>metric</th>"
+            f"({html.escape(r.source)})<br>{html.escape(r.compares)}<table><tr><th>metric</th>"
             f"<th>observed</th><th>pass if</th><th>threshold</th></tr>{body}</table></div>")
 
 

@@ -48,7 +48,7 @@ def jsonable(value: Any) -> Any:
 def result_dict(r: Result) -> dict:
     ev = r.evidence
     return jsonable({
-        "id": r.id, "claim": r.claim, "source": r.source, "verdict": r.verdict,
+        "id": r.id, "compares": r.compares, "source": r.source, "verdict": r.verdict,
         "observed": r.observed, "threshold": r.threshold, "reason": r.reason,
         "metric": ev.metric if ev else None, "comparison": ev.comparison if ev else None,
         "analytic": ev.analytic if ev else None, "numeric": ev.numeric if ev else None,
@@ -263,20 +263,20 @@ def plot_file_name(check_id: str, index: int) -> str:
 
 
 # ----------------------------------------------------------------------------------------------
-# the formulas each check tests (its paper's ``Paper.formulas``)
+# the formulas each check tests (named in its decorator, at its paper's derive options)
 # ----------------------------------------------------------------------------------------------
 def formulas_for(result: Result) -> list[str]:
-    """The LaTeX of the closed forms ``result``'s check compares (from its paper's adapter); [] if none."""
+    """The LaTeX of the closed forms ``result``'s check compares (the steps its decorator names, derived at its
+    paper's options for the check's parameters); [] if none."""
     from attnverify.checks.registry import paper_of
 
     from attnverify.derive import derivation
 
     p = paper_of(result.id)
-    if p is None:
+    labels = result.formulas
+    if p is None or not labels:
         return []
-    options, labels = p.formulas(result.id, result.params)
-    if not labels:
-        return []
+    options = p.formula_options(result.params)
     steps = derivation(p.model, **options)
     if options:                                   # steps of the default options complete a variant's derivation
         steps += [s for s in derivation(p.model) if s.label not in {t.label for t in steps}]
@@ -348,7 +348,7 @@ def to_markdown(report: Report, *, plots: dict[str, list[str]] | None = None, co
     md += ["", "## Findings", ""] + ([f"- {f}" for f in found] if found else
                                      ["Every check passed and no claim is refuted, conditional or inconclusive."])
     for r in report.results:
-        md += ["", f"## {r.id}", "", f"**{r.verdict}**. *Claim* ({r.source}): {notation.unicode(r.claim)}", ""]
+        md += ["", f"## {r.id}", "", f"**{r.verdict}**. *Compares* ({r.source}): {notation.unicode(r.compares)}", ""]
         if formulas:
             try:
                 tex = formulas_for(r)

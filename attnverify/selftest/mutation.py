@@ -1,19 +1,22 @@
-"""Mutation self-test machinery: inject a deliberately wrong closed form or implementation.
+"""Mutation self-test machinery: run checks with a deliberately wrong closed form or implementation.
 
-A mutant (:class:`attnverify.checks.plugin.Mutant`, listed by each paper's ``Paper.mutants``) replaces one
-public function of ``theory`` or ``numerics`` by a wrong version. The
-replacement goes everywhere the original is referenced (the defining module and every module that
-imported it by name), so the checks see the mutant through their ordinary code path. Cached
-derivations are cleared before and after, so no correct result leaks into the mutant run or back.
+A mutant (:class:`attnverify.checks.plugin.Mutant`, listed by each paper's self-test module) is an argument: the
+checks it names receive ``mutant.make(original)`` as their ``ctx.theory`` or ``ctx.numerics`` instead of their
+decorator's object (:func:`receives`), so nothing global changes and a mutant's run cannot leak into another.
+
+(:class:`attnverify.checks.plugin.PatchMutant`, the older form still used by papers not yet converted, names its
+target by a string path; :func:`injected` replaces it in every module that references it and clears the caches
+before and after.)
 """
 from __future__ import annotations
 
 import importlib
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
+from typing import Any
 
-from attnverify.checks.plugin import Mutant
+from attnverify.checks.plugin import Mutant, PatchMutant
 
 PACKAGES = ("attnverify.theory", "attnverify.numerics", "attnverify.checks")
 
@@ -31,9 +34,41 @@ def clear_caches() -> None:
                 value.cache_clear()
 
 
+def receives(mutants: Sequence[Mutant | PatchMutant]) -> Callable[[Any], dict[str, Any]]:
+    """``arguments(check)`` for the runner: what a check receives with ``mutants`` applied, in order, to its
+    decorator's ``theory`` and ``numerics`` (each replacement built once per original object). Patch mutants are not
+    arguments (see :func:`applied`)."""
+    built: dict[tuple[int, int], Any] = {}
+
+    def arguments(check: Any) -> dict[str, Any]:
+        out = {}
+        for target in ("theory", "numerics"):
+            obj = getattr(check, target)
+            for m in mutants:
+                if isinstance(m, Mutant) and m.target == target:
+                    key = (id(m), id(obj))
+                    if key not in built:
+                        built[key] = (obj, m.make(obj))       # keeps the original alive: its id stays unique
+                    obj = built[key][1]
+            out[target] = obj
+        return out
+    return arguments
+
+
 @contextmanager
-def injected(mutant: Mutant) -> Iterator[None]:
-    """Within the block, every reference to ``mutant.module.attribute`` is the mutant."""
+def applied(mutants: Sequence[Mutant | PatchMutant]) -> Iterator[Callable[[Any], dict[str, Any]]]:
+    """Within the block the patch mutants among ``mutants`` are injected; yields the runner's ``arguments`` for the
+    argument mutants (:func:`receives`)."""
+    with ExitStack() as stack:
+        for m in mutants:
+            if isinstance(m, PatchMutant):
+                stack.enter_context(injected(m))
+        yield receives(mutants)
+
+
+@contextmanager
+def injected(mutant: PatchMutant) -> Iterator[None]:
+    """Within the block, every reference to ``mutant.module.attribute`` is the mutant (the older form)."""
     from attnverify.checks.registry import load
 
     load()
@@ -100,9 +135,10 @@ def run_mutant(mutant: Mutant, *, seed: int = 0, profile: str = "quick", baselin
     detection), and it passed on the unmutated code (``baseline``: check id -> verdict; absent ids are not required to pass)."""
     from attnverify.checks.runner import run
 
-    with injected(mutant):
-        report = run(list(mutant.checks), profile=profile, seed=seed)
-    return _judge({"mutant": mutant.name, "module": mutant.module, "attribute": mutant.attribute,
+    with applied([mutant]) as arguments:
+        report = run(list(mutant.checks), profile=profile, seed=seed, arguments=arguments)
+    target = f"{mutant.module}.{mutant.attribute}" if isinstance(mutant, PatchMutant) else mutant.target
+    return _judge({"mutant": mutant.name, "target": target,
                    "description": mutant.description, "equivalent": mutant.equivalent or None,
                    "checks": list(mutant.checks), "results": [result_row(r) for r in report.results]}, baseline)
 

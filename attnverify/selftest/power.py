@@ -30,12 +30,12 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import ExitStack, contextmanager
+from contextlib import contextmanager
 from typing import Any
 
 
 from attnverify.checks.plugin import Family, PowerRow
-from attnverify.selftest.mutation import clear_caches, injected, rejects, result_row
+from attnverify.selftest.mutation import applied, clear_caches, rejects, result_row
 
 LADDER = (1.0, 0.5, 0.2, 0.1, 0.05, 0.02, 0.01, 5e-3, 2e-3, 1e-3, 1e-4, 1e-5, 1e-6)
 DEPTH = 10.0     # the walk down stops at target / DEPTH (at 1e-3 without a target): the MDP is then '<=' that
@@ -65,13 +65,12 @@ def plan() -> tuple[PowerRow, ...]:
 # Running
 # ---------------------------------------------------------------------------------------------------------------
 @contextmanager
-def perturbed(family: Family, delta: float, params: dict | None = None) -> Iterator[None]:
+def perturbed(family: Family, delta: float, params: dict | None = None) -> Iterator[Callable[[Any], dict]]:
     """Within the block the analytic side is perturbed by ``family`` at the signed ``delta`` (``params``: the
-    check's parameters, for the regime family's threshold)."""
-    with ExitStack() as stack:
-        for m in family.mutants(delta, params):
-            stack.enter_context(injected(m))
-        yield
+    check's parameters, for the regime family's threshold); yields the runner's ``arguments`` (what a check
+    receives: attnverify.selftest.mutation.receives)."""
+    with applied(family.mutants(delta, params)) as arguments:
+        yield arguments
 
 
 def _claim_verdict(claim_id: str, result) -> str:
@@ -99,11 +98,12 @@ class _Runner:
         self.memo: dict[int, dict] = {s: {} for s in self.seeds}
         self.runs = 0
 
-    def run(self, seed: int):
+    def run(self, seed: int, arguments: Callable[[Any], dict] | None = None):
         from attnverify.checks.runner import run_one
 
         self.runs += 1
-        return run_one(self.check, self.params, seed=seed, profile=self.profile, memo=self.memo[seed])
+        return run_one(self.check, self.params, seed=seed, profile=self.profile, memo=self.memo[seed],
+                       arguments=arguments(self.check) if arguments is not None else None)
 
     def baseline(self) -> dict[int, str]:
         clear_caches()
@@ -114,9 +114,9 @@ class _Runner:
         signs = (1.0, -1.0) if family.laddered else (1.0,)
         runs = []
         for sgn in signs:
-            with perturbed(family, sgn * delta, self.params):
+            with perturbed(family, sgn * delta, self.params) as arguments:
                 for s in self.seeds:
-                    r = self.run(s)
+                    r = self.run(s, arguments)
                     row = {"delta": sgn * delta, "seed": s, "verdict": r.verdict, "observed": r.observed,
                            "threshold": r.threshold, "error": r.error}
                     if claim:

@@ -27,9 +27,9 @@ def start_errors(x0: np.ndarray, closed: np.ndarray, B: np.ndarray, V: np.ndarra
 
 @check(
     id="meanfield.zero_temperature_flow",
-    claim="The zero-temperature limit dx/dt = P_perp_x V B^T x/||B^T x|| is solved by the normalised matrix "
-          "exponential e^{tau V B^T} x0/||.|| with the time change dt/dtau = ||B^T x||; compared with "
-          "high-accuracy numerical integration of the ODE.",
+    compares="The zero-temperature limit dx/dt = P_perp_x V B^T x/||B^T x|| is solved by the normalised matrix "
+             "exponential e^{tau V B^T} x0/||.|| with the time change dt/dtau = ||B^T x||; compared with "
+             "high-accuracy numerical integration of the ODE.",
     source="Paper B, claim 1",
     params=[*MODEL_PARAMS, D3_PARAM,
             Param("n_starts", int, 4, "random initial points x0 on the sphere", low=1),
@@ -39,8 +39,9 @@ def start_errors(x0: np.ndarray, closed: np.ndarray, B: np.ndarray, V: np.ndarra
                   "integrator tolerances of the refinement study (decreasing; the last one is compared)",
                   low=2.3e-14, high=1e-3),
             Param("tol", float, 1e-10, "agreement required at the finest tolerance", low=0.0, low_open=True)],
-    paper={"also_d3": True, "n_starts": 32, "t_max": 40.0, "n_times": 161},
+    paper_profile={"also_d3": True, "n_starts": 32, "t_max": 40.0, "n_times": 161},
     validate=validate_model,
+    formulas=(r'X_\infty(x)', 'r_{2}'),
 )
 def zero_temperature_flow(p: dict, ctx: Context) -> Evidence:
     return with_d3_case(_zero_temperature_flow, p, ctx)

@@ -138,9 +138,9 @@ def _validate(p: dict) -> None:
 
 @check(
     id="meanfield.zero_temperature_limit",
-    claim="X_beta[mu] - X_inf agrees with the derived Laplace expansion e_0 + e_1/beta + e_2/beta^2 + e_3/beta^3 "
-          "(SymPy, Watson's lemma) at every beta where the expansion is asymptotic, measured by certified quadrature "
-          "on S^{d-1}",
+    compares="X_beta[mu] - X_inf agrees with the derived Laplace expansion e_0 + e_1/beta + e_2/beta^2 + e_3/beta^3 "
+             "(SymPy, Watson's lemma) at every beta where the expansion is asymptotic, measured by certified quadrature "
+             "on S^{d-1}",
     source="Paper B, claim 1",
     params=[*MODEL_PARAMS, D3_PARAM,
             Param("betas", "floats", (1e1, 1e2, 1e3, 1e4, 1e5, 1e6), "inverse temperatures (increasing)",
@@ -148,8 +148,9 @@ def _validate(p: dict) -> None:
             Param("n_grid", int, 12, "points x on S^{d-1} for the sup (circle: randomly shifted equispaced grid; "
                   "d >= 3: uniform random points)", low=4),
             Param("dps", int, 20, "working digits of the certified quadrature (ball arithmetic)", low=15, high=60)],
-    paper={"also_d3": True, "n_grid": 64, "dps": 30, "betas": (1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8)},
+    paper_profile={"also_d3": True, "n_grid": 64, "dps": 30, "betas": (1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8)},
     validate=_validate,
+    formulas=('y^*_i', r'X_\infty(x)', 'm_1'),
 )
 def zero_temperature_limit(p: dict, ctx: Context) -> Evidence:
     return with_d3_case(_zero_temperature_limit, p, ctx)

@@ -9,16 +9,6 @@ from attnverify.checks.plugin import Paper, Section, lazy
 _PKG = "attnverify.checks.meanfield"
 TITLE = "Paper B: mean-field transformers at low temperature"
 
-# the derivation steps (by label) whose closed forms each check compares
-_COMPARED = {
-    "meanfield.zero_temperature_limit": (r"y^*_i", r"X_\infty(x)", r"m_1"),
-    "meanfield.zero_temperature_flow": (r"X_\infty(x)", r"r_{2}"),
-    "meanfield.projection_stationary": (r"\Pi_{\dim E=1}(x_0)", r"\lambda_j"),
-    "meanfield.w2_bound": (r"b(\beta,t)", r"t^*(\beta)"),
-    "meanfield.terminal_phase": (r"\lambda^{\rm cl}_j", r"r_{\rm axis}"),
-}
-
-
 def _complete(values: dict) -> dict:
     """The model options with the defaults filled in; d follows the given matrices when it is not given."""
     full = {p.name: values.get(p.name, p.default) for p in MODEL_PARAMS}
@@ -66,23 +56,13 @@ def sections() -> list[Section]:
     return [Section("B", TITLE)]
 
 
-def formulas(check_id: str, params: dict) -> tuple[dict, tuple[str, ...]]:
-    """The derive options and the labels of the steps whose closed forms ``check_id`` compares."""
-    return {}, _COMPARED.get(check_id, ())
-
-
 PAPER = Paper(
     key="B", model="meanfield",
     title="Quantifying Concentration Phenomena of Mean-Field Transformers in the Low-Temperature Regime",
     citation="A. Alcalde, L. Bungert, K. Riedl, T. Roith, arXiv:2605.10931 (2026)",
-    modules=tuple(f"{_PKG}.{m}" for m in ("limit", "flow", "projection", "w2", "terminal", "claims", "claims_terminal")),
-    order=("meanfield.zero_temperature_limit", "meanfield.zero_temperature_flow", "meanfield.projection_stationary",
-           "meanfield.w2_bound", "meanfield.terminal_phase"),
-    stated=(_PKG, "stated.toml"),
-    params=MODEL_PARAMS, validate=validate_options, derive=derive, sections=sections, formulas=formulas,
-    namespace=f"{_PKG}.formulas", quantities=lazy(f"{_PKG}.quantities", "quantities"),
-    claim_scenarios=lazy(f"{_PKG}.selftest", "claim_scenarios"),
-    families=lazy(f"{_PKG}.selftest", "families"), power_rows=lazy(f"{_PKG}.selftest", "power_rows"),
-    mutants=lazy(f"{_PKG}.selftest", "mutants"), benchmarks=lazy(f"{_PKG}.bench", "run"),
-    theory=("attnverify.theory.meanfield",),
+    package=_PKG,
+    modules=("limit", "flow", "projection", "w2", "terminal", "claims", "claims_terminal"),
+    params=MODEL_PARAMS, validate=validate_options, derive=derive, sections=sections,
+    namespace=f"{_PKG}.formulas", quantities=lazy(f"{_PKG}.quantities", "quantities"), selftest="selftest",
+    bench="bench",
 )

@@ -45,9 +45,9 @@ def _reference(ts: np.ndarray, dist: np.ndarray, rate: float, anchor: float) -> 
 
 @check(
     id="meanfield.projection_stationary",
-    claim="Pi(x) = P_E x/||P_E x|| onto the dominant eigenspace E of V B^T is a fixed point of the zero-temperature "
-          "field, and zero-temperature trajectories converge to Pi(x0) exponentially at the derived rate "
-          "gamma/||B^T Pi(x0)|| (Jacobian at the fixed point).",
+    compares="Pi(x) = P_E x/||P_E x|| onto the dominant eigenspace E of V B^T is a fixed point of the zero-temperature "
+             "field, and zero-temperature trajectories converge to Pi(x0) exponentially at the derived rate "
+             "gamma/||B^T Pi(x0)|| (Jacobian at the fixed point).",
     source="Paper B, claim 2",
     params=[*MODEL_PARAMS, D3_PARAM,
             Param("n_points", int, 200, "random points x for the stationarity test", low=1),
@@ -59,8 +59,9 @@ def _reference(ts: np.ndarray, dist: np.ndarray, rate: float, anchor: float) -> 
             Param("rate_tol", float, 1e-6, "relative tolerance on the fitted rate: its floor, raised to 10x the "
                   "window/rtol refinement spread where that is larger (which must stay <= 1e-3)",
                   low=0.0, low_open=True)],
-    paper={"also_d3": True, "n_points": 5000, "n_traj": 32},
+    paper_profile={"also_d3": True, "n_points": 5000, "n_traj": 32},
     validate=validate_model,
+    formulas=(r'\Pi_{\dim E=1}(x_0)', r'\lambda_j'),
 )
 def projection_stationary(p: dict, ctx: Context) -> Evidence:
     return with_d3_case(_projection_stationary, p, ctx)

@@ -19,7 +19,7 @@ import numpy as np
 import sympy as sp
 
 from attnverify.checks.perturb import module_functions, outermost, scale_argument, scale_entry, scale_result
-from attnverify.checks.plugin import Family, Mutant, PowerRow
+from attnverify.checks.plugin import Family, PatchMutant, PowerRow
 
 MF = "attnverify.theory.meanfield"
 
@@ -177,24 +177,24 @@ def _value_subspace_tilt(angle: float):
     return make
 
 
-MUTANTS: tuple[Mutant, ...] = (
-    Mutant("Pi_onto_V", MF, "projection_map", _pi_onto_v, ("meanfield.projection_stationary", "meanfield.w2_bound"),
+MUTANTS: tuple[PatchMutant, ...] = (
+    PatchMutant("Pi_onto_V", MF, "projection_map", _pi_onto_v, ("meanfield.projection_stationary", "meanfield.w2_bound"),
            "Pi projects onto the dominant eigenspace of V instead of V B^T"),
-    Mutant("Pi_unnormalised", MF, "projection_map", _pi_unnormalised,
+    PatchMutant("Pi_unnormalised", MF, "projection_map", _pi_unnormalised,
            ("meanfield.projection_stationary", "meanfield.w2_bound"), "Pi(x) = P_E x without normalisation"),
-    Mutant("rate_c_x2", MF, "convergence_rate", _rate_x2, ("meanfield.projection_stationary", "meanfield.w2_bound"),
+    PatchMutant("rate_c_x2", MF, "convergence_rate", _rate_x2, ("meanfield.projection_stationary", "meanfield.w2_bound"),
            "exponential rate c off by a factor 2"),
-    Mutant("laplace_first_order_halved", "attnverify.theory.meanfield.asymptotics", "field_error_expansion",
+    PatchMutant("laplace_first_order_halved", "attnverify.theory.meanfield.asymptotics", "field_error_expansion",
            lambda original: _scale_expansion(original, 1, 0.5), ("meanfield.zero_temperature_limit",),
            "the Laplace expansion's first-order coefficient e_1 halved (e.g. a lost factor 2 in grad_T log f)"),
-    Mutant("X_inf_without_tangent_projection", MF, "zero_temperature_field", _field_without_projection,
+    PatchMutant("X_inf_without_tangent_projection", MF, "zero_temperature_field", _field_without_projection,
            ("meanfield.zero_temperature_limit", "meanfield.projection_stationary"),
            "zero-temperature field V B^T x/|B^T x| without P_perp_x"),
-    Mutant("S_next_invariant_subspace", MF, "value_eigenspace", _value_subspace_next, ("meanfield.terminal_phase",),
+    PatchMutant("S_next_invariant_subspace", MF, "value_eigenspace", _value_subspace_next, ("meanfield.terminal_phase",),
            "the terminal subspace S onto V's next invariant subspace instead of the dominant one"),
-    Mutant("S_symmetric_part", MF, "value_eigenspace", _value_subspace_symmetric_part, ("meanfield.terminal_phase",),
+    PatchMutant("S_symmetric_part", MF, "value_eigenspace", _value_subspace_symmetric_part, ("meanfield.terminal_phase",),
            "the terminal subspace S onto the dominant eigenspace of (V + V^T)/2 (right only for a symmetric V)"),
-    Mutant("particle_softmax_no_max_subtraction", "attnverify.numerics.meanfield.particles", "_Field", _naive_particle_softmax,
+    PatchMutant("particle_softmax_no_max_subtraction", "attnverify.numerics.meanfield.particles", "_Field", _naive_particle_softmax,
            ("meanfield.w2_bound", "meanfield.terminal_phase"),
            "particle attention softmax without max-subtraction (exp overflow at beta ||B|| > ~709)",
            known_gap="its overflow makes meanfield.w2_bound raise FloatingPointError, and an exception is never a "
@@ -204,7 +204,7 @@ MUTANTS: tuple[Mutant, ...] = (
 )
 
 
-def mutants() -> tuple[Mutant, ...]:
+def mutants() -> tuple[PatchMutant, ...]:
     return MUTANTS
 
 
@@ -229,7 +229,7 @@ def _rotation(d: int, angle: float) -> np.ndarray:
 
 
 def _matrix_mismatch(transform: Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]],
-                     value_only: bool = False) -> list[Mutant]:
+                     value_only: bool = False) -> list[PatchMutant]:
     """Every Paper B theory function with matrix arguments B, V evaluated at transform(B, V); with
     ``value_only`` also the functions of V alone (the terminal phase), at the V of transform(I, V)."""
     def make(original: Callable) -> Callable:
@@ -252,7 +252,7 @@ def _matrix_mismatch(transform: Callable[[np.ndarray, np.ndarray], tuple[np.ndar
 
     names = module_functions(MF, lambda n, s: "V" in s.parameters and ("B" in s.parameters or value_only)
                              and n != "check_assumptions")
-    return [Mutant(f"matrix_mismatch:{fn}", MF, fn, make, (), "") for fn in names]
+    return [PatchMutant(f"matrix_mismatch:{fn}", MF, fn, make, (), "") for fn in names]
 
 
 def _rotate_model(delta: float) -> Callable:
@@ -274,42 +274,42 @@ def _raise_top_eigenvalue(delta: float) -> Callable:
     return transform
 
 
-def _fixed(mutant_name: str) -> Callable[[float], list[Mutant]]:
+def _fixed(mutant_name: str) -> Callable[[float], list[PatchMutant]]:
     return lambda _delta: [next(m for m in MUTANTS if m.name == mutant_name)]
 
 
 def families() -> tuple[Family, ...]:
     return (
         Family("X_inf_scale", "scale", "zero-temperature field X_inf x (1 + delta) (and its flow at times x "
-               "(1 + delta))", lambda dl: [Mutant("X_inf_scale", MF, "zero_temperature_field", scale_result(1 + dl),
+               "(1 + delta))", lambda dl: [PatchMutant("X_inf_scale", MF, "zero_temperature_field", scale_result(1 + dl),
                                                   (), ""),
-                                           Mutant("flow_time_scale", MF, "closed_form_flow", _flow_time_scale(1 + dl),
+                                           PatchMutant("flow_time_scale", MF, "closed_form_flow", _flow_time_scale(1 + dl),
                                                   (), "")]),
         Family("rate_scale", "scale", "exponential rate c x (1 + delta) "
                "(attnverify.theory.meanfield.convergence_rate)",
-               lambda dl: [Mutant("rate_scale", MF, "convergence_rate", scale_result(1 + dl), (), "")]),
+               lambda dl: [PatchMutant("rate_scale", MF, "convergence_rate", scale_result(1 + dl), (), "")]),
         Family("model_rotation", "mismatch", "Paper B theory at B, V rotated by the angle delta (the eigenspaces of "
                "V B^T and of V turn by delta)", lambda dl: _matrix_mismatch(_rotate_model(dl), value_only=True)),
         Family("C1_scale", "scale", "the growth constant C1 of Theorem 1 x (1 + delta) "
                "(attnverify.theory.meanfield.growth_constant)",
-               lambda dl: [Mutant("C1_scale", MF, "growth_constant", scale_entry("C1", 1 + dl), (), "")]),
+               lambda dl: [PatchMutant("C1_scale", MF, "growth_constant", scale_entry("C1", 1 + dl), (), "")]),
         Family("theorem1_beta_mismatch", "mismatch", "the Theorem-1 rate s(beta) evaluated at beta (1 + delta) "
                "(attnverify.theory.meanfield.theorem1_rate)",
-               lambda dl: [Mutant("theorem1_beta", MF, "theorem1_rate", scale_argument("beta", 1 + dl), (), "")]),
+               lambda dl: [PatchMutant("theorem1_beta", MF, "theorem1_rate", scale_argument("beta", 1 + dl), (), "")]),
         Family("laplace_coefficient_scale", "scale", "the Laplace expansion's coefficients e_1, e_2, ... of X_beta - "
                "X_inf x (1 + delta) (attnverify.theory.meanfield.asymptotics.field_error_expansion)",
-               lambda dl: [Mutant("laplace_coefficient_scale", "attnverify.theory.meanfield.asymptotics",
+               lambda dl: [PatchMutant("laplace_coefficient_scale", "attnverify.theory.meanfield.asymptotics",
                                   "field_error_expansion",
                                   lambda original, f=1 + dl: _scale_tail(original, f), (), "")]),
         Family("axis_rate_scale", "scale", "the terminal-phase axis rate v1 - v2 x (1 + delta) "
                "(attnverify.theory.meanfield.terminal_rates)",
-               lambda dl: [Mutant("axis_rate_scale", MF, "terminal_rates", scale_entry("axis_rate", 1 + dl), (), "")]),
+               lambda dl: [PatchMutant("axis_rate_scale", MF, "terminal_rates", scale_entry("axis_rate", 1 + dl), (), "")]),
         Family("top_eigenvalue", "mismatch", "Paper B theory with the top eigenvalue of V B^T raised by delta mu_1",
                lambda dl: _matrix_mismatch(_raise_top_eigenvalue(dl))),
         Family("Pi_onto_V", "fixed", "Pi onto the dominant eigenspace of V instead of V B^T", _fixed("Pi_onto_V")),
         Family("rotation_rate_scale", "scale", "the terminal-phase rotation rate |Im lambda_1| x (1 + delta) "
                "(attnverify.theory.meanfield.terminal_rates)",
-               lambda dl: [Mutant("rotation_rate_scale", MF, "terminal_rates", scale_entry("rotation_rate", 1 + dl),
+               lambda dl: [PatchMutant("rotation_rate_scale", MF, "terminal_rates", scale_entry("rotation_rate", 1 + dl),
                                   (), "")]),
         Family("S_next_invariant_subspace", "fixed", "the terminal subspace S onto V's next invariant subspace",
                _fixed("S_next_invariant_subspace")),
@@ -317,7 +317,7 @@ def families() -> tuple[Family, ...]:
                _fixed("S_symmetric_part")),
         Family("S_tilt", "mismatch", "the terminal subspace S turned by the angle delta "
                "(attnverify.theory.meanfield.value_eigenspace)",
-               lambda dl: [Mutant("S_tilt", MF, "value_eigenspace", _value_subspace_tilt(dl), (), "")]),
+               lambda dl: [PatchMutant("S_tilt", MF, "value_eigenspace", _value_subspace_tilt(dl), (), "")]),
     )
 
 

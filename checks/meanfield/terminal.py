@@ -243,10 +243,10 @@ def _validate(p: dict) -> None:
 
 @check(
     id="meanfield.terminal_phase",
-    claim="Conjecture 1 (terminal phase at finite beta): tight clusters of tokens move by the cluster field "
-          "P_perp_u V u; checked: they approach V's dominant invariant subspace at the derived rate (gap in real "
-          "part), turn in it at the derived rate |Im lambda_1| for a complex pair, and leave a V-invariant E at the "
-          "derived escape rate. Where the tokens end, and when they switch, are findings for the claims.",
+    compares="Conjecture 1 (terminal phase at finite beta): tight clusters of tokens move by the cluster field "
+             "P_perp_u V u; checked: they approach V's dominant invariant subspace at the derived rate (gap in real "
+             "part), turn in it at the derived rate |Im lambda_1| for a complex pair, and leave a V-invariant E at the "
+             "derived escape rate. Where the tokens end, and when they switch, are findings for the claims.",
     source="Paper B, claim 4 (Conjecture 1)",
     params=[*MODEL_PARAMS,
             Param("betas", "floats", (10.0, 31.6, 100.0), "inverse temperatures (increasing; at beta = 316 with "
@@ -296,10 +296,11 @@ def _validate(p: dict) -> None:
                   + ", ".join(CASES) + " (empty: none)"),
             KERNEL_PARAM,
             Param("rtol", float, 1e-6, "integrator relative tolerance", low=1e-12, high=1e-2)],
-    paper={"kernel": "truncated", "cases": "rotating,oblique",
+    paper_profile={"kernel": "truncated", "cases": "rotating,oblique",
            "betas": (10.0, 100.0, 1000.0, 5000.0), "min_particles": 2000, "particle_budget": 2000, "horizon": 45.0,
            "n_times": 361},
     validate=_validate,
+    formulas=(r'\lambda^{\rm cl}_j', r'r_{\rm axis}'),
 )
 def terminal_phase(p: dict, ctx: Context) -> Evidence:
     models = _models(p)

@@ -234,9 +234,9 @@ def _validate(p: dict) -> None:
 
 @check(
     id="meanfield.w2_bound",
-    claim="The constants of Theorem 1 agree with the numerics at any dim E: the derived C1 with the numerical field's "
-          "log-norm, the derived Pi with the limit of the zero-temperature flow, the derived rate gamma/|B^T x*| of "
-          "every atom of Pi#mu_0 with the particles' decay; W2(mu^beta_t, Pi#mu_0) is measured for the claims.",
+    compares="The constants of Theorem 1 agree with the numerics at any dim E: the derived C1 with the numerical field's "
+             "log-norm, the derived Pi with the limit of the zero-temperature flow, the derived rate gamma/|B^T x*| of "
+             "every atom of Pi#mu_0 with the particles' decay; W2(mu^beta_t, Pi#mu_0) is measured for the claims.",
     source="Paper B, Theorem 1 (claims 2-3)",
     params=[*MODEL_PARAMS, D3_PARAM,
             Param("betas", "floats", (10.0, 31.6, 100.0, 316.0), "inverse temperatures (increasing; the first fits "
@@ -266,9 +266,10 @@ def _validate(p: dict) -> None:
                   choices=("exact", "synchronous")),
             KERNEL_PARAM,
             Param("rtol", float, 1e-6, "integrator relative tolerance", low=1e-12, high=1e-2)],
-    paper={"kernel": "truncated", "betas": (10.0, 100.0, 1000.0, 5000.0), "min_particles": 10_000,
+    paper_profile={"kernel": "truncated", "betas": (10.0, 100.0, 1000.0, 5000.0), "min_particles": 10_000,
            "particle_budget": 10_000, "D_coupling": "synchronous", "t_max": 30.0, "n_times": 61, "also_d3": True},
     validate=_validate,
+    formulas=(r'b(\beta,t)', r't^*(\beta)'),
 )
 def w2_bound(p: dict, ctx: Context) -> Evidence:
     return with_d3_case(_w2_bound, p, ctx, d3_params=D3_SETTINGS)

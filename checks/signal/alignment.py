@@ -217,9 +217,9 @@ def protocol_points(runs: dict, an: dict, eta: np.ndarray) -> list[ProtocolPoint
 
 @check(
     id="signal.alignment_30_runs",
-    claim="Independent SGA runs from q_0 uniform on the sphere follow the second-order mean path of the ODE rho' = F "
-          "from their own rho_0 up to the final alignment, the SGA noise floor u* = eta G(1) / (4 J'(1)) at the final "
-          "step (the paper's experiment: 30 runs, R=500, L-R=10000, theta=0.25, reports a mean final |rho|).",
+    compares="Independent SGA runs from q_0 uniform on the sphere follow the second-order mean path of the ODE rho' = F "
+             "from their own rho_0 up to the final alignment, the SGA noise floor u* = eta G(1) / (4 J'(1)) at the final "
+             "step (the paper's experiment: 30 runs, R=500, L-R=10000, theta=0.25, reports a mean final |rho|).",
     source="Paper A, claim 5",
     params=[*MODEL_PARAMS,
             Param("R", int, 50, "number of informative tokens R (paper: 500; quick keeps R/(L-R) = 0.05)", low=1),
@@ -235,9 +235,10 @@ def protocol_points(runs: dict, an: dict, eta: np.ndarray) -> list[ProtocolPoint
             Param("n_energy", int, 300, "sequences per rho for Var<xi,g> and E|g|^2", low=10),
             Param("z_level", float, 1e-3, "family-wise false-alarm rate", low=0.0, high=1.0,
                   low_open=True, high_open=True)],
-    paper={"R": 500, "L": 10500, "theta": 0.25, "n_runs": 30, "n_steps": 16000, "a": 40.0, "b": 40.0,
+    paper_profile={"R": 500, "L": 10500, "theta": 0.25, "n_runs": 30, "n_steps": 16000, "a": 40.0, "b": 40.0,
            "n_records": 60, "n_energy": 1000},
     validate=lambda p: (validate_model(p), validate_schedule(p)),
+    formulas=(r'F(\rho)',),
 )
 def alignment_30_runs(p: dict, ctx: Context) -> Evidence:
     model = model_of(p)

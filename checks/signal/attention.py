@@ -120,7 +120,7 @@ def _validate(p: dict) -> None:
 
 @check(
     id="signal.attention_on_noise",
-    claim=("The attention mass on nuisance tokens equals the closed form 1 - w(rho) (+ its O(1/L) ratio bias) over a "
+    compares=("The attention mass on nuisance tokens equals the closed form 1 - w(rho) (+ its O(1/L) ratio bias) over a "
            "design of alignments and densities R/L, and its limit as (R, L) grow depends on how R/(L - R) grows "
            "(claimed 'attention filtering': the mass tends to 0)."),
     source="Paper A, claim 4",
@@ -132,8 +132,9 @@ def _validate(p: dict) -> None:
             Param("n_scaling_mc", int, 200, "sequences per scaling point (at most 4e6 / L, at least 20)", low=20),
             Param("z_level", float, 1e-3, "family-wise false-alarm rate", low=0.0, high=1.0,
                   low_open=True, high_open=True)],
-    paper={"n_sequences": 20000, "n_scaling_mc": 2000, "n_rho": 21},
+    paper_profile={"n_sequences": 20000, "n_scaling_mc": 2000, "n_rho": 21},
     validate=_validate,
+    formulas=(r'w(\rho)',),
 )
 def attention_on_noise(p: dict, ctx: Context) -> Evidence:
     sign = p["sign"]

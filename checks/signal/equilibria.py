@@ -309,7 +309,7 @@ def findings_of(p: dict, plan: dict, dec: dict, z: float, main: dict) -> Equilib
 
 @check(
     id="signal.equilibria_stability",
-    claim=("The reduced field rho' = F(rho) has equilibria +-xi (and possibly interior ones) whose stability follows "
+    compares=("The reduced field rho' = F(rho) has equilibria +-xi (and possibly interior ones) whose stability follows "
            "from F'(rho); the paper claims no spurious traps and convergence to +-xi. The certified classification, "
            "and the threshold theta* for -xi, are compared with the sign of the SGA drift measured by Monte Carlo on "
            "both sides of every equilibrium and on a grid of rho."),
@@ -330,8 +330,9 @@ def findings_of(p: dict, plan: dict, dec: dict, z: float, main: dict) -> Equilib
             Param("max_samples", int, 16000, "cap of the doubling sample size", low=10),
             Param("alpha", float, 1e-3, "family-wise false-alarm level of the sign tests", low=0.0, high=0.5,
                   low_open=True)],
-    paper={"n_samples": 4000, "max_samples": 128000, "grid_points": 19},
+    paper_profile={"n_samples": 4000, "max_samples": 128000, "grid_points": 19},
     validate=validate_model,
+    formulas=(r'F_{\mathrm{fixed}}(\rho)', "F'(1) + 2 J'(1)"),
 )
 def equilibria_stability(p: dict, ctx: Context) -> Evidence:
     plan = analytic_side(p)

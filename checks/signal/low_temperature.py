@@ -110,17 +110,18 @@ def _validate(p: dict) -> None:
 
 @check(
     id="signal.low_temperature",
-    claim="At low temperature (beta theta = 1000: scores beyond exp's double range) the closed form J(rho) still "
-          "matches full-dimensional Monte Carlo, through the sharp logistic step of the informative attention mass "
-          "at rho_0 = log((L - R)/R) / (beta theta).",
+    compares="At low temperature (beta theta = 1000: scores beyond exp's double range) the closed form J(rho) still "
+             "matches full-dimensional Monte Carlo, through the sharp logistic step of the informative attention mass "
+             "at rho_0 = log((L - R)/R) / (beta theta).",
     source="Paper A, claims 1 and 4 (model option beta)",
     params=[*(dataclasses.replace(q, default=_DEFAULTS[q.name]) if q.name in _DEFAULTS else q
               for q in MODEL_PARAMS),
             Param("n_sequences", int, 2000, "Monte Carlo sequences", low=10),
             Param("z_level", float, 1e-3, "family-wise false-alarm rate", low=0.0, high=1.0, low_open=True,
                   high_open=True)],
-    paper={"n_sequences": 20000, "R": 100, "L": 2100},
+    paper_profile={"n_sequences": 20000, "R": 100, "L": 2100},
     validate=_validate,
+    formulas=(r'w(\rho)', r"w'(\rho)", r'J_{\mathrm{fixed}}(\rho)'),
 )
 def low_temperature(p: dict, ctx: Context) -> Evidence:
     rhos = alignment_grid(p["theta"], p["beta"], p["R"], p["L"], p["sign"])

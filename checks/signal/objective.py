@@ -101,9 +101,9 @@ def mc_task(model_kw: dict, rhos: np.ndarray, n: int, seed: np.random.SeedSequen
 
 @check(
     id="signal.objective_vs_montecarlo",
-    claim="The population objective J(rho) = E||f_q(X)||^2 has the closed form J_inf(rho) + (d-1) sigma^2 E sum a_i^2 "
-          "+ O(1/L) in-plane terms (long-sequence limit plus the finite-size terms); compared with Monte Carlo on a "
-          "rho grid: levels, contrasts across rho and the overall scale.",
+    compares="The population objective J(rho) = E||f_q(X)||^2 has the closed form J_inf(rho) + (d-1) sigma^2 E sum a_i^2 "
+             "+ O(1/L) in-plane terms (long-sequence limit plus the finite-size terms); compared with Monte Carlo on a "
+             "rho grid: levels, contrasts across rho and the overall scale.",
     source="Paper A, claim 1",
     params=[*(dataclasses.replace(q, default=_DEFAULTS[q.name]) if q.name in _DEFAULTS else q
               for q in MODEL_PARAMS if q.name not in ("theta", "d")),
@@ -113,8 +113,9 @@ def mc_task(model_kw: dict, rhos: np.ndarray, n: int, seed: np.random.SeedSequen
             Param("n_sequences", int, 250, "Monte Carlo sequences per (theta, d)", low=50),
             Param("z_level", float, 1e-3, "family-wise false-alarm rate", low=0.0, high=1.0, low_open=True,
                   high_open=True)],
-    paper={"n_sequences": 1000, "n_rho": 21, "R": 800, "L": 16800},
+    paper_profile={"n_sequences": 1000, "n_rho": 21, "R": 800, "L": 16800},
     validate=_validate,
+    formulas=(r'w(\rho)', r'J_{\mathrm{fixed}}(\rho)', r'\Delta_d(\rho)'),
 )
 def objective_vs_montecarlo(p: dict, ctx: Context) -> Evidence:
     rhos = np.linspace(-1.0, 1.0, p["n_rho"])

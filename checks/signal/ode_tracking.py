@@ -97,8 +97,8 @@ def steps_for_horizon(a: float, b: float, t_end: float) -> int:
 
 @check(
     id="signal.ode_tracks_sga",
-    claim="Projected SGA follows the ODE rho' = F(rho) under t_k = sum eta_j: the mean SGA path equals the ODE's "
-          "second-order mean path (the ODE plus its O(eta) terms) at every time, including its scale.",
+    compares="Projected SGA follows the ODE rho' = F(rho) under t_k = sum eta_j: the mean SGA path equals the ODE's "
+             "second-order mean path (the ODE plus its O(eta) terms) at every time, including its scale.",
     source="Paper A, claim 3",
     params=[*MODEL_PARAMS,
             Param("theta", float, 2.0, "signal strength theta (strong, so that F dominates the gradient noise)",
@@ -113,8 +113,9 @@ def steps_for_horizon(a: float, b: float, t_end: float) -> int:
             Param("n_grid_samples", int, 300, "sequences per rho for Var<xi,g> and E|g|^2", low=10),
             Param("z_level", float, 1e-3, "family-wise false-alarm rate", low=0.0, high=1.0, low_open=True,
                   high_open=True)],
-    paper={"n_runs": 400, "eta0s": (0.02, 0.01), "n_grid_samples": 2000, "n_records": 24},
+    paper_profile={"n_runs": 400, "eta0s": (0.02, 0.01), "n_grid_samples": 2000, "n_records": 24},
     validate=lambda p: (validate_model(p), validate_scales(p["eta0s"])),
+    formulas=(r'F(\rho)',),
 )
 def ode_tracks_sga(p: dict, ctx: Context) -> Evidence:
     eta0s = tuple(p["eta0s"])

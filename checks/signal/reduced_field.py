@@ -58,16 +58,17 @@ def scale_fit(F: np.ndarray, mean: np.ndarray, cov: np.ndarray) -> tuple[float, 
 
 @check(
     id="signal.reduced_field_identity",
-    claim="On the sphere the SGA dynamics reduce to rho' = F(rho) = (1 - rho^2) J'(rho): a symbolic identity, and "
-          "the mean xi-component of the tangent gradient E<xi, g> equals F(rho) on a rho grid (scale and shape).",
+    compares="On the sphere the SGA dynamics reduce to rho' = F(rho) = (1 - rho^2) J'(rho): a symbolic identity, and "
+             "the mean xi-component of the tangent gradient E<xi, g> equals F(rho) on a rho grid (scale and shape).",
     source="Paper A, claim 2",
     params=[*MODEL_PARAMS,
             Param("n_rho", int, 9, "points of the rho grid on [-0.9, 0.9]", low=2),
             Param("n_samples", int, 8000, "fresh sequences (shared across rho)", low=4 * 26),
             Param("z_level", float, 1e-3, "family-wise false-alarm rate", low=0.0, high=1.0, low_open=True,
                   high_open=True)],
-    paper={"n_samples": 40000, "n_rho": 19},
+    paper_profile={"n_samples": 40000, "n_rho": 19},
     validate=validate_model,
+    formulas=(r'F(\rho)', r'F_{\mathrm{fixed}}(\rho)'),
 )
 def reduced_field_identity(p: dict, ctx: Context) -> Evidence:
     identity = sp.simplify(S.reduction_identity())

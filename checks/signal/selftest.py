@@ -23,7 +23,7 @@ import numpy as np
 import sympy as sp
 
 from attnverify.checks.perturb import module_functions, outermost, scale_result
-from attnverify.checks.plugin import Family, Mutant, PowerRow
+from attnverify.checks.plugin import Family, PatchMutant, PowerRow
 
 SR = "attnverify.theory.signal.recovery"
 
@@ -119,32 +119,32 @@ def _no_tangent_projection(original):
     return tangent
 
 
-MUTANTS: tuple[Mutant, ...] = (
-    Mutant("J_sign_flip", SR, "population_objective", _sign_flip, ("signal.objective_vs_montecarlo",),
+MUTANTS: tuple[PatchMutant, ...] = (
+    PatchMutant("J_sign_flip", SR, "population_objective", _sign_flip, ("signal.objective_vs_montecarlo",),
            "J(rho) replaced by J(-rho) (sign flip of the alignment)"),
-    Mutant("J_cross_term_x2", SR, "_limit_for_shift", _cross_term_x2, ("signal.objective_vs_montecarlo",),
+    PatchMutant("J_cross_term_x2", SR, "_limit_for_shift", _cross_term_x2, ("signal.objective_vs_montecarlo",),
            "J = a_xi^2 + 4 rho a_xi a_q + a_q^2: factor 2 in the cross term of |f_inf|^2"),
-    Mutant("finite_size_dropped", SR, "finite_size_term", _finite_size_dropped, ("signal.objective_vs_montecarlo",),
+    PatchMutant("finite_size_dropped", SR, "finite_size_term", _finite_size_dropped, ("signal.objective_vs_montecarlo",),
            "the (d-1) sigma^2 E sum a_i^2 finite-size term dropped"),
-    Mutant("finite_size_wrong_power", SR, "finite_size_term", _finite_size_wrong_power,
+    PatchMutant("finite_size_wrong_power", SR, "finite_size_term", _finite_size_wrong_power,
            ("signal.objective_vs_montecarlo",), "finite-size term with (d/L)^2 instead of d/L"),
-    Mutant("w_wrong_exponent", SR, "informative_mass", _w_wrong_exponent, ("signal.attention_on_noise",),
+    PatchMutant("w_wrong_exponent", SR, "informative_mass", _w_wrong_exponent, ("signal.attention_on_noise",),
            "informative mass w(rho) with exponent 2 beta theta rho"),
-    Mutant("F_missing_sphere_factor", SR, "reduced_field", _field_without_sphere_factor,
+    PatchMutant("F_missing_sphere_factor", SR, "reduced_field", _field_without_sphere_factor,
            ("signal.reduced_field_identity", "signal.equilibria_stability"),
            "reduced field F = J' without the (1 - rho^2) factor"),
-    Mutant("stability_flipped", SR, "equilibria", _stability_flipped, ("signal.equilibria_stability",),
+    PatchMutant("stability_flipped", SR, "equilibria", _stability_flipped, ("signal.equilibria_stability",),
            "wrong stability classification: every equilibrium's attracting/repelling label flipped"),
-    Mutant("softmax_no_max_subtraction", "attnverify.numerics.signal.model", "softmax_weights", _naive_softmax,
+    PatchMutant("softmax_no_max_subtraction", "attnverify.numerics.signal.model", "softmax_weights", _naive_softmax,
            ("signal.low_temperature",),
            "Paper A softmax without max-subtraction (exp overflow at large beta)"),
-    Mutant("sga_no_tangent_projection", "attnverify.numerics.signal.sga", "tangent", _no_tangent_projection,
+    PatchMutant("sga_no_tangent_projection", "attnverify.numerics.signal.sga", "tangent", _no_tangent_projection,
            ("signal.reduced_field_identity", "signal.ode_tracks_sga", "signal.alignment_30_runs"),
            "SGA step with the Euclidean gradient, no tangent projection (I - q q^T)"),
 )
 
 
-def mutants() -> tuple[Mutant, ...]:
+def mutants() -> tuple[PatchMutant, ...]:
     return MUTANTS
 
 
@@ -154,7 +154,7 @@ def mutants() -> tuple[Mutant, ...]:
 _NOT_CLOSED_FORMS = {"derivation", "reduction_identity", "gaussian_moments", "isolate_roots", "default_theta_max"}
 
 
-def _param_mismatch(name: str, to_value: Callable[[float], float], to_expr: Callable[[Any], Any]) -> list[Mutant]:
+def _param_mismatch(name: str, to_value: Callable[[float], float], to_expr: Callable[[Any], Any]) -> list[PatchMutant]:
     """Every closed form of Paper A evaluated with parameter ``name`` replaced: symbol -> to_expr(symbol) in the
     SymPy results, params[name] -> to_value(params[name]) for the functions of numeric parameters."""
     import attnverify.theory.signal.recovery as S
@@ -176,7 +176,7 @@ def _param_mismatch(name: str, to_value: Callable[[float], float], to_expr: Call
         return outermost(original, call)
 
     names = module_functions(SR, lambda n, s: n not in _NOT_CLOSED_FORMS)
-    return [Mutant(f"{name}_mismatch:{fn}", SR, fn, make, (), "") for fn in names]
+    return [PatchMutant(f"{name}_mismatch:{fn}", SR, fn, make, (), "") for fn in names]
 
 
 def mismatch_factor(delta: float) -> float:
@@ -202,24 +202,24 @@ def theta_star(check_params: dict | None = None) -> float:
     return float(value)
 
 
-def _regime(_delta: float, params: dict | None = None) -> list[Mutant]:
+def _regime(_delta: float, params: dict | None = None) -> list[PatchMutant]:
     ts = theta_star(params)
     return _param_mismatch("theta", lambda th: ts * ts / th, lambda sym: ts * ts / sym)
 
 
-def _fixed(mutant_name: str) -> Callable[[float], list[Mutant]]:
+def _fixed(mutant_name: str) -> Callable[[float], list[PatchMutant]]:
     return lambda _delta: [next(m for m in MUTANTS if m.name == mutant_name)]
 
 
 def families() -> tuple[Family, ...]:
     return (
         Family("J_scale", "scale", "J(rho) x (1 + delta) (attnverify.theory.signal.recovery.population_objective)",
-               lambda dl: [Mutant("J_scale", SR, "population_objective", scale_result(1 + dl), (), "")]),
+               lambda dl: [PatchMutant("J_scale", SR, "population_objective", scale_result(1 + dl), (), "")]),
         Family("F_scale", "scale", "F(rho) x (1 + delta) (attnverify.theory.signal.recovery.reduced_field)",
-               lambda dl: [Mutant("F_scale", SR, "reduced_field", scale_result(1 + dl), (), "")]),
+               lambda dl: [PatchMutant("F_scale", SR, "reduced_field", scale_result(1 + dl), (), "")]),
         Family("mass_scale", "scale", "nuisance mass 1 - w(rho) x (1 + delta) "
                "(attnverify.theory.signal.recovery.nuisance_mass)",
-               lambda dl: [Mutant("mass_scale", SR, "nuisance_mass", scale_result(1 + dl), (), "")]),
+               lambda dl: [PatchMutant("mass_scale", SR, "nuisance_mass", scale_result(1 + dl), (), "")]),
         Family("theta_mismatch", "mismatch", "every Paper A closed form at theta (1 + delta) (1/(1 - delta) for delta <= -1)",
                lambda dl: _param_mismatch("theta", lambda v: v * mismatch_factor(dl),
                                           lambda s: s * mismatch_factor(dl))),

@@ -163,7 +163,7 @@ def judge_run(eqs: list, rho0: float, limit: float, reach_tol: float) -> str:
 
 @check(
     id="signal.sign_ambiguity",
-    claim=("SGA converges to xi up to sign: for each model option (fixed, symmetric) and signal strength, the limits "
+    compares=("SGA converges to xi up to sign: for each model option (fixed, symmetric) and signal strength, the limits "
            "where SGA runs started on both sides of 0 settle are attractors of the certified stability analysis, the "
            "ones it predicts from each start."),
     source="Paper A, claim 3",
@@ -188,8 +188,9 @@ def judge_run(eqs: list, rho0: float, limit: float, reach_tol: float) -> str:
                   low_open=True),
             Param("reach_tol", float, 0.1, "distance from a settled limit to the equilibrium it is attributed to",
                   low=0.0, high=1.0, low_open=True)],
-    paper={"runs_per_start": 10, "eta0": 0.01, "max_steps": 40000, "settle_tol": 0.01},
+    paper_profile={"runs_per_start": 10, "eta0": 0.01, "max_steps": 40000, "settle_tol": 0.01},
     validate=validate_model,
+    formulas=(r'F_{\mathrm{fixed}}(\rho)', r'J_{\mathrm{sym}}(\rho)'),
 )
 def sign_ambiguity(p: dict, ctx: Context) -> Evidence:
     starts = np.asarray(p["starts"], dtype=float)

@@ -79,15 +79,16 @@ class BayesFindings:
 
 @check(
     id="slr.bayes_posterior",
-    claim="The derived posterior of the latent location (softmax of the log-likelihood ratio s(<x, k*>, |x|^2)) is "
-          "the posterior of the simulated model: calibrated, and its two estimators of the Bayes risk agree",
+    compares="The derived posterior of the latent location (softmax of the log-likelihood ratio s(<x, k*>, |x|^2)) is "
+             "the posterior of the simulated model: calibrated, and its two estimators of the Bayes risk agree",
     source="Paper C, claim 2 (the Bayes risk the oracle is compared with)",
     params=[*_NOT_D,
             Param("ds", "ints", (4, 16), "token dimensions d (small: an uncertain posterior)", low=2, high=4096),
             Param("n_tasks", int, 20000, "tasks per d", low=1000, high=10_000_000),
             Param("z_level", float, 1e-3, "family-wise false-alarm rate", low=0.0, high=0.5, low_open=True)],
-    paper={"ds": (2, 4, 8, 16, 32), "n_tasks": 200000},
+    paper_profile={"ds": (2, 4, 8, 16, 32), "n_tasks": 200000},
     validate=validate_model,
+    formulas=('s(x)',),
 )
 def bayes_posterior(p: dict, ctx: Context) -> Evidence:
     from attnverify.theory.slr.baselines import bayes_log_weight_np
@@ -179,15 +180,16 @@ class OracleBayesFindings:
 
 @check(
     id="slr.oracle_vs_bayes",
-    claim="The oracle's risk at its best temperature lam_best(d) has the derived closed form (Monte Carlo), and its "
-          "excess over the Bayes risk is measured as d grows",
+    compares="The oracle's risk at its best temperature lam_best(d) has the derived closed form (Monte Carlo), and its "
+             "excess over the Bayes risk is measured as d grows",
     source="Paper C, claim 2",
     params=[*_NOT_D,
             Param("ds", "ints", (100, 400, 1600), "token dimensions d", low=4, high=1_000_000),
             Param("n_tasks", int, 20000, "Monte Carlo tasks per d", low=1000, high=10_000_000),
             Param("z_level", float, 1e-3, "family-wise false-alarm rate", low=0.0, high=0.5, low_open=True)],
-    paper={"ds": (50, 100, 200, 400, 800, 1600, 3200, 6400), "n_tasks": 200000},
+    paper_profile={"ds": (50, 100, 200, 400, 800, 1600, 3200, 6400), "n_tasks": 200000},
     validate=validate_model,
+    formulas=('R', 'r_M', 's(x)'),
 )
 def oracle_vs_bayes(p: dict, ctx: Context) -> Evidence:
     ds = tuple(sorted(set(p["ds"])))
@@ -259,8 +261,8 @@ def _validate_linear(p: dict) -> None:
 
 @check(
     id="slr.best_linear",
-    claim="The best linear predictor's risk has the derived closed form eps^2 + gamma^2 (L - 1)/(gamma^2 + L - 1) "
-          "(least squares on samples, tested on fresh samples), whatever d",
+    compares="The best linear predictor's risk has the derived closed form eps^2 + gamma^2 (L - 1)/(gamma^2 + L - 1) "
+             "(least squares on samples, tested on fresh samples), whatever d",
     source="Paper C, claim 3",
     params=[*(q for q in _NOT_D if q.name != "L"),
             Param("ds", "ints", (8, 32), "token dimensions d", low=2, high=2048),
@@ -268,8 +270,9 @@ def _validate_linear(p: dict) -> None:
             Param("n_train", int, 20000, "training tasks", low=100, high=10_000_000),
             Param("n_test", int, 20000, "test tasks", low=100, high=10_000_000),
             Param("z_level", float, 1e-3, "family-wise false-alarm rate", low=0.0, high=0.5, low_open=True)],
-    paper={"ds": (8, 32, 128), "Ls": (2, 10), "n_train": 100000, "n_test": 100000},
+    paper_profile={"ds": (8, 32, 128), "Ls": (2, 10), "n_train": 100000, "n_test": 100000},
     validate=_validate_linear,
+    formulas=('b', r'R_{\mathrm{lin}} - \epsilon^2'),
 )
 def best_linear(p: dict, ctx: Context) -> Evidence:
     from attnverify.theory.slr.baselines import best_linear_predictor

@@ -58,8 +58,8 @@ def _fd(model, ov: np.ndarray, lam: float, h: float) -> tuple[np.ndarray, np.nda
 
 @check(
     id="slr.gradient_vs_quadrature",
-    claim="The partials of the closed-form risk in the five overlaps equal finite differences of the quadrature "
-          "risk; on M the normal partials dR/dtheta, dR/deta, dR/drho vanish",
+    compares="The partials of the closed-form risk in the five overlaps equal finite differences of the quadrature "
+             "risk; on M the normal partials dR/dtheta, dR/deta, dR/drho vanish",
     source="Paper C, claims 1 and 4 (the gradient that drives the dynamics)",
     params=[*_EPS,
             Param("ds", "ints", (6, 400), "token dimensions d", low=4, high=100_000),
@@ -67,8 +67,9 @@ def _fd(model, ov: np.ndarray, lam: float, h: float) -> tuple[np.ndarray, np.nda
             Param("lams", "floats", (0.1, 0.9, 2.0), "temperatures lam", low=1e-3, high=5.0),
             Param("gamma", float, GAMMA_PAPER, "informative-token noise gamma", low=1e-2, high=3.0),
             Param("n_points", int, 4, "interior random points per cell (plus two points of M)", low=1, high=200)],
-    paper={"n_points": 12, "Ls": (1, 3, 10)},
+    paper_profile={"n_points": 12, "Ls": (1, 3, 10)},
     validate=validate_model,
+    formulas=('R', r'\nabla_{\perp} R|_M', r'R = \sum c_m(\kappa) m'),
 )
 def gradient_vs_quadrature(p: dict, ctx: Context) -> Evidence:
     rng = ctx.rng("points")
@@ -161,16 +162,17 @@ def _closed_tangent(G: np.ndarray, k, v, ks, vs) -> tuple[np.ndarray, np.ndarray
 
 @check(
     id="slr.sgd_gradient",
-    claim="The stochastic gradient of SGD's per-task loss, projected on the sphere, has the closed-form Riemannian "
-          "gradient as its mean (the drift that SGD follows is the population dynamics')",
+    compares="The stochastic gradient of SGD's per-task loss, projected on the sphere, has the closed-form Riemannian "
+             "gradient as its mean (the drift that SGD follows is the population dynamics')",
     source="Paper C, claim 6 (SGD experiment)",
     params=[*(q for q in MODEL_PARAMS if q.name != "d"),
             Param("d", int, 20, "token dimension d", low=6, high=10_000),
             Param("n_points", int, 3, "random points (k, v) with large overlaps", low=1, high=100),
             Param("n_tasks", int, 40000, "tasks per point", low=1000, high=10_000_000),
             Param("z_level", float, 1e-3, "family-wise false-alarm rate", low=0.0, high=0.5, low_open=True)],
-    paper={"d": 80, "lam": 2.0, "n_points": 4, "n_tasks": 100000},
+    paper_profile={"d": 80, "lam": 2.0, "n_points": 4, "n_tasks": 100000},
     validate=validate_model,
+    formulas=('R', r'R = \sum c_m(\kappa) m'),
 )
 def sgd_gradient(p: dict, ctx: Context) -> Evidence:
     lam, gamma, d, L, eps = params_of(p)

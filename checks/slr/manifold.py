@@ -106,15 +106,16 @@ def _symbolic_invariance() -> bool:
 
 @check(
     id="slr.manifold_invariance",
-    claim="M = {theta = eta = rho = 0} is invariant under projected gradient descent for every step size, and on M "
-          "the full d-dimensional float64 dynamics follow the derived reduced 2-D map of (kappa, nu)",
+    compares="M = {theta = eta = rho = 0} is invariant under projected gradient descent for every step size, and on M "
+             "the full d-dimensional float64 dynamics follow the derived reduced 2-D map of (kappa, nu)",
     source="Paper C, claim 4",
     params=[*_model_params(lam=0.1),
             Param("step", float, 4e-3, "step size of the long run", low=0.0, low_open=True, high=10.0),
             Param("n_steps", int, 3000, "steps of the long run", low=1, high=10_000_000),
             Param("n_runs", int, 4, "starts on M", low=1, high=1000)],
-    paper={"n_steps": 20000, "n_runs": 30},
+    paper_profile={"n_steps": 20000, "n_runs": 30},
     validate=validate_model,
+    formulas=(r"\kappa'", r"o'_\perp|_M", r"(\kappa', \nu')"),
 )
 def manifold_invariance(p: dict, ctx: Context) -> Evidence:
     from attnverify.numerics.slr.model import distance_to_manifold, overlaps
@@ -212,15 +213,16 @@ class FlowFindings:
 
 @check(
     id="slr.reduced_flow",
-    claim="On M, projected gradient descent with step h follows the derived reduced flow (kappa_dot, nu_dot) up to "
-          "O(h): the Richardson-extrapolated PGD paths converge to the flow",
+    compares="On M, projected gradient descent with step h follows the derived reduced flow (kappa_dot, nu_dot) up to "
+             "O(h): the Richardson-extrapolated PGD paths converge to the flow",
     source="Paper C, claim 4 (reduced dynamics)",
     params=[*_model_params(lam=0.5, d=50),
             Param("step", float, 0.01, "largest step h (then h/2, h/4)", low=0.0, low_open=True, high=1.0),
             Param("horizon", float, 8.0, "time t = steps x h of the comparison", low=0.0, low_open=True, high=1e4),
             Param("n_runs", int, 3, "starts on M", low=1, high=1000)],
-    paper={"n_runs": 10, "horizon": 20.0},
+    paper_profile={"n_runs": 10, "horizon": 20.0},
     validate=validate_model,
+    formulas=(r'(\dot\kappa, \dot\nu)', r'\mathrm{crit}_M'),
 )
 def reduced_flow(p: dict, ctx: Context) -> Evidence:
     from attnverify.numerics.slr.model import overlaps

@@ -88,15 +88,16 @@ class OracleFindings:
 
 @check(
     id="slr.oracle_hessian",
-    claim="The Riemannian Hessian of R at the oracle (k*, v*) has the derived closed form (second differences of the "
-          "quadrature risk along curves), and its smallest eigenvalue changes sign at the certified lam*",
+    compares="The Riemannian Hessian of R at the oracle (k*, v*) has the derived closed form (second differences of the "
+             "quadrature risk along curves), and its smallest eigenvalue changes sign at the certified lam*",
     source="Paper C, claim 7 (the oracle as a minimiser)",
     params=[*(q for q in MODEL_PARAMS if q.name != "lam"),
             Param("lams", "floats", (0.5, 0.88, 0.9, 1.5), "temperatures lam of the grid", low=1e-3, high=50.0),
             Param("scan_grid", int, 12, "geometric boxes of the certified lam-scan over the grid's range", low=2,
                   high=2000)],
-    paper={"lams": (0.05, 0.1, 0.3, 0.5, 0.8, 0.88, 0.89, 0.895, 0.9, 1.0, 1.5, 3.0), "scan_grid": 200},
+    paper_profile={"lams": (0.05, 0.1, 0.3, 0.5, 0.8, 0.88, 0.89, 0.895, 0.9, 1.0, 1.5, 3.0), "scan_grid": 200},
     validate=validate_model,
+    formulas=(r'\lambda_\perp', 'H_{ab}'),
 )
 def oracle_hessian(p: dict, ctx: Context) -> Evidence:
     from attnverify.theory.slr.oracle import oracle_hessian as closed_hessian

@@ -8,25 +8,6 @@ from attnverify.checks.slr._model import MODEL_KEYS, MODEL_PARAMS, validate_mode
 _PKG = "attnverify.checks.slr"
 TITLE = "Paper C: single-location regression with an attention-like predictor"
 
-# the derivation steps (by label) whose closed forms each check compares
-_COMPARED = {
-    "slr.risk_vs_montecarlo": ("R", r"\Delta_L", r"E_I f", r"E_N"),
-    "slr.risk_vs_quadrature": ("R", r"\zeta"),
-    "slr.zeta_two_ways": (r"\zeta'", r"\zeta", r"\zeta(0)"),
-    "slr.gradient_vs_quadrature": ("R", r"\nabla_{\perp} R|_M", r"R = \sum c_m(\kappa) m"),
-    "slr.sgd_gradient": ("R", r"R = \sum c_m(\kappa) m"),
-    "slr.manifold_invariance": (r"\kappa'", r"o'_\perp|_M", r"(\kappa', \nu')"),
-    "slr.reduced_flow": (r"(\dot\kappa, \dot\nu)", r"\mathrm{crit}_M"),
-    "slr.oracle_hessian": (r"\lambda_\perp", r"H_{ab}"),
-    "slr.stationary_points": ("R", r"\mathrm{crit}_M"),
-    "slr.bayes_posterior": ("s(x)",),
-    "slr.oracle_vs_bayes": ("R", "r_M", "s(x)"),
-    "slr.best_linear": ("b", r"R_{\mathrm{lin}} - \epsilon^2"),
-    "slr.training_on_manifold": (r"(\kappa', \nu')", "r_M", r"\mathrm{crit}_M"),
-    "slr.training_from_sphere": ("R", r"H_{ab}"),
-}
-
-
 def _steps() -> list:
     import sympy as sp
 
@@ -62,24 +43,12 @@ def sections() -> list[Section]:
     return [Section("C", TITLE)]
 
 
-def formulas(check_id: str, params: dict) -> tuple[dict, tuple[str, ...]]:
-    """The derive options and the labels of the steps whose closed forms ``check_id`` compares."""
-    return {}, _COMPARED.get(check_id, ())
-
-
 PAPER = Paper(
     key="C", model="slr",
     title="Attention layers provably solve single-location regression",
     citation="P. Marion, R. Berthier, G. Biau, C. Boyer, ICLR 2025 (arXiv:2410.01537)",
-    modules=tuple(f"{_PKG}.{m}" for m in ("risk", "zeta", "gradient", "manifold", "oracle", "stationary",
-                                          "baselines", "training", "claims")),
-    order=tuple(_COMPARED),
-    stated=(_PKG, "stated.toml"),
-    params=MODEL_PARAMS, validate=validate_model, derive=derive, sections=sections, formulas=formulas,
-    quantities=lazy(f"{_PKG}.quantities", "quantities"), namespace=f"{_PKG}.formulas",
-    families=lazy(f"{_PKG}.selftest", "families"), power_rows=lazy(f"{_PKG}.selftest", "power_rows"),
-    mutants=lazy(f"{_PKG}.selftest", "mutants"), claim_scenarios=lazy(f"{_PKG}.selftest", "claim_scenarios"),
-    theory=("attnverify.theory.slr", "attnverify.theory.slr.population", "attnverify.theory.slr.gauss",
-            "attnverify.theory.slr.dynamics", "attnverify.theory.slr.oracle", "attnverify.theory.slr.stationary",
-            "attnverify.theory.slr.baselines", "attnverify.theory.slr.coefficients"),
+    package=_PKG,
+    modules=("risk", "zeta", "gradient", "manifold", "oracle", "stationary", "baselines", "training", "claims"),
+    params=MODEL_PARAMS, validate=validate_model, derive=derive, sections=sections,
+    quantities=lazy(f"{_PKG}.quantities", "quantities"), namespace=f"{_PKG}.formulas", selftest="selftest",
 )

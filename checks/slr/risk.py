@@ -85,9 +85,9 @@ def mc_task(cell: tuple, eps: float, ov: np.ndarray, n: int, seed: np.random.See
 
 @check(
     id="slr.risk_vs_montecarlo",
-    claim="The population risk R = E (Y - T_{k,v}(X))^2 has the derived closed form in the overlaps (kappa, nu, "
-          "theta, eta, rho): compared with Monte Carlo at realised vectors over a grid of (d, L, lam, gamma) and "
-          "random (k, v) with large overlaps",
+    compares="The population risk R = E (Y - T_{k,v}(X))^2 has the derived closed form in the overlaps (kappa, nu, "
+             "theta, eta, rho): compared with Monte Carlo at realised vectors over a grid of (d, L, lam, gamma) and "
+             "random (k, v) with large overlaps",
     source="Paper C, claim 1",
     params=[*_EPS,
             Param("ds", "ints", (6, 400), "token dimensions d", low=4, high=100_000),
@@ -98,9 +98,10 @@ def mc_task(cell: tuple, eps: float, ov: np.ndarray, n: int, seed: np.random.See
                   high=200),
             Param("n_samples", int, 20000, "Monte Carlo tasks per grid cell", low=1000, high=10_000_000),
             Param("z_level", float, 1e-3, "family-wise false-alarm rate", low=0.0, high=0.5, low_open=True)],
-    paper={"ds": (6, 50, 400), "Ls": (1, 3, 10), "lams": (0.1, 0.9, 2.0), "gammas": (0.5, 0.7071067811865476),
+    paper_profile={"ds": (6, 50, 400), "Ls": (1, 3, 10), "lams": (0.1, 0.9, 2.0), "gammas": (0.5, 0.7071067811865476),
            "n_points": 6, "n_samples": 50000},
     validate=validate_model,
+    formulas=('R', r'\Delta_L', 'E_I f', 'E_N'),
 )
 def risk_vs_montecarlo(p: dict, ctx: Context) -> Evidence:
     cells = _cells(p)
@@ -166,8 +167,8 @@ def _quadrature(model, ov: np.ndarray, lam: float) -> tuple[np.ndarray, np.ndarr
 
 @check(
     id="slr.risk_vs_quadrature",
-    claim="The closed-form risk equals the population risk computed by quadrature of the Gaussian integrals as "
-          "defined, to float64 precision, over (d, L, lam, gamma) and random overlaps",
+    compares="The closed-form risk equals the population risk computed by quadrature of the Gaussian integrals as "
+             "defined, to float64 precision, over (d, L, lam, gamma) and random overlaps",
     source="Paper C, claim 1",
     params=[*_EPS,
             Param("ds", "ints", (4, 400), "token dimensions d", low=4, high=100_000),
@@ -177,8 +178,9 @@ def _quadrature(model, ov: np.ndarray, lam: float) -> tuple[np.ndarray, np.ndarr
                   high=10.0),
             Param("n_points", int, 6, "random (k, v) per grid cell (plus the oracle and a point on M)", low=1,
                   high=1000)],
-    paper={"n_points": 10, "ds": (4, 50, 400, 5000), "Ls": (1, 2, 10, 100)},
+    paper_profile={"n_points": 10, "ds": (4, 50, 400, 5000), "Ls": (1, 2, 10, 100)},
     validate=validate_model,
+    formulas=('R', r'\zeta'),
 )
 def risk_vs_quadrature(p: dict, ctx: Context) -> Evidence:
     cells = _cells(p)

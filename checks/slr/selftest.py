@@ -18,7 +18,7 @@ import numpy as np
 import sympy as sp
 
 from attnverify.checks.perturb import outermost, scale_argument, scale_entry, scale_result
-from attnverify.checks.plugin import Family, Mutant, PowerRow
+from attnverify.checks.plugin import Family, PatchMutant, PowerRow
 
 RISK = "attnverify.theory.slr.population"
 GAUSS = "attnverify.theory.slr.gauss"
@@ -199,45 +199,45 @@ def _tasks_unit_signal_variance(original):
     return sample_tasks
 
 
-MUTANTS: tuple[Mutant, ...] = (
-    Mutant("slr_assembly_cross_sign", RISK, "_assembly_formula", _cross_term_sign,
+MUTANTS: tuple[PatchMutant, ...] = (
+    PatchMutant("slr_assembly_cross_sign", RISK, "_assembly_formula", _cross_term_sign,
            ("slr.risk_vs_montecarlo", "slr.risk_vs_quadrature"), "risk assembled with +2(L-1) E A E B"),
-    Mutant("slr_noise_token_no_rho", RISK, "token_moments", _noise_without_rho,
+    PatchMutant("slr_noise_token_no_rho", RISK, "token_moments", _noise_without_rho,
            ("slr.risk_vs_quadrature", "slr.gradient_vs_quadrature"), "noise token's E erf^2 b^2 without rho"),
-    Mutant("slr_zeta_owen_wrong_a", GAUSS, "zeta_mp", _owen_wrong_a, ("slr.zeta_two_ways",),
+    PatchMutant("slr_zeta_owen_wrong_a", GAUSS, "zeta_mp", _owen_wrong_a, ("slr.zeta_two_ways",),
            "zeta by Owen's T with a = 1/sqrt(1 + 2 sigma^2) (mpmath evaluator)"),
-    Mutant("slr_zeta_np_wrong_a", GAUSS, "zeta_np", _owen_wrong_a, ("slr.risk_vs_quadrature",),
+    PatchMutant("slr_zeta_np_wrong_a", GAUSS, "zeta_np", _owen_wrong_a, ("slr.risk_vs_quadrature",),
            "zeta by Owen's T with a = 1/sqrt(1 + 2 sigma^2) (float64 evaluator of the risk)"),
-    Mutant("slr_gradient_rho_halved", RISK, "gradient", _gradient_rho_halved,
+    PatchMutant("slr_gradient_rho_halved", RISK, "gradient", _gradient_rho_halved,
            ("slr.oracle_hessian", "slr.stationary_points"), "dR/drho halved"),
-    Mutant("slr_map_no_normalisation", "attnverify.theory.slr.dynamics", "overlap_map_abstract",
+    PatchMutant("slr_map_no_normalisation", "attnverify.theory.slr.dynamics", "overlap_map_abstract",
            _map_without_normalisation, ("slr.manifold_invariance",), "overlap map without renormalising k, v"),
-    Mutant("slr_flow_no_sphere_factor", "attnverify.theory.slr.dynamics", "reduced_flow",
+    PatchMutant("slr_flow_no_sphere_factor", "attnverify.theory.slr.dynamics", "reduced_flow",
            _flow_without_sphere_factor, ("slr.reduced_flow",), "reduced flow without (1 - kappa^2), (1 - nu^2)"),
-    Mutant("slr_hessian_no_acceleration", "attnverify.theory.slr.oracle", "riemannian_hessian_form",
+    PatchMutant("slr_hessian_no_acceleration", "attnverify.theory.slr.oracle", "riemannian_hessian_form",
            _hessian_without_acceleration, ("slr.oracle_hessian",), "Riemannian Hessian without sum R_i o_i''"),
-    Mutant("slr_bayes_no_norm_term", "attnverify.theory.slr.baselines", "bayes_log_weight", _bayes_without_norm,
+    PatchMutant("slr_bayes_no_norm_term", "attnverify.theory.slr.baselines", "bayes_log_weight", _bayes_without_norm,
            ("slr.bayes_posterior",), "posterior log-weight without the |x|^2 term"),
-    Mutant("slr_linear_L_for_L_minus_1", "attnverify.theory.slr.baselines", "best_linear_predictor", _linear_L,
+    PatchMutant("slr_linear_L_for_L_minus_1", "attnverify.theory.slr.baselines", "best_linear_predictor", _linear_L,
            ("slr.best_linear",), "best linear risk with L in place of L - 1"),
-    Mutant("slr_stationary_kind_flipped", "attnverify.theory.slr.stationary", "stationary_points", _kind_flipped,
+    PatchMutant("slr_stationary_kind_flipped", "attnverify.theory.slr.stationary", "stationary_points", _kind_flipped,
            ("slr.stationary_points",), "stationary points with minimum and saddle swapped"),
-    Mutant("slr_pgd_no_renormalisation", "attnverify.numerics.slr.pgd", "_step_numba", _pgd_without_renormalisation,
+    PatchMutant("slr_pgd_no_renormalisation", "attnverify.numerics.slr.pgd", "_step_numba", _pgd_without_renormalisation,
            ("slr.manifold_invariance", "slr.reduced_flow"), "PGD step on the vectors without renormalising"),
-    Mutant("slr_sgd_gradient_sign", "attnverify.numerics.slr.sgd", "empirical_loss_grad", _sgd_value_gradient_sign,
+    PatchMutant("slr_sgd_gradient_sign", "attnverify.numerics.slr.sgd", "empirical_loss_grad", _sgd_value_gradient_sign,
            ("slr.sgd_gradient",), "SGD gradient in v with the wrong sign"),
-    Mutant("slr_tasks_unit_signal_variance", "attnverify.numerics.slr.model", "sample_tasks",
+    PatchMutant("slr_tasks_unit_signal_variance", "attnverify.numerics.slr.model", "sample_tasks",
            _tasks_unit_signal_variance, ("slr.risk_vs_montecarlo", "slr.bayes_posterior"),
            "sampled tasks with informative-token covariance I instead of gamma^2 I"),
 )
 
 
-def mutants() -> tuple[Mutant, ...]:
+def mutants() -> tuple[PatchMutant, ...]:
     return MUTANTS
 
 
 # ------------------------------------------------------------------------------------------- perturbation families
-def _risk_at(name: str, factor: float) -> list[Mutant]:
+def _risk_at(name: str, factor: float) -> list[PatchMutant]:
     """Every closed form of the risk (and what is derived from it) at parameter ``name`` times ``factor``."""
     from attnverify.theory.slr import symbols as slr_symbols
 
@@ -245,7 +245,7 @@ def _risk_at(name: str, factor: float) -> list[Mutant]:
 
     def make(original):
         return outermost(original, lambda fn, a, k: fn(*a, **k).subs(sym, sym * factor))
-    return [Mutant(f"slr_{name}_mismatch", RISK, "risk", make, (), "")]
+    return [PatchMutant(f"slr_{name}_mismatch", RISK, "risk", make, (), "")]
 
 
 def _tuple_scale(factor: float):
@@ -257,31 +257,31 @@ def _tuple_scale(factor: float):
 def families() -> tuple[Family, ...]:
     return (
         Family("slr_risk_scale", "scale", "R x (1 + delta) (attnverify.theory.slr.population.risk: everything derived from it)",
-               lambda dl: [Mutant("slr_risk_scale", RISK, "risk", scale_result(1 + dl), (), "")]),
+               lambda dl: [PatchMutant("slr_risk_scale", RISK, "risk", scale_result(1 + dl), (), "")]),
         Family("slr_lam_mismatch", "mismatch", "every closed form of the risk at lam (1 + delta)",
                lambda dl: _risk_at("lam", 1 + dl)),
         Family("slr_gamma_mismatch", "mismatch", "every closed form of the risk at gamma (1 + delta)",
                lambda dl: _risk_at("gamma", 1 + dl)),
         Family("slr_zeta_scale", "scale", "zeta x (1 + delta) in both evaluators (slr_gauss.zeta_mp, zeta_np)",
-               lambda dl: [Mutant("slr_zeta_scale_mp", GAUSS, "zeta_mp", scale_result(1 + dl), (), ""),
-                           Mutant("slr_zeta_scale_np", GAUSS, "zeta_np", scale_result(1 + dl), (), "")]),
+               lambda dl: [PatchMutant("slr_zeta_scale_mp", GAUSS, "zeta_mp", scale_result(1 + dl), (), ""),
+                           PatchMutant("slr_zeta_scale_np", GAUSS, "zeta_np", scale_result(1 + dl), (), "")]),
         Family("slr_map_step", "scale", "the reduced map evaluated at step h (1 + delta) (slr_eval.reduced_map_np)",
-               lambda dl: [Mutant("slr_map_step", "attnverify.theory.slr.eval", "reduced_map_np",
+               lambda dl: [PatchMutant("slr_map_step", "attnverify.theory.slr.eval", "reduced_map_np",
                                   scale_argument("h", 1 + dl), (), "")]),
         Family("slr_flow_scale", "scale", "the reduced flow x (1 + delta) (slr_dynamics.reduced_flow)",
-               lambda dl: [Mutant("slr_flow_scale", "attnverify.theory.slr.dynamics", "reduced_flow",
+               lambda dl: [PatchMutant("slr_flow_scale", "attnverify.theory.slr.dynamics", "reduced_flow",
                                   _tuple_scale(1 + dl), (), "")]),
         Family("slr_hessian_scale", "scale", "the oracle's Riemannian Hessian x (1 + delta)",
-               lambda dl: [Mutant("slr_hessian_scale", "attnverify.theory.slr.oracle", "oracle_hessian_matrix",
+               lambda dl: [PatchMutant("slr_hessian_scale", "attnverify.theory.slr.oracle", "oracle_hessian_matrix",
                                   scale_result(1 + dl), (), "")]),
         Family("slr_bayes_temper", "scale", "the posterior's log-weight s x (1 + delta) (a tempered posterior)",
-               lambda dl: [Mutant("slr_bayes_temper", "attnverify.theory.slr.baselines", "bayes_log_weight",
+               lambda dl: [PatchMutant("slr_bayes_temper", "attnverify.theory.slr.baselines", "bayes_log_weight",
                                   scale_result(1 + dl), (), "")]),
         Family("slr_linear_scale", "scale", "the best linear risk x (1 + delta)",
-               lambda dl: [Mutant("slr_linear_scale", "attnverify.theory.slr.baselines", "best_linear_predictor",
+               lambda dl: [PatchMutant("slr_linear_scale", "attnverify.theory.slr.baselines", "best_linear_predictor",
                                   scale_entry("risk", 1 + dl), (), "")]),
         Family("slr_search_lam", "mismatch", "the stationary-point search at lam (1 + delta)",
-               lambda dl: [Mutant("slr_search_lam", "attnverify.theory.slr.stationary", "stationary_points",
+               lambda dl: [PatchMutant("slr_search_lam", "attnverify.theory.slr.stationary", "stationary_points",
                                   scale_argument("lam", 1 + dl), (), "")]),
         Family("slr_map_without_normalisation", "fixed", "overlap map without renormalising k, v",
                lambda _dl: [m for m in MUTANTS if m.name == "slr_map_no_normalisation"]),

@@ -136,15 +136,16 @@ class StationaryFindings:
 
 @check(
     id="slr.stationary_points",
-    claim="The derived stationary points of R on the spheres (on M: the reduced flow's critical points; off M: the "
-          "search in the 3-space they must lie in) are stationary points of the quadrature risk, with the derived "
-          "risk, and the minima among them admit no descent direction",
+    compares="The derived stationary points of R on the spheres (on M: the reduced flow's critical points; off M: the "
+             "search in the 3-space they must lie in) are stationary points of the quadrature risk, with the derived "
+             "risk, and the minima among them admit no descent direction",
     source="Paper C, claim 7 (is the oracle the minimiser?)",
     params=[*(q for q in MODEL_PARAMS if q.name != "lam"),
             Param("lams", "floats", (0.05, 0.9), "temperatures lam", low=1e-3, high=20.0),
             Param("n_starts", int, 48, "starts of the search per lam", low=4, high=100_000)],
-    paper={"lams": (0.05, 0.08, 0.09, 0.1, 0.3, 0.5, 0.85, 0.9, 1.0), "n_starts": 256},
+    paper_profile={"lams": (0.05, 0.08, 0.09, 0.1, 0.3, 0.5, 0.85, 0.9, 1.0), "n_starts": 256},
     validate=validate_model,
+    formulas=('R', r'\mathrm{crit}_M'),
 )
 def stationary_points(p: dict, ctx: Context) -> Evidence:
     from attnverify.theory.slr.stationary import stationary_points as search

@@ -252,16 +252,17 @@ _MODEL = [q for q in MODEL_PARAMS if q.name in ("gamma", "L", "eps")]
 
 @check(
     id="slr.training_on_manifold",
-    claim="Projected gradient descent started on M (the paper's first experiment): the excess risk along the runs is "
-          "the population risk (closed form against Monte Carlo at the end points); the end points are recorded",
+    compares="Projected gradient descent started on M (the paper's first experiment): the excess risk along the runs is "
+             "the population risk (closed form against Monte Carlo at the end points); the end points are recorded",
     source="Paper C, claim 5",
     params=[*_MODEL, Param("d", int, 400, "token dimension d", low=4, high=100_000),
             Param("lam", float, 0.1, "temperature", low=0.0, low_open=True, high=100.0),
             Param("step", float, 4e-3, "step size", low=0.0, low_open=True, high=10.0),
             Param("n_steps", int, 2000, "steps", low=1, high=10_000_000),
             Param("n_runs", int, 4, "runs (batched)", low=1, high=10_000), MC_TASKS, Z_LEVEL],
-    paper={"n_steps": 20000, "n_runs": 30, "n_mc": 40000},
+    paper_profile={"n_steps": 20000, "n_runs": 30, "n_mc": 40000},
     validate=validate_model,
+    formulas=(r"(\kappa', \nu')", 'r_M', r'\mathrm{crit}_M'),
 )
 def training_on_manifold(p: dict, ctx: Context) -> Evidence:
     exp = Experiment("on the manifold", "M", p["d"], p["lam"], False, p["step"], p["n_steps"])
@@ -274,9 +275,9 @@ def training_on_manifold(p: dict, ctx: Context) -> Evidence:
 
 @check(
     id="slr.training_from_sphere",
-    claim="Projected gradient descent from uniform starts at fixed large and small lam and with the decreasing "
-          "schedule, and SGD with the schedule (the paper's experiments 2-5): the excess risk along the runs is the "
-          "population risk (closed form against Monte Carlo at the end points); the end points are recorded",
+    compares="Projected gradient descent from uniform starts at fixed large and small lam and with the decreasing "
+             "schedule, and SGD with the schedule (the paper's experiments 2-5): the excess risk along the runs is the "
+             "population risk (closed form against Monte Carlo at the end points); the end points are recorded",
     source="Paper C, claim 6",
     params=[*_MODEL, Param("d", int, 400, "token dimension d of the PGD runs", low=5, high=100_000),
             Param("n_runs", int, 4, "runs per experiment (batched)", low=1, high=10_000),
@@ -288,9 +289,10 @@ def training_on_manifold(p: dict, ctx: Context) -> Evidence:
             Param("sgd_steps", int, 2000, "SGD steps (lam0 = 2 with the schedule, step 1e-3, batch 5)", low=1,
                   high=100_000_000),
             MC_TASKS, Z_LEVEL],
-    paper={"n_runs": 30, "steps_large": 120000, "steps_small": 20000, "steps_schedule": 120000,
+    paper_profile={"n_runs": 30, "steps_large": 120000, "steps_small": 20000, "steps_schedule": 120000,
            "sgd_steps": 200000, "n_mc": 40000},
     validate=validate_model,
+    formulas=('R', 'H_{ab}'),
 )
 def training_from_sphere(p: dict, ctx: Context) -> Evidence:
     runs = [Experiment("sphere, large lam", "sphere", p["d"], 0.9, False, 1e-3, p["steps_large"]),

@@ -48,14 +48,15 @@ def _symbolic_residual_zero() -> bool:
 
 @check(
     id="slr.zeta_two_ways",
-    claim="zeta_sigma(t) = E erf(t + sigma Z)^2 derived two ways (integral of the elementary zeta', Owen's T) agrees "
-          "at high precision, and with the float64 quadrature of its definition",
+    compares="zeta_sigma(t) = E erf(t + sigma Z)^2 derived two ways (integral of the elementary zeta', Owen's T) agrees "
+             "at high precision, and with the float64 quadrature of its definition",
     source="Paper C, derivation of the risk (the square of erf)",
     params=[Param("ts", "floats", (0.0, 0.3, 1.0, 2.5, -4.0, 12.0), "points t (zeta is even in t)"),
             Param("sigmas", "floats", (0.05, 0.7071067811865476, 1.5, 6.0), "points sigma", low=1e-3, high=1e3),
             Param("dps", int, 40, "mpmath digits of the two routes", low=20, high=200)],
-    paper={"ts": (0.0, 0.1, 0.3, 0.7, 1.0, 1.7, 2.5, 4.0, -4.0, 8.0, 12.0, 30.0),
+    paper_profile={"ts": (0.0, 0.1, 0.3, 0.7, 1.0, 1.7, 2.5, 4.0, -4.0, 8.0, 12.0, 30.0),
            "sigmas": (0.01, 0.05, 0.2, 0.7071067811865476, 1.5, 6.0, 40.0)},
+    formulas=(r"\zeta'", r'\zeta', r'\zeta(0)'),
 )
 def zeta_two_ways(p: dict, ctx: Context) -> Evidence:
     from attnverify.theory.slr.gauss import zeta_mp

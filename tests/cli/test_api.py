@@ -66,7 +66,7 @@ def toy(monkeypatch):
                         plots=[Plot("toy plot beta", r"$\rho$", "J", [Series("beta=1", [0, 1], [0, 1]),
                                                                     Series("bound beta=1", [0, 1], [1, 2], style=":")])])
 
-    check(id="toyapi.a", claim="A toy.", source="toy")(run)
+    check(id="toyapi.a", compares="A toy.", source="toy")(run)
 
     @claim(id="B.toyapi", paper="B", needs=("toyapi.a",))
     def _c(results, stated):

@@ -69,7 +69,7 @@ def test_paper_profile_section_runs_every_check(monkeypatch):
     from attnverify.checks.evidence import Evidence
     from attnverify.checks.registry import REGISTRY, check
 
-    check(id="toy.bench", claim="toy", source="toy")(
+    check(id="toy.bench", compares="toy", source="toy")(
         lambda p, ctx: Evidence(metric="m", observed=0.0, threshold=1.0, reason="r", passed=True))
     try:
         monkeypatch.setattr(attnverify.checks.registry, "all_checks", lambda: [REGISTRY["toy.bench"]])

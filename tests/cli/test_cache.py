@@ -196,7 +196,7 @@ SCRIPT = textwrap.dedent('''
         return Evidence(metric="sum", observed=total, threshold=1e9, reason="toy", passed=True,
                         details={"x": [o["x"] for o in out], "k": [int(o["pair"][1]) for o in out]})
 
-    check(id="toy.sweep", claim="toy", source="toy", params=[Param("n", int, 12, "tasks")])(sweep)
+    check(id="toy.sweep", compares="toy", source="toy", params=[Param("n", int, 12, "tasks")])(sweep)
     sys.exit(main(["run", "toy.sweep", "--executor", "serial"] + sys.argv[1:]))
 ''')
 

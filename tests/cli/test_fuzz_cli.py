@@ -51,7 +51,7 @@ def test_cli_never_tracebacks(target, text, capsys, monkeypatch):
     """The CLI validates, then (here) a stub stands in for the expensive run itself."""
     ran = []
     monkeypatch.setattr(runner, "run_one", lambda c, p, **kw: ran.append(p) or runner.Result(
-        c.id, c.claim, c.source, "pass", p, 0.0, runner.Evidence("m", 0.0, 1.0, "r", True)))
+        c.id, c.compares, c.source, "pass", p, 0.0, runner.Evidence("m", 0.0, 1.0, "r", True)))
     code = main(["run", target[0], "--set", f"{target[1]}={text}", "--quiet", "--executor", "serial"])
     err = capsys.readouterr().err
     assert "Traceback" not in err
@@ -117,7 +117,7 @@ def test_every_boundary_value_is_refused_up_front_or_accepted_in_bounds(monkeypa
     computed, or a run whose parameters are finite and inside their declared bounds."""
     ran = []
     monkeypatch.setattr(runner, "run_one", lambda c, p, **kw: ran.append(p) or runner.Result(
-        c.id, c.claim, c.source, "pass", p, 0.0, runner.Evidence("m", 0.0, 1.0, "r", True)))
+        c.id, c.compares, c.source, "pass", p, 0.0, runner.Evidence("m", 0.0, 1.0, "r", True)))
     accepted = []
     for check_id, name, text in BOUNDARY:
         ran.clear()

@@ -39,10 +39,10 @@ def toys(monkeypatch):
             raise ValueError(f"mu + scale must be <= 10, got mu = {p['mu']}, scale = {p['scale']}")
 
     common = [Param("n", int, 200, "sample size", low=2), Param("mu", float, 0.0, "true mean")]
-    check(id="toyw.a", claim="The mean is 0.", source="toy", params=common)(mean_test)
-    check(id="toyw.b", claim="The mean is 0 (scaled).", source="toy",
+    check(id="toyw.a", compares="The mean is 0.", source="toy", params=common)(mean_test)
+    check(id="toyw.b", compares="The mean is 0 (scaled).", source="toy",
           params=[*common, Param("scale", float, 9.0, "a check-specific scale")], validate=validate_b)(mean_test)
-    check(id="toyw.c", claim="Several means.", source="toy",
+    check(id="toyw.c", compares="Several means.", source="toy",
           params=[Param("mus", "floats", (0.0,), "true means"), Param("n", int, 100, "n", low=2)])(
         lambda p, ctx: Evidence(metric="m", observed=0.0, threshold=1.0, reason="r", passed=True))
 

@@ -32,8 +32,8 @@ def toys():
                         reason="two-sided normal quantile at false-alarm rate 6e-5", passed=z <= 4.0,
                         details={"x": x[:5]}, plots=[Plot("toy", "i", "x", [Series("x", np.arange(5), x[:5])])])
 
-    check(id="toy.passes", claim="The mean of N(0,1) samples is 0.", source="toy", params=params)(mean_test)
-    check(id="toy.fails", claim="The mean of N(1,1) samples is 0.", source="toy",
+    check(id="toy.passes", compares="The mean of N(0,1) samples is 0.", source="toy", params=params)(mean_test)
+    check(id="toy.fails", compares="The mean of N(1,1) samples is 0.", source="toy",
           params=[*params, Param("mu", float, 1.0, "true mean")])(mean_test)
 
     def raises(p, ctx):
@@ -42,8 +42,8 @@ def toys():
     def nan(p, ctx):
         return Evidence(metric="m", observed=float("nan"), threshold=1.0, reason="r", passed=True)
 
-    check(id="toy.raises", claim="Never evaluated.", source="toy")(raises)
-    check(id="toy.nan", claim="A silent NaN.", source="toy")(nan)
+    check(id="toy.raises", compares="Never evaluated.", source="toy")(raises)
+    check(id="toy.nan", compares="A silent NaN.", source="toy")(nan)
     yield
     for cid in TOY:
         REGISTRY.pop(cid, None)
@@ -78,7 +78,7 @@ def test_json_schema(toys, tmp_path):
     assert set(doc) == {"version", "profile", "seed", "options", "complete", "checks", "claims", "claims_summary",
                         "claims_not_evaluated"}
     assert doc["complete"] is True and doc["claims"] == []
-    keys = {"id", "claim", "source", "verdict", "observed", "threshold", "reason", "params", "details", "seconds"}
+    keys = {"id", "compares", "source", "verdict", "observed", "threshold", "reason", "params", "details", "seconds"}
     for entry in doc["checks"]:
         assert keys <= set(entry)
         assert entry["verdict"] in ("pass", "fail", "error")
@@ -149,7 +149,7 @@ def test_catalogue_lists_claims_and_sources():
     assert entries, "no checks registered"
     for e in entries:
         assert e["id"].split(".")[0] in {p.model for p in papers()}
-        assert e["claim"].strip() and e["source"].strip()
+        assert e["compares"].strip() and e["source"].strip()
 
 
 def test_console_entry_points_agree():

@@ -59,21 +59,23 @@ def test_the_checker_finds_a_planted_paper_name():
         all("identifier 'signal" in m for m in paper_mentions('import signal\n', papers))
 
 
-@pytest.mark.parametrize("path", sorted(APP.glob("*.py")), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", sorted(APP.rglob("*.py")), ids=lambda p: str(p.relative_to(APP)))
 def test_generic_app_modules_name_no_paper(path):
+    import dataclasses
+
     papers = list(registry.papers())
     source = path.read_text(encoding="utf-8")
     if re.search(r"^import signal$", source, re.M):           # the standard library's signal module (Ctrl-C)
         papers = [p for p in papers if p.model != "signal"] + [
-            Paper(key=p.key, model="signal_model_name_unused", title=p.title, citation=p.citation, modules=(),
-                  theory=p.theory) for p in papers if p.model == "signal"]
+            dataclasses.replace(p, model="signal_model_name_unused") for p in papers if p.model == "signal"]
     assert paper_mentions(source, papers) == []
 
 
 def test_builtin_papers_register_through_the_entry_points():
     eps = {ep.name: ep.value for ep in entry_points(group=registry.GROUP)}
     for p in registry.papers():
-        if p.modules and p.modules[0].startswith("attnverify.checks."):
+        if p.package.startswith("attnverify.checks."):
+            assert p.package == f"attnverify.checks.{p.model}"
             assert eps.get(p.model) == f"attnverify.checks.{p.model}.plugin:PAPER"
     keys = [p.key for p in registry.papers()]
     assert keys == sorted(keys) and len(set(keys)) == len(keys)
@@ -96,14 +98,49 @@ def example(monkeypatch):
         REGISTRY.pop(cid)
     for cid in [c for c in CLAIMS if c.startswith(f"{PAPER.key}.")]:
         CLAIMS.pop(cid)
-    registry._loaded.difference_update(PAPER.modules)
+    registry._loaded.difference_update(PAPER.module(m) for m in PAPER.modules)
     sys.modules.pop("attnverify_partition.check", None)
 
 
-def test_the_example_plugin_is_small():
-    files = [p for p in (ROOT / "examples" / "plugin").rglob("*") if p.is_file() and "egg-info" not in str(p)
+def test_the_example_plugin_is_small_and_imports_from_one_module():
+    files = [p for p in (ROOT / "examples" / "plugin").rglob("*.py") if "egg-info" not in str(p)
              and "__pycache__" not in str(p)]
-    assert sum(len(p.read_text().splitlines()) for p in files) < 300
+    assert sum(len(p.read_text().splitlines()) for p in files) < 150
+    imported = {n.module if isinstance(n, ast.ImportFrom) else a.name for p in files
+                for n in ast.walk(ast.parse(p.read_text())) if isinstance(n, (ast.Import, ast.ImportFrom))
+                for a in (n.names if isinstance(n, ast.Import) else [n])}
+    assert {m for m in imported if m and m.startswith("attnverify.") or m == "attnverify"} == {"attnverify.checks.plugin"}
+
+
+def test_a_plugin_written_against_the_old_contract_is_told_what_changed():
+    from attnverify.checks.plugin import check
+
+    with pytest.raises(TypeError, match=r"Paper\(order=...\) is not part of the plugin contract since attnverify 0.2: "
+                                        "a paper's checks are listed in the order of `modules`"):
+        Paper(key="Q", model="q", title="t", citation="c", modules=("x.check",), order=("q.a",))
+    with pytest.raises(TypeError, match="Paper\\(stated=...\\).*stated.toml"):
+        Paper(key="Q", model="q", title="t", citation="c", package="x", modules=("check",), stated=("x", "s.toml"))
+    with pytest.raises(TypeError, match="takes no argument 'claim': it is now compares"):
+        check(id="q.a", claim="old", source="s")
+    with pytest.raises(TypeError, match="takes no argument 'paper': it is now paper_profile"):
+        check(id="q.a", compares="new", source="s", paper={"n": 1})
+
+
+def test_an_entry_point_that_is_not_a_paper_is_named(monkeypatch):
+    class EntryPoint:
+        name, value = "old", "old_plugin:PAPER"
+
+        @staticmethod
+        def load():
+            return {"key": "Q"}
+    registry._discovered.cache_clear()
+    monkeypatch.setattr(registry, "entry_points", lambda group: [EntryPoint()])
+    try:
+        with pytest.raises(RuntimeError, match="the paper plugin 'old' .* is a dict, not an attnverify.checks.plugin"):
+            registry._discovered()
+    finally:
+        monkeypatch.undo()
+        registry._discovered.cache_clear()
 
 
 def test_an_outside_paper_appears_in_every_command(example, tmp_path, capsys):

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from attnverify.checks.claims import CLAIMS, evaluate_claim, statement_of
-from attnverify.checks.plugin import Mutant
+from attnverify.checks.plugin import PatchMutant
 from attnverify.checks.runner import run
 from attnverify.selftest.mutation import injected
 
@@ -33,7 +33,7 @@ def _run(ids, mutants=(), overrides=None):
 
 
 def _mutant(module: str, attribute: str, make) -> Mutant:
-    return Mutant("test", module, attribute, make, (), "")
+    return PatchMutant("test", module, attribute, make, (), "")
 
 
 def _biased_quadrature(original):

@@ -19,7 +19,7 @@ from attnverify.checks.params import InputError
 from attnverify.checks.meanfield.terminal import CASES
 from attnverify.checks.runner import plan, run_one
 from attnverify.checks.stated import StatedClaim
-from attnverify.selftest.mutation import Mutant, injected
+from attnverify.selftest.mutation import PatchMutant, injected
 
 SMALL = dict(betas=(10.0, 31.6, 100.0), n_particles=120, min_per_window=1.0, n_refine=1, t_max=30.0, n_times=121,
              cases="")
@@ -46,7 +46,7 @@ def claim(result: Result, **stated_changes):
 
 
 def patched(attribute: str, make) -> Mutant:
-    return Mutant(f"test_{attribute}", "attnverify.theory.meanfield", attribute, make, (), "test")
+    return PatchMutant(f"test_{attribute}", "attnverify.theory.meanfield", attribute, make, (), "test")
 
 
 def zero_temperature(original):
@@ -92,7 +92,7 @@ def test_stuck_simulation_fails_on_the_escape_rate_and_the_claim_names_it():
     before in the wrong way: the check failed on "no switch" (a statement about the paper).  Now it fails because a
     tight cluster on E, which the derived cluster field lifts off E at the escape rate v1 - v_E = 1, is measured to
     approach E at the zero-temperature rate -1/3."""
-    m = Mutant("stuck", "attnverify.numerics.meanfield.particles", "simulate", zero_temperature, (), "")
+    m = PatchMutant("stuck", "attnverify.numerics.meanfield.particles", "simulate", zero_temperature, (), "")
     with injected(m):
         ((chk, params),) = plan(["meanfield.terminal_phase"], profile="quick", overrides={**SMALL, "t_max": 60.0,
                                                                                           "n_times": 241})
@@ -108,7 +108,7 @@ def test_stuck_simulation_fails_on_the_escape_rate_and_the_claim_names_it():
 def test_stuck_simulation_fails_on_the_transport_where_E_is_not_invariant():
     """Where E is not V-invariant (the rotating model) a tight cluster on E moves at once under the cluster field;
     the stuck simulation keeps it there: the one-step transport disagrees."""
-    m = Mutant("stuck", "attnverify.numerics.meanfield.particles", "simulate", zero_temperature, (), "")
+    m = PatchMutant("stuck", "attnverify.numerics.meanfield.particles", "simulate", zero_temperature, (), "")
     with injected(m):
         ((chk, params),) = plan(["meanfield.terminal_phase"], profile="quick", overrides=ROTATING)
         r = run_one(chk, params, seed=0, profile="quick")
@@ -140,7 +140,7 @@ def test_rotating_case_measures_the_rotation_rate(rotating_run):
 
 
 def test_wrong_rotation_rate_fails(rotating_run):
-    with injected(Mutant("rot", "attnverify.theory.meanfield", "terminal_rates",
+    with injected(PatchMutant("rot", "attnverify.theory.meanfield", "terminal_rates",
                          lambda orig: functools.wraps(orig)(lambda V: {**orig(V), "rotation_rate":
                                                                       orig(V)["rotation_rate"] * 1.001}), (), "")):
         r = run(ROTATING)

@@ -30,14 +30,14 @@ def test_d3_projection_check_can_fail():
     """Negative control at d = 3, dim E = 2: a rate off by 1% (the derived rate's mutant family) is rejected."""
     import functools
 
-    from attnverify.selftest.mutation import Mutant, injected
+    from attnverify.selftest.mutation import PatchMutant, injected
 
     def make(orig):
         @functools.wraps(orig)
         def f(*a, **k):
             return orig(*a, **k) * 1.01
         return f
-    with injected(Mutant("rate_x1.01", "attnverify.theory.meanfield", "convergence_rate", make, (), "rate x 1.01")):
+    with injected(PatchMutant("rate_x1.01", "attnverify.theory.meanfield", "convergence_rate", make, (), "rate x 1.01")):
         r = checks.run(["meanfield.projection_stationary"], seed=1, overrides=model_d3(1, 2)).results[0]
     assert r.verdict == "fail"
 

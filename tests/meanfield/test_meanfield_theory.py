@@ -309,10 +309,10 @@ def test_terminal_phase_report_formula_is_the_axis_rate_it_compares():
     of g(u) = (I - u u^T) V u / |u|^2 at u = e_1 along e_2."""
     import sympy as sp
 
-    from attnverify.checks.registry import paper
+    from attnverify.checks.registry import all_checks
     from attnverify.theory.meanfield.steps import derivation
 
-    _, labels = paper("meanfield").formulas("meanfield.terminal_phase", {})
+    labels = next(c.formulas for c in all_checks() if c.id == "meanfield.terminal_phase")
     steps = {s.name: s for s in derivation()}
     assert {steps["cluster-jacobian"].label, steps["axis-rate"].label} == set(labels)
     V = np.diag([2.0, 0.7, -0.4])

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import attnverify.theory.meanfield as mf
-from attnverify.selftest.mutation import Mutant, injected
+from attnverify.selftest.mutation import PatchMutant, injected
 from attnverify.checks.claims import CLAIMS, evaluate_claim
 from attnverify.checks.evidence import Result
 from attnverify.checks.runner import plan, run_one
@@ -34,7 +34,7 @@ def claim(claim_id: str, *results: Result):
 
 
 def patch(attribute: str, make) -> Mutant:
-    return Mutant(f"test_{attribute}", "attnverify.theory.meanfield", attribute, make, (), "test perturbation")
+    return PatchMutant(f"test_{attribute}", "attnverify.theory.meanfield", attribute, make, (), "test perturbation")
 
 
 def scaled(factor: float):

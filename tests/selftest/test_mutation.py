@@ -17,7 +17,7 @@ import attnverify.theory.signal.recovery as S
 from attnverify.selftest.mutants import all_mutants, by_name, known_gaps
 
 MUTANTS = all_mutants()
-from attnverify.selftest.mutation import Mutant, injected, is_crash, run_mutant, selftest
+from attnverify.selftest.mutation import PatchMutant, injected, is_crash, run_mutant, selftest
 from attnverify.checks.registry import all_checks
 
 
@@ -138,7 +138,7 @@ def test_fast_mutants_are_caught_and_baseline_passes():
 
 def test_crash_is_not_a_catch():
     """A mutant with the wrong signature errors with TypeError: recorded as a crash, not as caught."""
-    broken = Mutant("broken", "attnverify.theory.meanfield", "convergence_rate", lambda orig: (lambda: 1.0),
+    broken = PatchMutant("broken", "attnverify.theory.meanfield", "convergence_rate", lambda orig: (lambda: 1.0),
                     ("meanfield.projection_stationary",), "wrong signature")
     row = run_mutant(broken)
     [r] = row["results"]

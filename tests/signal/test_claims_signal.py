@@ -207,7 +207,7 @@ def _rows(spec: dict) -> SignAmbiguityFindings:
 def test_up_to_sign_quotes_the_runs_bracket_not_an_injected_theta_star():
     """theta* x 0.6 injected (0.80 instead of 1.337) and only sign_ambiguity run: the check passes (its runs are
     judged by the equilibria, not by theta*), and the condition is the bracket the runs measured."""
-    from attnverify.selftest.mutation import Mutant, injected
+    from attnverify.selftest.mutation import PatchMutant, injected
 
     def scaled(orig):
         @functools.wraps(orig)
@@ -215,7 +215,7 @@ def test_up_to_sign_quotes_the_runs_bracket_not_an_injected_theta_star():
             v = orig(*a, **k)
             return None if v is None else 0.6 * v
         return minus_xi_threshold
-    with injected(Mutant("ts06", "attnverify.theory.signal.recovery", "minus_xi_threshold", scaled, (), "")):
+    with injected(PatchMutant("ts06", "attnverify.theory.signal.recovery", "minus_xi_threshold", scaled, (), "")):
         rep = checks.run([SA], profile="quick", seed=0, overrides={"runs_per_start": 1, "starts": (-0.95, 0.95)})
     (res,) = rep.results
     assert res.verdict == "pass", res.error

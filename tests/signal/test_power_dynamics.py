@@ -12,7 +12,7 @@ import pytest
 
 from attnverify import checks
 from attnverify.selftest.mutants import all_mutants
-from attnverify.selftest.mutation import Mutant, injected
+from attnverify.selftest.mutation import PatchMutant, injected
 from attnverify.checks.claims import CLAIMS, evaluate_claim
 from attnverify.checks.registry import load
 
@@ -32,7 +32,7 @@ def _scaled(factor: float) -> Mutant:
         def reduced_field(*a, **k):
             return orig(*a, **k) * factor
         return reduced_field
-    return Mutant(f"F_x{factor:g}", SR, "reduced_field", make, (), f"F x {factor:g}")
+    return PatchMutant(f"F_x{factor:g}", SR, "reduced_field", make, (), f"F x {factor:g}")
 
 
 def _theta_off(factor: float) -> Mutant:
@@ -43,7 +43,7 @@ def _theta_off(factor: float) -> Mutant:
         def reduced_field(*a, **k):
             return orig(*a, **k).subs(S.theta, S.theta * factor)
         return reduced_field
-    return Mutant(f"F_theta_x{factor:g}", SR, "reduced_field", make, (), f"F at theta x {factor:g}")
+    return PatchMutant(f"F_theta_x{factor:g}", SR, "reduced_field", make, (), f"F at theta x {factor:g}")
 
 
 def _run(check_id: str, seed: int = 0, **extra):

@@ -18,7 +18,7 @@ from scipy.stats import norm
 
 from attnverify import checks
 import attnverify.theory.signal.recovery as S
-from attnverify.selftest.mutation import Mutant, injected
+from attnverify.selftest.mutation import PatchMutant, injected
 from attnverify.checks.claims import CLAIMS, evaluate_claim, statement_of
 from attnverify.checks.stats import normal_equivalent
 from attnverify.numerics.signal.mc import nuisance_mass_mc, objective_mc, objective_rb_cv
@@ -55,7 +55,7 @@ def _at(symbol, factor: float):
 
 
 def _wrong(attribute: str, make, name: str) -> Mutant:
-    return Mutant(name, SR, attribute, make, (), name)
+    return PatchMutant(name, SR, attribute, make, (), name)
 
 
 # ------------------------------------------------------------------------------------------------ numerics

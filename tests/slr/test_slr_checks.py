@@ -17,7 +17,7 @@ from attnverify.checks.claims import CLAIMS, evaluate_claim, statement_of
 from attnverify.checks.params import InputError
 from attnverify.checks.runner import plan, run
 from attnverify.selftest.mutation import injected
-from attnverify.checks.plugin import Mutant
+from attnverify.checks.plugin import PatchMutant
 from attnverify.checks.perturb import scale_result
 
 SLR = ["slr.risk_vs_montecarlo", "slr.risk_vs_quadrature", "slr.zeta_two_ways", "slr.gradient_vs_quadrature",
@@ -58,7 +58,7 @@ def _verdicts(ids, overrides=None):
 
 
 def test_a_scaled_risk_is_rejected_by_every_check_that_compares_it():
-    wrong = Mutant("risk_x1.2", "attnverify.theory.slr.population", "risk", scale_result(1.2), (), "")
+    wrong = PatchMutant("risk_x1.2", "attnverify.theory.slr.population", "risk", scale_result(1.2), (), "")
     ids = ["slr.risk_vs_montecarlo", "slr.risk_vs_quadrature", "slr.gradient_vs_quadrature", "slr.sgd_gradient",
            "slr.oracle_vs_bayes", "slr.training_on_manifold"]
     with injected(wrong):

@@ -3,18 +3,19 @@
 The "paper" states: for L scores g_i ~ N(0, sigma^2) at inverse temperature beta, the softmax normaliser
 Z = sum_i exp(beta g_i) has E Z = L exp(beta^2 sigma^2 / 2). The plugin derives E Z with SymPy (a Gaussian
 integral), measures it by Monte Carlo, checks the two against each other (``partition.mean``), and judges the
-paper's stated formula (``Z.mean``) from its stated-claims file. Everything it uses is attnverify's public plugin
-API: ``check`` / ``Param`` / ``Evidence``, ``claim`` / ``ClaimVerdict``, ``judge``, ``Paper`` / ``Quantity``.
+paper's stated formula (``Z.mean``) from its stated-claims file. It imports from one module,
+``attnverify.checks.plugin``; its check receives the closed form and the simulator as arguments (``THEORY`` and
+``NUMERICS``), so its mutant (``selftest.py``) is an argument too.
 """
 from __future__ import annotations
 
 from functools import lru_cache
+from types import SimpleNamespace
 
 import numpy as np
 import sympy as sp
 
-from attnverify.checks.plugin import Paper, Quantity, Section
-from attnverify.checks.params import Param
+from attnverify.checks.plugin import Measured, Param, Paper, Quantity, Section, Step
 
 beta, sigma = sp.symbols("beta sigma", positive=True)
 L = sp.Symbol("L", positive=True, integer=True)
@@ -29,24 +30,24 @@ def mean_partition() -> sp.Expr:
     return sp.simplify(L * sp.integrate(sp.exp(beta * g) * density, (g, -sp.oo, sp.oo)))
 
 
-def derivation(_values: dict) -> tuple[str, list]:
-    from attnverify.theory.derivation import Step
-
-    return "Example: the softmax partition function", [
-        Step("The expected partition function of $L$ Gaussian scores", mean_partition(),
-             r"sympy.integrate of $e^{\beta g}$ against the $N(0, \sigma^2)$ density, times $L$", r"\mathbb{E} Z",
-             "mean-Z")]
-
-
 def monte_carlo(beta_: float, sigma_: float, L_: int, n: int, rng: np.random.Generator) -> tuple[float, float]:
     """(mean, standard error) of Z = sum_i exp(beta g_i) over n draws of L scores."""
     z = np.exp(beta_ * sigma_ * rng.standard_normal((n, L_))).sum(axis=1)
     return float(z.mean()), float(z.std(ddof=1) / np.sqrt(n))
 
 
-def _measure(values: dict, rng: np.random.Generator):
-    from attnverify.checks.judges import Measured
+THEORY = SimpleNamespace(mean_partition=mean_partition)       # what the check receives as ctx.theory
+NUMERICS = SimpleNamespace(monte_carlo=monte_carlo)           # and as ctx.numerics
 
+
+def derivation(_values: dict) -> tuple[str, list]:
+    return "Example: the softmax partition function", [
+        Step("The expected partition function of $L$ Gaussian scores", mean_partition(),
+             r"sympy.integrate of $e^{\beta g}$ against the $N(0, \sigma^2)$ density, times $L$", r"\mathbb{E} Z",
+             "mean-Z", kind="identity")]
+
+
+def _measure(values: dict, rng: np.random.Generator) -> Measured:
     m, se = monte_carlo(float(values["beta"]), float(values["sigma"]), int(values["L"]), 20000, rng)
     return Measured(m, se, "Monte Carlo, 20000 draws")
 
@@ -63,8 +64,8 @@ def quantities() -> list:
 
 PAPER = Paper(
     key="Z", model="partition", title="The expected softmax partition function (an example plugin)",
-    citation="attnverify example, not a paper", modules=("attnverify_partition.check",),
-    order=("partition.mean",), stated=("attnverify_partition", "stated.toml"),
+    citation="attnverify example, not a paper", package="attnverify_partition", modules=("check",),
     params=(Param("L", int, 10, "number of scores", low=1),), derive=derivation,
     sections=lambda: [Section("Z", "Example: the softmax partition function")], quantities=quantities,
+    selftest="selftest",
 )
