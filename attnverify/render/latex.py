@@ -16,88 +16,14 @@ prose of the derivation steps, and (optionally) the audit: checks table, claims 
 from __future__ import annotations
 
 import re
+import sys
 
-from attnverify.render import notation
+from attnverify.render import kinds, notation
 from attnverify.derive import derivation
 
 # ----------------------------------------------------------------------------------------------
-# equations: numbered, labelled, broken over lines
+# equations: numbered, labelled, broken over lines (attnverify.render.latex_math)
 # ----------------------------------------------------------------------------------------------
-_MAX = 95   # characters of LaTeX source per line (a rendered line holds about this much of typical source)
-
-
-def _visible(tex: str) -> int:
-    """A rough width of rendered LaTeX: commands count as one character, braces as none."""
-    return len(re.sub(r"\\[A-Za-z]+", "x", tex).replace("{", "").replace("}", "").replace(" ", ""))
-
-
-def _pieces(expr: "sp.Basic", width: int) -> list[str]:
-    """``expr`` as LaTeX pieces whose concatenation (with spaces) is the expression and between which a line may
-    break: the terms of a sum, the factors of a product, a long sum factor opened with ``\\Bigl(`` and closed
-    with ``\\Bigr)`` (which, unlike ``\\left``/``\\right``, may stand on different lines)."""
-    import sympy as sp
-
-    tex = sp.latex(expr)
-    if _visible(tex) <= width or not isinstance(expr, sp.Expr):
-        return [tex]
-    if isinstance(expr, sp.Add):
-        out: list[str] = []
-        for i, t in enumerate(expr.as_ordered_terms()):
-            sign = "- " if t.could_extract_minus_sign() else ("+ " if i else "")
-            sub = _pieces(-t if sign == "- " else t, width)
-            out += [sign + sub[0], *sub[1:]]
-        return out
-    if isinstance(expr, sp.Pow) and isinstance(expr.base, sp.Add) and expr.exp.is_Integer and expr.exp > 0:
-        inner = _pieces(expr.base, width)
-        return [r"\Bigl(" + inner[0], *inner[1:-1], inner[-1] + rf"\Bigr)^{{{expr.exp}}}"] if len(inner) > 1 \
-            else [r"\Bigl(" + inner[0] + rf"\Bigr)^{{{expr.exp}}}"]
-    if isinstance(expr, sp.Mul):
-        num, den = sp.fraction(expr)
-        out = []
-        if den != 1:
-            dtex = sp.latex(den)
-            if _visible(dtex) <= width // 2:
-                out.append(rf"\frac{{1}}{{{dtex}}}")
-            else:
-                out = []
-        coeff, factors = num.as_coeff_mul()
-        if coeff != 1:
-            out.append(sp.latex(coeff))
-        for f in factors:
-            if isinstance(f, (sp.Add, sp.Pow)) and _visible(sp.latex(f)) > width // 2:
-                sub = _pieces(f, width)
-                if isinstance(f, sp.Add):
-                    sub = [r"\Bigl(" + sub[0], *sub[1:]]
-                    sub[-1] += r"\Bigr)"
-                out += sub
-            else:
-                out.append(sp.latex(f) if not isinstance(f, sp.Add) else r"\left(" + sp.latex(f) + r"\right)")
-        if den != 1 and _visible(sp.latex(den)) > width // 2:
-            sub = _pieces(den, width)
-            out += [r"\Bigl/ \Bigl(" + sub[0], *sub[1:]]
-            out[-1] += r"\Bigr)"
-        return out
-    return [tex]
-
-
-def _pack(pieces: list[str], width: int) -> list[str]:
-    lines, cur = [], ""
-    for p in pieces:
-        if cur and _visible(cur + " " + p) > width:
-            lines.append(cur)
-            cur = p
-        else:
-            cur = f"{cur} {p}".strip()
-    return lines + ([cur] if cur else [])
-
-
-def expression_lines(expr: "sp.Basic", width: int = _MAX) -> list[str]:
-    """``expr`` as LaTeX lines of at most about ``width`` visible characters, cut between terms and factors."""
-    import sympy as sp
-
-    return _pack(_pieces(expr, width), width)
-
-
 def equation_label(section: str, step, index: int) -> str:
     """The label of a step's equation: ``eq:<section>:<name>`` (``eq:A:J-fixed``); a step without a name is
     numbered (``eq:A:3``)."""
@@ -105,24 +31,17 @@ def equation_label(section: str, step, index: int) -> str:
 
 
 def equation(step, label: str | None) -> str:
-    """One step's result as a numbered equation (``split`` when it needs several lines); its left side is the
+    """One step's result as a numbered equation (``split`` when it needs several lines, then the entries and
+    named sub-expressions it refers to: :func:`attnverify.render.latex_math.display`); its left side is the
     step's label (LaTeX), or the left side of an ``Eq``."""
     import sympy as sp
 
-    lhs = step.label if step.label and not isinstance(step.result, sp.Eq) else ""
+    from attnverify.render import exprs
+    from attnverify.render.latex_math import display
+
     if isinstance(step.result, sp.Eq):
-        lhs, rhs = sp.latex(step.result.lhs), step.result.rhs
-    else:
-        rhs = step.result
-    lines = expression_lines(rhs)
-    tag = rf"\label{{{label}}}" if label else ""
-    if len(lines) == 1:
-        body = f"{lhs} = {lines[0]}" if lhs else lines[0]
-        return "\n".join([r"\begin{equation}" + tag, body, r"\end{equation}"])
-    first = (f"{lhs} ={{}}& " if lhs else "& ") + lines[0]
-    rest = [r"&\quad " + ln for ln in lines[1:]]
-    return "\n".join([r"\begin{equation}" + tag, r"\begin{split}", (r" \\" + "\n").join([first, *rest]),
-                      r"\end{split}", r"\end{equation}"])
+        return display(exprs.latex(step.result.lhs), step.result.rhs, label)
+    return display(step.label, step.result, label)
 
 
 def derivation_section(title: str, steps: list, key: str) -> tuple[list[str], list[tuple[str, str]]]:
@@ -140,7 +59,7 @@ def derivation_section(title: str, steps: list, key: str) -> tuple[list[str], li
             k += 1
         seen.add(name)
         labels.append((name, step.label))
-        parts += [r"\noindent " + notation.latex(step.statement), equation(step, name),
+        parts += [r"\noindent " + kinds.latex(step) + " " + notation.latex(step.statement), equation(step, name),
                   r"\noindent{\small\emph{Why:} " + notation.latex(step.reason) + "}", r"\par\medskip", ""]
     return parts, labels
 
@@ -228,7 +147,10 @@ def derivation_sections() -> tuple[list[str], list[tuple[str, str]]]:
     from attnverify.derive import cache_root, code_version
 
     root = cache_root()
-    sources = Path(__file__).read_text() + Path(notation.__file__).read_text()
+    from attnverify.render import breaking, exprs, latex_math
+
+    sources = "".join(Path(m.__file__).read_text() for m in (sys.modules[__name__], notation, exprs, breaking,
+                                                              latex_math, kinds))
     key = hashlib.sha256((code_version() + sources).encode()).hexdigest()[:16]
     path = None if root is None else root / "derivations" / f"latex-{key}.json"
     if path is not None and path.is_file():
