@@ -378,8 +378,12 @@ def substitute_back(display: Display) -> sp.Basic:
 def _assemble(pieces: list[Piece]) -> sp.Basic:
     """The expression a flat list of pieces stands for: a sum of products, brackets nested."""
     def parse(i: int) -> tuple[sp.Basic, int]:
-        total, term = sp.Integer(0), None
+        total, term = None, None
         sign = 1
+
+        def add(total, value):
+            return value if total is None else total + value
+
         while i < len(pieces):
             p = pieces[i]
             if p.bracket == ")":
@@ -392,13 +396,13 @@ def _assemble(pieces: list[Piece]) -> sp.Basic:
                 value = p.expr
             if p.op in ("", "+", "-"):
                 if term is not None:
-                    total += sign * term
+                    total = add(total, sign * term)
                 sign, term = (-1 if p.op == "-" else 1), value
             else:
                 term = value if term is None else term * value
             i += 1
         if term is not None:
-            total += sign * term
-        return total, i
+            total = add(total, sign * term)
+        return (sp.Integer(0) if total is None else total), i
 
     return parse(0)[0]
