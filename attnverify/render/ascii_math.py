@@ -50,7 +50,7 @@ def _is_math(span: str) -> bool:
         return False
     marked = re.search(r"[\^_#]|\+-|[\w)]\*|\*[\w(]|\*$|\|[^|]+\|", span) or any(
         re.match(r"[A-Za-z]+", n).group(0) in GREEK | set(_ALIASES) - {"inf"} for n in names)
-    return bool(marked or "sqrt" in names)
+    return bool(marked or "sqrt(" in span)
 
 
 class _Span:

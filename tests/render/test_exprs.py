@@ -49,3 +49,14 @@ def test_derive_prints_the_notation(capsys):
     out = capsys.readouterr().out
     assert "max(b₁, b₂)" in out and "uᵀCu" in out and "Max(" not in out and "uCu" not in out
     assert max(len(row) for row in out.splitlines()) <= 100
+
+
+def test_delta_parallel_reads_as_a_fraction(capsys):
+    """Delta_parallel printed as a lone minus sign, blocks, and a division sign ("- ... ÷ ..."); now its short
+    denominator leads the bracketed numerator."""
+    from attnverify.cli.main import main
+
+    assert main(["derive", "signal", "--width", "100"]) == 0
+    out = capsys.readouterr().out
+    block = out.split("Δ_∥(ρ) =", 1)[1].split("because:", 1)[0].splitlines()
+    assert "÷" not in "\n".join(block) and not any(row.strip() in ("-", "−", "×") for row in block)
