@@ -147,7 +147,7 @@ def _render_steps(title: str, steps: list, *, latex: bool, width: int) -> str:
     from attnverify.render import exprs, kinds
     from attnverify.render.text_math import display_lines
 
-    lines = [title, ""]
+    lines = [*_wrap(title, width, ""), ""]
     for i, step in enumerate(steps, 1):
         lines += _wrap(f"{i}. {kinds.text(step)} {notation.unicode(step.statement)}", width, "")
         if latex:

@@ -25,7 +25,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, Mapping
 
-__all__ = ["PACKAGES", "collect", "git_state", "record_invocation", "without", "summary"]
+__all__ = ["PACKAGES", "collect", "git_state", "record_invocation", "clear_invocation", "without", "summary"]
 
 #: distribution names whose versions are recorded, in this order
 PACKAGES = ("sympy", "mpmath", "numpy", "scipy", "python-flint", "numba")
@@ -55,6 +55,12 @@ def record_invocation(args: Any, parser: Any) -> None:
         if value == action.default or value in (None, False, [], ""):
             continue
         _INVOCATION[action.option_strings[-1] if action.option_strings else key] = value
+
+
+def clear_invocation() -> None:
+    """Forget the recorded command line (a command has finished; reports made later in the process, through the
+    Python API, were not made by it)."""
+    _INVOCATION.clear()
 
 
 def _version(name: str) -> str | None:

@@ -198,7 +198,10 @@ def main(argv: list[str] | None = None) -> int:
                    "cite": lambda: cmd_cite(args),
                    "bench": lambda: bench_cli.cmd_bench(args),
                    "selftest": lambda: selftest_cli.cmd_selftest(args)}[args.command]
-        return handler()
+        try:
+            return handler()
+        finally:
+            provenance.clear_invocation()
     except (UsageError, InputError) as exc:
         print(f"attnverify: error: {exc}", file=sys.stderr)
         return 2
