@@ -20,7 +20,6 @@ row citing its paper), figures, and a bibliography.
 """
 from __future__ import annotations
 
-import re
 import sys
 
 from attnverify.render import ascii_math, kinds, notation

@@ -123,7 +123,7 @@ def _command(name: str, r: _Reader, style: str) -> float:
         return max(r.arg(inner), r.arg(inner)) + 2.4 * s
     if name == "sqrt":
         if r.peek() == "[":
-            while (t := r.next()) not in (None, "]"):
+            while r.next() not in (None, "]"):
                 pass
         return r.arg(style) + 8.3 * s
     if name in _DROP:
