@@ -128,96 +128,34 @@ def _wrap(text: str, width: int, indent: str) -> list[str]:
     return textwrap.wrap(text, width=width, initial_indent=indent, subsequent_indent=indent + "  ") or [indent]
 
 
-def pretty_lines(expr, width: int) -> list[str]:
-    """``expr`` in Unicode pretty print within ``width`` columns where SymPy's own line wrapping cannot: a sum
-    is printed term by term, a product factor by factor (each block on its own lines, with its operator)."""
-    import sympy as sp
+def _render_version() -> str:
+    """SHA-256 (12 hex digits) of the modules that typeset a derivation as text (the text cache's key)."""
+    from attnverify.render import breaking, exprs, kinds, text_math
 
-    rows = sp.pretty(expr, use_unicode=True, wrap_line=False).splitlines()
-    if max((len(r) for r in rows), default=0) <= width:
-        return rows
-    if not isinstance(expr, (sp.Add, sp.Mul)) or width < 30:
-        return sp.pretty(expr, use_unicode=True, wrap_line=True, num_columns=width).splitlines()
-    def fits(e) -> bool:
-        return max((len(r) for r in sp.pretty(e, use_unicode=True, wrap_line=False).splitlines()), default=0) <= width
-
-    def groups(items: list, join) -> list:
-        """Consecutive items joined while the joined block fits the width."""
-        out, cur = [], []
-        for it in items:
-            if cur and fits(join(*cur, it)):
-                cur.append(it)
-            else:
-                if cur:
-                    out.append(cur)
-                cur = [it]
-        return out + ([cur] if cur else [])
-
-    out: list[str] = []
-    if isinstance(expr, sp.Add):
-        terms = [(t.could_extract_minus_sign(), t) for t in expr.as_ordered_terms()]
-        first = True
-        for neg, t in terms:
-            body = -t if neg else t
-            if not first or neg:
-                out.append("−" if neg else "+")
-            first = False
-            out += ["  " + r for r in pretty_lines(body, width - 2)]
-        # merge consecutive small terms back into one block
-        return _merge_small(out, expr, width)
-    num, den = sp.fraction(expr)
-    for i, grp in enumerate(groups(list(sp.Mul.make_args(num)), lambda *a: sp.Mul(*a, evaluate=False))):
-        if i:
-            out.append("×")
-        block = sp.Mul(*grp, evaluate=False) if len(grp) > 1 else grp[0]
-        out += ["  " + r for r in pretty_lines(block, width - 2)]
-    if den != 1:
-        out.append("÷")
-        out += ["  " + r for r in pretty_lines(den, width - 2)]
-    return out
-
-
-def _merge_small(lines: list[str], expr, width: int) -> list[str]:
-    """Print a sum by blocks of consecutive terms that fit the width together (a term that does not fit alone is
-    broken further by :func:`pretty_lines`)."""
-    import sympy as sp
-
-    terms = expr.as_ordered_terms()
-    out: list[str] = []
-    cur: list = []
-
-    def width_of(e) -> int:
-        return max((len(r) for r in sp.pretty(e, use_unicode=True, wrap_line=False).splitlines()), default=0)
-
-    def flush() -> None:
-        if cur:
-            block = sp.Add(*cur, evaluate=False)
-            neg = block.could_extract_minus_sign() and len(cur) == 1
-            if out or neg:
-                out.append("−" if neg else "+")
-            shown = -block if neg else block
-            out.extend("  " + r for r in (sp.pretty(shown, use_unicode=True, wrap_line=False).splitlines()
-                                          if width_of(shown) <= width - 2 else pretty_lines(shown, width - 2)))
-            cur.clear()
-
-    for t in terms:
-        if cur and width_of(sp.Add(*cur, t, evaluate=False)) > width - 2:
-            flush()
-        cur.append(t)
-    flush()
-    return out
+    h = hashlib.sha256()
+    for mod in (breaking, exprs, kinds, text_math):
+        h.update(Path(mod.__file__).read_bytes())
+    return h.hexdigest()[:12]
 
 
 def _render_steps(title: str, steps: list, *, latex: bool, width: int) -> str:
-    lines = [title, ""]
+    """Each step: its number, the mark of its kind (:mod:`attnverify.render.kinds`) and its statement; the result
+    (Unicode through the notation module, broken to ``width`` with named sub-expressions as in the LaTeX
+    document, or LaTeX); why it holds."""
+    import sympy as sp
+
+    from attnverify.render import exprs, kinds
+    from attnverify.render.text_math import display_lines
+
+    lines = [*_wrap(title, width, ""), ""]
     for i, step in enumerate(steps, 1):
-        lines += _wrap(f"{i}. {notation.unicode(step.statement)}", width, "")
+        lines += _wrap(f"{i}. {kinds.text(step)} {notation.unicode(step.statement)}", width, "")
         if latex:
             lines.append("   " + step.latex())
+        elif isinstance(step.result, sp.Eq):
+            lines += ["   " + row for row in display_lines(exprs.latex(step.result.lhs), step.result.rhs, width - 3)]
         else:
-            if step.label:
-                lines.append(f"   {notation.tex_to_unicode(step.label)} =")
-            lines += ["      " + row for row in pretty_lines(step.result, max(40, width - 6))]
+            lines += ["   " + row for row in display_lines(step.label, step.result, width - 3)]
         lines += _wrap(f"because: {notation.unicode(step.reason)}", width, "   ")
         lines.append("")
     return "\n".join(lines)
@@ -235,7 +173,7 @@ def render(model: str, latex: bool = False, *, width: int | None = None, options
     p = paper(model)
     values = {**p.options(options), **_exact_values(p, options)}
     key = _options_key({**values, "__width__": width, "__latex__": bool(latex)})
-    text_name = f"{_cache_name(p.model, values)}-{key}.txt"
+    text_name = f"{_cache_name(p.model, values)}-{key}-{_render_version()}.txt"
     cached = cache.read_text(text_name)
     if cached is not None:
         return cached

@@ -1,5 +1,5 @@
-"""The commands that write documents: ``derive`` (a paper's derivation as text or LaTeX) and ``latex`` (the
-derivations of every registered paper and, optionally, the audit)."""
+"""The commands that write documents: ``derive`` (a paper's derivation as text or LaTeX), ``latex`` (the
+derivations of every registered paper and, optionally, the audit) and ``cite`` (the papers' BibTeX)."""
 from __future__ import annotations
 
 import argparse
@@ -72,3 +72,14 @@ def _relative(path: Path, base: Path) -> str:
     return os.path.relpath(path.resolve(), base.resolve()).replace(os.sep, "/")
 
 
+
+
+def cmd_cite(args: argparse.Namespace) -> int:
+    """Print the BibTeX entries of the papers named (model names or keys), or of every registered paper."""
+    from attnverify.checks.registry import paper, papers
+    from attnverify.references import bibtex
+
+    chosen = [paper(name) for name in args.models] if args.models else list(papers())
+    unique = list({p.model: p for p in chosen}.values())
+    print("\n".join(bibtex(p) for p in unique), end="")
+    return 0

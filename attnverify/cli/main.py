@@ -1,6 +1,6 @@
 """The ``attnverify`` command line: the parser, ``list`` and the dispatch to the commands (``run``, ``claims`` and
-``audit`` in :mod:`attnverify.cli.run`; ``derive`` and ``latex`` in :mod:`attnverify.cli.documents`; ``bench`` and
-``selftest`` in their own modules).
+``audit`` in :mod:`attnverify.cli.run`; ``derive``, ``latex`` and ``cite`` in :mod:`attnverify.cli.documents`;
+``bench`` and ``selftest`` in their own modules).
 
 Exit codes: 0 every check passed, 1 a check failed or errored, 2 bad usage or bad input.
 Every error is one line on stderr; there is never a traceback. Every output path is validated before any
@@ -19,7 +19,7 @@ from attnverify.cli import bench as bench_cli
 from attnverify.cli import selftest as selftest_cli
 from attnverify.checks.params import PROFILES, InputError
 from attnverify.cli.common import Interrupted, UsageError
-from attnverify.cli.documents import cmd_derive, cmd_latex
+from attnverify.cli.documents import cmd_cite, cmd_derive, cmd_latex
 from attnverify.cli.run import cmd_audit, cmd_claims, cmd_run, validate_cache_env
 
 
@@ -55,6 +55,8 @@ def build_parser() -> Parser:
     run.add_argument("--report", dest="report_dir", metavar="DIR", help="write report.json, report.md and plots")
     _add_force(run)
     claims = sub.add_parser("claims", help="run the checks that feed the papers' claims; print the claims ledger")
+    claims.add_argument("models", nargs="*", metavar="MODEL", help="papers by model name or key (attnverify list "
+                        "--models): their ledger only (default: every paper)")
     _add_run_options(claims)
     claims.add_argument("--json", dest="json_path", metavar="PATH", help="write the JSON report")
     claims.add_argument("--markdown", action="store_true", help="print the ledger and the findings as Markdown "
@@ -85,6 +87,8 @@ def build_parser() -> Parser:
     latex.add_argument("--seed", default="0", help="seed of the audit run (without --from-json)")
     latex.add_argument("--quiet", action="store_true", help="no progress display")
     _add_force(latex)
+    cite = sub.add_parser("cite", help="print the papers' BibTeX entries")
+    cite.add_argument("models", nargs="*", metavar="MODEL", help="papers by model name or key (default: all)")
     bench_cli.add_parser(sub)
     selftest_cli.add_parser(sub)
     for name in ("bench", "selftest"):
@@ -173,7 +177,8 @@ def cmd_list(args: argparse.Namespace, width: int | None = None) -> int:
 # ----------------------------------------------------------------------------------------------
 def main(argv: list[str] | None = None) -> int:
     try:
-        args = build_parser().parse_args(argv)
+        parser = build_parser()
+        args = parser.parse_args(argv)
         if args.version:
             print(f"attnverify {__version__}")
             return 0
@@ -184,12 +189,19 @@ def main(argv: list[str] | None = None) -> int:
             raise InputError(f"unknown profile {args.profile!r} (choose from {', '.join(PROFILES)})")
         validate_outputs(args)
         validate_cache_env(args)
+        from attnverify import provenance
+
+        provenance.record_invocation(args, parser)
         handler = {"list": lambda: cmd_list(args), "run": lambda: cmd_run(args),
                    "claims": lambda: cmd_claims(args), "audit": lambda: cmd_audit(args),
                    "derive": lambda: cmd_derive(args), "latex": lambda: cmd_latex(args),
+                   "cite": lambda: cmd_cite(args),
                    "bench": lambda: bench_cli.cmd_bench(args),
                    "selftest": lambda: selftest_cli.cmd_selftest(args)}[args.command]
-        return handler()
+        try:
+            return handler()
+        finally:
+            provenance.clear_invocation()
     except (UsageError, InputError) as exc:
         print(f"attnverify: error: {exc}", file=sys.stderr)
         return 2

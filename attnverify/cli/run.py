@@ -176,17 +176,26 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_claims(args: argparse.Namespace) -> int:
-    """Run the checks that feed at least one registered claim; print the ledger alone."""
+    """Run the checks that feed at least one registered claim (of the papers named, by model name or key, or of
+    every paper); print the ledger alone."""
     from attnverify.render.report import claims_table
     from attnverify.checks.claims import all_claims
-    from attnverify.checks.registry import all_checks
+    from attnverify.checks.registry import all_checks, paper
 
-    fed = {cid for c in all_claims() for cid in c.checks}
+    keys = {paper(name).key for name in getattr(args, "models", None) or []} or None   # exit 2 before any work
+    fed = {cid for c in all_claims() if keys is None or c.paper in keys for cid in c.checks}
     ids = [c.id for c in all_checks() if c.id in fed]
     if not ids:
         print("no claims are registered")
         return 0
     report = run_with_outputs(args, ids, {}, args.json_path, None)
+    if keys is not None:                       # one paper's ledger: the other papers' claims are not missing
+        report.claims = [c for c in report.claims if c.paper in keys]
+        report.ledger = False
+        if args.json_path:
+            from attnverify.render.report import write_json
+
+            write_json(report, args.json_path)
     if args.markdown:
         from attnverify.render.report import to_markdown
 
@@ -196,7 +205,7 @@ def cmd_claims(args: argparse.Namespace) -> int:
         print(f"From `attnverify claims --profile {report.profile} --seed {report.seed}` "
               f"(version {report.version}).\n\n### " + "\n### ".join(keep).rstrip())
         return 0 if report.ok else 1
-    print(claims_table(report))
+    print(claims_table(report, ledger=keys is None))
     broken = [r.id for r in report.results if r.verdict != "pass"]
     if broken:
         print(f"\nchecks that did not pass (their claims are inconclusive): {', '.join(broken)}")

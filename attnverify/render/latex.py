@@ -1,103 +1,33 @@
-r"""A LaTeX document for papers: every derived formula (``sympy.latex``) as a numbered, labelled equation, the
-prose of the derivation steps, and (optionally) the audit: checks table, claims ledger and figures.
+r"""A LaTeX document for papers: every derived formula as a numbered, labelled equation, the prose of the derivation
+steps with the mark of each step's kind, and (optionally) the audit: provenance, checks table, claims ledger (each
+row citing its paper), figures, and a bibliography.
 
-- Every symbol is typeset by SymPy's printer or by the notation module (:mod:`attnverify.render.notation`): a text's
-  mathematics is written between dollars in LaTeX and passes through; its words are escaped, never read as
-  mathematics (a reason text that does not follow the convention yet comes out as the plain text it is). Numbers
-  in exponent form are set as ``$6.33\times10^{-7}$`` (:func:`attnverify.render.notation.num`).
+- Every symbol is typeset by SymPy's printer with the notation's names (:mod:`attnverify.render.exprs`) or by the
+  notation module (:mod:`attnverify.render.notation`): a text's mathematics is written between dollars in LaTeX
+  and passes through; its words are escaped. The ledger's reasons, still plain strings, have their ASCII
+  mathematics typeset (:mod:`attnverify.render.ascii_math`). Numbers in exponent form are set as
+  ``$6.33\times10^{-7}$`` (:func:`attnverify.render.notation.num`).
 - UTF-8 input and T1 fonts (Latin Modern when installed); amsmath, amssymb, graphicx, longtable and array, all in
   Debian's ``texlive-latex-base``. The audit and ledger tables are ``longtable``s: they break across pages.
-- Long expressions are broken over lines by terms inside ``split`` (a sum is cut between its terms; a product
-  with a long sum factor opens ``\Bigl(`` on the first line and closes ``\Bigr)`` on the last), never shrunk.
+- Equations fit the text width (:mod:`attnverify.render.latex_math`): long expressions are broken at sums and
+  products inside ``split``, wide matrices are shown entry by entry and very long expressions get named
+  sub-expressions, defined below the equation in an ``align*``; never shrunk.
 - Each equation is ``\label{eq:<section>:<name>}``: the section key of its paper's adapter and the step's short
-  semantic name (``eq:A:J-fixed``); the labels are listed at the end of the document. ``fragment=True`` leaves
-  out the preamble so the body can be ``\input`` into a paper (which loads the packages above).
+  semantic name (``eq:A:J-fixed``); the labels are listed at the end of the document. The bibliography is a
+  ``thebibliography`` built from the papers' BibTeX (:mod:`attnverify.references`): no BibTeX run is needed.
+  ``fragment=True`` leaves out the preamble, the citations and the bibliography, so the body can be ``\input``
+  into a paper (which loads the packages above).
 """
 from __future__ import annotations
 
-import re
+import sys
 
-from attnverify.render import notation
+from attnverify.render import ascii_math, kinds, notation
 from attnverify.derive import derivation
 
 # ----------------------------------------------------------------------------------------------
-# equations: numbered, labelled, broken over lines
+# equations: numbered, labelled, broken over lines (attnverify.render.latex_math)
 # ----------------------------------------------------------------------------------------------
-_MAX = 95   # characters of LaTeX source per line (a rendered line holds about this much of typical source)
-
-
-def _visible(tex: str) -> int:
-    """A rough width of rendered LaTeX: commands count as one character, braces as none."""
-    return len(re.sub(r"\\[A-Za-z]+", "x", tex).replace("{", "").replace("}", "").replace(" ", ""))
-
-
-def _pieces(expr: "sp.Basic", width: int) -> list[str]:
-    """``expr`` as LaTeX pieces whose concatenation (with spaces) is the expression and between which a line may
-    break: the terms of a sum, the factors of a product, a long sum factor opened with ``\\Bigl(`` and closed
-    with ``\\Bigr)`` (which, unlike ``\\left``/``\\right``, may stand on different lines)."""
-    import sympy as sp
-
-    tex = sp.latex(expr)
-    if _visible(tex) <= width or not isinstance(expr, sp.Expr):
-        return [tex]
-    if isinstance(expr, sp.Add):
-        out: list[str] = []
-        for i, t in enumerate(expr.as_ordered_terms()):
-            sign = "- " if t.could_extract_minus_sign() else ("+ " if i else "")
-            sub = _pieces(-t if sign == "- " else t, width)
-            out += [sign + sub[0], *sub[1:]]
-        return out
-    if isinstance(expr, sp.Pow) and isinstance(expr.base, sp.Add) and expr.exp.is_Integer and expr.exp > 0:
-        inner = _pieces(expr.base, width)
-        return [r"\Bigl(" + inner[0], *inner[1:-1], inner[-1] + rf"\Bigr)^{{{expr.exp}}}"] if len(inner) > 1 \
-            else [r"\Bigl(" + inner[0] + rf"\Bigr)^{{{expr.exp}}}"]
-    if isinstance(expr, sp.Mul):
-        num, den = sp.fraction(expr)
-        out = []
-        if den != 1:
-            dtex = sp.latex(den)
-            if _visible(dtex) <= width // 2:
-                out.append(rf"\frac{{1}}{{{dtex}}}")
-            else:
-                out = []
-        coeff, factors = num.as_coeff_mul()
-        if coeff != 1:
-            out.append(sp.latex(coeff))
-        for f in factors:
-            if isinstance(f, (sp.Add, sp.Pow)) and _visible(sp.latex(f)) > width // 2:
-                sub = _pieces(f, width)
-                if isinstance(f, sp.Add):
-                    sub = [r"\Bigl(" + sub[0], *sub[1:]]
-                    sub[-1] += r"\Bigr)"
-                out += sub
-            else:
-                out.append(sp.latex(f) if not isinstance(f, sp.Add) else r"\left(" + sp.latex(f) + r"\right)")
-        if den != 1 and _visible(sp.latex(den)) > width // 2:
-            sub = _pieces(den, width)
-            out += [r"\Bigl/ \Bigl(" + sub[0], *sub[1:]]
-            out[-1] += r"\Bigr)"
-        return out
-    return [tex]
-
-
-def _pack(pieces: list[str], width: int) -> list[str]:
-    lines, cur = [], ""
-    for p in pieces:
-        if cur and _visible(cur + " " + p) > width:
-            lines.append(cur)
-            cur = p
-        else:
-            cur = f"{cur} {p}".strip()
-    return lines + ([cur] if cur else [])
-
-
-def expression_lines(expr: "sp.Basic", width: int = _MAX) -> list[str]:
-    """``expr`` as LaTeX lines of at most about ``width`` visible characters, cut between terms and factors."""
-    import sympy as sp
-
-    return _pack(_pieces(expr, width), width)
-
-
 def equation_label(section: str, step, index: int) -> str:
     """The label of a step's equation: ``eq:<section>:<name>`` (``eq:A:J-fixed``); a step without a name is
     numbered (``eq:A:3``)."""
@@ -105,24 +35,17 @@ def equation_label(section: str, step, index: int) -> str:
 
 
 def equation(step, label: str | None) -> str:
-    """One step's result as a numbered equation (``split`` when it needs several lines); its left side is the
+    """One step's result as a numbered equation (``split`` when it needs several lines, then the entries and
+    named sub-expressions it refers to: :func:`attnverify.render.latex_math.display`); its left side is the
     step's label (LaTeX), or the left side of an ``Eq``."""
     import sympy as sp
 
-    lhs = step.label if step.label and not isinstance(step.result, sp.Eq) else ""
+    from attnverify.render import exprs
+    from attnverify.render.latex_math import display
+
     if isinstance(step.result, sp.Eq):
-        lhs, rhs = sp.latex(step.result.lhs), step.result.rhs
-    else:
-        rhs = step.result
-    lines = expression_lines(rhs)
-    tag = rf"\label{{{label}}}" if label else ""
-    if len(lines) == 1:
-        body = f"{lhs} = {lines[0]}" if lhs else lines[0]
-        return "\n".join([r"\begin{equation}" + tag, body, r"\end{equation}"])
-    first = (f"{lhs} ={{}}& " if lhs else "& ") + lines[0]
-    rest = [r"&\quad " + ln for ln in lines[1:]]
-    return "\n".join([r"\begin{equation}" + tag, r"\begin{split}", (r" \\" + "\n").join([first, *rest]),
-                      r"\end{split}", r"\end{equation}"])
+        return display(exprs.latex(step.result.lhs), step.result.rhs, label)
+    return display(step.label, step.result, label)
 
 
 def derivation_section(title: str, steps: list, key: str) -> tuple[list[str], list[tuple[str, str]]]:
@@ -140,7 +63,7 @@ def derivation_section(title: str, steps: list, key: str) -> tuple[list[str], li
             k += 1
         seen.add(name)
         labels.append((name, step.label))
-        parts += [r"\noindent " + notation.latex(step.statement), equation(step, name),
+        parts += [r"\noindent " + kinds.latex(step) + " " + notation.latex(step.statement), equation(step, name),
                   r"\noindent{\small\emph{Why:} " + notation.latex(step.reason) + "}", r"\par\medskip", ""]
     return parts, labels
 
@@ -169,20 +92,51 @@ def audit_table(checks: list[dict]) -> str:
     return _longtable("@{}llrcr@{}", "check & verdict & observed & pass if & threshold", rows)
 
 
-def claims_table(claims: list[dict]) -> str:
-    """The claims ledger (a report's ``claims`` list): id, verdict, and the condition (for ``holds_if`` and
-    ``refuted``) or the reason, as text of the typesetting convention."""
-    rows = [rf"\texttt{{{notation.escape(c['id'])}}} & {notation.escape(c['verdict'])} & "
-            rf"{notation.latex(c.get('condition') or c.get('reason') or '')} \\" for c in claims]
-    return _longtable(r"@{}ll>{\raggedright\arraybackslash}p{0.6\linewidth}@{}",
+def claims_table(claims: list[dict], cites: dict[str, str] | None = None) -> str:
+    """The claims ledger (a report's ``claims`` list): id (with ``\\cite`` of its paper when ``cites`` maps the
+    paper's key to a citation key), verdict, and the condition (for ``holds_if`` and ``refuted``) or the reason:
+    text of the typesetting convention, its ASCII mathematics typeset (:mod:`attnverify.render.ascii_math`)."""
+    cites = cites or {}
+
+    def cite(c: dict) -> str:
+        key = cites.get(c.get("paper") or c["id"].split(".", 1)[0])
+        return rf"~\cite{{{key}}}" if key else ""
+
+    rows = [rf"\texttt{{{notation.escape(c['id'])}}}{cite(c)} & {notation.escape(c['verdict'])} & "
+            rf"{ascii_math.latex(c.get('condition') or c.get('reason') or '')} \\" for c in claims]
+    return _longtable(r"@{}ll>{\raggedright\arraybackslash}p{0.5\linewidth}@{}",
                       "claim & verdict & condition / reason", rows)
+
+
+def provenance_part(prov: dict | None) -> str:
+    """What produced the report (:mod:`attnverify.provenance`), as a compact list."""
+    if not prov:
+        return r"\noindent\emph{Provenance:} not recorded in this report."
+    packages = ", ".join(f"{name} {ver}" for name, ver in (prov.get("packages") or {}).items() if ver)
+    git = prov.get("git")
+    commit = (f"commit {git['commit']}" + (" with local changes" if git.get("dirty") else "")) if git else \
+        "not run from a git checkout"
+    options = ", ".join(f"{k} = {v}" for k, v in (prov.get("options") or {}).items()) or "none"
+    rows = [f"attnverify {prov.get('attnverify')}, Python {prov.get('python')}; {packages}", commit,
+            f"{prov.get('time_utc')}, {prov.get('platform')}",
+            f"profile {prov.get('profile')}, seed {prov.get('seed')}; options differing from the defaults: {options}"]
+    return "\n".join([r"\noindent\emph{Provenance:}", r"\begin{itemize}\small",
+                      *(r"\item " + notation.escape(r) for r in rows), r"\end{itemize}"])
+
+
+def _citation_keys() -> dict[str, str]:
+    """Paper key -> citation key of every registered paper."""
+    from attnverify.checks.registry import papers
+    from attnverify.references import cite_key
+
+    return {p.key: cite_key(p) for p in papers()}
 
 
 def figure_caption(check_id: str, index: int, count: int, title: str | None) -> str:
     """A figure's caption: the check, the plot's place among the check's plots, and the plot's title (distinct
     for every figure of a document)."""
     where = rf"\texttt{{{notation.escape(check_id)}}}" + (f", plot {index} of {count}" if count > 1 else "")
-    return where + (f": {notation.latex(title)}" if title else "")
+    return where + (f": {ascii_math.latex(title)}" if title else "")
 
 
 def figures_part(report: dict, figures: dict[str, list[str]]) -> list[str]:
@@ -228,7 +182,10 @@ def derivation_sections() -> tuple[list[str], list[tuple[str, str]]]:
     from attnverify.derive import cache_root, code_version
 
     root = cache_root()
-    sources = Path(__file__).read_text() + Path(notation.__file__).read_text()
+    from attnverify.render import breaking, exprs, latex_math
+
+    sources = "".join(Path(m.__file__).read_text() for m in (sys.modules[__name__], notation, exprs, breaking,
+                                                              latex_math, kinds))
     key = hashlib.sha256((code_version() + sources).encode()).hexdigest()[:16]
     path = None if root is None else root / "derivations" / f"latex-{key}.json"
     if path is not None and path.is_file():
@@ -265,18 +222,22 @@ def document(report: dict | None, *, figures: dict[str, list[str]] | None = None
     ``\\input`` into a paper that loads amsmath, amssymb, graphicx, longtable and array."""
     parts = [r"% attnverify fragment: needs \usepackage{amsmath,amssymb,graphicx,longtable,array}"] if fragment \
         else [*PREAMBLE, r"\begin{document}", r"\maketitle"]
-    parts += ["Every formula below was produced by SymPy from the model; none is typed in. Each equation is labelled "
-              r"\texttt{eq:}\emph{section}\texttt{:}\emph{name}; the labels are listed at the end.", ""]
+    parts += ["Every formula below was produced by SymPy from the model, except the model's assumptions and the "
+              "papers' statements, which are marked. Each step says what it is: "
+              r"[$=$ identity] SymPy computed or proved it; [$\to$ limit] exact in the limit the step takes; "
+              r"[$\approx$ approximation] a truncated expansion, with what it neglects; [$\models$ assumption] part "
+              r"of the model, not derived; [\S{} the paper's statement] reproduced as stated. Each equation is "
+              r"labelled \texttt{eq:}\emph{section}\texttt{:}\emph{name}; the labels are listed at the end.", ""]
     sections, all_labels = derivation_sections()
     parts += sections
     if report is not None:
         parts += [r"\section{Audit}",
                   notation.escape(f"Profile {report['profile']}, seed {report['seed']}, version {report['version']}."),
-                  "", audit_table(report["checks"])]
+                  "", provenance_part(report.get("provenance")), "", audit_table(report["checks"])]
         if report.get("claims"):
             parts += [r"\subsection{Claims ledger}",
-                      "Each claim's verdict is computed from the evidence of the checks of this run.", "",
-                      claims_table(report["claims"])]
+                      "Each claim's verdict is computed from the evidence of the checks of this run; each claim "
+                      "cites its paper.", "", claims_table(report["claims"], None if fragment else _citation_keys())]
         if figures:
             parts += [r"\clearpage", r"\subsection{Figures}", *figures_part(report, figures), r"\clearpage"]
     parts += [r"\section*{Equation labels}",
@@ -284,5 +245,8 @@ def document(report: dict | None, *, figures: dict[str, list[str]] | None = None
                          [rf"\texttt{{{name}}} & (\ref{{{name}}}) & " + (f"${lab}$" if lab else "") + r" \\"
                           for name, lab in all_labels])]
     if not fragment:
-        parts.append(r"\end{document}")
+        from attnverify.checks.registry import papers
+        from attnverify.references import thebibliography
+
+        parts += [thebibliography(papers()), r"\end{document}"]
     return "\n".join(p for p in parts if p is not None) + "\n"

@@ -56,6 +56,7 @@ SYMBOLS: dict[str, str] = {
 _FUNCTIONS = ("log", "ln", "exp", "sin", "cos", "tan", "sinh", "cosh", "tanh", "arctan", "min", "max", "sup",
               "inf", "lim", "liminf", "limsup", "dim", "det", "arg", "ker", "deg", "Pr", "erf")
 _BLACKBOARD = {"E": "𝔼", "R": "ℝ", "N": "ℕ", "Z": "ℤ", "Q": "ℚ", "C": "ℂ", "P": "ℙ"}
+_CALLIGRAPHIC = dict(zip("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "𝒜ℬ𝒞𝒟ℰℱ𝒢ℋℐ𝒥𝒦ℒℳ𝒩𝒪𝒫𝒬ℛ𝒮𝒯𝒰𝒱𝒲𝒳𝒴𝒵"))
 _ACCENTS = {"dot": "\u0307", "ddot": "\u0308", "bar": "\u0304", "overline": "\u0305", "hat": "\u0302",
             "widehat": "\u0302", "tilde": "\u0303", "widetilde": "\u0303", "vec": "\u20d7", "check": "\u030c"}
 _STYLE = ("mathrm", "text", "textrm", "textnormal", "mathit", "mathbf", "mathsf", "mathtt", "operatorname",
@@ -223,6 +224,9 @@ class _Reader:
         if name == "mathbb":
             a = self.group()
             return "".join(_BLACKBOARD.get(ch, ch) for ch in a)
+        if name == "mathcal":
+            a = self.group()
+            return "".join(_CALLIGRAPHIC.get(ch, ch) for ch in a)
         if name == "operatorname":
             word = self.group()
             nxt = self.peek()

@@ -61,12 +61,15 @@ def result_dict(r: Result) -> dict:
 def report_dict(report: Report, *, complete: bool = True, note: str | None = None) -> dict:
     """The JSON report. ``complete`` is False for the partial report of a run that has not finished (written
     after each check, and when a run is interrupted); ``note`` says why it stopped."""
+    from attnverify import provenance
+
     doc = {"version": report.version, "profile": report.profile, "seed": report.seed,
            "options": jsonable(report.options), "complete": bool(complete),
            "checks": [result_dict(r) for r in report.results],
            "claims": [jsonable(c.as_dict()) for c in getattr(report, "claims", [])],
            "claims_summary": {v: sum(c.verdict == v for c in getattr(report, "claims", [])) for v in CLAIM_VERDICTS},
-           "claims_not_evaluated": not_evaluated(report) if getattr(report, "ledger", True) else []}
+           "claims_not_evaluated": not_evaluated(report) if getattr(report, "ledger", True) else [],
+           "provenance": provenance.collect(profile=report.profile, seed=report.seed, options=report.options)}
     if note:
         doc["note"] = note
     return doc
@@ -328,7 +331,10 @@ def to_markdown(report: Report, *, plots: dict[str, list[str]] | None = None, co
     plots = plots or {}
     head = f"Profile `{report.profile}`, seed {report.seed}, version {report.version}. Overrides: " + (
         ", ".join(f"`{k}={_set_syntax(v)}`" for k, v in report.options.items()) if report.options else "none") + "."
-    md = ["# attnverify audit", "", head, ""]
+    from attnverify import provenance
+
+    prov = provenance.collect(profile=report.profile, seed=report.seed, options=report.options)
+    md = ["# attnverify audit", "", head, "", f"*Provenance:* {_md_cell(provenance.summary(prov))}.", ""]
     if not complete:
         md += ["**This run did not finish: the tables show the checks that completed.**", ""]
     md += ["## Checks", "", "| check | verdict | metric | observed | pass if | seconds |", "|---|---|---|---|---|---|"]
@@ -339,7 +345,7 @@ def to_markdown(report: Report, *, plots: dict[str, list[str]] | None = None, co
     claims = list(getattr(report, "claims", []))
     md += ["", "## Claims", ""]
     if claims:
-        md += [claims_markdown(report)]
+        md += [claims_markdown(report, ledger=getattr(report, "ledger", True))]
         md += ["", "A claim's verdict is computed from the evidence of the checks of this run (listed per claim "
                "in report.json); a refuted claim is a finding about the paper, not a failed check."]
     else:

@@ -39,7 +39,8 @@ def steps_for(B, V) -> list:
         Step(f"Orthogonal projector onto the dominant eigenspace $E$ ($\\dim E = {s.dim_E}$)", P,
              "orthonormal eigenvectors of the top eigenvalue (Gram-Schmidt)", r"P_E", "P-E"),
         Step(r"Projection map $\Pi(x) = P_E x/|P_E x|$ (the $\tau \to \infty$ limit of the closed-form flow)", Pi,
-             r"$|P_E x|^2 = x^\top P_E x$ for an orthogonal projector", r"\Pi(x)", "Pi"),
+             r"$|P_E x|^2 = x^\top P_E x$ for an orthogonal projector", r"\Pi(x)", "Pi",
+             kind="limit"),
     ]
     rate = None
     if s.dim_E == 1:
@@ -56,7 +57,7 @@ def steps_for(B, V) -> list:
     cval = rate if rate is not None else lyap
     steps += [
         Step(r"Theorem 1 bound with $c$ set to this rate ($K$ and $C_1$ stay symbols)", cb.b.subs(M.c, cval),
-             "the stated bound with the derived rate", r"b(\beta,t)", "b"),
+             "the stated bound with the derived rate", r"b(\beta,t)", "b", kind="statement"),
         Step("Its optimal time", sp.expand_log(cb.t_star.subs(M.c, cval), force=True),
              r"sympy.solve of $db/dt = 0$", r"t^*(\beta)", "t-star"),
     ]

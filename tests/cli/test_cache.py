@@ -44,7 +44,9 @@ def n_tasks() -> int:
 
 
 def strip(doc: dict) -> dict:
-    """The report without its timings (the only fields that differ between two runs of the same code)."""
+    """The report without its timings and its provenance (the only fields that differ between two runs of the
+    same code)."""
+    doc.pop("provenance", None)
     for c in doc["checks"]:
         c.pop("seconds")
     return doc

@@ -342,7 +342,7 @@ def test_latex_runs_the_audit_with_figures_and_claims(toys, tmp_path, monkeypatc
     text = out.read_text()
     assert r"\includegraphics[width=0.8\linewidth]{audit_figures/toyw_a_0.png}" in text
     assert (tmp_path / "audit_figures" / "toyw_a_0.png").stat().st_size > 1000
-    assert r"\texttt{A.toy\_if} & holds\_if & scale \textless{} 9.5 \\" in text    # the ledger: plain text
+    assert r"\texttt{A.toy\_if}~\cite{truong2026signal} & holds\_if & scale \textless{} 9.5 \\" in text   # cites A
 
 
 def test_progress_only_moves_forward_with_an_eta():

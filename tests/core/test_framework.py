@@ -76,7 +76,7 @@ def test_json_schema(toys, tmp_path):
     assert main(["run", "toy.passes", "toy.fails", "--json", str(path), "--quiet"]) == 1
     doc = json.loads(path.read_text())
     assert set(doc) == {"version", "profile", "seed", "options", "complete", "checks", "claims", "claims_summary",
-                        "claims_not_evaluated"}
+                        "claims_not_evaluated", "provenance"}
     assert doc["complete"] is True and doc["claims"] == []
     keys = {"id", "compares", "source", "verdict", "observed", "threshold", "reason", "params", "details", "seconds"}
     for entry in doc["checks"]:

@@ -54,7 +54,7 @@ def _derivation() -> tuple[Step, ...]:
     steps.append(Step(r"Zero-temperature field ($\beta \to \infty$): $X_\infty(x) = P^\perp_x V B^\top x/|B^\top x|$ "
                       r"(the maximiser with $b = B^\top x$); shown on the circle $x = (\cos\phi, \sin\phi)$ for "
                       r"$B = \operatorname{diag}(b_1, b_2)$, $V = \operatorname{diag}(v_1, v_2)$.",
-                      field_2d, "substitution of the Lagrange maximiser, sympy.simplify", r"X_\infty(x)", "X-inf"))
+                      field_2d, "substitution of the Lagrange maximiser, sympy.simplify", r"X_\infty(x)", "X-inf", kind="limit"))
     a = sp.Matrix(3, 3, lambda i, j: sp.Symbol(f"a_{i + 1}{j + 1}", real=True))
     steps.append(Step(r"Oja identity for a generic real $3 \times 3$ matrix $A$: $x = y/|y|$ with $y' = A y$ "
                       r"($y = e^{\tau A} x_0$) satisfies $dx/d\tau = P^\perp_x A x$; residual", _oja_residual(a),
@@ -71,7 +71,7 @@ def _derivation() -> tuple[Step, ...]:
         steps.append(Step(r"Projection map: the $\tau \to \infty$ limit of the closed form for diagonal $A$ with top "
                           f"eigenvalue of multiplicity {dim_E} (gaps " r"$g_k > 0$): $\Pi(x_0) = P_E x_0/|P_E x_0|$.",
                           lim, r"sympy.limit ($u = e^{-\tau} \to 0^+$)", rf"\Pi_{{\dim E={dim_E}}}(x_0)",
-                          f"Pi-E{dim_E}"))
+                          f"Pi-E{dim_E}", kind="limit"))
         steps.append(Step(rf"Stationarity: $X_\infty(\Pi x) = 0$ ($\dim E = {dim_E}$).",
                           _diag_stationarity(d, dim_E), "sympy.simplify", r"X_\infty(\Pi x)", f"stationary-E{dim_E}"))
     ru, ra, rc = moment_ratios(2)
@@ -80,12 +80,12 @@ def _derivation() -> tuple[Step, ...]:
                       r"/\kappa + O(\kappa^{-2})$, $\kappa = \beta |B^\top x|$; the first-order coefficients "
                       r"$(r_u, r_a, r_C)$:",
                       sp.Matrix([ru[1], ra[1], rc[1]]), "sympy series of ratios of Watson expansions",
-                      r"m_1", "laplace-m1"))
+                      r"m_1", "laplace-m1", kind="approximation", order=r"O(\kappa^{-2})"))
     steps.append(Step(r"So $X_\beta - X_\infty = P^\perp_x V (\nabla_T \log f(u) - \frac{d-1}{2} u)/(\beta |B^\top x|)"
                       r" + O(\beta^{-2})$: the sup error is $O(1/\beta)$ for a smooth positive density; residual of "
                       r"that identity:",
                       first_order_identity(), "sympy.simplify", r"m_1 - \nabla_T \log f + \frac{d-1}{2}u",
-                      "laplace-first-order"))
+                      "laplace-first-order", kind="approximation", order=r"O(\beta^{-2})"))
     Jt, ev = _diag_jacobian(3)
     steps.append(Step(r"Linearisation at $x^* = e_1$ ($A = \operatorname{diag}(\mu_i)$, general $B$): tangent Jacobian "
                       r"eigenvalues $(\mu_j - \mu_1)/|B^\top x^*|$; the rate is $\gamma/|B^\top x^*|$.", ev,
@@ -109,13 +109,15 @@ def _derivation() -> tuple[Step, ...]:
                       r"r_{\rm Lyap}/r_{\rm Jac}", "rate-ratio"))
     cb = concentration_bound()
     steps += [
-        Step("Theorem 1 bound.", cb.b, "model statement", r"b(\beta,t)", "b"),
+        Step("Theorem 1 bound.", cb.b, "the paper's Theorem 1, as stated (not derived)", r"b(\beta,t)", "b",
+             kind="statement"),
         Step(r"Optimal time: $db/dt = 0$.", cb.t_star, "sympy.solve (second derivative > 0)",
              r"t^*(\beta)", "t-star"),
         Step("Minimal value of the bound.", cb.b_min, r"sympy.simplify of $b(\beta, t^*)$", r"b_{\min}(\beta)",
              "b-min"),
         Step(r"Metastability: $t^*$ grows like $\log\beta$.", sp.limit(cb.t_star / sp.log(beta), beta, sp.oo),
-             r"sympy.limit of $t^*/\log\beta$ as $\beta \to \infty$", r"\lim t^*/\log\beta", "t-star-limit"),
+             r"sympy.limit of $t^*/\log\beta$ as $\beta \to \infty$", r"\lim t^*/\log\beta", "t-star-limit",
+             kind="limit"),
     ]
     steps += list(_terminal_steps())
     return tuple(steps)
@@ -137,7 +139,7 @@ def _terminal_steps() -> tuple[Step, ...]:
         Step(r"Terminal phase (Conjecture 1): a tight cluster at $u$ moves by the cluster field "
              r"$g(u) = P^\perp_u V u$; tangent Jacobian at $u = e_1$ for $V = \operatorname{diag}(v_1, v_2, v_3)$.",
              ev, r"sympy jacobian of $g$ at $e_1$, restricted to $\operatorname{span}(e_2, e_3)$, eigenvals",
-             r"\lambda^{\rm cl}_j", "cluster-jacobian"),
+             r"\lambda^{\rm cl}_j", "cluster-jacobian", kind="limit"),
         Step(r"The cluster axis approaches the dominant eigenvector of $V$ at the rate $v_1 - v_2$ "
              r"($v_1 > v_2 \ge v_3$: minus the largest tangent eigenvalue).", rate,
              r"minus the tangent eigenvalue along $e_2$ (the largest, as $v_2 \ge v_3$)", r"r_{\rm axis}", "axis-rate"),

@@ -67,10 +67,11 @@ def _steps() -> tuple[Step, ...]:
              r"$y = \langle X, v^*\rangle = \gamma U_2$, $\mu = \sqrt{d/2}$",
              sp.Matrix([[1, rho, eta], [rho, 1, nu], [eta, nu, 1]]),
              r"$G \sim N(0, I_d)$ projected on unit vectors; $\langle k^*, v^*\rangle = 0$ so $\mathbb{E}\,y = 0$",
-             r"\Sigma_I", "Sigma-I"),
+             r"\Sigma_I", "Sigma-I", kind="assumption"),
         Step(r"Noise token: $(a, b) = (\langle X, k\rangle, \langle X, v\rangle)$ is a standard Gaussian pair with "
              r"correlation $\rho$",
-             sp.Matrix([[1, rho], [rho, 1]]), r"$X \sim N(0, I_d)$, $|k| = |v| = 1$", r"\Sigma_N", "Sigma-N"),
+             sp.Matrix([[1, rho], [rho, 1]]), r"$X \sim N(0, I_d)$, $|k| = |v| = 1$", r"\Sigma_N", "Sigma-N",
+             kind="assumption"),
         Step(r"Stein's lemma, first and second order: $(z f - f')\varphi + (f\varphi)'$ and "
              r"$(z^2 f - f - f'')\varphi + ((z f + f')\varphi)'$ for an arbitrary $f$",
              sp.Matrix([stein["first"], stein["second"]]),
@@ -153,8 +154,8 @@ def _steps() -> tuple[Step, ...]:
         Step(r"$r$ is affine in $\nu$, and $r_\kappa = r_{\kappa\nu}\,(\nu - \nu^*(\kappa))$ with the nullcline "
              r"$\nu^*$ an $\operatorname{erf}$",
              sp.Matrix([P["r_nu"], P["nu_star"], P["affine_residual"]]),
-             r"$r_\nu$ is free of $\nu$; $\nu^*$ solved by SymPy; the affine residual simplifies to 0", r"\nu^*",
-             "nu-star"),
+             r"$r_\nu$ is free of $\nu$; $\nu^*$ solved by SymPy; the affine residual simplifies to 0",
+             r"(r_\nu,\ \nu^*,\ r_\kappa - r_{\kappa\nu}(\nu - \nu^*))", "nu-star"),
     ]
     crit = reduced_critical_points()
     steps += [
