@@ -1,3 +1,3 @@
-from attnverify.cli.main import main
+from attnverify.cli import main
 
 raise SystemExit(main())

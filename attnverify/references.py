@@ -8,7 +8,6 @@ from the entries, and the ledger's rows ``\cite`` them by key.
 """
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -75,35 +74,15 @@ def parse(text: str) -> list[Entry]:
 
 
 def bib_path(paper) -> Path | None:
-    """The BibTeX file of ``paper``: its ``bibliography`` field when it has one, else ``reference.bib`` in the
-    package of the module its entry point names (``checks/<model>/``); None when there is none."""
-    named = getattr(paper, "bibliography", None)
-    if named:
-        return Path(named) if Path(named).is_file() else None
-    folder = _plugin_folder(paper.model)
-    path = folder / BIB_NAME if folder is not None else None
-    return path if path is not None and path.is_file() else None
+    """The BibTeX file of ``paper``: ``reference.bib`` in its package (the plugin contract,
+    attnverify.checks.paper); None when there is none."""
+    from importlib import resources
 
-
-@functools.lru_cache(maxsize=None)
-def _plugin_folder(model: str) -> Path | None:
-    import importlib.util
-    from importlib.metadata import entry_points
-
-    from attnverify.checks.registry import GROUP, paper
-
-    target = paper(model)
-    for ep in entry_points(group=GROUP):
-        module = ep.value.split(":")[0]
-        try:
-            loaded = ep.load()
-        except Exception:  # noqa: BLE001 -- the registry reports a broken plugin; here it only has no entry
-            continue
-        if loaded is target:
-            spec = importlib.util.find_spec(module)
-            if spec is not None and spec.origin:
-                return Path(spec.origin).parent
-    return None
+    try:
+        resource = resources.files(paper.package).joinpath(BIB_NAME)
+    except ModuleNotFoundError:
+        return None
+    return Path(str(resource)) if resource.is_file() else None
 
 
 def entries(paper) -> list[Entry]:

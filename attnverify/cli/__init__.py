@@ -1,4 +1,4 @@
-"""The ``attnverify`` command line."""
-from attnverify.cli.main import main
+"""The ``attnverify`` command line (attnverify.cli.command_line: the parser, list and the dispatch)."""
+from attnverify.cli.command_line import main
 
 __all__ = ["main"]

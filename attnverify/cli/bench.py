@@ -2,7 +2,7 @@
 
 Runs the performance benchmarks (``attnverify.bench.run_all``), prints a table and writes JSON.
 
-Wiring (in ``attnverify.cli.main``): ``bench_cli.add_parser(sub)`` in ``build_parser`` and ``"bench": lambda:
+Wiring (in ``attnverify.cli.command_line``): ``bench_cli.add_parser(sub)`` in ``build_parser`` and ``"bench": lambda:
 bench_cli.cmd_bench(args)`` in the handler table. Exit code 0 when the benchmarks ran (missed targets are
 marked MISS in the table and false under ``targets_met`` in the JSON, not an error), 2 on bad input.
 """

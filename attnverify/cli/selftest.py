@@ -10,7 +10,7 @@ serially), and print which checks catch it; ``--json`` writes
 ``{"mutants": n, "caught": k, "rows": [{"mutant", "caught_by": [...], ...}], ...}``.
 ``--seeds N``: the false-alarm sweep of :mod:`attnverify.selftest.seed_sweep` (quick profile under seeds 0..N-1).
 
-Wiring (in ``attnverify.cli.main``): ``selftest_cli.add_parser(sub)`` in ``build_parser`` and
+Wiring (in ``attnverify.cli.command_line``): ``selftest_cli.add_parser(sub)`` in ``build_parser`` and
 ``"selftest": lambda: selftest_cli.cmd_selftest(args)`` in the handler table. Exit code 0 when every mutant is
 caught (or every check passes under every seed), 1 otherwise, 2 on bad input (raised as InputError).
 """

@@ -9,7 +9,7 @@ unmistakably mathematics and leaves every other word as text (escaped by :func:`
   operator (``sqrt``, ``exp``, ``log``, ``sum``, ``argmin``, ``Im``), ``inf``, a single letter, a letter with
   digits (``W2``, ``C1``) or a subscript word (``min``, ``best``), and it carries a mark of mathematics: a
   script (``^``, ``_``), a product ``*``, a push-forward ``#``, a Greek letter, ``sqrt``, or ``+-``;
-- a dotted or underscored identifier (``slr.oracle_vs_bayes``, ``oracle_local_min_scan``) is never mathematics.
+- a dotted or underscored identifier (``model.check_name``, ``local_min_scan``) is never mathematics.
 
 Texts that follow the convention (mathematics between dollars) pass through :func:`notation.latex` unchanged.
 """

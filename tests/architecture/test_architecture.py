@@ -200,7 +200,7 @@ def tree() -> tuple[dict[str, Module], dict[str, set[str]]]:
 
 def test_the_module_map_covers_the_tree(tree):
     modules, edges = tree
-    for name in ("attnverify.cli.main", "attnverify.theory.certified", "attnverify.theory.meanfield",
+    for name in ("attnverify.cli.command_line", "attnverify.theory.certified", "attnverify.theory.meanfield",
                  "attnverify.theory.meanfield.model", "attnverify.numerics.meanfield.particles", "attnverify.checks.stats",
                  "attnverify.checks.signal._model", "attnverify.checks.meanfield.w2"):
         assert name in modules
@@ -243,7 +243,7 @@ def _leaf_violations(sources: dict[str, str], packages: tuple[str, ...] = ()) ->
 
 
 CLEAN = {
-    "attnverify.cli.main": "import attnverify.checks.runner\nfrom attnverify.theory import meanfield\n",
+    "attnverify.cli.command_line": "import attnverify.checks.runner\nfrom attnverify.theory import meanfield\n",
     "attnverify.checks.runner": "from attnverify.checks.framework import Check\n",
     "attnverify.checks.framework": "import numpy as np\n",
     "attnverify.checks.stats": "from scipy.stats import norm\n",
@@ -273,7 +273,7 @@ PACKAGES = ("attnverify.checks.paper", "attnverify.theory.meanfield", "attnverif
 
 def test_the_resolver_follows_every_import_form():
     edges = _synthetic(CLEAN, PACKAGES)
-    assert edges["attnverify.cli.main"] == {"attnverify.checks.runner", "attnverify.theory.meanfield"}
+    assert edges["attnverify.cli.command_line"] == {"attnverify.checks.runner", "attnverify.theory.meanfield"}
     assert edges["attnverify.theory.meanfield"] == {"attnverify.theory.meanfield.model", "attnverify.theory.certified"}
     assert edges["attnverify.checks.paper.plugin"] == {"attnverify.checks.paper.one"}
     assert edges["attnverify.numerics.meanfield.particles"] == {"attnverify.numerics.kernel"}     # inside a function
@@ -294,8 +294,8 @@ def test_the_checker_passes_a_clean_synthetic_tree():
      "attnverify.numerics.kernel (numerics) imports attnverify.theory.meanfield (theory)"),
     ("attnverify.theory.certified", "from attnverify.checks import stats",
      "attnverify.theory.certified (theory) imports attnverify.checks.stats (checks)"),
-    ("attnverify.checks.stats", "def f():\n    from attnverify.cli.main import main",
-     "attnverify.checks.stats (checks) imports attnverify.cli.main (app)"),
+    ("attnverify.checks.stats", "def f():\n    from attnverify.cli.command_line import main",
+     "attnverify.checks.stats (checks) imports attnverify.cli.command_line (app)"),
     ("attnverify.numerics.kernel", "from attnverify import __version__",
      "attnverify.numerics.kernel (numerics) imports attnverify (app)"),
     ("attnverify.theory.meanfield.model", "from attnverify.render.report import text",

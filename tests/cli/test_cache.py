@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from attnverify import checks
-from attnverify.cli.main import main
+from attnverify.cli import main
 from attnverify.render.report import report_dict
 from attnverify.checks.context import Context
 from attnverify.checks.store import TaskStore, Unstorable, decode, encode
@@ -182,7 +182,7 @@ def test_corrupt_entries_are_recomputed(tmp_path):
 SCRIPT = textwrap.dedent('''
     import sys, time
     import numpy as np
-    from attnverify.cli.main import main
+    from attnverify.cli import main
     from attnverify.checks.evidence import Evidence
     from attnverify.checks.params import Param
     from attnverify.checks.registry import check
@@ -295,7 +295,7 @@ class NotNumerics:
     x: float
 
 
-@pytest.mark.parametrize("module, name", [("attnverify.cli.main", "Interrupted"), ("os", "path"),
+@pytest.mark.parametrize("module, name", [("attnverify.cli.command_line", "Interrupted"), ("os", "path"),
                                           ("attnverify.numerics.signal.mc", "estimate"),
                                           ("attnverify.numerics.nonexistent", "Estimate"),
                                           ("attnverify.numerics.signal.mc", "Estimate.__init__")])

@@ -7,7 +7,7 @@ import json
 import pytest
 
 import attnverify.checks.runner as runner
-from attnverify.cli.main import main
+from attnverify.cli import main
 from attnverify.references import parse
 
 ARXIV = {"truong2026signal": "2606.22406", "alcalde2026meanfield": "2605.10931", "marion2025attention": "2410.01537"}
@@ -49,7 +49,7 @@ def test_claims_of_one_paper(tmp_path, capsys, monkeypatch, name):
     the claims read no evidence from it and come out inconclusive)."""
     ran = []
     monkeypatch.setattr(runner, "run_one", lambda c, p, **kw: ran.append(c.id) or runner.Result(
-        c.id, c.claim, c.source, "pass", p, 0.0, runner.Evidence("m", 0.0, 1.0, "r", True)))
+        c.id, c.compares, c.source, "pass", p, 0.0, runner.Evidence("m", 0.0, 1.0, "r", True)))
     out = tmp_path / "a.json"
     assert main(["claims", name, "--quiet", "--executor", "serial", "--no-cache", "--json", str(out)]) == 0
     assert ran and all(cid.startswith("signal.") for cid in ran)

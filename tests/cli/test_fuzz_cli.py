@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import attnverify.checks.runner as runner
-from attnverify.cli.main import main
+from attnverify.cli import main
 from attnverify.checks.params import InputError
 from attnverify.checks.registry import all_checks
 

@@ -10,7 +10,7 @@ from datetime import datetime, timezone
 from importlib import metadata
 
 from attnverify import provenance
-from attnverify.cli.main import main
+from attnverify.cli import main
 
 CHECK = "meanfield.zero_temperature_flow"          # a check of about a second
 

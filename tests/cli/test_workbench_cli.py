@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import attnverify.checks.runner as runner
-from attnverify.cli.main import main
+from attnverify.cli import main
 from attnverify.checks import claims as claims_mod
 from attnverify.checks.claims import ClaimVerdict, claim
 from attnverify.checks.evidence import Evidence, Plot, Series

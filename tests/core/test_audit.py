@@ -12,7 +12,7 @@ import attnverify
 from attnverify.checks import judges
 from attnverify.checks.params import InputError
 from attnverify.checks.stated import parse_claims, read_toml
-from attnverify.cli.main import main
+from attnverify.cli import main
 
 RIGHT = "theta**2*w**2 + 2*beta*sigma**2*theta*rho*w + beta**2*sigma**4"
 

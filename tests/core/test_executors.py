@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from attnverify import checks
-from attnverify.cli.main import main
+from attnverify.cli import main
 from attnverify.executors import make_executor
 from attnverify.render.report import report_dict
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from attnverify import checks
-from attnverify.cli.main import main
+from attnverify.cli import main
 from attnverify.checks.evidence import Evidence, Plot, Series
 from attnverify.checks.params import InputError, Param
 from attnverify.checks.registry import REGISTRY, check

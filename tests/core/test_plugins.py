@@ -13,7 +13,7 @@ import pytest
 
 import attnverify.checks.registry as registry
 from attnverify.checks.plugin import Paper
-from attnverify.cli.main import main
+from attnverify.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = ROOT / "attnverify"

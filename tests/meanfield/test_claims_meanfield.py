@@ -230,7 +230,7 @@ def test_the_quick_profile_chooses_a_resolution_that_fits_a_d3_model():
 
 
 def test_an_explicit_choice_that_breaks_the_rule_is_refused_with_the_numbers(capsys):
-    from attnverify.cli.main import main
+    from attnverify.cli import main
 
     m = _d3(1)
     fmt = lambda M: ";".join(",".join(repr(float(x)) for x in row) for row in M)  # noqa: E731

@@ -6,7 +6,7 @@ import json
 import textwrap
 
 import attnverify
-from attnverify.cli.main import main
+from attnverify.cli import main
 
 
 def test_list_quantities_names_paper_bs(capsys):

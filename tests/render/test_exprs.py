@@ -43,7 +43,7 @@ def test_a_function_with_its_own_latex_shows_it_in_unicode():
 
 def test_derive_prints_the_notation(capsys):
     """The Paper B derivation in the terminal: max(b₁, b₂) and uᵀCu, as in the LaTeX."""
-    from attnverify.cli.main import main
+    from attnverify.cli import main
 
     assert main(["derive", "meanfield", "--width", "100"]) == 0
     out = capsys.readouterr().out
@@ -54,7 +54,7 @@ def test_derive_prints_the_notation(capsys):
 def test_delta_parallel_reads_as_a_fraction(capsys):
     """Delta_parallel printed as a lone minus sign, blocks, and a division sign ("- ... ÷ ..."); now its short
     denominator leads the bracketed numerator."""
-    from attnverify.cli.main import main
+    from attnverify.cli import main
 
     assert main(["derive", "signal", "--width", "100"]) == 0
     out = capsys.readouterr().out

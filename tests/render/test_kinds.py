@@ -47,7 +47,7 @@ def test_the_marks_differ_by_kind():
 
 
 def test_terminal_and_latex_mark_the_delta_method(capsys):
-    from attnverify.cli.main import main
+    from attnverify.cli import main
     from attnverify.render.latex import derivation_section
 
     assert main(["derive", "signal", "--width", "110"]) == 0

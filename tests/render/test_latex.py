@@ -16,7 +16,7 @@ import pytest
 import sympy as sp
 
 import attnverify.checks.runner as runner
-from attnverify.cli.main import main
+from attnverify.cli import main
 
 
 def test_tables_captions_and_labels_of_the_audit():

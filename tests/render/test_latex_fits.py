@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from attnverify.cli.main import main
+from attnverify.cli import main
 
 OVERFULL = re.compile(r"Overfull \\hbox \((\d+(?:\.\d+)?)pt too wide\)[^\n]*")
 # reasons as the issue quotes them (plain strings with ASCII maths), for the ledger of the report

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 def test_quantities_list_and_audit_know_the_field_and_the_threshold(capsys, tmp_path):
     import attnverify
-    from attnverify.cli.main import main
+    from attnverify.cli import main
 
     assert main(["list", "--quantities"]) == 0
     out = capsys.readouterr().out

@@ -168,7 +168,7 @@ def test_bad_parameters_are_refused_in_one_line(cid, name, text):
 
 
 def test_cli_bad_input_exits_2_with_one_line(capsys):
-    from attnverify.cli.main import main
+    from attnverify.cli import main
 
     for argv in (["run", "slr.oracle_hessian", "--set", "gamma=-1"], ["derive", "slr", "--set", "d=2"],
                  ["derive", "slr", "--set", "lam=0"], ["run", "slr", "--set", "L=1.5"]):
