@@ -97,8 +97,10 @@ class Report(_runner.Report):
                        f"<td>{'-' if r.observed is None else f'{r.observed:.4g}'}</td>"
                        f"<td>{html.escape(r.evidence.comparison) if r.evidence else ''} "
                        f"{'-' if r.threshold is None else f'{r.threshold:.4g}'}</td></tr>" for r in self.results)
+        from attnverify.render import reasons
+
         claims = "".join(f"<tr><td><code>{html.escape(c.id)}</code></td><td><b>{c.verdict}</b></td>"
-                         f"<td>{html.escape(c.condition or c.reason)}</td></tr>" for c in self.claims)
+                         f"<td>{reasons.html(c.condition or c.reason)}</td></tr>" for c in self.claims)
         out = (f"<div><p>attnverify audit: profile {self.profile}, seed {self.seed}</p><table><tr><th>check</th>"
                f"<th>verdict</th><th>observed</th><th>pass if</th></tr>{rows}</table>")
         if claims:

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from typing import Any, Union
 
 __all__ = ["Text", "Math", "Number", "CheckRef", "Part", "Reason", "reason", "item", "as_reason", "listing",
-           "bracket", "pm", "decimal", "digits_for", "MAX_DIGITS"]
+           "bracket", "pm", "decimal", "se_decimal", "digits_for", "MAX_DIGITS"]
 
 #: the most significant digits a float has (17 tell any two doubles apart)
 MAX_DIGITS = 17
@@ -335,6 +335,16 @@ def decimal(x: float, digits: int) -> tuple[str, int | None]:
     return (mant.rstrip("0").rstrip(".") if "." in mant else mant), exp
 
 
+def se_decimal(value: float | None, se: float) -> tuple[str, int | None]:
+    """A standard error to 2 significant digits, in the layout of its value: fixed beside a value printed in fixed
+    notation (``0.746194 ± 0.000039``), else as :func:`decimal` chooses."""
+    d = decimal(se, 2)
+    if d[1] is None or value is None or not (math.isfinite(se) and se > 0) or decimal(value, 4)[1] is not None:
+        return d
+    places = max(0, 1 - math.floor(math.log10(se)))
+    return f"{se:.{places}f}".rstrip("0").rstrip("."), None
+
+
 def _se_digits(value: float, se: float, digits: int) -> int:
     """Significant digits of ``value`` that reach the second significant digit of its standard error ``se``
     (at least ``digits``)."""
@@ -393,7 +403,8 @@ def _convention(p: Any, digits: list[int]) -> str:
     ends = iter(digits[1:] if p.value is not None else digits)
     out = "" if p.value is None else _plain_number(p.value, digits[0])
     if p.se is not None and p.value is not None:
-        out += f" ± {_plain_number(p.se, 2)}"
+        mant, exp = se_decimal(p.value, p.se)
+        out += f" ± {mant if exp is None else f'{mant}e{exp:+03d}'}"
     if p.interval is not None:
         if p.is_point:
             text = _plain_number(p.interval[0], next(ends))

@@ -21,7 +21,8 @@ from __future__ import annotations
 import html as _html
 from typing import Any
 
-from attnverify.checks.reason import CheckRef, Math, Number, Reason, Text, as_reason, decimal, digits_for
+from attnverify.checks.reason import (CheckRef, Math, Number, Reason, Text, as_reason, decimal, digits_for,
+                                      se_decimal)
 from attnverify.render import notation
 
 __all__ = ["terminal", "plain", "markdown", "latex", "html", "mathml", "math_unicode", "number_text"]
@@ -56,7 +57,7 @@ def _layout(n: Number, digits: list[int]) -> tuple[Any, Any, Any]:
     single one (a point)."""
     ends = iter(digits[1:] if n.value is not None else digits)
     value = None if n.value is None else decimal(n.value, digits[0])
-    se = decimal(n.se, 2) if n.se is not None and n.value is not None else None
+    se = se_decimal(n.value, n.se) if n.se is not None and n.value is not None else None
     if n.interval is None:
         return value, se, None
     if n.is_point:

@@ -64,12 +64,23 @@ def report_dict(report: Report, *, complete: bool = True, note: str | None = Non
     doc = {"version": report.version, "profile": report.profile, "seed": report.seed,
            "options": jsonable(report.options), "complete": bool(complete),
            "checks": [result_dict(r) for r in report.results],
-           "claims": [jsonable(c.as_dict()) for c in getattr(report, "claims", [])],
+           "claims": [claim_dict(c) for c in getattr(report, "claims", [])],
            "claims_summary": {v: sum(c.verdict == v for c in getattr(report, "claims", [])) for v in CLAIM_VERDICTS},
            "claims_not_evaluated": not_evaluated(report) if getattr(report, "ledger", True) else []}
     if note:
         doc["note"] = note
     return doc
+
+
+def claim_dict(c: Any) -> dict:
+    """A ledger row as JSON: its fields, the typed parts of its reason and condition, and their one-line Unicode
+    renderings for tools (``reason_text``, ``condition_text``)."""
+    from attnverify.render import reasons
+
+    row = jsonable(c.as_dict())
+    row["reason_text"] = reasons.plain(c.reason)
+    row["condition_text"] = None if c.condition is None else reasons.plain(c.condition)
+    return row
 
 
 def write_json(report: Report, path: str | os.PathLike, *, complete: bool = True, note: str | None = None) -> None:
@@ -130,8 +141,7 @@ def claims_table(report: Report, width: int | None = None, *, ledger: bool = Tru
     room = max(30, width - idw - vw - 4)
     lines = [f"{'claim'.ljust(idw)}  {'verdict'.ljust(vw)}  condition / reason", f"{'-' * idw}  {'-' * vw}  {'-' * 18}"]
     for c in claims:
-        text = notation.unicode(c.condition if c.condition else c.reason or "")
-        wrapped = textwrap.wrap(text, room) or [""]
+        wrapped = _wrap_reason(c.condition if c.condition else c.reason or "", room)
         lines.append(f"{c.id.ljust(idw)}  {c.verdict.upper().ljust(vw)}  {wrapped[0]}")
         lines += [f"{'':{idw}}  {'':{vw}}  {more}" for more in wrapped[1:]]
     lines.append(f"\n{claims_summary(report)} (a refuted claim is a finding about the paper, not a failed check)")
@@ -141,13 +151,29 @@ def claims_table(report: Report, width: int | None = None, *, ledger: bool = Tru
     return "\n".join(lines)
 
 
+def _wrap_reason(value: Any, room: int) -> list[str]:
+    """A reason for the terminal, wrapped to ``room`` columns: the lead, then each item as a ``- `` line whose
+    continuation lines are indented under its text."""
+    from attnverify.render import reasons
+
+    out: list[str] = []
+    for line in reasons.terminal(value).splitlines():
+        if line.startswith("  - "):
+            out += textwrap.wrap(line[4:], room, initial_indent="- ", subsequent_indent="  ")
+        else:
+            out += textwrap.wrap(line, room)
+    return out or [""]
+
+
 def claims_markdown(report: Report, *, ledger: bool = True) -> str:
     """The ledger as Markdown: one row per claim with its verdict, condition or reason, and the command that
     reproduces it; the verdict counts; the claims not evaluated."""
+    from attnverify.render import reasons
+
     claims = list(getattr(report, "claims", []))
     md = ["| claim | paper | verdict | condition / reason | reproduce |", "|---|---|---|---|---|"]
-    md += [f"| `{c.id}` | {c.paper} | **{c.verdict}** | {_md_cell(notation.unicode(c.condition or c.reason or ''))} | "
-           f"`{_md_cell(c.command)}` |" for c in claims]
+    md += [f"| `{c.id}` | {c.paper} | **{c.verdict}** | {_md_cell(reasons.markdown(c.condition or c.reason or '', inline=True))}"
+           f" | `{_md_cell(c.command)}` |" for c in claims]
     md += ["", claims_summary(report) + "."]
     skipped = not_evaluated(report) if ledger else []
     if skipped:
@@ -293,9 +319,11 @@ def _md_cell(text: str) -> str:
 
 def findings(report: Report) -> list[str]:
     """Bullet points: what the claims ledger and the checks found that a reader must not miss."""
+    from attnverify.render import reasons
+
     out = []
     for c in getattr(report, "claims", []):
-        cond, why = notation.unicode(c.condition or ""), notation.unicode(c.reason or "")
+        cond, why = (reasons.markdown(x or "", inline=True) for x in (c.condition, c.reason))
         if c.verdict == "refuted":
             out.append(f"**{c.id}** is refuted: {cond}. {why}")
         elif c.verdict == "holds_if":

@@ -129,7 +129,8 @@ def test_number_layouts_by_hand():
     assert R.plain(reason(pm(0.746, 0.004))) == "0.746 ± 0.004"
     assert R.plain(reason(Number(6.33e-7))) == "6.33×10⁻⁷"
     # the value is printed to the second significant digit of its standard error: 0.746194 +- 3.9e-05
-    assert R.plain(reason(pm(0.7461942, 3.9e-05))) == "0.746194 ± 3.9×10⁻⁵"
+    assert R.plain(reason(pm(0.7461942, 3.9e-05))) == "0.746194 ± 0.000039"
+    assert R.plain(reason(pm(7.461942e-6, 3.9e-10))) == "7.46194×10⁻⁶ ± 3.9×10⁻¹⁰"   # to the 1e-11 place of the se
     assert R.plain(reason(Number(30), " runs, ", Number(40000.0), " tasks")) == "30 runs, 40000 tasks"
     assert R.plain(reason(Number(12.5, unit="s"))) == "12.5 s"
     assert str(reason(pm(0.746, 0.004), " ", Number(6.33e-7))) == "0.746 ± 0.004 6.33e-07"
@@ -148,7 +149,7 @@ def test_digits_are_raised_only_where_numbers_clash():
 # ----------------------------------------------------------------------------------------------------------------
 def test_terminal_shows_unicode_maths_and_items_as_lines():
     lines = R.terminal(_sample()).splitlines()
-    assert "W₂(μ^βₜ,Π_#μ₀)" in lines[0] and "0.746194 ± 3.9×10⁻⁵" in lines[0]
+    assert "W₂(μ^βₜ,Π_#μ₀)" in lines[0] and "0.746194 ± 0.000039" in lines[0]
     assert lines[1].startswith("  - along β: decays like β^(-0.54)")
     assert lines[2] == "  - bracket [0.88, 0.9], point 0.5, ∞, 6.33×10⁻⁷ s"
     assert "mu" not in R.plain(_sample()) and "beta" not in R.plain(_sample())
@@ -165,7 +166,7 @@ def test_markdown_keeps_latex_between_dollars():
 def test_latex_is_typeset_never_escaped_ascii():
     tex = R.latex(_sample())
     assert r"\textasciicircum" not in tex and "mu^beta" not in tex
-    assert r"\mu^{\beta}_{t}" in tex and r"$0.746194 \pm 3.9\times10^{-5}$" in tex
+    assert r"\mu^{\beta}_{t}" in tex and r"$0.746194 \pm 0.000039$" in tex
     assert r"\begin{itemize}" in tex and tex.count(r"\item ") == 2 and r"\texttt{slr.zeta\_two\_ways}" in tex
 
 
