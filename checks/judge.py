@@ -12,7 +12,9 @@ The three sides are the *stated* form (from a stated-claims file), the *derived*
   resolution; for an upper bound (``direction = "upper"``) a valid looser bound holds and the text says how loose.
 
 Every sentence that states a comparison is produced here from the numbers it describes (:func:`relation`,
-:func:`ratio_text`): no word such as "below" or "loose" is typed beside a number.
+:func:`ratio_text`): no word such as "below" or "loose" is typed beside a number. :func:`value` builds its text as a
+structured :class:`~attnverify.checks.reason.Reason` (numbers as typed parts, printed with the digits that tell them
+apart); the other rules still return plain text (docs/reasons.md: how to convert one).
 
 Agreement and disagreement are decided at ``Z`` = 3 standard errors (a two-sided false-alarm rate of 0.27 % per
 comparison under a normal error). A test's power is reported as the difference it detects with probability 0.8:
@@ -26,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from attnverify.checks.claims import ClaimVerdict
+from attnverify.checks.reason import Number, pm, reason
 from attnverify.checks.stated import StatedClaim
 
 Z = 3.0
@@ -111,25 +114,30 @@ def value(stated: StatedClaim, measured: Measured, *, derived: float | None = No
     at = f" at {where}" if where else ""
     gap = sides_disagree(derived, measured, z)
     if gap:
-        return ClaimVerdict("inconclusive", f"our derivation and our measurement disagree{at}: {gap}", evidence=ev)
+        return ClaimVerdict("inconclusive", reason(f"our derivation and our measurement disagree{at}: {gap}"),
+                            evidence=ev)
     dist = _distance(S, measured.value, s)
-    here = (f"the measured {fmt(measured.value, 5)} +- {fmt(measured.se, 2)} ({measured.how}) is "
-            f"{relation(measured.value, S)} the stated {fmt(S, 5)}" + (f" +- {fmt(u, 2)}" if u else "")
-            + f" by {fmt(dist, 3)} standard errors{at}")
+    how = f" ({measured.how})" if measured.how else ""
+    stated_number = Number(S, se=u, digits=5) if u else Number(S, digits=5)
+    here = reason("the measured ", pm(measured.value, measured.se, digits=5), how, " is ",
+                  relation(measured.value, S), " the stated ", stated_number, " by ", Number(dist, digits=3),
+                  f" standard errors{at}")
     if dist > z:
         if not protocol_complete:
-            return ClaimVerdict("inconclusive", here + "; the paper does not give the whole protocol ("
-                                + ", ".join(stated.get("unknown", [])) + "), so the difference is not a refutation",
-                                evidence=ev)
-        return ClaimVerdict("refuted", here, condition=f"{where or 'the stated protocol'}: measured "
-                            f"{fmt(measured.value, 5)} +- {fmt(measured.se, 2)} against the stated {fmt(S, 5)} "
-                            f"({fmt(dist, 3)} standard errors, threshold {z:g})", evidence=ev)
+            return ClaimVerdict("inconclusive", here.add("; the paper does not give the whole protocol (",
+                                                         ", ".join(stated.get("unknown", [])),
+                                                         "), so the difference is not a refutation"), evidence=ev)
+        return ClaimVerdict("refuted", here, condition=reason(
+            f"{where or 'the stated protocol'}: measured ", pm(measured.value, measured.se, digits=5),
+            " against the stated ", Number(S, digits=5), " (", Number(dist, digits=3), " standard errors, threshold ",
+            Number(z), ")"), evidence=ev)
     if detect > resolution:
-        return ClaimVerdict("inconclusive", here + f"; the test detects only differences of {fmt(detect, 2)} "
-                            f"(power 0.8), coarser than the statement's resolution {fmt(resolution, 2)}: it cannot "
-                            f"tell the figure from a wrong one", evidence=ev)
-    return ClaimVerdict("holds", here + f"; the test would detect a difference of {fmt(detect, 2)} (power 0.8)",
-                        evidence=ev)
+        return ClaimVerdict("inconclusive", here.add(
+            "; the test detects only differences of ", Number(detect, digits=2), " (power 0.8), coarser than the "
+            "statement's resolution ", Number(resolution, digits=2), ": it cannot tell the figure from a wrong one"),
+            evidence=ev)
+    return ClaimVerdict("holds", here.add("; the test would detect a difference of ", Number(detect, digits=2),
+                                          " (power 0.8)"), evidence=ev)
 
 
 def half_unit(x: Any) -> float:
