@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from attnverify.checks.values import matrix_entries, rounded, scale_problem
+from attnverify.checks.plots import Plot, Series  # noqa: F401 -- re-exported: checks import them from here
 
 
 class InputError(ValueError):
@@ -188,27 +189,6 @@ class Param:
 # ----------------------------------------------------------------------------------------------
 # Evidence and results
 # ----------------------------------------------------------------------------------------------
-@dataclass
-class Series:
-    """One curve of a plot; ``yerr`` draws error bars, ``style`` is a matplotlib format string."""
-
-    label: str
-    x: Any
-    y: Any
-    yerr: Any = None
-    style: str = "-"
-
-
-@dataclass
-class Plot:
-    title: str
-    xlabel: str
-    ylabel: str
-    series: list[Series]
-    logx: bool = False
-    logy: bool = False
-
-
 @dataclass
 class Evidence:
     """What a check measured: the comparison ``observed`` vs ``threshold`` and its justification.
