@@ -25,7 +25,7 @@ from attnverify.checks.reason import (CheckRef, Math, Number, Reason, Text, as_r
                                       se_decimal)
 from attnverify.render import notation
 
-__all__ = ["terminal", "plain", "markdown", "latex", "html", "mathml", "math_unicode", "number_text"]
+__all__ = ["terminal", "plain", "markdown", "latex", "html", "mathml", "mathml_inner", "math_unicode", "number_text"]
 
 _SUP = str.maketrans("0123456789-+", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺")
 _MATHML_NS = "http://www.w3.org/1998/Math/MathML"
@@ -156,13 +156,19 @@ def math_unicode(expr: Any) -> str:
     return notation.tex_to_unicode(sp.latex(expr))
 
 
+def mathml_inner(expr: Any) -> str:
+    """The MathML markup of a SymPy expression, without the ``<math>`` element (LaTeX source given as a ``str``:
+    its Unicode through the notation module, as ``<mtext>``)."""
+    if isinstance(expr, str):
+        return f"<mtext>{_html.escape(notation.tex_to_unicode(expr))}</mtext>"
+    return _printer().doprint(expr)
+
+
 def mathml(expr: Any, *, display: bool = False) -> str:
     """A SymPy expression as a ``<math>`` element (SymPy's presentation MathML; a symbol named in LaTeX with braces,
     and LaTeX source given as a ``str``, through the notation module's Unicode)."""
     attrs = f' xmlns="{_MATHML_NS}"' + (' display="block"' if display else "")
-    if isinstance(expr, str):
-        return f"<math{attrs}><mtext>{_html.escape(notation.tex_to_unicode(expr))}</mtext></math>"
-    return f"<math{attrs}>{_printer().doprint(expr)}</math>"
+    return f"<math{attrs}>{mathml_inner(expr)}</math>"
 
 
 def _printer():

@@ -6,7 +6,6 @@ comparison as a small table and its plots. The full details (curves, tables) are
 """
 from __future__ import annotations
 
-import functools
 import json
 import math
 import os
@@ -18,8 +17,10 @@ from typing import Any
 import numpy as np
 
 from attnverify.render import notation
+from attnverify.render.figures import (_wrap_keeping_math, draw_plot, mathtext, plot_file_name,  # noqa: F401
+                                       save_plot)  # re-exported: the plots moved to attnverify.render.figures
 from attnverify.outputs import write_text
-from attnverify.checks.framework import Plot, Result
+from attnverify.checks.framework import Result
 from attnverify.checks.runner import Report
 
 CLAIM_VERDICTS = ("holds", "holds_if", "refuted", "not_refuted", "inconclusive")
@@ -182,113 +183,6 @@ def claims_markdown(report: Report, *, ledger: bool = True) -> str:
 
 
 # ----------------------------------------------------------------------------------------------
-# plots
-# ----------------------------------------------------------------------------------------------
-def mathtext(label: str) -> str:
-    """A label or title of the typesetting convention (mathematics between dollars, in LaTeX) as matplotlib
-    mathtext (:func:`attnverify.render.notation.mathtext`); words outside the dollars stay words."""
-    return notation.mathtext(label)
-
-
-_KEY_RE = re.compile(r"(\S+\s*=\s*[-+0-9.eE]+|#\s*\d+)\s*$")
-# a colour in a matplotlib format string: one of the single-letter colours (no marker is one of these letters) or
-# a cycle colour C0..C9; given together with color=, matplotlib warns "color is redundantly defined"
-_STYLE_COLOUR = re.compile(r"[bgrcmykw]|C\d")
-
-
-def _colour_key(label: str) -> str:
-    """Series that differ only in their leading words (``beta=10`` and ``bound beta=10``) share a colour."""
-    m = _KEY_RE.search(label or "")
-    return m.group(1).replace(" ", "") if m else label
-
-
-def _wrap_keeping_math(text: str, width: int) -> str:
-    """``text`` wrapped to ``width`` columns without breaking inside a $...$ mathtext span (a line break there
-    leaves unbalanced dollars, and matplotlib prints the TeX source)."""
-    parts = text.split("$")
-    glued = "$".join(p.replace(" ", "\x00") if i % 2 else p for i, p in enumerate(parts))
-    return "\n".join(line.replace("\x00", " ") for line in textwrap.wrap(glued, width))
-
-
-@functools.lru_cache(maxsize=1)
-def _figure_class():
-    """matplotlib's Figure with a PNG representation, so that a notebook shows it (once) without pyplot."""
-    import io
-
-    from matplotlib.figure import Figure
-
-    class ReportFigure(Figure):
-        def _repr_png_(self) -> bytes:
-            buf = io.BytesIO()
-            self.savefig(buf, format="png", dpi=100)
-            return buf.getvalue()
-
-    return ReportFigure
-
-
-def draw_plot(plot: Plot):
-    """One :class:`~attnverify.checks.framework.Plot` as a matplotlib Figure (not registered with pyplot: save it
-    with ``fig.savefig``, or show it as a notebook cell's value): mathtext labels, one colour
-    per parameter value (solid and dotted curves of the same beta alike), the legend outside the axes when it is
-    long, a wrapped title, and the zero line when the data change sign."""
-    import matplotlib
-
-    Figure = _figure_class()
-    n = len({s.label for s in plot.series})
-    keys: dict[str, int] = {}
-    for s in plot.series:
-        keys.setdefault(_colour_key(s.label), len(keys))
-    many = len(keys) > 10
-    cmap = matplotlib.colormaps["viridis" if many else "tab10"]
-    colour = {k: cmap(i / max(1, len(keys) - 1)) if many else cmap(i % 10) for k, i in keys.items()}
-    outside = n > 8
-    # a Figure outside pyplot: no global figure list to leak into, and a notebook shows it once (as the value of
-    # the cell), not a second time when the inline backend flushes pyplot's open figures
-    fig = Figure(figsize=(8.6 if outside else 6.4, 4.4))
-    ax = fig.subplots()
-    ys = []
-    seen: set[str] = set()
-    for s in plot.series:
-        x, y = np.asarray(s.x, dtype=float), np.asarray(s.y, dtype=float)
-        ys.append(y[np.isfinite(y)])
-        c = colour[_colour_key(s.label)]
-        label = mathtext(s.label) if s.label and s.label not in seen else None   # one legend entry per label
-        seen.add(s.label)
-        kw = {} if _STYLE_COLOUR.search(s.style or "") else {"color": c}   # a colour in the style string wins
-        if s.yerr is not None:
-            ax.errorbar(x, y, yerr=np.asarray(s.yerr, dtype=float), fmt=s.style, label=label, capsize=2, **kw)
-        else:
-            ax.plot(x, y, s.style, label=label, **kw)
-    ax.set_title(_wrap_keeping_math(mathtext(plot.title), 70), fontsize=10)
-    ax.set(xlabel=mathtext(plot.xlabel), ylabel=mathtext(plot.ylabel))
-    if plot.logx:
-        ax.set_xscale("log")
-    if plot.logy:
-        ax.set_yscale("log")
-    ally = np.concatenate(ys) if ys else np.array([])
-    field = plot.ylabel.strip().split(" ")[0] in ("F", "F(rho)", "drift")     # a vector field: its zeros matter
-    if not plot.logy and ally.size and (ally.min() < 0 < ally.max() or (field and ally.min() <= 0 <= ally.max())):
-        ax.axhline(0.0, color="0.4", lw=0.8, zorder=0)
-    if any(s.label for s in plot.series) and n <= 24:
-        if outside:
-            ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), ncol=1 + n // 17, frameon=False)
-        else:
-            ax.legend(fontsize=8)
-    ax.grid(alpha=0.3)
-    fig.tight_layout()
-    return fig
-
-
-def save_plot(plot: Plot, path: Path) -> None:
-    """Draw one plot to a PNG (the Figure's own Agg canvas; pyplot and its backend are not involved)."""
-    draw_plot(plot).savefig(path, dpi=110)
-
-
-def plot_file_name(check_id: str, index: int) -> str:
-    return f"{check_id.replace('.', '_')}_{index}.png"
-
-
-# ----------------------------------------------------------------------------------------------
 # the formulas each check tests (its paper's ``Paper.formulas``)
 # ----------------------------------------------------------------------------------------------
 def formulas_for(result: Result) -> list[str]:
@@ -350,9 +244,9 @@ def _md_value(value: Any) -> str:
 
 
 def to_markdown(report: Report, *, plots: dict[str, list[str]] | None = None, complete: bool = True,
-                formulas: bool = True) -> str:
+                formulas: bool = True, claim_plots: dict[str, str] | None = None) -> str:
     """report.md: tables and findings first, then one section per check. ``plots`` maps a check id to the
-    file names of its saved plots."""
+    file names of its saved plots, ``claim_plots`` a claim id to the file name of its figure."""
     plots = plots or {}
     head = f"Profile `{report.profile}`, seed {report.seed}, version {report.version}. Overrides: " + (
         ", ".join(f"`{k}={_set_syntax(v)}`" for k, v in report.options.items()) if report.options else "none") + "."
@@ -367,9 +261,10 @@ def to_markdown(report: Report, *, plots: dict[str, list[str]] | None = None, co
     claims = list(getattr(report, "claims", []))
     md += ["", "## Claims", ""]
     if claims:
-        md += [claims_markdown(report)]
+        md += [claims_markdown(report, ledger=getattr(report, "ledger", True))]
         md += ["", "A claim's verdict is computed from the evidence of the checks of this run (listed per claim "
                "in report.json); a refuted claim is a finding about the paper, not a failed check."]
+        md += [f"\n![`{c}`: what its verdict rests on]({name})" for c, name in (claim_plots or {}).items()]
     else:
         md.append("None of the registered claims is fed by the checks that ran.")
     found = findings(report)
@@ -420,17 +315,42 @@ def _set_syntax(value: Any) -> str:
 
 
 def write_report(report: Report, directory: str | os.PathLike, *, complete: bool = True,
-                 note: str | None = None) -> Path:
-    """Write ``report.json``, ``report.md`` and one PNG per plot into ``directory``."""
+                 note: str | None = None, derivations: list | None = None) -> Path:
+    """Write ``report.json``, ``report.md``, one PNG per plot and per claim figure
+    (:mod:`attnverify.render.claim_figures`), and the self-contained ``report.html`` into ``directory``.
+    ``derivations``: the (title, steps) sections of the HTML report (default: those of the papers that ran, when
+    the run is complete)."""
+    from attnverify.render.claim_figures import claim_figure, claim_figure_name
+    from attnverify.render.figures import png_bytes
+    from attnverify.render.html import report_derivations, write_html
+
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
     write_json(report, out / "report.json", complete=complete, note=note)
     names: dict[str, list[str]] = {}
+    pngs: dict[str, list[bytes]] = {}
     for r in report.results:
         if r.evidence is not None:
             for i, plot in enumerate(r.evidence.plots):
                 name = plot_file_name(r.id, i)
-                save_plot(plot, out / name)
+                data = png_bytes(draw_plot(plot))
+                (out / name).write_bytes(data)
                 names.setdefault(r.id, []).append(name)
-    write_text(out / "report.md", to_markdown(report, plots=names, complete=complete))
+                pngs.setdefault(r.id, []).append(data)
+    claim_names: dict[str, str] = {}
+    claim_pngs: dict[str, bytes] = {}
+    for c in getattr(report, "claims", []) or []:
+        fig = claim_figure(c)
+        if fig is not None:
+            claim_pngs[c.id] = png_bytes(fig)
+            claim_names[c.id] = claim_figure_name(c.id)
+            (out / claim_names[c.id]).write_bytes(claim_pngs[c.id])
+    write_text(out / "report.md", to_markdown(report, plots=names, complete=complete, claim_plots=claim_names))
+    if derivations is None and complete:
+        try:
+            derivations = report_derivations(report)
+        except Exception:  # noqa: BLE001 -- a derivation that cannot be built leaves its section out, not the report
+            derivations = []
+    write_html(report, out / "report.html", plots=pngs, claim_figures=claim_pngs, derivations=derivations,
+               complete=complete)
     return out
