@@ -25,6 +25,7 @@ def _files(out):
 
 def test_audit_report_writes_the_html_and_the_claim_figures(tmp_path, monkeypatch, capsys):
     import attnverify.checks.audit as audit
+    import attnverify.user_claims  # noqa: F401 -- bound to the real evaluate before it is replaced here
 
     claims = tmp_path / "mine.toml"
     claims.write_text('[[claim]]\nid = "mine.value"\nmodel = "signal"\nkind = "value"\nquantity = "J_limit"\n'
