@@ -16,13 +16,15 @@ from typing import Any
 
 import numpy as np
 
-from attnverify.checks import framework as _fw
+from attnverify.checks import evidence as _fw
 from attnverify.checks import runner as _runner
+from attnverify.checks.claims import ClaimResult
+from attnverify.checks.params import InputError
 
 
 @dataclass(repr=False)
 class Result(_fw.Result):
-    """A check's result (see :class:`attnverify.checks.framework.Result`) that can draw its plots."""
+    """A check's result (see :class:`attnverify.checks.evidence.Result`) that can draw its plots."""
 
     def plot(self, index: int = 0):
         """The check's ``index``-th plot as a matplotlib Figure (IndexError naming the plots it has when there is no
@@ -40,9 +42,38 @@ class Result(_fw.Result):
                              f"plot({len(plots) - 1})), not plot({index}): {titles}")
         return draw_plot(plots[index])
 
+    def _repr_markdown_(self) -> str:
+        from attnverify.render.jupyter import result_markdown
+
+        return result_markdown(self)
+
+    def _repr_html_(self) -> str:
+        from attnverify.render.jupyter import result_html
+
+        return result_html(self)
+
     @classmethod
     def of(cls, r: _fw.Result) -> "Result":
         return r if isinstance(r, cls) else cls(**{f.name: getattr(r, f.name) for f in fields(_fw.Result)})
+
+
+@dataclass(repr=False)
+class Claim(ClaimResult):
+    """A claim's ledger row (see :class:`attnverify.checks.claims.ClaimResult`) that displays itself in Jupyter."""
+
+    def _repr_markdown_(self) -> str:
+        from attnverify.render.jupyter import claim_markdown
+
+        return claim_markdown(self)
+
+    def _repr_html_(self) -> str:
+        from attnverify.render.jupyter import claim_html
+
+        return claim_html(self)
+
+    @classmethod
+    def of(cls, c: ClaimResult) -> "Claim":
+        return c if isinstance(c, cls) else cls(**{f.name: getattr(c, f.name) for f in fields(ClaimResult)})
 
 
 @dataclass(repr=False)
@@ -91,26 +122,15 @@ class Report(_runner.Report):
         return _head(to_markdown(self, formulas=False))
 
     def _repr_html_(self) -> str:
-        import html
+        from attnverify.render.jupyter import report_html
 
-        rows = "".join(f"<tr><td><code>{html.escape(r.id)}</code></td><td><b>{r.verdict}</b></td>"
-                       f"<td>{'-' if r.observed is None else f'{r.observed:.4g}'}</td>"
-                       f"<td>{html.escape(r.evidence.comparison) if r.evidence else ''} "
-                       f"{'-' if r.threshold is None else f'{r.threshold:.4g}'}</td></tr>" for r in self.results)
-        from attnverify.render import reasons
-
-        claims = "".join(f"<tr><td><code>{html.escape(c.id)}</code></td><td><b>{c.verdict}</b></td>"
-                         f"<td>{reasons.html(c.condition or c.reason)}</td></tr>" for c in self.claims)
-        out = (f"<div><p>attnverify audit: profile {self.profile}, seed {self.seed}</p><table><tr><th>check</th>"
-               f"<th>verdict</th><th>observed</th><th>pass if</th></tr>{rows}</table>")
-        if claims:
-            out += f"<table><tr><th>claim</th><th>verdict</th><th>condition / reason</th></tr>{claims}</table>"
-        return out + "</div>"
+        return report_html(self)
 
     @classmethod
     def of(cls, r: _runner.Report) -> "Report":
         rep = r if isinstance(r, cls) else cls(**{f.name: getattr(r, f.name) for f in fields(_runner.Report)})
         rep.results = [Result.of(x) for x in rep.results]
+        rep.claims = [Claim.of(c) for c in rep.claims]
         return rep
 
 
@@ -127,7 +147,7 @@ def run(ids: list[str] | str | None = None, *, profile: str = "quick", seed: int
         on_result: Callable[[Report], None] | None = None, store: Any = None,
         plans: list | None = None) -> Report:
     """Run the checks ``ids`` (a check id, a paper's model name for all its checks, a list of them, or None for all) and
-    return the :class:`Report` with its claims ledger. Bad input raises :class:`~attnverify.checks.framework.InputError`
+    return the :class:`Report` with its claims ledger. Bad input raises :class:`~attnverify.checks.params.InputError`
     before anything runs; the same seed gives the same results. ``on_result(report)`` is called after each
     check with the report so far (claims not yet evaluated). ``store``: a ``attnverify.checks.store.TaskStore``; finished
     sweep tasks are saved there as they finish and reused by a rerun (same report as an uninterrupted run).
@@ -136,7 +156,7 @@ def run(ids: list[str] | str | None = None, *, profile: str = "quick", seed: int
     if isinstance(ids, str):
         ids = [ids]
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise _fw.InputError(f"seed: expected a non-negative integer, got {seed!r}")
+        raise InputError(f"seed: expected a non-negative integer, got {seed!r}")
     report = Report(profile=profile, seed=int(seed), options=dict(overrides or {}))
-    return _runner.run(ids, profile=profile, seed=int(seed), overrides=overrides, executor=executor,
-                       progress=progress, store=store, plans=plans, report=report, on_result=on_result)
+    return Report.of(_runner.run(ids, profile=profile, seed=int(seed), overrides=overrides, executor=executor,
+                                 progress=progress, store=store, plans=plans, report=report, on_result=on_result))

@@ -17,7 +17,7 @@ from importlib import metadata
 from pathlib import Path
 
 from attnverify.render import notation
-from attnverify.checks.framework import InputError
+from attnverify.checks.params import InputError
 
 # ----------------------------------------------------------------------------------------------
 # the persistent cache

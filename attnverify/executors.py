@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from concurrent.futures import Executor, ProcessPoolExecutor
 from contextlib import contextmanager
 
-from attnverify.checks.framework import InputError
+from attnverify.checks.params import InputError
 
 KINDS = ("serial", "local", "dask")
 

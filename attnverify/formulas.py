@@ -63,7 +63,7 @@ def __getattr__(name: str):
     found = [(model, getattr(module, name)) for model, module in _namespaces() if callable(getattr(module, name, None))
              and not name.startswith("_")]
     if not found:
-        from attnverify.checks.framework import did_you_mean
+        from attnverify.checks.params import did_you_mean
 
         raise AttributeError(f"no formula {name!r}{did_you_mean(name, list(names()))} (see attnverify.formulas.names())")
     if len(found) > 1:

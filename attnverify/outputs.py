@@ -2,7 +2,7 @@
 
 A run can take minutes (hours with ``--profile paper``); an output path that cannot be written must be
 refused before the first check runs, in one line, not found broken at the end. :func:`check_file` and
-:func:`check_dir` raise :class:`~attnverify.checks.framework.InputError` when a path is unusable:
+:func:`check_dir` raise :class:`~attnverify.checks.params.InputError` when a path is unusable:
 
 - a file is due but the path is a directory (or the other way round);
 - the path exists and ``force`` is not given (``--force`` overwrites), unless it is the partial report of a run
@@ -23,7 +23,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from attnverify.checks.framework import InputError
+from attnverify.checks.params import InputError
 
 
 def _nearest_existing(path: Path) -> Path:

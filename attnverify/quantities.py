@@ -4,13 +4,13 @@ notebooks and other tools::
     attnverify.formula("<model>.<quantity>", **options)     # the derived SymPy expression (or number)
     attnverify.quantity("<model>.<quantity>", **values)     # its value: options and symbol values as keywords
 
-Unknown names, options and symbols raise :class:`~attnverify.checks.framework.InputError` with a did-you-mean.
+Unknown names, options and symbols raise :class:`~attnverify.checks.params.InputError` with a did-you-mean.
 """
 from __future__ import annotations
 
 from typing import Any
 
-from attnverify.checks.framework import InputError, did_you_mean
+from attnverify.checks.params import InputError, did_you_mean
 
 
 def lookup(name: str) -> tuple[Any, Any]:

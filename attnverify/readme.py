@@ -19,7 +19,7 @@ import re
 import sys
 from pathlib import Path
 
-from attnverify.checks.framework import InputError
+from attnverify.checks.params import InputError
 
 BLOCKS = ("audit", "ledger")
 

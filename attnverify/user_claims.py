@@ -28,12 +28,12 @@ def audit(source: str | Path | Mapping[str, Any], *, profile: str = "quick", see
     """Judge the stated claims of ``source``: returns an :class:`attnverify.api.Report` whose ``claims`` are the
     file's rows (id, verdict, condition, reason, stated form, command) and whose ``results`` are the checks that
     its restatements of built-in claims read (none when every claim is on a quantity)."""
-    from attnverify.api import Report, run
+    from attnverify.api import Claim, Report, run
 
     resolved = prepare(source)
     ids = checks_of(resolved)
     report = run(ids, profile=profile, seed=seed, executor=executor, progress=progress, store=store) if ids else \
         Report(profile=profile, seed=int(seed), options={})
-    report.claims = evaluate(resolved, {r.id: r for r in report.results}, int(seed))
+    report.claims = [Claim.of(c) for c in evaluate(resolved, {r.id: r for r in report.results}, int(seed))]
     report.ledger = False                       # a user's claims, not the papers' ledger
     return report

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import importlib
 
-_LAZY = {"Evidence": "framework", "InputError": "framework", "Param": "framework", "Plot": "framework",
-         "Series": "framework", "check": "framework", "Report": "runner", "catalogue": "runner", "run": "runner"}
+_LAZY = {"Evidence": "evidence", "InputError": "params", "Param": "params", "Plot": "evidence",
+         "Series": "evidence", "check": "registry", "Report": "runner", "catalogue": "runner", "run": "runner"}
 
 __all__ = sorted(_LAZY)
 

@@ -5,11 +5,11 @@ A stated claim is judged one of two ways:
 * a **restatement** of a built-in claim (its ``id`` is a built-in claim's id, or its ``like`` field names one): the
   built-in claim's evaluation runs on the evidence of its checks, with the user's stated form;
 * a **claim on a quantity** (``quantity`` names one of ``attnverify list --quantities``): judged by the rule of its
-  kind (:mod:`attnverify.checks.judge`) against the quantity's derived side and its measurement, with no check.
+  kind (:mod:`attnverify.checks.judges`) against the quantity's derived side and its measurement, with no check.
 
 :func:`resolve` validates a whole file against the registered papers before any work: an unknown model, claim,
 quantity, option or symbol, a kind the quantity does not support, or an expression that does not parse is one
-:class:`~attnverify.checks.framework.InputError` naming the claim and the field.
+:class:`~attnverify.checks.params.InputError` naming the claim and the field.
 """
 from __future__ import annotations
 
@@ -20,7 +20,8 @@ from typing import Any
 import numpy as np
 
 from attnverify.checks.claims import CLAIMS, Claim, ClaimResult, ClaimVerdict, all_claims, evaluate_claim
-from attnverify.checks.framework import InputError, did_you_mean, stream_key, validated
+from attnverify.checks.context import stream_key
+from attnverify.checks.params import InputError, did_you_mean, validated
 from attnverify.checks.stated import StatedClaim
 
 
@@ -50,7 +51,7 @@ def _quantity(paper: Any, name: str, where: str) -> Any:
 
 def resolve(claims: Sequence[StatedClaim]) -> list[Resolved]:
     """Match every stated claim to what judges it, validating everything that can be validated without work."""
-    from attnverify.checks.judge import stated_expression
+    from attnverify.checks.judges import stated_expression
     from attnverify.checks.registry import paper as find_paper
 
     all_claims()                                    # registers the built-in claims
@@ -113,13 +114,13 @@ def _number(x: Any) -> float:
 
 def evaluate_quantity_claim(r: Resolved, seed: int) -> ClaimVerdict:
     """The verdict of a claim on a quantity (no check involved), measured with the seed's own random stream."""
-    from attnverify.checks import judge
-    from attnverify.checks.judge import fixed_symbols
+    from attnverify.checks import judges
+    from attnverify.checks.judges import fixed_symbols
 
     s, q = r.stated, r.quantity
     rng = np.random.default_rng(np.random.SeedSequence([seed, stream_key("audit", s.id)]))
     if s.kind == "formula":
-        return judge.formula(s, q, r.options, rng)
+        return judges.formula(s, q, r.options, rng)
     if q.measure is None:
         return ClaimVerdict("inconclusive", f"{s.model}.{q.name} has no measurement to judge a {s.kind} claim against")
     values = {**r.options, **{k: v for k, v in s.at.items() if k in q.symbols}}
@@ -128,13 +129,13 @@ def evaluate_quantity_claim(r: Resolved, seed: int) -> ClaimVerdict:
     where = ", ".join(f"{k} = {v}" for k, v in s.at.items())
     if s.kind == "value":
         d = derived.subs(fixed_symbols(q, s)) if hasattr(derived, "subs") else derived
-        return judge.value(s, measured, derived=_number(d), where=where)
+        return judges.value(s, measured, derived=_number(d), where=where)
     if s.kind == "threshold":
         enclosure = tuple(map(float, derived)) if isinstance(derived, (tuple, list)) else (float(derived),) * 2
-        return judge.threshold(s, measured, derived=enclosure, where=where)
+        return judges.threshold(s, measured, derived=enclosure, where=where)
     if s.kind == "rate":
         points = measured.details.get("points") or []
-        return judge.rate(s, measured, points, derived=float(derived), what=f"{s.model}.{q.name}")
+        return judges.rate(s, measured, points, derived=float(derived), what=f"{s.model}.{q.name}")
     return ClaimVerdict("inconclusive", f"a {s.kind} claim on a quantity needs a built-in claim to restate ('like')")
 
 

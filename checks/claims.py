@@ -4,7 +4,7 @@ never typed in.
 
 Every claim has three sides: the *stated* form (what the paper says, as data in the paper's stated-claims file,
 :mod:`attnverify.checks.stated`), the *derived* one (SymPy from the model) and the *measured* one (the numerics).
-A check compares derived with measured; a claim compares the stated form with both (:mod:`attnverify.checks.judge`
+A check compares derived with measured; a claim compares the stated form with both (:mod:`attnverify.checks.judges`
 holds the rule of each kind). Verdicts:
 
 - ``holds``: the evidence supports the statement as stated;
@@ -18,7 +18,7 @@ holds the rule of each kind). Verdicts:
 
 A claim is registered with :func:`claim` by the module of its paper that reads the evidence (listed in
 ``Paper.modules``); its statement, source and stated form come from the stated-claims file, by id. Its function
-receives the results of the feeding checks that ran (check id -> :class:`~attnverify.checks.framework.Result`,
+receives the results of the feeding checks that ran (check id -> :class:`~attnverify.checks.evidence.Result`,
 each with verdict ``pass``) and the :class:`~attnverify.checks.stated.StatedClaim` to judge (the paper's, a
 user's restatement, or a perturbed one in the claim self-test), and returns a :class:`ClaimVerdict`. The
 framework answers ``inconclusive`` itself when a feeding check is missing, errored or failed, naming it: a
@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from attnverify.checks.framework import Result
+from attnverify.checks.evidence import Result
 from attnverify.checks.reason import Reason, as_reason
 
 VERDICTS = ("holds", "holds_if", "refuted", "not_refuted", "inconclusive")
@@ -103,24 +103,6 @@ class ClaimResult:
         cond = f" [{self.condition}]" if self.condition else ""
         return f"<ClaimResult {self.id}: {self.verdict}{cond}>"
 
-    def _repr_markdown_(self) -> str:
-        lines = [f"**`{self.id}`: {self.verdict}** (Paper {self.paper}, {self.source})", "", self.statement, ""]
-        if self.condition:
-            lines += [f"*{'Counterexample' if self.verdict == 'refuted' else 'Condition'}:* {self.condition}", ""]
-        lines += [f"*Reason:* {self.reason}", "", "*Checks:* " + ", ".join(f"`{c}`" for c in self.checks)]
-        if self.command:
-            lines += ["", f"*Reproduce:* `{self.command}`"]
-        return "\n".join(lines)
-
-    def _repr_html_(self) -> str:
-        import html
-
-        cond = (f"<br><i>{'counterexample' if self.verdict == 'refuted' else 'condition'}:</i> "
-                f"{html.escape(str(self.condition))}") if self.condition else ""
-        return (f"<div><b><code>{html.escape(self.id)}</code>: {html.escape(self.verdict)}</b> "
-                f"(Paper {html.escape(self.paper)}, {html.escape(self.source)})<br>{html.escape(self.statement)}"
-                f"{cond}<br><i>reason:</i> {html.escape(str(self.reason))}</div>")
-
     def as_dict(self) -> dict:
         """The row as JSON data: ``reason`` and ``condition`` as text of the typesetting convention, and their typed
         parts (``reason_parts``, ``condition_parts``: :meth:`attnverify.checks.reason.Reason.to_dict`)."""
@@ -176,7 +158,7 @@ def claim_rng(results: dict[str, Result], stated: Any):
     the run its evidence comes from and the claim's id, so the same seed gives the same verdict."""
     import numpy as np
 
-    from attnverify.checks.framework import stream_key
+    from attnverify.checks.context import stream_key
 
     seed = next((r.seed for r in results.values() if r.seed is not None), 0)
     return np.random.default_rng(np.random.SeedSequence([int(seed), stream_key("claim", getattr(stated, "id", ""))]))

@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from attnverify.checks.framework import Param
+from attnverify.checks.params import Param
 
 __all__ = ["Family", "Mutant", "Paper", "PowerRow", "Quantity", "Section", "cached_formula", "lazy"]
 
@@ -110,7 +110,7 @@ class Quantity:
     ``aliases`` name sub-expressions a stated formula may use (``w`` for an attention mass): name ->
     ``f(**options)`` giving the SymPy expression.
 
-    The measured side: ``measure(values, rng)`` returns an :class:`attnverify.checks.judge.Measured` at one
+    The measured side: ``measure(values, rng)`` returns an :class:`attnverify.checks.judges.Measured` at one
     point (``values``: every symbol and option), computed without the closed form (Monte Carlo, quadrature, a
     simulation). ``measured_as(**options)``, when the measurement estimates something slightly different from
     ``derive`` (a finite-size version of a limit), is the derived expression of what it estimates; the formula
@@ -173,7 +173,7 @@ class Paper:
     Identity: ``key`` prefixes its claim ids (``A`` -> ``A.*``), ``model`` its check ids and names its model
     (``signal`` -> ``signal.*``, ``attnverify derive signal``); ``title``, ``citation``.
 
-    Checks and claims: ``modules`` are imported to register them (:func:`attnverify.checks.framework.check`,
+    Checks and claims: ``modules`` are imported to register them (:func:`attnverify.checks.registry.check`,
     :func:`attnverify.checks.claims.claim`); ``order`` is the catalogue order of its check ids (others follow,
     sorted); ``stated`` is the stated-claims TOML file as ``(package, file name)``.
 
@@ -224,9 +224,9 @@ class Paper:
 
     def options(self, given: Mapping[str, Any]) -> dict:
         """The options ``given`` (command-line text or values) parsed and validated against :attr:`params` and
-        :attr:`validate`; unknown names and invalid values raise :class:`~attnverify.checks.framework.InputError`
+        :attr:`validate`; unknown names and invalid values raise :class:`~attnverify.checks.params.InputError`
         (one line, naming the option)."""
-        from attnverify.checks.framework import InputError, did_you_mean, validated
+        from attnverify.checks.params import InputError, did_you_mean, validated
 
         names = [p.name for p in self.params]
         unknown = [n for n in given if n not in names]

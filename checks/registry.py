@@ -8,11 +8,81 @@ from __future__ import annotations
 
 import functools
 import importlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from importlib.metadata import entry_points
+from typing import Any
 
-from attnverify.checks.framework import REGISTRY, Check, InputError, did_you_mean
+from attnverify.checks.context import Context
+from attnverify.checks.evidence import Evidence
+from attnverify.checks.params import InputError, Param, did_you_mean, validated
 from attnverify.checks.plugin import Paper
+from attnverify.checks.values import scale_problem
 
+
+# ----------------------------------------------------------------------------------------------
+# checks
+# ----------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Check:
+    id: str
+    claim: str
+    source: str
+    params: tuple[Param, ...]
+    run: Callable[[dict, Context], Evidence]
+    paper: dict
+    validate: Callable[[dict], None] | None
+
+    def param(self, name: str) -> Param | None:
+        return next((p for p in self.params if p.name == name), None)
+
+    def resolve(self, profile: str, overrides: dict[str, Any]) -> dict:
+        """The validated parameters for a profile with overrides (values or command-line strings)."""
+        values = {}
+        for prm in self.params:
+            if prm.name in overrides:
+                values[prm.name] = prm.read(overrides[prm.name])
+            elif profile == "paper" and prm.name in self.paper:
+                values[prm.name] = prm.validate(self.paper[prm.name])
+            else:
+                values[prm.name] = prm.validate(prm.default)
+        for prm in self.params:           # the scale rule (attnverify.checks.values)
+            settings = [prm.default] + ([self.paper[prm.name]] if prm.name in self.paper else [])
+            if problem := scale_problem(prm, values[prm.name], settings):
+                raise InputError(problem)
+        validated(self.validate, values)
+        return values
+
+
+REGISTRY: dict[str, Check] = {}
+
+
+def check(*, id: str, claim: str, source: str, params: Sequence[Param] = (), paper: dict | None = None,
+          validate: Callable[[dict], None] | None = None) -> Callable:
+    """Register ``run(p, ctx) -> Evidence`` as the check ``id``."""
+
+    def register(run: Callable[[dict, Context], Evidence]) -> Callable[[dict, Context], Evidence]:
+        names = [p.name for p in params]
+        dupes = {n for n in names if names.count(n) > 1}
+        if dupes:  # a check overriding a shared model option keeps only its own (last) definition
+            kept: dict[str, Param] = {}
+            for prm in params:
+                kept[prm.name] = prm
+            plist = tuple(kept.values())
+        else:
+            plist = tuple(params)
+        unknown = set(paper or {}) - {p.name for p in plist}
+        if unknown:
+            raise TypeError(f"check {id}: paper profile sets unknown parameters {sorted(unknown)}")
+        REGISTRY[id] = Check(id, claim, source, plist, run, dict(paper or {}), validate)
+        return run
+
+    return register
+
+
+# ----------------------------------------------------------------------------------------------
+# papers
+# ----------------------------------------------------------------------------------------------
 GROUP = "attnverify.papers"
 
 

@@ -9,7 +9,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from attnverify.checks.framework import PROFILES, Check, Context, Evidence, InputError, Result, did_you_mean
+from attnverify.checks.context import Context
+from attnverify.checks.evidence import Evidence, Result
+from attnverify.checks.params import PROFILES, InputError, did_you_mean
+from attnverify.checks.registry import Check
 from attnverify.checks.claims import evaluate_claims
 from attnverify.checks.registry import all_checks
 
@@ -88,7 +91,7 @@ def run_one(check: Check, params: dict, *, seed: int, profile: str, executor: Ex
             store: Any = None) -> Result:
     """Run one check; an exception inside it, or evidence the numerics could not resolve
     (``Evidence.unresolved``), gives the verdict ``error``, never a crash. ``memo`` and ``store``
-    (a ``attnverify.checks.store.TaskStore``): see :meth:`attnverify.checks.framework.Context.map`."""
+    (a ``attnverify.checks.store.TaskStore``): see :meth:`attnverify.checks.context.Context.map`."""
     ctx = Context(check.id, seed, profile, executor=executor, progress=progress, memo=memo,
                   store=store.for_check(check.id, params, seed) if store is not None else None)
     start = time.perf_counter()

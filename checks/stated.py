@@ -29,7 +29,7 @@ What ``stated`` holds, by kind:
   parameter where it has one.
 
 A file that cannot be read, a claim with a missing or unknown field, an expression that does not parse or uses an
-unknown symbol: one :class:`~attnverify.checks.framework.InputError` naming the claim and the field.
+unknown symbol: one :class:`~attnverify.checks.params.InputError` naming the claim and the field.
 """
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from attnverify.checks.framework import InputError, did_you_mean
+from attnverify.checks.params import InputError, did_you_mean
 
 if sys.version_info >= (3, 11):
     import tomllib

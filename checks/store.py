@@ -48,7 +48,7 @@ from typing import Any
 
 import numpy as np
 
-from attnverify.checks.framework import task_key
+from attnverify.checks.context import task_key
 
 _KINDS = "biufc"          # numeric dtype kinds that are stored
 _DATACLASS_PACKAGE = "attnverify.numerics."      # dataclass results of these modules are stored field by field

@@ -1,4 +1,4 @@
-"""Parameter values: exact matrix entries and the scale rule (used by :mod:`attnverify.checks.framework`).
+"""Parameter values: exact matrix entries and the scale rule (used by :mod:`attnverify.checks.params`).
 
 Matrix entries (``--set K=1,0;0,1/3``) are parsed as exact fractions -- integers, decimals, rationals p/q, exponents
 -- and rounded once for the float array the numerics use (:meth:`Param.exact` keeps them exact for symbolic work).

@@ -14,7 +14,7 @@ import math
 import sys
 from pathlib import Path
 
-from attnverify.checks.framework import InputError
+from attnverify.checks.params import InputError
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import signal
 
-from attnverify.checks.framework import InputError
+from attnverify.checks.params import InputError
 
 class UsageError(Exception):
     """Bad command-line usage (reported in one line, exit code 2)."""

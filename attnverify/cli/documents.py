@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from attnverify.checks.framework import InputError
+from attnverify.checks.params import InputError
 from attnverify.cli.common import non_negative_int, parse_sets
 from attnverify.cli.run import run_with_outputs
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from attnverify import __version__
 from attnverify.cli import bench as bench_cli
 from attnverify.cli import selftest as selftest_cli
-from attnverify.checks.framework import PROFILES, InputError
+from attnverify.checks.params import PROFILES, InputError
 from attnverify.cli.common import Interrupted, UsageError
 from attnverify.cli.documents import cmd_derive, cmd_latex
 from attnverify.cli.run import cmd_audit, cmd_claims, cmd_run, validate_cache_env

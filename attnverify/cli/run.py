@@ -11,7 +11,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from attnverify.checks.framework import PROFILES, InputError
+from attnverify.checks.params import PROFILES, InputError
 from attnverify.cli.common import Interrupted, _ignore_sigint, interrupted_message, non_negative_int, parse_sets
 
 
@@ -45,7 +45,7 @@ def plan_explained(ids: list[str] | None, profile: str, overrides: dict[str, str
     for key in overrides:
         took = [c.id for c in chosen if c.param(key) is not None]
         if not took:
-            from attnverify.checks.framework import did_you_mean
+            from attnverify.checks.params import did_you_mean
 
             hint = did_you_mean(key, sorted({p.name for c in chosen for p in c.params})) or \
                 " (see 'attnverify list --params')"

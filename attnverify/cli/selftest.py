@@ -21,7 +21,7 @@ import json
 import sys
 from pathlib import Path
 
-from attnverify.checks.framework import InputError
+from attnverify.checks.params import InputError
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -184,7 +184,7 @@ def _claims(args: argparse.Namespace, say) -> int:
     """``selftest --claims``: the claim power table (``--only`` claim ids); exit 0 iff every target is met and every
     scenario gives its expected verdict."""
     from attnverify.checks.claims import CLAIMS, all_claims
-    from attnverify.checks.framework import did_you_mean
+    from attnverify.checks.params import did_you_mean
     from attnverify.selftest.claim_power import claim_power, markdown, table
 
     all_claims()
@@ -213,7 +213,7 @@ def _power(args: argparse.Namespace, say) -> int:
     known = families()
     unknown = [f for f in (args.families or []) if f not in known]
     if unknown:
-        from attnverify.checks.framework import did_you_mean
+        from attnverify.checks.params import did_you_mean
 
         raise InputError(f"--families: unknown family {unknown[0]!r}{did_you_mean(unknown[0], list(known))} "
                          f"(known: {', '.join(known)})")

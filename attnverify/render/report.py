@@ -20,7 +20,7 @@ from attnverify.render import notation
 from attnverify.render.figures import (_wrap_keeping_math, draw_plot, mathtext, plot_file_name,  # noqa: F401
                                        save_plot)  # re-exported: the plots moved to attnverify.render.figures
 from attnverify.outputs import write_text
-from attnverify.checks.framework import Result
+from attnverify.checks.evidence import Result
 from attnverify.checks.runner import Report
 
 CLAIM_VERDICTS = ("holds", "holds_if", "refuted", "not_refuted", "inconclusive")

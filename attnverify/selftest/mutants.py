@@ -18,7 +18,7 @@ def all_mutants() -> tuple[Mutant, ...]:
 
 def by_name(name: str) -> Mutant:
     """The mutant called ``name`` (ValueError naming the known ones otherwise)."""
-    from attnverify.checks.framework import did_you_mean
+    from attnverify.checks.params import did_you_mean
 
     mutants = all_mutants()
     for m in mutants:

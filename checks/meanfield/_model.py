@@ -11,7 +11,7 @@ from dataclasses import dataclass, fields, is_dataclass, replace
 
 import numpy as np
 
-from attnverify.checks.framework import Param
+from attnverify.checks.params import Param
 
 MODEL_PARAMS = (
     Param("d", int, 2, "dimension d (tokens on the sphere S^{d-1})", low=2),

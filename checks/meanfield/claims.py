@@ -1,5 +1,5 @@
 """Paper B claims: each verdict computed from the typed findings of the checks of the same run and the stated form
-it is given (the paper's, from stated.toml, or a restatement), judged by the rules of attnverify.checks.judge.
+it is given (the paper's, from stated.toml, or a restatement), judged by the rules of attnverify.checks.judges.
 
 B.zero_temperature_limit  formula: the explicit limit field (quantity X_inf)     meanfield.zero_temperature_limit
 B.zero_temperature_rate   rate (upper): sup_x |X_beta - X_inf| = O(sqrt(log(beta+1)/beta))
@@ -16,10 +16,10 @@ import math
 
 import numpy as np
 
-from attnverify.checks import judge
+from attnverify.checks import judges
 from attnverify.checks.claims import ClaimVerdict, claim
-from attnverify.checks.judge import fmt, relation
-from attnverify.checks.judge_bound import BoundPoint, BoundSeries, bound
+from attnverify.checks.judges import fmt, relation
+from attnverify.checks.judges import BoundPoint, BoundSeries, bound
 from attnverify.checks.plugin import Perturbation
 
 LIMIT, FLOW, PROJ, W2, TERM = ("meanfield.zero_temperature_limit", "meanfield.zero_temperature_flow",
@@ -45,7 +45,7 @@ def _stated_field(stated, f, options: dict) -> tuple[np.ndarray, np.ndarray]:
     from attnverify.theory.compare import ball_function
 
     q = next(q for q in quantities() if q.name == "X_inf")
-    S = judge.stated_expression(stated, q, options)
+    S = judges.stated_expression(stated, q, options)
     fn = ball_function(S, [PHI, PSI])
     phis = np.arctan2(f.points[:, 1], f.points[:, 0])
     mid, rad = np.empty((len(phis), 2)), np.empty((len(phis), 2))
@@ -100,7 +100,7 @@ def _zero_temperature_limit(results, stated) -> ClaimVerdict:
     from attnverify.theory.compare import equivalent
 
     qx = next(x for x in quantities() if x.name == "X_inf")
-    proven = equivalent(judge.stated_expression(stated, qx, options), qx.derive(**options))
+    proven = equivalent(judges.stated_expression(stated, qx, options), qx.derive(**options))
     gap = float(np.max(np.abs(S - D)))
     falls = (f"sup_x |X_beta - X_inf| falls from {f.sup_error[0]:.3g} (beta = {f.betas[0]:g}) to "
              f"{f.sup_error[-1]:.3g} (beta = {f.betas[-1]:g}; certified bracket [{f.sup_error_bracket[-1][0]:.3g}, "
@@ -135,9 +135,9 @@ def _zero_temperature_rate(results, stated) -> ClaimVerdict:
     f = results[LIMIT].findings
     if f is None:
         return _no_findings(LIMIT)
-    measured = judge.Measured(f.measured_slope, f.slope_se, how="certified quadrature; se: change of the slope "
+    measured = judges.Measured(f.measured_slope, f.slope_se, how="certified quadrature; se: change of the slope "
                               "from the pair of betas before, plus the certified brackets")
-    v = judge.rate(stated, measured, f.slope_betas, derived=f.derived_slope,
+    v = judges.rate(stated, measured, f.slope_betas, derived=f.derived_slope,
                    what="sup_x |X_beta - X_inf| (certified quadrature on the grid)")
     if f.leading_order == 0:
         tail = (f"; the derived expansion has a non-vanishing zeroth-order term (sup {f.leading_coefficient:.3g}): "

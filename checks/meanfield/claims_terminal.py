@@ -40,7 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from attnverify.checks.claims import ClaimVerdict, claim
-from attnverify.checks.judge import fmt
+from attnverify.checks.judges import fmt
 from attnverify.checks.plugin import Perturbation
 
 PREDICATE = "terminal_concentration"

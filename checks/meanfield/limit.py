@@ -26,7 +26,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 import attnverify.theory.meanfield as mf
-from attnverify.checks.framework import Context, Evidence, Param, Plot, Series, check
+from attnverify.checks.context import Context
+from attnverify.checks.evidence import Evidence, Plot, Series
+from attnverify.checks.params import Param
+from attnverify.checks.registry import check
 from attnverify.checks.meanfield._model import (D3_PARAM, MODEL_PARAMS, model_matrices, validate_betas,
                                                 validate_model, with_d3_case)
 from attnverify.numerics.meanfield.laplace import laplace_certificate, laplace_field_certified, standard_density

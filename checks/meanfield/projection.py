@@ -10,8 +10,11 @@ from __future__ import annotations
 import numpy as np
 
 import attnverify.theory.meanfield as mf
-from attnverify.checks.framework import Context, Evidence, Param, Plot, Series, check
-from attnverify.checks.judge import relation
+from attnverify.checks.context import Context
+from attnverify.checks.evidence import Evidence, Plot, Series
+from attnverify.checks.params import Param
+from attnverify.checks.registry import check
+from attnverify.checks.judges import relation
 from attnverify.checks.meanfield._model import (D3_PARAM, MODEL_PARAMS, model_matrices, validate_model, with_d3_case)
 from attnverify.numerics.meanfield.particles import attention_field
 from attnverify.numerics.meanfield.zero_temperature import zero_temperature_path

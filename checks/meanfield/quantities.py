@@ -24,8 +24,8 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from attnverify.checks.framework import Param
-from attnverify.checks.judge import Measured
+from attnverify.checks.params import Param
+from attnverify.checks.judges import Measured
 from attnverify.checks.meanfield._model import MODEL_PARAMS
 from attnverify.checks.plugin import Quantity
 

@@ -30,7 +30,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 import attnverify.theory.meanfield as mf
-from attnverify.checks.framework import Context, Evidence, Param, Plot, Series, check
+from attnverify.checks.context import Context
+from attnverify.checks.evidence import Evidence, Plot, Series
+from attnverify.checks.params import Param
+from attnverify.checks.registry import check
 from attnverify.checks.meanfield._model import (D3_PARAM, KERNEL_PARAM, MODEL_PARAMS, Resolution, budget_param,
                                                 choose_resolution, floor_param, model_matrices, n_particles_param,
                                                 validate_betas, validate_model, with_d3_case)

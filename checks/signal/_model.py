@@ -9,7 +9,7 @@ import numpy as np
 import sympy as sp
 
 import attnverify.theory.signal.recovery as S
-from attnverify.checks.framework import Param
+from attnverify.checks.params import Param
 from attnverify.numerics.signal.model import SignalModel
 
 MODEL_PARAMS = (

@@ -31,7 +31,10 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import t as student_t
 
-from attnverify.checks.framework import Context, Evidence, Param, Plot, Series, check
+from attnverify.checks.context import Context
+from attnverify.checks.evidence import Evidence, Plot, Series
+from attnverify.checks.params import Param
+from attnverify.checks.registry import check
 from attnverify.checks.signal._model import MODEL_PARAMS, field_function, model_args, model_of, validate_model
 from attnverify.numerics.signal.reduced_ode import S_DIFF, second_order_mean
 from attnverify.numerics.signal.sga import projected_sga, step_sizes

@@ -25,7 +25,10 @@ import numpy as np
 import sympy as sp
 
 import attnverify.theory.signal.recovery as S
-from attnverify.checks.framework import Context, Evidence, Param, Plot, Series, check
+from attnverify.checks.context import Context
+from attnverify.checks.evidence import Evidence, Plot, Series
+from attnverify.checks.params import Param
+from attnverify.checks.registry import check
 from attnverify.checks.signal._model import MODEL_PARAMS, model_of, numeric_function, validate_model
 from attnverify.checks.stats import bonferroni_z, family_statistics, normal_equivalent
 from attnverify.numerics.signal.mc import Estimate, nuisance_mass_mc

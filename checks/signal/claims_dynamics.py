@@ -3,12 +3,12 @@ signal.ode_tracks_sga and signal.alignment_30_runs against the stated forms in s
 
 * ``A.ode_tracks_sga`` (formula on the quantity ``F_limit``): the field of the ODE that SGA follows, stated against
   the derived F by a SymPy proof or a certified counterexample confirmed by the Monte Carlo drift
-  (attnverify.checks.judge.formula); the tracking check (the mean SGA path against the ODE's second-order mean
+  (attnverify.checks.judges.formula); the tracking check (the mean SGA path against the ODE's second-order mean
   path, scale of F fitted) confirms that SGA follows the derived field, and must resolve its scale to
   SCALE_RESOLUTION, else the claim is inconclusive.
 * ``A.reported_alignment`` (value): a reported mean final |rho| with its protocol. The figure of a protocol of
   n_p runs carries its own sampling error sd / sqrt(n_p) (sd measured); a difference below the statement's
-  ``resolution`` is not read as agreement unless the test could see it (attnverify.checks.judge.value). When the
+  ``resolution`` is not read as agreement unless the test could see it (attnverify.checks.judges.value). When the
   protocol leaves the step schedule open (``unknown``), every recorded step of the check's runs is a protocol that
   was run (the schedule stopped there): the claim holds_if the schedules whose measured mean agrees with the figure,
   quoted as the steps and final step sizes run; it is refuted only when no protocol can reach the figure (a mean of
@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import math
 
-from attnverify.checks import judge
+from attnverify.checks import judges
 from attnverify.checks.claims import ClaimVerdict, claim, claim_rng
-from attnverify.checks.judge import Z, fmt, relation
+from attnverify.checks.judges import Z, fmt, relation
 from attnverify.checks.plugin import Perturbation
 from attnverify.checks.signal._claims import options_of, quantity, with_confirmation
 
@@ -41,7 +41,7 @@ def _field_variants(stated, results: dict) -> list[Perturbation]:
 
 @claim(id="A.ode_tracks_sga", paper="A", needs=("signal.ode_tracks_sga",), perturbations=_field_variants)
 def ode_tracks_sga(results: dict, stated) -> ClaimVerdict:
-    """The stated field of the ODE by attnverify.checks.judge.formula on F_limit, confirmed by the tracking check."""
+    """The stated field of the ODE by attnverify.checks.judges.formula on F_limit, confirmed by the tracking check."""
     res = results["signal.ode_tracks_sga"]
     f = res.findings
     figures = {"n_runs": f.n_runs, "theta": f.model.theta,
@@ -53,7 +53,7 @@ def ode_tracks_sga(results: dict, stated) -> ClaimVerdict:
                             f"the {SCALE_RESOLUTION:g} needed: signal.ode_tracks_sga cannot confirm that SGA follows "
                             "the derived field", evidence={res.id: figures})
     q = quantity(stated.quantity or "F_limit")
-    verdict = judge.formula(stated, q, options_of(q, stated), claim_rng(results, stated))
+    verdict = judges.formula(stated, q, options_of(q, stated), claim_rng(results, stated))
     last = f.scales[-1]
     text = (f"signal.ode_tracks_sga confirms that SGA follows the derived field: the mean of {f.n_runs} runs "
             f"(theta = {f.model.theta:g}, eta_0 = {', '.join(f'{s.eta0:g}' for s in f.scales)}) equals the ODE's "
@@ -101,8 +101,8 @@ def _with_protocol_error(stated, q, n_p: int | None):
     return stated.restated(stated.stated, uncertainty=u), u
 
 
-def _measured(f, q) -> judge.Measured:
-    return judge.Measured(q.mean_abs, q.se_abs, f"mean final |rho| of {f.n_runs} runs, d = {f.model.d}, "
+def _measured(f, q) -> judges.Measured:
+    return judges.Measured(q.mean_abs, q.se_abs, f"mean final |rho| of {f.n_runs} runs, d = {f.model.d}, "
                           f"{f.schedule_text()} for {q.steps} steps (final step {fmt(q.eta_final, 3)})")
 
 
@@ -161,7 +161,7 @@ def reported_alignment(results: dict, stated) -> ClaimVerdict:
     if steps is not None:                                   # the schedule is stated: judge at its end
         q = next(p for p in f.points if p.steps == int(steps))
         s, _ = _with_protocol_error(stated, q, n_p)
-        return judge.value(s, _measured(f, q), protocol_complete=not unknown, where=f"{q.steps} steps")
+        return judges.value(s, _measured(f, q), protocol_complete=not unknown, where=f"{q.steps} steps")
     return _protocol_search(stated, f, S, n_p, ev)
 
 
@@ -185,7 +185,7 @@ def _protocol_search(stated, f, S: float, n_p: int | None, ev: dict) -> ClaimVer
                 f"{fmt(end[0].mean_abs, 5)} +- {fmt(end[0].se_abs, 2)} ({end[0].steps} steps, final step "
                 f"{fmt(end[0].eta_final, 3)}; {relation(end[0].mean_abs, S)} it by {fmt(end[3], 3)})")
     if agree:
-        tests = [(r, judge.value(r[1], _measured(f, r[0]), protocol_complete=True, where=f"{r[0].steps} steps"))
+        tests = [(r, judges.value(r[1], _measured(f, r[0]), protocol_complete=True, where=f"{r[0].steps} steps"))
                  for r in agree]
         resolved = [(r, v) for r, v in tests if v.verdict == "holds"]
         if not resolved:                                   # agreement only where the test cannot see 'resolution'
@@ -199,7 +199,7 @@ def _protocol_search(stated, f, S: float, n_p: int | None, ev: dict) -> ClaimVer
             condition=(f"the schedule {f.schedule_text()} stopped after {k_lo}..{k_hi} steps (final step "
                        f"{fmt(e_lo, 3)}..{fmt(e_hi, 3)}) at d = {f.model.d}: run and tested, the measured mean agrees with "
                        f"the stated {fmt(S, 5)} within {Z:g} standard errors by a test that resolves "
-                       f"{fmt(float(stated.get('resolution', judge.half_unit(S))), 2)} (the paper gives "
+                       f"{fmt(float(stated.get('resolution', judges.half_unit(S))), 2)} (the paper gives "
                        f"{', '.join(stated.get('unknown', [])) or 'no schedule'} only as this condition)"),
             evidence={**ev, **v.evidence})
     for (a, _, _, _), (b, _, _, _) in zip(rows, rows[1:]):

@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 
 from attnverify.checks.claims import ClaimVerdict, claim
-from attnverify.checks.judge import fmt
+from attnverify.checks.judges import fmt
 from attnverify.checks.plugin import Perturbation
 from attnverify.checks.signal._claims import parse_range
 from attnverify.checks.signal._model import model_text

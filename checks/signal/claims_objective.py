@@ -3,7 +3,7 @@ findings of signal.objective_vs_montecarlo, signal.low_temperature and signal.at
 forms in stated.toml.
 
 * ``A.closed_form_objective`` (formula on the quantity ``J_limit``): the stated closed form against the derived one,
-  by a SymPy proof or a certified counterexample confirmed by the Monte Carlo (attnverify.checks.judge.formula); the
+  by a SymPy proof or a certified counterexample confirmed by the Monte Carlo (attnverify.checks.judges.formula); the
   objective check's pass (our closed form with its O(1/L) terms against Monte Carlo) is the confirmation that derived
   and measured agree, and it must resolve the scale of J to CONFIRMATION, else the claim is inconclusive.
 * ``A.noise_attention_vanishes`` (qualitative: the nuisance mass at rho = 1 tends to 0 along the scaling named by
@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import math
 
-from attnverify.checks import judge
+from attnverify.checks import judges
 from attnverify.checks.claims import ClaimVerdict, claim, claim_rng
-from attnverify.checks.judge import fmt, relation
+from attnverify.checks.judges import fmt, relation
 from attnverify.checks.plugin import Perturbation
 from attnverify.checks.signal._claims import options_of, quantity, with_confirmation
 
@@ -29,7 +29,7 @@ Z_CLAIM = 4.0                # a Monte Carlo mass is "above 0" / "decreasing" be
 @claim(id="A.closed_form_objective", paper="A", needs=("signal.objective_vs_montecarlo",),
        uses=("signal.low_temperature",))
 def closed_form_objective(results: dict, stated) -> ClaimVerdict:
-    """The stated formula of J_limit by attnverify.checks.judge.formula, confirmed by the objective check (and by
+    """The stated formula of J_limit by attnverify.checks.judges.formula, confirmed by the objective check (and by
     the low-temperature check when it ran)."""
     res = results["signal.objective_vs_montecarlo"]
     f = res.findings
@@ -48,7 +48,7 @@ def closed_form_objective(results: dict, stated) -> ClaimVerdict:
         return ClaimVerdict("inconclusive", "signal.objective_vs_montecarlo cannot confirm our derivation of J: "
                             + "; ".join(why), evidence={res.id: figures})
     q = quantity(stated.quantity or "J_limit")
-    verdict = judge.formula(stated, q, options_of(q, stated), claim_rng(results, stated))
+    verdict = judges.formula(stated, q, options_of(q, stated), claim_rng(results, stated))
     text = (f"signal.objective_vs_montecarlo confirms the derived J with its O(1/L) terms against Monte Carlo at "
             f"R = {f.R}, L = {f.L} (max |z| = {fmt(f.max_abs_z, 3)}, {relation(f.max_abs_z, f.z_threshold)} "
             f"the threshold {fmt(f.z_threshold, 3)} over {f.family_size} tests; scale ratio {fmt(f.ratio, 7)} +- "

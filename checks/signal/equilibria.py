@@ -31,7 +31,10 @@ from typing import Callable
 import numpy as np
 
 import attnverify.theory.signal.recovery as S
-from attnverify.checks.framework import Context, Evidence, Param, Plot, Series, check
+from attnverify.checks.context import Context
+from attnverify.checks.evidence import Evidence, Plot, Series
+from attnverify.checks.params import Param
+from attnverify.checks.registry import check
 from attnverify.checks.signal._model import (MODEL_PARAMS, model_of, model_values, numeric_function,
                                              validate_model)
 from attnverify.checks.stats import bonferroni_z

@@ -26,8 +26,8 @@ import dataclasses
 
 import numpy as np
 
-from attnverify.checks.framework import Param
-from attnverify.checks.judge import Measured
+from attnverify.checks.params import Param
+from attnverify.checks.judges import Measured
 from attnverify.checks.plugin import Quantity
 from attnverify.checks.signal._model import MODEL_PARAMS
 from attnverify.checks.signal.formulas import SYMBOLS
@@ -185,7 +185,7 @@ def _dJ(sign: str = "fixed"):
 def _theta_star(sign: str = "fixed", beta: float = 1.0, sigma: float = 1.0, R: int = 350, L: int = 1050, d: int = 2,
                 max_samples: int = 32000) -> tuple[float, float]:
     """The certified enclosure (lo, hi) of theta* (finite-size terms) at the model options."""
-    from attnverify.checks.framework import InputError
+    from attnverify.checks.params import InputError
     from attnverify.theory.signal.recovery import minus_xi_certificate
 
     cert = minus_xi_certificate({"theta": 1.0, "beta": beta, "sigma": sigma, "R": R, "L": L, "d": d}, sign, True)

@@ -29,7 +29,10 @@ import sympy as sp
 from scipy.stats import norm
 
 import attnverify.theory.signal.recovery as S
-from attnverify.checks.framework import Context, Evidence, Param, Plot, Series, check
+from attnverify.checks.context import Context
+from attnverify.checks.evidence import Evidence, Plot, Series
+from attnverify.checks.params import Param
+from attnverify.checks.registry import check
 from attnverify.checks.signal._model import MODEL_PARAMS, field_function, model_args, model_of, validate_model
 from attnverify.checks.stats import bonferroni_z
 from attnverify.numerics.signal.model import SignalModel

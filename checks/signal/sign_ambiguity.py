@@ -24,7 +24,10 @@ from dataclasses import dataclass
 import numpy as np
 
 import attnverify.theory.signal.recovery as S
-from attnverify.checks.framework import Context, Evidence, Param, Plot, Series, check
+from attnverify.checks.context import Context
+from attnverify.checks.evidence import Evidence, Plot, Series
+from attnverify.checks.params import Param
+from attnverify.checks.registry import check
 from attnverify.checks.signal._model import MODEL_PARAMS, model_of, model_values, validate_model
 from attnverify.numerics.signal.sga import projected_sga
 from attnverify.numerics.signal.model import SignalModel

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from attnverify.checks.framework import Param
+from attnverify.checks.params import Param
 
 GAMMA_PAPER = math.sqrt(0.5)
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 
 from attnverify.checks.claims import ClaimVerdict, claim, claim_rng
-from attnverify.checks.judge import fmt, relation
+from attnverify.checks.judges import fmt, relation
 
 PREDICATES = {"C.bayes_optimal": "asymptotically_bayes_optimal", "C.manifold_invariant": "manifold_invariant",
               "C.manifold_convergence": "converges_to_oracle_on_M", "C.sphere_schedule": "schedule_reaches_oracle",
@@ -39,9 +39,9 @@ def _quantity(stated):
 # ------------------------------------------------------------------------------------------- formulas
 @claim(id="C.closed_form_risk", paper="C", needs=("slr.risk_vs_montecarlo",), uses=("slr.risk_vs_quadrature",))
 def _closed_form_risk(results, stated) -> ClaimVerdict:
-    """The stated formula judged by proof or certified counterexample confirmed by Monte Carlo (judge.formula); the
+    """The stated formula judged by proof or certified counterexample confirmed by Monte Carlo (judges.formula); the
     checks add the full closed form off M (Monte Carlo over the grid, quadrature)."""
-    from attnverify.checks.judge import formula
+    from attnverify.checks.judges import formula
 
     verdict = formula(stated, _quantity(stated), {}, claim_rng(results, stated))
     f = results["slr.risk_vs_montecarlo"].findings
@@ -59,8 +59,8 @@ def _closed_form_risk(results, stated) -> ClaimVerdict:
 
 @claim(id="C.linear_fails", paper="C", needs=("slr.best_linear",))
 def _linear_fails(results, stated) -> ClaimVerdict:
-    """The stated excess of the best linear predictor (judge.formula), with the measured excess over the d grid."""
-    from attnverify.checks.judge import formula
+    """The stated excess of the best linear predictor (judges.formula), with the measured excess over the d grid."""
+    from attnverify.checks.judges import formula
 
     verdict = formula(stated, _quantity(stated), {}, claim_rng(results, stated))
     f = results["slr.best_linear"].findings

@@ -31,7 +31,10 @@ from functools import lru_cache
 
 import numpy as np
 
-from attnverify.checks.framework import Context, Evidence, Param, Plot, Series, check
+from attnverify.checks.context import Context
+from attnverify.checks.evidence import Evidence, Plot, Series
+from attnverify.checks.params import Param
+from attnverify.checks.registry import check
 from attnverify.checks.slr._model import MODEL_PARAMS, evaluator, params_of, validate_model
 
 ULP = float(np.finfo(float).eps)

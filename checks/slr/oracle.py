@@ -26,7 +26,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attnverify.checks.framework import Context, Evidence, Param, Plot, Series, check
+from attnverify.checks.context import Context
+from attnverify.checks.evidence import Evidence, Plot, Series
+from attnverify.checks.params import Param
+from attnverify.checks.registry import check
 from attnverify.checks.slr._model import MODEL_PARAMS, slr_model, validate_model
 
 DIRECTIONS = {"a": (1, 0, 0, 0, 0), "b": (0, 0, 1, 0, 0), "ab": (1, 0, 1, 0, 0), "p": (0, 1, 0, 0, 0),

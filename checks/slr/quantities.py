@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from attnverify.checks.judge import Measured
+from attnverify.checks.judges import Measured
 from attnverify.checks.plugin import Quantity
 from attnverify.checks.slr._model import random_overlaps, realise, slr_model
 from attnverify.checks.slr.formulas import SYMBOLS

@@ -29,7 +29,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attnverify.checks.framework import Context, Evidence, Param, Plot, Series, check
+from attnverify.checks.context import Context
+from attnverify.checks.evidence import Evidence, Plot, Series
+from attnverify.checks.params import Param
+from attnverify.checks.registry import check
 from attnverify.checks.slr._model import (MODEL_PARAMS, evaluator, fmt, oracle_overlaps, random_overlaps, realise,
                                           slr_model, validate_model)
 from attnverify.checks.stats import bonferroni_z

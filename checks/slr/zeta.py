@@ -20,7 +20,10 @@ from dataclasses import dataclass
 import mpmath
 import numpy as np
 
-from attnverify.checks.framework import Context, Evidence, Param, Plot, Series, check
+from attnverify.checks.context import Context
+from attnverify.checks.evidence import Evidence, Plot, Series
+from attnverify.checks.params import Param
+from attnverify.checks.registry import check
 from attnverify.numerics.slr.zeta import erf_square_mean, quadrature_error
 
 ULPS = 20 * np.finfo(float).eps

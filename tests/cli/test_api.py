@@ -12,7 +12,8 @@ import attnverify
 from attnverify import derive
 from attnverify.checks import claims as claims_mod
 from attnverify.checks.claims import ClaimResult, ClaimVerdict, claim
-from attnverify.checks.framework import REGISTRY, Evidence, Plot, Series, check
+from attnverify.checks.evidence import Evidence, Plot, Series
+from attnverify.checks.registry import REGISTRY, check
 
 
 def test_symbols_carry_assumptions_and_subs_takes_plain_names():
@@ -149,7 +150,7 @@ def test_render_labels_as_text():
 
 def test_plot_index_out_of_range_names_the_plots():
     from attnverify.api import Result
-    from attnverify.checks.framework import Evidence, Plot, Series
+    from attnverify.checks.evidence import Evidence, Plot, Series
 
     plots = [Plot(f"plot {i}", "x", "y", [Series("s", [0, 1], [0, 1])]) for i in range(2)]
     r = Result("toy.x", "claim", "src", "pass", {}, 0.0, Evidence("m", 0.0, 1.0, "r", True, plots=plots))

@@ -12,7 +12,7 @@ import pytest
 from attnverify.bench import run_all
 from attnverify.numerics.meanfield.naive import euler_naive
 from attnverify.cli import bench as bench_cli
-from attnverify.checks.framework import InputError
+from attnverify.checks.params import InputError
 from attnverify.numerics.meanfield.particles import simulate
 
 
@@ -66,7 +66,8 @@ def test_figures_are_consistent(tiny):
 def test_paper_profile_section_runs_every_check(monkeypatch):
     import attnverify.checks.registry
     from attnverify.selftest.paper_profile import run_paper_profile
-    from attnverify.checks.framework import REGISTRY, Evidence, check
+    from attnverify.checks.evidence import Evidence
+    from attnverify.checks.registry import REGISTRY, check
 
     check(id="toy.bench", claim="toy", source="toy")(
         lambda p, ctx: Evidence(metric="m", observed=0.0, threshold=1.0, reason="r", passed=True))

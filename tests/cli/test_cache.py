@@ -22,7 +22,7 @@ import pytest
 from attnverify import checks
 from attnverify.cli.main import main
 from attnverify.render.report import report_dict
-from attnverify.checks.framework import Context
+from attnverify.checks.context import Context
 from attnverify.checks.store import TaskStore, Unstorable, decode, encode
 
 # meanfield.w2_bound at a small size (a few seconds in all; the resolution rule is relaxed: the store, not the
@@ -181,7 +181,9 @@ SCRIPT = textwrap.dedent('''
     import sys, time
     import numpy as np
     from attnverify.cli.main import main
-    from attnverify.checks.framework import Evidence, Param, check
+    from attnverify.checks.evidence import Evidence
+    from attnverify.checks.params import Param
+    from attnverify.checks.registry import check
 
     def slow_task(k, seed):
         time.sleep(0.2)

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import attnverify.checks.runner as runner
 from attnverify.cli.main import main
-from attnverify.checks.framework import InputError
+from attnverify.checks.params import InputError
 from attnverify.checks.registry import all_checks
 
 NASTY = st.sampled_from(["nan", "NaN", "inf", "-inf", "1e300", "-1e300", "0", "-0", "-1", "1e-320", "", " ",
@@ -64,7 +64,7 @@ def test_cli_never_tracebacks(target, text, capsys, monkeypatch):
 
 
 def test_huge_and_tiny_numbers_are_handled():
-    from attnverify.checks.framework import Param
+    from attnverify.checks.params import Param
 
     beta = Param("beta", float, 1.0, "inverse temperature", low=0.0, low_open=True)
     assert beta.parse("1e300") == 1e300

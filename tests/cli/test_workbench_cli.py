@@ -16,7 +16,9 @@ import attnverify.checks.runner as runner
 from attnverify.cli.main import main
 from attnverify.checks import claims as claims_mod
 from attnverify.checks.claims import ClaimVerdict, claim
-from attnverify.checks.framework import REGISTRY, Evidence, Param, Plot, Series, check
+from attnverify.checks.evidence import Evidence, Plot, Series
+from attnverify.checks.params import Param
+from attnverify.checks.registry import REGISTRY, check
 
 TOYS = ("toyw.a", "toyw.b", "toyw.c")
 

@@ -9,8 +9,8 @@ import textwrap
 import pytest
 
 import attnverify
-from attnverify.checks import judge
-from attnverify.checks.framework import InputError
+from attnverify.checks import judges
+from attnverify.checks.params import InputError
 from attnverify.checks.stated import parse_claims, read_toml
 from attnverify.cli.main import main
 
@@ -147,37 +147,37 @@ def _value_claim(stated, **extra):
 
 
 def test_a_value_the_test_cannot_resolve_is_inconclusive_never_agrees():
-    v = judge.value(_value_claim(0.95), judge.Measured(0.95, 0.03, "synthetic"))
+    v = judges.value(_value_claim(0.95), judges.Measured(0.95, 0.03, "synthetic"))
     assert v.verdict == "inconclusive" and "cannot tell" in v.reason
-    v = judge.value(_value_claim(0.95, resolution=0.2), judge.Measured(0.95, 0.03, "synthetic"))
+    v = judges.value(_value_claim(0.95, resolution=0.2), judges.Measured(0.95, 0.03, "synthetic"))
     assert v.verdict == "holds"
 
 
 def test_value_refuted_and_its_words_follow_the_numbers():
-    v = judge.value(_value_claim(0.9965), judge.Measured(0.9873, 0.0006, "30 runs"))
+    v = judges.value(_value_claim(0.9965), judges.Measured(0.9873, 0.0006, "30 runs"))
     assert v.verdict == "refuted" and "below the stated" in v.reason
-    v = judge.value(_value_claim(0.9965), judge.Measured(1.0065, 0.0006, "30 runs"))
+    v = judges.value(_value_claim(0.9965), judges.Measured(1.0065, 0.0006, "30 runs"))
     assert v.verdict == "refuted" and "above the stated" in v.reason
 
 
 def test_rate_upper_bound_words_are_computed():
     (s,) = parse_claims({"claim": [{"id": "x.r", "model": "meanfield", "kind": "rate", "stated": "beta**(-1/2)",
                                     "variable": "beta", "direction": "upper"}]}, "t")
-    fast = judge.rate(s, judge.Measured(-1.0, 0.01, "fit"), [10, 100, 1000])
+    fast = judges.rate(s, judges.Measured(-1.0, 0.01, "fit"), [10, 100, 1000])
     assert fast.verdict == "holds" and "loose" in fast.reason and "below" in fast.reason
-    slow = judge.rate(s, judge.Measured(-0.47, 0.005, "fit"), [10, 100, 1000])
+    slow = judges.rate(s, judges.Measured(-0.47, 0.005, "fit"), [10, 100, 1000])
     assert slow.verdict == "refuted" and "above" in slow.reason
-    near = judge.rate(s, judge.Measured(-0.47, 0.02, "fit"), [10, 100, 1000])
+    near = judges.rate(s, judges.Measured(-0.47, 0.02, "fit"), [10, 100, 1000])
     assert near.verdict == "holds" and "sharp" in near.reason and "loose" not in near.reason
 
 
 def test_threshold_outside_the_bracket_is_refuted():
     (s,) = parse_claims({"claim": [{"id": "x.t", "model": "signal", "kind": "threshold", "stated": 1.0}]}, "t")
-    out = judge.threshold(s, judge.Measured(1.34, interval=(1.33, 1.35), how="drift sign"))
+    out = judges.threshold(s, judges.Measured(1.34, interval=(1.33, 1.35), how="drift sign"))
     assert out.verdict == "refuted" and "below" in out.reason
     (s,) = parse_claims({"claim": [{"id": "x.t", "model": "signal", "kind": "threshold", "stated": 1.34}]}, "t")
-    assert judge.threshold(s, judge.Measured(1.34, interval=(1.33, 1.35), how="drift sign")).verdict == "holds"
-    wide = judge.threshold(s, judge.Measured(1.34, interval=(1.0, 2.0), how="drift sign"))
+    assert judges.threshold(s, judges.Measured(1.34, interval=(1.33, 1.35), how="drift sign")).verdict == "holds"
+    wide = judges.threshold(s, judges.Measured(1.34, interval=(1.0, 2.0), how="drift sign"))
     assert wide.verdict == "inconclusive"
 
 

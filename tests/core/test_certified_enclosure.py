@@ -19,7 +19,7 @@ from flint import arb, ctx
 from hypothesis import HealthCheck, assume, event, given, note, settings
 from hypothesis import strategies as st
 
-from attnverify.checks.framework import InputError
+from attnverify.checks.params import InputError
 from attnverify.checks.stated import parse_expression
 from attnverify.theory.certified import CERTIFIED_FUNCTIONS, NotCertifiable, exact_ball, lambdify_arb
 from attnverify.theory.compare import difference_at

@@ -10,7 +10,9 @@ import pytest
 
 from attnverify import checks
 from attnverify.cli.main import main
-from attnverify.checks.framework import REGISTRY, Evidence, InputError, Param, Plot, Series, check
+from attnverify.checks.evidence import Evidence, Plot, Series
+from attnverify.checks.params import InputError, Param
+from attnverify.checks.registry import REGISTRY, check
 from attnverify.render.report import report_dict, write_report
 
 TOY = ("toy.passes", "toy.fails", "toy.raises", "toy.nan")

@@ -1,4 +1,4 @@
-"""judge.bound: one rule for every stated upper bound with an unspecified constant, on synthetic left-hand sides
+"""judges.bound: one rule for every stated upper bound with an unspecified constant, on synthetic left-hand sides
 whose truth is known: a valid looser bound is not refuted and says how loose; a violated one is refuted with the
 certified lower end; a ratio that rises and levels off (a valid bound before its constant is reached) is not a
 violation; the words are computed."""
@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from attnverify.checks.judge_bound import BoundPoint, BoundSeries, bound
+from attnverify.checks.judges import BoundPoint, BoundSeries, bound
 from attnverify.checks.stated import parse_claims
 
 T = np.linspace(0.0, 30.0, 61)

@@ -87,7 +87,7 @@ def example(monkeypatch):
     from attnverify_partition import PAPER
 
     from attnverify.checks.claims import CLAIMS
-    from attnverify.checks.framework import REGISTRY
+    from attnverify.checks.registry import REGISTRY
 
     others = tuple(p for p in registry._discovered() if p.model != PAPER.model)
     monkeypatch.setattr(registry, "_discovered", lambda: tuple(sorted((*others, PAPER), key=lambda p: p.key)))

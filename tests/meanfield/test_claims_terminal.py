@@ -14,7 +14,8 @@ import pytest
 
 import attnverify.theory.meanfield as mf
 from attnverify.checks.claims import CLAIMS, evaluate_claim
-from attnverify.checks.framework import InputError, Result
+from attnverify.checks.evidence import Result
+from attnverify.checks.params import InputError
 from attnverify.checks.meanfield.terminal import CASES
 from attnverify.checks.runner import plan, run_one
 from attnverify.checks.stated import StatedClaim

@@ -13,7 +13,7 @@ import pytest
 import attnverify.theory.meanfield as mf
 from attnverify.selftest.mutation import Mutant, injected
 from attnverify.checks.claims import CLAIMS, evaluate_claim
-from attnverify.checks.framework import Result
+from attnverify.checks.evidence import Result
 from attnverify.checks.runner import plan, run_one
 from attnverify.numerics.meanfield.sphere import density, mass, particles_per_window, sample
 
@@ -164,14 +164,14 @@ def test_tight_cluster_fit_matches_the_derived_rate_closely():
 
 # ------------------------------------------------------------------------------------------ other Paper B claims
 def _with(check_id: str, details: dict) -> Result:
-    from attnverify.checks.framework import Evidence
+    from attnverify.checks.evidence import Evidence
 
     return Result(check_id, "", "", "pass", {}, 0.0,
                   evidence=Evidence(metric="", observed=0.0, threshold=1.0, reason="", passed=True, details=details))
 
 
 def _with_findings(check_id: str, findings, details: dict | None = None) -> Result:
-    from attnverify.checks.framework import Evidence
+    from attnverify.checks.evidence import Evidence
 
     return Result(check_id, "", "", "pass", {}, 0.0, evidence=Evidence(
         metric="", observed=0.0, threshold=1.0, reason="", passed=True, details=details or {}, findings=findings))

@@ -7,7 +7,7 @@ import numpy as np
 import sympy as sp
 
 from attnverify.checks.claims import ClaimResult
-from attnverify.checks.framework import Evidence, Result
+from attnverify.checks.evidence import Evidence, Result
 from attnverify.checks.plots import Plot, Series
 from attnverify.checks.reason import CheckRef, Math, Number, bracket, pm, reason
 from attnverify.checks.runner import Report

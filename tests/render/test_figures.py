@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from render_synthetic import synthetic_report
 
-from attnverify.checks import judge
+from attnverify.checks import judges as judge
 from attnverify.checks.claims import ClaimResult
 from attnverify.checks.plots import Plot, Series
 from attnverify.checks.stated import parse_claims

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import re
 
-from attnverify.checks import judge
+from attnverify.checks import judges as judge
 from attnverify.checks.claims import ClaimResult
 from attnverify.checks.reason import Number, Reason
 from attnverify.checks.stated import parse_claims

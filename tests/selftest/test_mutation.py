@@ -177,7 +177,7 @@ def test_cli_json(tmp_path):
 
 
 def test_cli_bad_input():
-    from attnverify.checks.framework import InputError
+    from attnverify.checks.params import InputError
     from attnverify.cli.selftest import add_parser, cmd_selftest
 
     parser = argparse.ArgumentParser()

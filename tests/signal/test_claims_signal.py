@@ -17,7 +17,7 @@ import numpy as np
 
 from attnverify import checks
 from attnverify.checks.claims import CLAIMS, evaluate_claim, statement_of
-from attnverify.checks.framework import Evidence, Result
+from attnverify.checks.evidence import Evidence, Result
 from attnverify.checks.registry import load
 from attnverify.checks.signal.alignment import AlignmentFindings, ProtocolPoint
 from attnverify.checks.signal.attention import AttentionFindings, ScalingPoint

@@ -12,7 +12,7 @@ import pytest
 from attnverify import checks
 import attnverify.theory.signal.recovery as S
 from attnverify.checks.claims import CLAIMS, evaluate_claim
-from attnverify.checks.framework import Evidence, Result
+from attnverify.checks.evidence import Evidence, Result
 
 
 def _theory_at(mapping=None, factor=None):

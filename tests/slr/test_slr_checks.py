@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from attnverify.checks.claims import CLAIMS, evaluate_claim, statement_of
-from attnverify.checks.framework import InputError
+from attnverify.checks.params import InputError
 from attnverify.checks.runner import plan, run
 from attnverify.selftest.mutation import injected
 from attnverify.checks.plugin import Mutant
@@ -126,7 +126,7 @@ def test_local_minimality_is_judged_from_the_certified_status(quick):
 
 
 def _synthetic_training(kind: str, settled: bool, paper: bool):
-    from attnverify.checks.framework import Evidence, Result
+    from attnverify.checks.evidence import Evidence, Result
     from attnverify.checks.slr.training import EndPoint, ExperimentFindings, TrainingFindings
 
     end = EndPoint(0, (0.0, 0.0, 0.81, 1.0, 0.0), kind, 0.069, 0.069, 0.001, -0.006, 0.0005, False, 1e-4,

@@ -14,7 +14,7 @@ import numpy as np
 import sympy as sp
 
 from attnverify.checks.plugin import Paper, Quantity, Section
-from attnverify.checks.framework import Param
+from attnverify.checks.params import Param
 
 beta, sigma = sp.symbols("beta sigma", positive=True)
 L = sp.Symbol("L", positive=True, integer=True)
@@ -45,7 +45,7 @@ def monte_carlo(beta_: float, sigma_: float, L_: int, n: int, rng: np.random.Gen
 
 
 def _measure(values: dict, rng: np.random.Generator):
-    from attnverify.checks.judge import Measured
+    from attnverify.checks.judges import Measured
 
     m, se = monte_carlo(float(values["beta"]), float(values["sigma"]), int(values["L"]), 20000, rng)
     return Measured(m, se, "Monte Carlo, 20000 draws")

@@ -2,7 +2,10 @@
 from __future__ import annotations
 
 from attnverify.checks.claims import ClaimVerdict, claim, claim_rng
-from attnverify.checks.framework import Context, Evidence, Param, check
+from attnverify.checks.context import Context
+from attnverify.checks.evidence import Evidence
+from attnverify.checks.params import Param
+from attnverify.checks.registry import check
 from attnverify_partition import SYMBOLS, mean_partition, monte_carlo, quantities
 
 
@@ -27,7 +30,7 @@ def mean(p: dict, ctx: Context) -> Evidence:
 def mean_claim(results: dict, stated) -> ClaimVerdict:
     """The stated formula of E Z, judged by proof or certified counterexample (the check passed: our derivation
     and our Monte Carlo agree)."""
-    from attnverify.checks.judge import formula
+    from attnverify.checks.judges import formula
 
     q = next(q for q in quantities() if q.name == stated.quantity)
     return formula(stated, q, {}, claim_rng(results, stated))

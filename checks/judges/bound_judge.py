@@ -1,7 +1,6 @@
 """The judge of stated upper bounds with an unspecified constant (``kind = "bound"``), for every paper: a bound
 LHS <= K g(variables; derived constants) is fitted where the data begin and extrapolated where they end
-(:func:`bound`), beside the rules of the other kinds in :mod:`attnverify.checks.judge` (kept apart so that each module
-stays under 500 lines); every comparison word in its text is computed."""
+(:func:`bound`); every comparison word in its text is computed."""
 from __future__ import annotations
 
 import math
@@ -12,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from attnverify.checks.claims import ClaimVerdict
-from attnverify.checks.judge import Z, _ev, fmt, ratio_text, relation
+from attnverify.checks.judges.common import Z, evidence_of, fmt, ratio_text, relation
 from attnverify.checks.stated import StatedClaim
 
 
@@ -140,7 +139,7 @@ def bound(stated: StatedClaim, series: Sequence[BoundSeries], *, derived: dict |
       growth as the factor by which it loosens).
     ``derived``: name -> value of the constants the stated form takes from our derivation (not fitted)."""
     derived = dict(derived or {})
-    ev = _ev(stated, derived_constants=derived)
+    ev = evidence_of(stated, derived_constants=derived)
     bad = [n for n, v in derived.items() if v is None or not math.isfinite(float(v))]
     if bad:
         return ClaimVerdict("inconclusive", f"the derived constant {bad[0]} is not available", evidence=ev)

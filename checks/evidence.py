@@ -1,0 +1,88 @@
+"""What a check returns and what a run keeps: the evidence of one comparison (:class:`Evidence`, with its plots as
+data: :class:`Plot`, :class:`Series`) and the outcome of one check (:class:`Result`). Data only: the terminal,
+Markdown, LaTeX, HTML and plots draw them (attnverify.render)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from attnverify.checks.plots import Plot, Series
+
+__all__ = ["Evidence", "Plot", "Result", "Series"]
+
+
+@dataclass
+class Evidence:
+    """What a check measured: the comparison ``observed`` vs ``threshold`` and its justification.
+
+    ``comparison`` says which side of the threshold passes (``"<="`` or ``">="``), for display;
+    ``passed`` is the check's decision (it may combine the comparison with further conditions).
+    ``unresolved``: set (to the reason) when the numerics cannot decide at this size -- e.g. a refinement spread
+    above the check's precision rule; the verdict is then ``error``, never ``pass`` or ``fail``, and the evidence
+    is kept in the report.
+    ``findings``: what the claims read, as a typed record (a frozen dataclass defined beside the check): the
+    figures a claim compares with a paper's statement (a measured exponent and its standard error, a bracket, a
+    switch time...). Claims read its attributes, never string keys of ``details``, so a renamed field fails
+    loudly; the report stores it under ``details["findings"]``.
+    """
+
+    metric: str
+    observed: float | None
+    threshold: float | None
+    reason: str
+    passed: bool
+    comparison: str = "<="
+    analytic: Any = None
+    numeric: Any = None
+    uncertainty: Any = None
+    details: dict = field(default_factory=dict)
+    plots: list[Plot] = field(default_factory=list)
+    unresolved: str | None = None
+    findings: Any = None
+
+    def __post_init__(self) -> None:
+        if self.comparison not in ("<=", "<", ">=", ">"):
+            raise ValueError(f"comparison must be one of <=, <, >=, >; got {self.comparison!r}")
+
+
+@dataclass
+class Result:
+    """The outcome of one check: its verdict with the evidence, or the error that broke it."""
+
+    id: str
+    claim: str
+    source: str
+    verdict: str
+    params: dict
+    seconds: float
+    evidence: Evidence | None = None
+    error: str | None = None
+    seed: int | None = None
+
+    @property
+    def observed(self) -> float | None:
+        return self.evidence.observed if self.evidence else None
+
+    @property
+    def threshold(self) -> float | None:
+        return self.evidence.threshold if self.evidence else None
+
+    @property
+    def reason(self) -> str:
+        return self.evidence.reason if self.evidence else (self.error or "")
+
+    @property
+    def details(self) -> dict:
+        return self.evidence.details if self.evidence else {}
+
+    @property
+    def findings(self) -> Any:
+        """The check's typed findings (None when it has none or did not produce evidence)."""
+        return self.evidence.findings if self.evidence else None
+
+    def __repr__(self) -> str:
+        ev = self.evidence
+        what = self.error or "" if ev is None else \
+            f"{ev.metric}: {'-' if ev.observed is None else f'{ev.observed:.4g}'} {ev.comparison} " \
+            f"{'-' if ev.threshold is None else f'{ev.threshold:.4g}'}"
+        return f"<Result {self.id}: {self.verdict}, {what} ({self.seconds:.1f} s)>"

@@ -1,0 +1,74 @@
+"""What every judge shares: the decision level ``Z`` and the power convention, a measured number or bracket
+(:class:`Measured`), and the sentences that state a comparison, each computed from the numbers it describes
+(:func:`relation`, :func:`ratio_text`, :func:`sides_disagree`).
+
+Agreement and disagreement are decided at ``Z`` = 3 standard errors (a two-sided false-alarm rate of 0.27 % per
+comparison under a normal error). A test's power is reported as the difference it detects with probability 0.8:
+(Z + 0.84) standard errors."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from attnverify.checks.stated import StatedClaim
+
+Z = 3.0
+Z_POWER = 0.8416          # the one-sided normal quantile of 0.8: a difference of (Z + Z_POWER) se is seen 80 % of the time
+
+
+@dataclass(frozen=True)
+class Measured:
+    """A measured number with its standard error (``se`` = 0 for an exact or certified computation), or a measured
+    bracket ``interval`` = (lo, hi) that contains the quantity, and how it was measured (``how``: one phrase)."""
+
+    value: float
+    se: float = 0.0
+    how: str = ""
+    interval: tuple[float, float] | None = None
+    details: dict = field(default_factory=dict)
+
+
+def fmt(x: float, digits: int = 4) -> str:
+    """A number as text with ``digits`` significant digits (``n/a`` for None or a non-finite value)."""
+    if x is None or not math.isfinite(float(x)):
+        return "n/a"
+    return f"{float(x):.{digits}g}"
+
+
+def relation(a: float, b: float, tol: float = 0.0) -> str:
+    """The word that relates ``a`` to ``b``: "below", "above" or "equal to" (within ``tol``)."""
+    if abs(a - b) <= tol:
+        return "equal to" if tol == 0 else "within the uncertainty of"
+    return "below" if a < b else "above"
+
+
+def ratio_text(a: float, b: float) -> str:
+    """``a`` relative to ``b`` as text: "1.31 times", computed."""
+    return "n/a" if b == 0 else f"{a / b:.3g} times"
+
+
+def distance(a: float, b: float, se: float) -> float:
+    return math.inf if se == 0 and a != b else (0.0 if a == b else abs(a - b) / se)
+
+
+def sides_disagree(derived: float | None, measured: Measured, z: float = Z, rtol: float = 0.0) -> str | None:
+    """When the derived value lies outside the measured value's z-band (or its bracket): the reason text, else None.
+    ``rtol`` allows for the derived value's own relative precision."""
+    if derived is None:
+        return None
+    if measured.interval is not None:
+        lo, hi = measured.interval
+        if lo - rtol * abs(derived) <= derived <= hi + rtol * abs(derived):
+            return None
+        return (f"the derived value {fmt(derived, 6)} lies outside the measured bracket [{fmt(lo, 6)}, {fmt(hi, 6)}]"
+                f" ({measured.how})")
+    if abs(derived - measured.value) <= z * measured.se + rtol * abs(derived):
+        return None
+    return (f"the derived value {fmt(derived, 6)} and the measured {fmt(measured.value, 6)} +- {fmt(measured.se, 2)} "
+            f"({measured.how}) differ by {fmt(distance(derived, measured.value, measured.se), 3)} standard errors")
+
+
+def evidence_of(stated: StatedClaim, **figures: Any) -> dict:
+    """The judge's evidence record: the stated side (kind, form, origin) and the figures it was judged on."""
+    return {"stated": {"kind": stated.kind, "stated": stated.stated, "origin": stated.origin, **figures}}

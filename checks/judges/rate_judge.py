@@ -1,0 +1,68 @@
+"""The judge of a stated rate (``kind = "rate"``): the exponent of a power law or an exponential rate, as a bound
+(``direction = "upper"``) or exactly, against the measured slope and the derived one."""
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from attnverify.checks.claims import ClaimVerdict
+from attnverify.checks.judges.common import Z, Measured, evidence_of, fmt, relation, sides_disagree
+from attnverify.checks.stated import StatedClaim
+
+
+def stated_exponent(stated: StatedClaim, points: Sequence[float]) -> float:
+    """The effective exponent of the stated rate over the measured ``points`` of its variable: the least-squares
+    slope of log s against log v (``scale = "power"``) or against v (``"exponential"``), so that a rate with a
+    logarithmic factor (sqrt(log(beta + 1)/beta)) is compared over the range where it was measured."""
+    import numpy as np
+    import sympy as sp
+
+    from attnverify.checks.stated import parse_expression
+
+    var = stated.get("variable")
+    sym = sp.Symbol(var, positive=True)
+    expr = parse_expression(stated.stated, {var: sym}, f"claim {stated.id!r}, field 'stated'")
+    f = sp.lambdify(sym, sp.log(expr), "numpy")
+    v = np.asarray(points, dtype=float)
+    y = np.asarray(f(v), dtype=float) * np.ones_like(v)
+    x = np.log(v) if stated.get("scale", "power") == "power" else v
+    return float(np.polyfit(x, y, 1)[0])
+
+
+def rate(stated: StatedClaim, measured: Measured, points: Sequence[float], *, derived: float | None = None,
+         z: float = Z, what: str = "the quantity") -> ClaimVerdict:
+    """A stated rate against the measured exponent (or exponential rate, as a slope: negative for decay) +- se
+    over the variable's ``points``, and the derived one when given.
+
+    ``direction = "upper"`` (an O(.) bound): holds when the measured slope is at most the stated one plus z se
+    (decays at least as fast); the text says how much faster (looseness) when that is more than z se; refuted
+    when it decays slower by more than z se. ``"exact"``: refuted when the two differ by more than z se."""
+    var = stated.get("variable")
+    p = stated_exponent(stated, points)
+    m, se = measured.value, measured.se
+    lo_v, hi_v = min(points), max(points)
+    ev = evidence_of(stated, stated_slope=p, measured_slope=m, measured_se=se, derived_slope=derived,
+             variable=var, range=[lo_v, hi_v], direction=stated.get("direction", "exact"),
+             scale=stated.get("scale", "power"))
+    gap = sides_disagree(derived, measured, z)
+    if gap:
+        return ClaimVerdict("inconclusive", f"our derivation and our measurement disagree on the rate of {what}: "
+                            + gap, evidence=ev)
+    unit = f"log {var}" if stated.get("scale", "power") == "power" else var
+    over = f"over {var} = {fmt(lo_v)}..{fmt(hi_v)}"
+    text = (f"{what} has slope {fmt(m, 4)} +- {fmt(se, 2)} in {unit} {over} ({measured.how}), "
+            f"{relation(m, p, z * se)} the stated rate's {fmt(p, 4)}")
+    if stated.get("direction", "exact") == "upper":
+        if m > p + z * se:
+            return ClaimVerdict("refuted", text + ": it decays slower than the stated bound allows",
+                                condition=f"{over}: measured slope {fmt(m, 4)} +- {fmt(se, 2)} > stated {fmt(p, 4)} "
+                                          f"({fmt((m - p) / se if se else math.inf, 3)} standard errors)", evidence=ev)
+        if m < p - z * se:
+            return ClaimVerdict("holds", text + f": the bound holds and is loose by a factor {var}^"
+                                f"{fmt(m - p, 3)} over this range", evidence=ev)
+        return ClaimVerdict("holds", text + ": the bound holds and is sharp over this range", evidence=ev)
+    if abs(m - p) > z * se:
+        return ClaimVerdict("refuted", text, condition=f"{over}: measured slope {fmt(m, 4)} +- {fmt(se, 2)} against "
+                            f"the stated {fmt(p, 4)} ({fmt(abs(m - p) / se if se else math.inf, 3)} standard errors)",
+                            evidence=ev)
+    return ClaimVerdict("holds", text, evidence=ev)
