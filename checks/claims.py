@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from attnverify.checks.evidence import Result
+from attnverify.checks.reason import Reason, as_reason
 
 VERDICTS = ("holds", "holds_if", "refuted", "not_refuted", "inconclusive")
 
@@ -38,14 +39,20 @@ VERDICTS = ("holds", "holds_if", "refuted", "not_refuted", "inconclusive")
 @dataclass
 class ClaimVerdict:
     """What an evaluator concludes: the verdict, the condition found (holds_if) or the counterexample (refuted),
-    the reason in one or two sentences, and the figures it rests on (``evidence``: source -> {name: value})."""
+    the reason (a lead sentence and, when long, one item per series or point), and the figures it rests on
+    (``evidence``: source -> {name: value}). ``reason`` and ``condition`` are a
+    :class:`~attnverify.checks.reason.Reason` (typed parts) or a plain ``str`` (one text part)."""
 
     verdict: str
-    reason: str
-    condition: str | None = None
+    reason: str | Reason
+    condition: str | Reason | None = None
     evidence: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        for name in ("reason", "condition"):
+            if not isinstance(getattr(self, name), (str, Reason, type(None))):
+                raise ValueError(f"claim verdict: {name} must be a str or a Reason, got "
+                                 f"{type(getattr(self, name)).__name__}")
         if self.verdict not in VERDICTS:
             raise ValueError(f"claim verdict must be one of {', '.join(VERDICTS)}; got {self.verdict!r}")
         if self.verdict in ("holds_if", "refuted") and not self.condition:
@@ -85,8 +92,8 @@ class ClaimResult:
     statement: str
     source: str
     verdict: str
-    reason: str
-    condition: str | None
+    reason: str | Reason
+    condition: str | Reason | None
     checks: list[str]
     evidence: dict[str, dict[str, Any]]
     stated: dict = field(default_factory=dict)
@@ -97,10 +104,15 @@ class ClaimResult:
         return f"<ClaimResult {self.id}: {self.verdict}{cond}>"
 
     def as_dict(self) -> dict:
+        """The row as JSON data: ``reason`` and ``condition`` as text of the typesetting convention, and their typed
+        parts (``reason_parts``, ``condition_parts``: :meth:`attnverify.checks.reason.Reason.to_dict`)."""
+        condition = as_reason(self.condition)
         return {"id": self.id, "paper": self.paper, "statement": self.statement, "source": self.source,
-                "verdict": self.verdict, "condition": self.condition, "reason": self.reason,
-                "checks": list(self.checks), "evidence": self.evidence, "stated": self.stated,
-                "command": self.command}
+                "verdict": self.verdict, "condition": None if condition is None else str(condition),
+                "reason": str(self.reason), "checks": list(self.checks), "evidence": self.evidence,
+                "stated": self.stated, "command": self.command,
+                "reason_parts": as_reason(self.reason).to_dict(),
+                "condition_parts": None if condition is None else condition.to_dict()}
 
 
 CLAIMS: dict[str, Claim] = {}

@@ -6,26 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from attnverify.checks.plots import Plot, Series
 
-@dataclass
-class Series:
-    """One curve of a plot; ``yerr`` draws error bars, ``style`` is a matplotlib format string."""
-
-    label: str
-    x: Any
-    y: Any
-    yerr: Any = None
-    style: str = "-"
-
-
-@dataclass
-class Plot:
-    title: str
-    xlabel: str
-    ylabel: str
-    series: list[Series]
-    logx: bool = False
-    logy: bool = False
+__all__ = ["Evidence", "Plot", "Result", "Series"]
 
 
 @dataclass

@@ -52,13 +52,16 @@ def build_parser() -> Parser:
     run.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE",
                      help="override a model option or parameter (repeatable)")
     run.add_argument("--json", dest="json_path", metavar="PATH", help="write the JSON report")
-    run.add_argument("--report", dest="report_dir", metavar="DIR", help="write report.json, report.md and plots")
+    run.add_argument("--report", dest="report_dir", metavar="DIR", help="write report.json, report.md, report.html, "
+                     "plots and a figure per claim")
     _add_force(run)
     claims = sub.add_parser("claims", help="run the checks that feed the papers' claims; print the claims ledger")
     claims.add_argument("models", nargs="*", metavar="MODEL", help="papers by model name or key (attnverify list "
                         "--models): their ledger only (default: every paper)")
     _add_run_options(claims)
     claims.add_argument("--json", dest="json_path", metavar="PATH", help="write the JSON report")
+    claims.add_argument("--report", dest="report_dir", metavar="DIR", help="write report.json, report.md, "
+                        "report.html, plots and a figure per claim")
     claims.add_argument("--markdown", action="store_true", help="print the ledger and the findings as Markdown "
                         "(for the README's findings section), stating the profile and seed")
     _add_force(claims)
@@ -69,6 +72,8 @@ def build_parser() -> Parser:
     audit.add_argument("--json", dest="json_path", metavar="PATH", help="write the JSON report (its 'claims' list "
                        "has one row per claim: id, verdict, condition, reason, stated form)")
     audit.add_argument("--markdown", action="store_true", help="print the ledger as Markdown")
+    audit.add_argument("--report", dest="report_dir", metavar="DIR", help="write report.json, report.md, "
+                       "report.html and a figure per claim")
     _add_force(audit)
     derive = sub.add_parser("derive", help="print a derivation step by step")
     derive.add_argument("model", help="a paper's model name (attnverify list --models)")

@@ -171,7 +171,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     print()
     print(claims_table(report))
     if args.report_dir:
-        print(f"report written to {Path(args.report_dir) / 'report.md'}")
+        print(f"report written to {Path(args.report_dir) / 'report.md'} and report.html")
     return 0 if report.ok else 1  # claims are findings about the papers: they never set the exit code
 
 
@@ -188,7 +188,7 @@ def cmd_claims(args: argparse.Namespace) -> int:
     if not ids:
         print("no claims are registered")
         return 0
-    report = run_with_outputs(args, ids, {}, args.json_path, None)
+    report = run_with_outputs(args, ids, {}, args.json_path, args.report_dir)
     if keys is not None:                       # one paper's ledger: the other papers' claims are not missing
         report.claims = [c for c in report.claims if c.paper in keys]
         report.ledger = False
@@ -196,6 +196,12 @@ def cmd_claims(args: argparse.Namespace) -> int:
             from attnverify.render.report import write_json
 
             write_json(report, args.json_path)
+        if args.report_dir:
+            from attnverify.render.report import write_report
+
+            write_report(report, args.report_dir)
+    if args.report_dir:
+        print(f"report written to {Path(args.report_dir) / 'report.html'}", file=sys.stderr)
     if args.markdown:
         from attnverify.render.report import to_markdown
 
@@ -229,6 +235,11 @@ def cmd_audit(args: argparse.Namespace) -> int:
     report.ledger = False                       # a user's claims, not the papers' ledger
     if args.json_path:
         write_json(report, args.json_path)
+    if args.report_dir:
+        from attnverify.render.report import write_report
+
+        write_report(report, args.report_dir)
+        print(f"report written to {Path(args.report_dir) / 'report.html'}", file=sys.stderr)
     if args.markdown:
         from attnverify.render.report import claims_markdown
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 import html
 from typing import Any
 
+from attnverify.render import reasons
+
 
 def _num(x: float | None) -> str:
     return "-" if x is None else f"{x:.4g}"
@@ -36,8 +38,9 @@ def claim_markdown(c: Any) -> str:
     """A claim's ledger row: verdict, statement, condition or counterexample, reason, checks, reproduce command."""
     lines = [f"**`{c.id}`: {c.verdict}** (Paper {c.paper}, {c.source})", "", c.statement, ""]
     if c.condition:
-        lines += [f"*{'Counterexample' if c.verdict == 'refuted' else 'Condition'}:* {c.condition}", ""]
-    lines += [f"*Reason:* {c.reason}", "", "*Checks:* " + ", ".join(f"`{x}`" for x in c.checks)]
+        lines += [f"*{'Counterexample' if c.verdict == 'refuted' else 'Condition'}:* {reasons.markdown(c.condition)}",
+                  ""]
+    lines += [f"*Reason:* {reasons.markdown(c.reason)}", "", "*Checks:* " + ", ".join(f"`{x}`" for x in c.checks)]
     if c.command:
         lines += ["", f"*Reproduce:* `{c.command}`"]
     return "\n".join(lines)
@@ -45,10 +48,10 @@ def claim_markdown(c: Any) -> str:
 
 def claim_html(c: Any) -> str:
     cond = (f"<br><i>{'counterexample' if c.verdict == 'refuted' else 'condition'}:</i> "
-            f"{html.escape(c.condition)}") if c.condition else ""
+            f"{reasons.html(c.condition)}") if c.condition else ""
     return (f"<div><b><code>{html.escape(c.id)}</code>: {html.escape(c.verdict)}</b> "
             f"(Paper {html.escape(c.paper)}, {html.escape(c.source)})<br>{html.escape(c.statement)}"
-            f"{cond}<br><i>reason:</i> {html.escape(c.reason)}</div>")
+            f"{cond}<br><i>reason:</i> {reasons.html(c.reason)}</div>")
 
 
 def report_html(rep: Any) -> str:
@@ -58,7 +61,7 @@ def report_html(rep: Any) -> str:
                    f"<td>{html.escape(r.evidence.comparison) if r.evidence else ''} {_num(r.threshold)}</td></tr>"
                    for r in rep.results)
     claims = "".join(f"<tr><td><code>{html.escape(c.id)}</code></td><td><b>{c.verdict}</b></td>"
-                     f"<td>{html.escape(c.condition or c.reason)}</td></tr>" for c in rep.claims)
+                     f"<td>{reasons.html(c.condition or c.reason)}</td></tr>" for c in rep.claims)
     out = (f"<div><p>attnverify audit: profile {rep.profile}, seed {rep.seed}</p><table><tr><th>check</th>"
            f"<th>verdict</th><th>observed</th><th>pass if</th></tr>{rows}</table>")
     if claims:

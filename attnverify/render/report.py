@@ -6,7 +6,6 @@ comparison as a small table and its plots. The full details (curves, tables) are
 """
 from __future__ import annotations
 
-import functools
 import json
 import math
 import os
@@ -18,8 +17,10 @@ from typing import Any
 import numpy as np
 
 from attnverify.render import notation
+from attnverify.render.figures import (_wrap_keeping_math, draw_plot, mathtext, plot_file_name,  # noqa: F401
+                                       save_plot)  # re-exported: the plots moved to attnverify.render.figures
 from attnverify.outputs import write_text
-from attnverify.checks.evidence import Plot, Result
+from attnverify.checks.evidence import Result
 from attnverify.checks.runner import Report
 
 CLAIM_VERDICTS = ("holds", "holds_if", "refuted", "not_refuted", "inconclusive")
@@ -66,13 +67,24 @@ def report_dict(report: Report, *, complete: bool = True, note: str | None = Non
     doc = {"version": report.version, "profile": report.profile, "seed": report.seed,
            "options": jsonable(report.options), "complete": bool(complete),
            "checks": [result_dict(r) for r in report.results],
-           "claims": [jsonable(c.as_dict()) for c in getattr(report, "claims", [])],
+           "claims": [claim_dict(c) for c in getattr(report, "claims", [])],
            "claims_summary": {v: sum(c.verdict == v for c in getattr(report, "claims", [])) for v in CLAIM_VERDICTS},
            "claims_not_evaluated": not_evaluated(report) if getattr(report, "ledger", True) else [],
            "provenance": provenance.collect(profile=report.profile, seed=report.seed, options=report.options)}
     if note:
         doc["note"] = note
     return doc
+
+
+def claim_dict(c: Any) -> dict:
+    """A ledger row as JSON: its fields, the typed parts of its reason and condition, and their one-line Unicode
+    renderings for tools (``reason_text``, ``condition_text``)."""
+    from attnverify.render import reasons
+
+    row = jsonable(c.as_dict())
+    row["reason_text"] = reasons.plain(c.reason)
+    row["condition_text"] = None if c.condition is None else reasons.plain(c.condition)
+    return row
 
 
 def write_json(report: Report, path: str | os.PathLike, *, complete: bool = True, note: str | None = None) -> None:
@@ -133,8 +145,7 @@ def claims_table(report: Report, width: int | None = None, *, ledger: bool = Tru
     room = max(30, width - idw - vw - 4)
     lines = [f"{'claim'.ljust(idw)}  {'verdict'.ljust(vw)}  condition / reason", f"{'-' * idw}  {'-' * vw}  {'-' * 18}"]
     for c in claims:
-        text = notation.unicode(c.condition if c.condition else c.reason or "")
-        wrapped = textwrap.wrap(text, room) or [""]
+        wrapped = _wrap_reason(c.condition if c.condition else c.reason or "", room)
         lines.append(f"{c.id.ljust(idw)}  {c.verdict.upper().ljust(vw)}  {wrapped[0]}")
         lines += [f"{'':{idw}}  {'':{vw}}  {more}" for more in wrapped[1:]]
     lines.append(f"\n{claims_summary(report)} (a refuted claim is a finding about the paper, not a failed check)")
@@ -144,125 +155,34 @@ def claims_table(report: Report, width: int | None = None, *, ledger: bool = Tru
     return "\n".join(lines)
 
 
+def _wrap_reason(value: Any, room: int) -> list[str]:
+    """A reason for the terminal, wrapped to ``room`` columns: the lead, then each item as a ``- `` line whose
+    continuation lines are indented under its text."""
+    from attnverify.render import reasons
+
+    out: list[str] = []
+    for line in reasons.terminal(value).splitlines():
+        if line.startswith("  - "):
+            out += textwrap.wrap(line[4:], room, initial_indent="- ", subsequent_indent="  ")
+        else:
+            out += textwrap.wrap(line, room)
+    return out or [""]
+
+
 def claims_markdown(report: Report, *, ledger: bool = True) -> str:
     """The ledger as Markdown: one row per claim with its verdict, condition or reason, and the command that
     reproduces it; the verdict counts; the claims not evaluated."""
+    from attnverify.render import reasons
+
     claims = list(getattr(report, "claims", []))
     md = ["| claim | paper | verdict | condition / reason | reproduce |", "|---|---|---|---|---|"]
-    md += [f"| `{c.id}` | {c.paper} | **{c.verdict}** | {_md_cell(notation.unicode(c.condition or c.reason or ''))} | "
-           f"`{_md_cell(c.command)}` |" for c in claims]
+    md += [f"| `{c.id}` | {c.paper} | **{c.verdict}** | {_md_cell(reasons.markdown(c.condition or c.reason or '', inline=True))}"
+           f" | `{_md_cell(c.command)}` |" for c in claims]
     md += ["", claims_summary(report) + "."]
     skipped = not_evaluated(report) if ledger else []
     if skipped:
         md += ["", "Not evaluated: " + "; ".join(f"`{m['id']}` ({m['reason']})" for m in skipped) + "."]
     return "\n".join(md)
-
-
-# ----------------------------------------------------------------------------------------------
-# plots
-# ----------------------------------------------------------------------------------------------
-def mathtext(label: str) -> str:
-    """A label or title of the typesetting convention (mathematics between dollars, in LaTeX) as matplotlib
-    mathtext (:func:`attnverify.render.notation.mathtext`); words outside the dollars stay words."""
-    return notation.mathtext(label)
-
-
-_KEY_RE = re.compile(r"(\S+\s*=\s*[-+0-9.eE]+|#\s*\d+)\s*$")
-# a colour in a matplotlib format string: one of the single-letter colours (no marker is one of these letters) or
-# a cycle colour C0..C9; given together with color=, matplotlib warns "color is redundantly defined"
-_STYLE_COLOUR = re.compile(r"[bgrcmykw]|C\d")
-
-
-def _colour_key(label: str) -> str:
-    """Series that differ only in their leading words (``beta=10`` and ``bound beta=10``) share a colour."""
-    m = _KEY_RE.search(label or "")
-    return m.group(1).replace(" ", "") if m else label
-
-
-def _wrap_keeping_math(text: str, width: int) -> str:
-    """``text`` wrapped to ``width`` columns without breaking inside a $...$ mathtext span (a line break there
-    leaves unbalanced dollars, and matplotlib prints the TeX source)."""
-    parts = text.split("$")
-    glued = "$".join(p.replace(" ", "\x00") if i % 2 else p for i, p in enumerate(parts))
-    return "\n".join(line.replace("\x00", " ") for line in textwrap.wrap(glued, width))
-
-
-@functools.lru_cache(maxsize=1)
-def _figure_class():
-    """matplotlib's Figure with a PNG representation, so that a notebook shows it (once) without pyplot."""
-    import io
-
-    from matplotlib.figure import Figure
-
-    class ReportFigure(Figure):
-        def _repr_png_(self) -> bytes:
-            buf = io.BytesIO()
-            self.savefig(buf, format="png", dpi=100)
-            return buf.getvalue()
-
-    return ReportFigure
-
-
-def draw_plot(plot: Plot):
-    """One :class:`~attnverify.checks.evidence.Plot` as a matplotlib Figure (not registered with pyplot: save it
-    with ``fig.savefig``, or show it as a notebook cell's value): mathtext labels, one colour
-    per parameter value (solid and dotted curves of the same beta alike), the legend outside the axes when it is
-    long, a wrapped title, and the zero line when the data change sign."""
-    import matplotlib
-
-    Figure = _figure_class()
-    n = len({s.label for s in plot.series})
-    keys: dict[str, int] = {}
-    for s in plot.series:
-        keys.setdefault(_colour_key(s.label), len(keys))
-    many = len(keys) > 10
-    cmap = matplotlib.colormaps["viridis" if many else "tab10"]
-    colour = {k: cmap(i / max(1, len(keys) - 1)) if many else cmap(i % 10) for k, i in keys.items()}
-    outside = n > 8
-    # a Figure outside pyplot: no global figure list to leak into, and a notebook shows it once (as the value of
-    # the cell), not a second time when the inline backend flushes pyplot's open figures
-    fig = Figure(figsize=(8.6 if outside else 6.4, 4.4))
-    ax = fig.subplots()
-    ys = []
-    seen: set[str] = set()
-    for s in plot.series:
-        x, y = np.asarray(s.x, dtype=float), np.asarray(s.y, dtype=float)
-        ys.append(y[np.isfinite(y)])
-        c = colour[_colour_key(s.label)]
-        label = mathtext(s.label) if s.label and s.label not in seen else None   # one legend entry per label
-        seen.add(s.label)
-        kw = {} if _STYLE_COLOUR.search(s.style or "") else {"color": c}   # a colour in the style string wins
-        if s.yerr is not None:
-            ax.errorbar(x, y, yerr=np.asarray(s.yerr, dtype=float), fmt=s.style, label=label, capsize=2, **kw)
-        else:
-            ax.plot(x, y, s.style, label=label, **kw)
-    ax.set_title(_wrap_keeping_math(mathtext(plot.title), 70), fontsize=10)
-    ax.set(xlabel=mathtext(plot.xlabel), ylabel=mathtext(plot.ylabel))
-    if plot.logx:
-        ax.set_xscale("log")
-    if plot.logy:
-        ax.set_yscale("log")
-    ally = np.concatenate(ys) if ys else np.array([])
-    field = plot.ylabel.strip().split(" ")[0] in ("F", "F(rho)", "drift")     # a vector field: its zeros matter
-    if not plot.logy and ally.size and (ally.min() < 0 < ally.max() or (field and ally.min() <= 0 <= ally.max())):
-        ax.axhline(0.0, color="0.4", lw=0.8, zorder=0)
-    if any(s.label for s in plot.series) and n <= 24:
-        if outside:
-            ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), ncol=1 + n // 17, frameon=False)
-        else:
-            ax.legend(fontsize=8)
-    ax.grid(alpha=0.3)
-    fig.tight_layout()
-    return fig
-
-
-def save_plot(plot: Plot, path: Path) -> None:
-    """Draw one plot to a PNG (the Figure's own Agg canvas; pyplot and its backend are not involved)."""
-    draw_plot(plot).savefig(path, dpi=110)
-
-
-def plot_file_name(check_id: str, index: int) -> str:
-    return f"{check_id.replace('.', '_')}_{index}.png"
 
 
 # ----------------------------------------------------------------------------------------------
@@ -296,9 +216,11 @@ def _md_cell(text: str) -> str:
 
 def findings(report: Report) -> list[str]:
     """Bullet points: what the claims ledger and the checks found that a reader must not miss."""
+    from attnverify.render import reasons
+
     out = []
     for c in getattr(report, "claims", []):
-        cond, why = notation.unicode(c.condition or ""), notation.unicode(c.reason or "")
+        cond, why = (reasons.markdown(x or "", inline=True) for x in (c.condition, c.reason))
         if c.verdict == "refuted":
             out.append(f"**{c.id}** is refuted: {cond}. {why}")
         elif c.verdict == "holds_if":
@@ -325,9 +247,9 @@ def _md_value(value: Any) -> str:
 
 
 def to_markdown(report: Report, *, plots: dict[str, list[str]] | None = None, complete: bool = True,
-                formulas: bool = True) -> str:
+                formulas: bool = True, claim_plots: dict[str, str] | None = None) -> str:
     """report.md: tables and findings first, then one section per check. ``plots`` maps a check id to the
-    file names of its saved plots."""
+    file names of its saved plots, ``claim_plots`` a claim id to the file name of its figure."""
     plots = plots or {}
     head = f"Profile `{report.profile}`, seed {report.seed}, version {report.version}. Overrides: " + (
         ", ".join(f"`{k}={_set_syntax(v)}`" for k, v in report.options.items()) if report.options else "none") + "."
@@ -348,6 +270,7 @@ def to_markdown(report: Report, *, plots: dict[str, list[str]] | None = None, co
         md += [claims_markdown(report, ledger=getattr(report, "ledger", True))]
         md += ["", "A claim's verdict is computed from the evidence of the checks of this run (listed per claim "
                "in report.json); a refuted claim is a finding about the paper, not a failed check."]
+        md += [f"\n![`{c}`: what its verdict rests on]({name})" for c, name in (claim_plots or {}).items()]
     else:
         md.append("None of the registered claims is fed by the checks that ran.")
     found = findings(report)
@@ -398,17 +321,42 @@ def _set_syntax(value: Any) -> str:
 
 
 def write_report(report: Report, directory: str | os.PathLike, *, complete: bool = True,
-                 note: str | None = None) -> Path:
-    """Write ``report.json``, ``report.md`` and one PNG per plot into ``directory``."""
+                 note: str | None = None, derivations: list | None = None) -> Path:
+    """Write ``report.json``, ``report.md``, one PNG per plot and per claim figure
+    (:mod:`attnverify.render.claim_figures`), and the self-contained ``report.html`` into ``directory``.
+    ``derivations``: the (title, steps) sections of the HTML report (default: those of the papers that ran, when
+    the run is complete)."""
+    from attnverify.render.claim_figures import claim_figure, claim_figure_name
+    from attnverify.render.figures import png_bytes
+    from attnverify.render.html import report_derivations, write_html
+
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
     write_json(report, out / "report.json", complete=complete, note=note)
     names: dict[str, list[str]] = {}
+    pngs: dict[str, list[bytes]] = {}
     for r in report.results:
         if r.evidence is not None:
             for i, plot in enumerate(r.evidence.plots):
                 name = plot_file_name(r.id, i)
-                save_plot(plot, out / name)
+                data = png_bytes(draw_plot(plot))
+                (out / name).write_bytes(data)
                 names.setdefault(r.id, []).append(name)
-    write_text(out / "report.md", to_markdown(report, plots=names, complete=complete))
+                pngs.setdefault(r.id, []).append(data)
+    claim_names: dict[str, str] = {}
+    claim_pngs: dict[str, bytes] = {}
+    for c in getattr(report, "claims", []) or []:
+        fig = claim_figure(c)
+        if fig is not None:
+            claim_pngs[c.id] = png_bytes(fig)
+            claim_names[c.id] = claim_figure_name(c.id)
+            (out / claim_names[c.id]).write_bytes(claim_pngs[c.id])
+    write_text(out / "report.md", to_markdown(report, plots=names, complete=complete, claim_plots=claim_names))
+    if derivations is None and complete:
+        try:
+            derivations = report_derivations(report)
+        except Exception:  # noqa: BLE001 -- a derivation that cannot be built leaves its section out, not the report
+            derivations = []
+    write_html(report, out / "report.html", plots=pngs, claim_figures=claim_pngs, derivations=derivations,
+               complete=complete)
     return out

@@ -1,12 +1,16 @@
 """The judge of a reported figure (``kind = "value"``): the stated number with its own uncertainty against the
-measured one, refuted only when the protocol is complete and the difference is resolved."""
+measured one, refuted only when the protocol is complete and the difference is resolved.
+
+Its text is a structured :class:`~attnverify.checks.reason.Reason` (the worked example of docs/reasons.md): the
+numbers are typed parts, printed with the digits that tell them apart."""
 from __future__ import annotations
 
 import math
 from typing import Any
 
 from attnverify.checks.claims import ClaimVerdict
-from attnverify.checks.judges.common import Z, Z_POWER, Measured, distance, evidence_of, fmt, relation, sides_disagree
+from attnverify.checks.judges.common import Z, Z_POWER, Measured, distance, evidence_of, relation, sides_disagree
+from attnverify.checks.reason import Number, pm, reason
 from attnverify.checks.stated import StatedClaim
 
 
@@ -30,25 +34,30 @@ def value(stated: StatedClaim, measured: Measured, *, derived: float | None = No
     at = f" at {where}" if where else ""
     gap = sides_disagree(derived, measured, z)
     if gap:
-        return ClaimVerdict("inconclusive", f"our derivation and our measurement disagree{at}: {gap}", evidence=ev)
+        return ClaimVerdict("inconclusive", reason(f"our derivation and our measurement disagree{at}: {gap}"),
+                            evidence=ev)
     dist = distance(S, measured.value, s)
-    here = (f"the measured {fmt(measured.value, 5)} +- {fmt(measured.se, 2)} ({measured.how}) is "
-            f"{relation(measured.value, S)} the stated {fmt(S, 5)}" + (f" +- {fmt(u, 2)}" if u else "")
-            + f" by {fmt(dist, 3)} standard errors{at}")
+    how = f" ({measured.how})" if measured.how else ""
+    stated_number = Number(S, se=u, digits=5) if u else Number(S, digits=5)
+    here = reason("the measured ", pm(measured.value, measured.se, digits=5), how, " is ",
+                  relation(measured.value, S), " the stated ", stated_number, " by ", Number(dist, digits=3),
+                  f" standard errors{at}")
     if dist > z:
         if not protocol_complete:
-            return ClaimVerdict("inconclusive", here + "; the paper does not give the whole protocol ("
-                                + ", ".join(stated.get("unknown", [])) + "), so the difference is not a refutation",
-                                evidence=ev)
-        return ClaimVerdict("refuted", here, condition=f"{where or 'the stated protocol'}: measured "
-                            f"{fmt(measured.value, 5)} +- {fmt(measured.se, 2)} against the stated {fmt(S, 5)} "
-                            f"({fmt(dist, 3)} standard errors, threshold {z:g})", evidence=ev)
+            return ClaimVerdict("inconclusive", here.add("; the paper does not give the whole protocol (",
+                                                         ", ".join(stated.get("unknown", [])),
+                                                         "), so the difference is not a refutation"), evidence=ev)
+        return ClaimVerdict("refuted", here, condition=reason(
+            f"{where or 'the stated protocol'}: measured ", pm(measured.value, measured.se, digits=5),
+            " against the stated ", Number(S, digits=5), " (", Number(dist, digits=3), " standard errors, threshold ",
+            Number(z), ")"), evidence=ev)
     if detect > resolution:
-        return ClaimVerdict("inconclusive", here + f"; the test detects only differences of {fmt(detect, 2)} "
-                            f"(power 0.8), coarser than the statement's resolution {fmt(resolution, 2)}: it cannot "
-                            f"tell the figure from a wrong one", evidence=ev)
-    return ClaimVerdict("holds", here + f"; the test would detect a difference of {fmt(detect, 2)} (power 0.8)",
-                        evidence=ev)
+        return ClaimVerdict("inconclusive", here.add(
+            "; the test detects only differences of ", Number(detect, digits=2), " (power 0.8), coarser than the "
+            "statement's resolution ", Number(resolution, digits=2), ": it cannot tell the figure from a wrong one"),
+            evidence=ev)
+    return ClaimVerdict("holds", here.add("; the test would detect a difference of ", Number(detect, digits=2),
+                                          " (power 0.8)"), evidence=ev)
 
 
 def half_unit(x: Any) -> float:
