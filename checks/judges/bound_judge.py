@@ -9,9 +9,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import sympy as sp
 
 from attnverify.checks.claims import ClaimVerdict
-from attnverify.checks.judges.common import Z, evidence_of, fmt, ratio_text, relation
+from attnverify.checks.judges.common import Z, evidence_of, fmt, relation
+from attnverify.checks.reason import Math, Number, bracket, item, pm, reason
 from attnverify.checks.stated import StatedClaim
 
 
@@ -49,7 +51,6 @@ class BoundSeries:
 def _bound_shape(stated: StatedClaim, derived: dict) -> tuple[Any, Any, list]:
     """(K, g, variables): the stated expression parsed with its variables, constants and the ``derived`` constant
     names; it must be K g with one unspecified constant K entering as a factor (ValueError otherwise)."""
-    import sympy as sp
 
     from attnverify.checks.stated import parse_expression
 
@@ -117,6 +118,33 @@ def _growth(x: np.ndarray, r: np.ndarray) -> float:
 
 def _where_text(point: dict) -> str:
     return ", ".join(f"{k} = {'inf' if math.isinf(v) else fmt(v, 4)}" for k, v in point.items())
+
+
+def _where(point: dict) -> tuple:
+    """The parts naming a sub-point: ``beta = inf, t = 2`` with each name as mathematics."""
+    out: list = []
+    for i, (k, v) in enumerate(point.items()):
+        out += [", "] if i else []
+        out += [Math(sp.Symbol(k)), " = ", Math(sp.oo) if math.isinf(v) else Number(v)]
+    return item(*out)
+
+
+def _lhs(what: Any) -> Any:
+    """The left-hand side as a part: a SymPy object or Math as mathematics, words as they are."""
+    return what if isinstance(what, (str, Math)) else Math(what)
+
+
+def _unit(row: dict) -> Math:
+    """The scale a series' growth is measured on: ``log beta`` (a power) or ``t`` (an exponential rate)."""
+    x = sp.Symbol(s_var(row))
+    return Math(sp.log(x) if row["growth_unit"].startswith("log") else x)
+
+
+def _power(row: dict, exponent: float) -> Math:
+    """The series variable to a measured power (``beta^-0.54``), or e^(rate * variable), as mathematics."""
+    x = sp.Symbol(s_var(row))
+    e = sp.Float(float(f"{exponent:.3g}"), 3)
+    return Math(x ** e if row["growth_unit"].startswith("log") else sp.exp(e * x, evaluate=False))
 
 
 def bound(stated: StatedClaim, series: Sequence[BoundSeries], *, derived: dict | None = None, z: float = Z,
@@ -187,38 +215,39 @@ def bound(stated: StatedClaim, series: Sequence[BoundSeries], *, derived: dict |
         if exc[m] > 1 + z * u[m] and min(slope, slope_late) > z * se:
             refutations.append(row)
     ev["stated"].update(K_fitted=K_fit, K_fitted_at=_where_text(fit_r["where"][j_fit]), series=summary)
-    fitted = f"K = {fmt(K_fit, 4)} (the smallest constant valid at the fit points, largest at {_where_text(fit_r['where'][j_fit])})"
+    what = _lhs(what)
+    fitted = reason("K = ", Number(K_fit), " (the smallest constant valid at the fit points, largest at ",
+                    _where(fit_r["where"][j_fit]), ")")
     if refutations:
         w = max(refutations, key=lambda row: row["max_excess"])
-        growth = ("LHS/bound grows like "
-                  + (f"{s_var(w)}^{fmt(w['growth'], 3)}" if w["growth_unit"].startswith("log") else
-                     f"e^({fmt(w['growth'], 3)} {w['growth_unit']})")
-                  + f" (+- {fmt(w['growth_se'], 2)})")
+        growth = reason("LHS/bound grows like ", _power(w, w["growth"]), " (", pm(w["growth"], w["growth_se"], digits=3),
+                        ")")
         return ClaimVerdict(
-            "refuted", f"{what} exceeds the stated bound with {fitted}: along {w['series']} the certified lower end "
-            f"is {ratio_text(w['max_excess'], 1.0)} the bound at {_where_text(w['worst'])}, and {growth}: no constant "
-            "fitted before the held-out points keeps it below",
-            condition=f"{_where_text(w['worst'])}: {what} in [{fmt(w['lhs_bracket'][0], 4)}, "
-                      f"{fmt(w['lhs_bracket'][1], 4)}] (certified), above K g = {fmt(w['bound_at_worst'], 4)} "
-                      f"by {fmt(w['max_excess'], 4)} x (+- {fmt(w['excess_uncertainty'], 2)}); {growth}",
+            "refuted", reason(what, " exceeds the stated bound with ", fitted, ": along ", w["series"], " the "
+                              "certified lower end is ", Number(w["max_excess"], digits=3), " times the bound at ",
+                              _where(w["worst"]), ", and ", growth, ": no constant fitted before the held-out points "
+                              "keeps it below"),
+            condition=reason(_where(w["worst"]), ": ", what, " in ", bracket(*w["lhs_bracket"]), " (certified), above ",
+                             Math(sp.Symbol("K") * sp.Symbol("g")), " = ", Number(w["bound_at_worst"]), " by a factor ",
+                             pm(w["max_excess"], w["excess_uncertainty"]), "; ", growth),
             evidence=ev)
-    parts = []
+    items = []
     for row in summary:
         rel = relation(row["max_excess"], 1.0, z * row["excess_uncertainty"])
         trend = row["growth"]
         if trend < -z * row["growth_se"]:
-            loose = (f"loose by a factor {s_var(row)}^{fmt(trend, 3)}" if row["growth_unit"].startswith("log")
-                     else f"loose by a factor e^({fmt(trend, 3)} {row['growth_unit']})")
+            loose = ("loose by a factor ", _power(row, trend))
         elif trend > z * row["growth_se"]:
-            loose = (f"the ratio grows ({fmt(trend, 3)} per {row['growth_unit']}; {fmt(row['growth_late'], 3)} over the "
-                     f"last half) but " + ("stays " + rel + " the fitted bound" if row["max_excess"] <= 1 + z *
-                                           row["excess_uncertainty"] else "levels off"))
+            loose = ("the ratio grows (", Number(trend, digits=3), " per ", _unit(row), "; ",
+                     Number(row["growth_late"], digits=3), " over the last half) but ",
+                     "stays " + rel + " the fitted bound" if row["max_excess"] <= 1 + z * row["excess_uncertainty"]
+                     else "levels off")
         else:
-            loose = f"sharp along {row['growth_unit']} (growth {fmt(trend, 3)} +- {fmt(row['growth_se'], 2)})"
-        parts.append(f"along {row['series']}: {what} reaches at most {fmt(row['max_excess'], 4)} times the bound "
-                     f"(+- {fmt(row['excess_uncertainty'], 2)}: {rel} it), {loose}")
-    return ClaimVerdict("not_refuted", f"an upper bound consistent with the evidence, with {fitted}: "
-                        + "; ".join(parts), evidence=ev)
+            loose = ("sharp along ", _unit(row), " (growth ", pm(trend, row["growth_se"], digits=3), ")")
+        items.append(("along ", row["series"], ": ", what, " reaches at most ",
+                      pm(row["max_excess"], row["excess_uncertainty"]), " times the bound (", rel, " it), ", *loose))
+    return ClaimVerdict("not_refuted", reason("an upper bound consistent with the evidence, with ", fitted, ":",
+                                              items=items), evidence=ev)
 
 
 def s_var(row: dict) -> str:

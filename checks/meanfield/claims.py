@@ -15,12 +15,15 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import sympy as sp
 
 from attnverify.checks import judges
 from attnverify.checks.claims import ClaimVerdict, claim
 from attnverify.checks.judges import fmt, relation
 from attnverify.checks.judges import BoundPoint, BoundSeries, bound
 from attnverify.checks.plugin import Perturbation
+from attnverify.checks.reason import Math, Number, as_reason, bracket, item, listing, pm
+from attnverify.checks.stated import parse_expression
 
 LIMIT, FLOW, PROJ, W2, TERM = ("meanfield.zero_temperature_limit", "meanfield.zero_temperature_flow",
                                "meanfield.projection_stationary", "meanfield.w2_bound", "meanfield.terminal_phase")
@@ -200,14 +203,15 @@ def _beta_series(f) -> list[BoundSeries]:
     return out
 
 
+def _names(stated) -> dict:
+    """The stated claim's variables and constants as positive symbols."""
+    return {n: sp.Symbol(n, positive=True) for n in (*stated.get("variables", []), *stated.get("constants", []))}
+
+
 def _finite_beta_part(stated, derived: dict) -> str | None:
     """The stated bound minus its beta -> oo limit (the finite-beta term, e.g. K s(beta) e^{C1 t}), as text; None
     when the bound has no beta-dependent part."""
-    import sympy as sp
-
-    from attnverify.checks.stated import parse_expression
-
-    names = {n: sp.Symbol(n, positive=True) for n in (*stated.get("variables", []), *stated.get("constants", []))}
+    names = _names(stated)
     if "beta" not in names:
         return None
     expr = parse_expression(stated.stated, names, f"claim {stated.id!r}")
@@ -240,11 +244,7 @@ def _d_series(f) -> list[BoundSeries]:
 
 def _scaled_constant(stated, name: str, factor: float) -> str:
     """The stated expression with the constant ``name`` replaced by name * factor (SymPy)."""
-    import sympy as sp
-
-    from attnverify.checks.stated import parse_expression
-
-    names = {n: sp.Symbol(n, positive=True) for n in (*stated.get("variables", []), *stated.get("constants", []))}
+    names = _names(stated)
     expr = parse_expression(stated.stated, names, f"claim {stated.id!r}")
     return sp.sstr(expr.subs(names[name], names[name] * sp.Float(factor, 15)))
 
@@ -267,16 +267,24 @@ def _bound_perturbations(stated, results) -> list:
     return out
 
 
-def _d_findings(f) -> str:
-    """The proof-internal D against the stated s(beta) and C1, as text (computed words)."""
+#: the left-hand sides of the bounds, as mathematics (a name SymPy cannot spell is LaTeX with braces)
+PI_MU0 = sp.Symbol(r"\Pi_{\#}\mu_{0}")
+W2_INF = sp.Function("W_2")(sp.Symbol(r"\mu^{\infty}_{t}"), PI_MU0)
+W2_BETA = sp.Function("W_2")(sp.Symbol("mu_t^beta"), PI_MU0)
+D, C1, C = sp.Symbol("D"), sp.Symbol("C_1"), sp.Symbol("c")
+
+
+def _d_findings(f) -> tuple:
+    """The proof-internal D against the stated s(beta) and C1, as parts (computed words)."""
     ex, u = f.D_beta_exponent, f.D_beta_exponent_uncertainty
     growth = [g for g in f.D_growth if g is not None and math.isfinite(g)]
-    text = (f"proof-internal D = {f.D_definition}: " + (f"decays like beta^{_f(ex, 3)} (+- {_f(u, 2)})"
-                                                          if math.isfinite(ex) else "its beta-exponent is not measured"))
+    out = ["proof-internal ", Math(D), " = ", f.D_definition, ": "]
+    out += (["decays like ", Math(sp.Symbol("beta") ** sp.Float(float(f"{ex:.3g}"), 3)), " (", pm(ex, u, digits=3), ")"]
+            if math.isfinite(ex) else ["its beta-exponent is not measured"])
     if growth:
-        text += (f" and grows at {min(growth):.3g}..{max(growth):.3g} in t, {relation(max(growth), f.C1)} the derived "
-                 f"C1 = {f.C1:.4g}")
-    return text
+        out += [" and grows at ", bracket(min(growth), max(growth), digits=3), " in ", Math(sp.Symbol("t")), ", ",
+                relation(max(growth), f.C1), " the derived ", Math(C1), " = ", Number(f.C1)]
+    return item(*out)
 
 
 @claim(id="B.stationary_projection", paper="B", needs=(PROJ, W2), perturbations=_bound_perturbations)
@@ -287,12 +295,14 @@ def _stationary_projection(results, stated) -> ClaimVerdict:
     series = _inf_series(f)
     if series is None:
         return ClaimVerdict("inconclusive", "E(t) = W2(mu^inf_t, Pi#mu_0) has fewer than 6 points above its floor")
-    v = bound(stated, [series], derived={"c": f.c}, what="W2(mu^inf_t, Pi#mu_0)")
+    v = bound(stated, [series], derived={"c": f.c}, what=W2_INF)
     d = results[PROJ].details
-    v.reason += (f"; c = {f.c:.6g} is the smallest atom rate (at x* = ({', '.join(f'{x:.4g}' for x in f.c_atom)}); "
-                 f"the sample's atoms have {f.c_atoms[0]:.6g}..{f.c_atoms[1]:.6g}, dim E = {f.dim_E}); trajectories "
-                 f"reach Pi(x0) at the derived rates (fitted {_f(min(d['fitted_rates']), 6)}..{_f(max(d['fitted_rates']), 6)}"
-                 f", derived {_f(min(d['derived_rates']), 6)}..{_f(max(d['derived_rates']), 6)})")
+    v.reason = as_reason(v.reason).item(
+        Math(C), " = ", Number(f.c, digits=6), " is the smallest atom rate (at ", Math(sp.Symbol("x^*")), " = (",
+        listing(f.c_atom), ")); the sample's atoms have ", bracket(*f.c_atoms, digits=6), ", dim E = ", f.dim_E,
+        "; trajectories reach ", Math(sp.Function("Pi")(sp.Symbol("x_0"))), " at the derived rates (fitted ",
+        bracket(min(d["fitted_rates"]), max(d["fitted_rates"]), digits=6), ", derived ",
+        bracket(min(d["derived_rates"]), max(d["derived_rates"]), digits=6), ")")
     return v
 
 
@@ -303,16 +313,19 @@ def _theorem1(results, stated) -> ClaimVerdict:
         return _no_findings(W2)
     series = [s for s in (_inf_series(f), *_beta_series(f)) if s is not None]
     derived = {"c": f.c, "C1": f.C1}
-    v = bound(stated, series, derived=derived, what="W2(mu^beta_t, Pi#mu_0)")
-    v.reason += (f"; W2 to Pi#mu_0 by {f.W_method} (N = {f.resolution.n_particles}, dim E = {f.dim_E}); c = "
-                 f"{f.c:.6g} (the smallest atom rate), C1 = {f.C1:.6g}; {_d_findings(f)}")
+    v = bound(stated, series, derived=derived, what=W2_BETA)
+    v.reason = as_reason(v.reason).item(
+        Math(sp.Function("W_2")(sp.Symbol("mu"), PI_MU0)), " by ", f.W_method, " (", Math(sp.Symbol("N")), " = ",
+        f.resolution.n_particles, ", dim E = ", f.dim_E, "); ", Math(C), " = ", Number(f.c, digits=6),
+        " (the smallest atom rate), ", Math(C1), " = ", Number(f.C1, digits=6)).item(*_d_findings(f))
     part = _finite_beta_part(stated, derived)
     d_series = _d_series(f)
-    dv = bound(stated.restated(part), d_series, derived=derived, what="D") if part and d_series else None
+    dv = bound(stated.restated(part), d_series, derived=derived, what=D) if part and d_series else None
     if dv is not None and dv.verdict != "inconclusive":     # the proof-internal inequality, a finding only
         word = "fails" if dv.verdict == "refuted" else "is not violated"
-        v.reason += (f"; the proof-internal inequality D <= {part} {word} on D (not the theorem's left-hand side): "
-                     + (dv.condition or dv.reason.split(": ", 1)[-1])[:400])
+        inequality = sp.Le(D, parse_expression(part, _names(stated), "the finite-beta part"), evaluate=False)
+        v.reason = v.reason.item("the proof-internal inequality ", Math(inequality), f" {word} on ", Math(D),
+                                 " (not the theorem's left-hand side): ") + as_reason(dv.condition or dv.reason)
         v.evidence.setdefault(W2, {})["proof_internal_verdict"] = dv.verdict
     v.evidence.setdefault(W2, {}).update(D_beta_exponent=f.D_beta_exponent, D_growth=list(f.D_growth), c=f.c,
                                          C1=f.C1, resolution=f.resolution.text)

@@ -15,6 +15,8 @@ import contextlib
 import numpy as np
 import pytest
 
+from attnverify.checks.reason import Number, Reason, as_reason
+
 from attnverify.checks.claims import CLAIMS, evaluate_claim, statement_of
 from attnverify.checks.plugin import PatchMutant
 from attnverify.checks.runner import run
@@ -137,23 +139,31 @@ def test_a_faster_rate_is_judged_on_the_theorems_own_left_hand_side(w2_run, case
     assert row.verdict == "not_refuted", row.reason
     ratios = [s["max_excess"] for s in row.evidence["stated"]["series"]]
     assert max(ratios) <= 1 + 3 * max(s["excess_uncertainty"] for s in row.evidence["stated"]["series"])
-    assert "W2(mu^beta_t, Pi#mu_0) reaches at most" in row.reason
-    assert "the proof-internal inequality D <= " in row.reason and d_word in row.reason
+    assert "reaches at most" in row.reason and "W_{2}" in row.reason
+    assert "the proof-internal inequality $D \\leq " in row.reason and d_word in row.reason
+    # nothing is cut: every series of the theorem and of the proof-internal D has its own complete item
+    reason = as_reason(row.reason)
+    for s in row.evidence["stated"]["series"]:
+        assert any(s["series"] in str(Reason((), (it,))) for it in reason.items), s["series"]
+    if d_word == "is not violated":       # the proof-internal judge's own items follow, each complete
+        assert sum("(D): " in str(Reason((), (it,))) for it in reason.items) >= 2
+    assert all(not str(Reason((), (it,))).rstrip().endswith((" at", "reaches")) for it in reason.items)
 
 
 def test_a_faster_exponential_rate_is_refuted_with_the_certified_lower_end(w2_run):
     results, _ = w2_run
     row = _verdict(results, "B.theorem1", "K*(sqrt(log(beta + 1)/beta)*exp(C1*t) + exp(-2*c*t))")   # c x 2
     assert row.verdict == "refuted", row.reason
-    assert "beta = inf" in row.condition and "(certified)" in row.condition
-    lo = float(row.condition.split("in [")[1].split(",")[0])
-    bound = float(row.condition.split("K g = ")[1].split(" ")[0])
-    assert lo > bound                                          # the certified lower end lies above the bound
+    assert "$\\beta$ = $\\infty$" in row.condition and "(certified)" in row.condition
+    numbers = [p for p in as_reason(row.condition).parts() if isinstance(p, Number)]
+    lhs = next(p for p in numbers if p.interval is not None)          # the certified bracket, then K g
+    bound = numbers[numbers.index(lhs) + 1].value
+    assert lhs.interval[0] > bound                             # the certified lower end lies above the bound
 
 
 @pytest.mark.parametrize("stated,factor", [
-    ("K*(sqrt(log(beta + 1)/beta)*exp(C1*t) + exp(-0.5*c*t))", "e^(-0.167 t)"),     # c x 0.5
-    ("K*(sqrt(log(beta + 1)/beta)*exp(3*C1*t) + exp(-c*t))", "e^(-2."),              # C1 x 3
+    ("K*(sqrt(log(beta + 1)/beta)*exp(C1*t) + exp(-0.5*c*t))", "$e^{- 0.167 t}$"),     # c x 0.5
+    ("K*(sqrt(log(beta + 1)/beta)*exp(3*C1*t) + exp(-c*t))", "$e^{- 2."),              # C1 x 3
 ])
 def test_a_valid_looser_bound_is_not_refuted_and_says_how_loose(w2_run, stated, factor):
     results, _ = w2_run
@@ -173,7 +183,7 @@ def test_a_smaller_growth_constant_is_judged_not_left_inconclusive(w2_run):
 def test_dropping_the_finite_beta_term_is_refuted(w2_run):
     results, _ = w2_run
     row = _verdict(results, "B.theorem1", "K*exp(-c*t)")
-    assert row.verdict == "refuted" and "beta = inf" not in row.condition
+    assert row.verdict == "refuted" and "$\\beta$ = $\\infty$" not in row.condition
 
 
 @pytest.mark.parametrize("factor", [2.0, 0.5])
