@@ -4,8 +4,8 @@ row citing its paper), figures, and a bibliography.
 
 - Every symbol is typeset by SymPy's printer with the notation's names (:mod:`attnverify.render.exprs`) or by the
   notation module (:mod:`attnverify.render.notation`): a text's mathematics is written between dollars in LaTeX
-  and passes through; its words are escaped. The ledger's reasons, still plain strings, have their ASCII
-  mathematics typeset (:mod:`attnverify.render.ascii_math`). Numbers in exponent form are set as
+  and passes through; its words are escaped. The ledger's reasons are typeset from their typed parts; a reason
+  still one plain string has its ASCII mathematics typeset (:mod:`attnverify.render.ascii_math`). Numbers in exponent form are set as
   ``$6.33\times10^{-7}$`` (:func:`attnverify.render.notation.num`).
 - UTF-8 input and T1 fonts (Latin Modern when installed); amsmath, amssymb, graphicx, longtable and array, all in
   Debian's ``texlive-latex-base``. The audit and ledger tables are ``longtable``s: they break across pages.
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import sys
 
-from attnverify.render import ascii_math, kinds, notation
+from attnverify.render import ascii_math, kinds, notation, reasons
 from attnverify.derive import derivation
 
 # ----------------------------------------------------------------------------------------------
@@ -103,9 +103,20 @@ def claims_table(claims: list[dict], cites: dict[str, str] | None = None) -> str
         return rf"~\cite{{{key}}}" if key else ""
 
     rows = [rf"\texttt{{{notation.escape(c['id'])}}}{cite(c)} & {notation.escape(c['verdict'])} & "
-            rf"{ascii_math.latex(c.get('condition') or c.get('reason') or '')} \\" for c in claims]
+            rf"{_ledger_text(c)} \\" for c in claims]
     return _longtable(r"@{}ll>{\raggedright\arraybackslash}p{0.5\linewidth}@{}",
                       "claim & verdict & condition / reason", rows)
+
+
+def _ledger_text(c: dict) -> str:
+    """A ledger row's condition (when there is one) or reason: typeset from its typed parts
+    (:func:`attnverify.render.reasons.latex`: mathematics, numbers and items); a reason that is still one plain
+    text has its ASCII mathematics typeset (:mod:`attnverify.render.ascii_math`)."""
+    key = "condition" if c.get("condition") else "reason"
+    parts = c.get(f"{key}_parts")
+    if parts and (parts.get("items") or any(p.get("type") != "text" for p in parts.get("lead", []))):
+        return reasons.latex(parts)
+    return ascii_math.latex(c.get(key) or "")
 
 
 def provenance_part(prov: dict | None) -> str:

@@ -15,8 +15,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
+import sympy as sp
 
+from attnverify.checks.reason import Math, pm, reason
 from attnverify.cli import main
+
+W2 = sp.Function("W_2")(sp.Symbol("mu_t^beta"), sp.Symbol(r"\Pi_{\#}\mu_{0}"))
 
 OVERFULL = re.compile(r"Overfull \\hbox \((\d+(?:\.\d+)?)pt too wide\)[^\n]*")
 # reasons as the issue quotes them (plain strings with ASCII maths), for the ledger of the report
@@ -90,6 +94,11 @@ def test_report_document_fits_and_cites(tmp_path):
     assert report["provenance"]["packages"]["sympy"] and report["provenance"]["seed"] == 0
     report["claims"] += [{"id": f"B.quoted_{i}", "paper": "B", "verdict": "not_refuted", "statement": "s",
                           "condition": None, "reason": reason} for i, reason in enumerate(ISSUE_REASONS)]
+    typed = reason("an upper bound consistent with the evidence, with ", Math(sp.Symbol("K")), " = ", 2.35, ":",
+                   items=[("along t at beta = ", Math(sp.oo), ": ", Math(W2), " reaches at most ", pm(1.0000053, 3e-6),
+                           " times the bound, loose by a factor ", Math(sp.exp(-0.948 * sp.Symbol("t"))))] * 3)
+    report["claims"].append({"id": "B.typed", "paper": "B", "verdict": "not_refuted", "statement": "s",
+                             "condition": None, "reason": str(typed), "reason_parts": typed.to_dict()})
     (run_dir / "report.json").write_text(json.dumps(report))
     tex = tmp_path / "report.tex"
     assert main(["latex", "-o", str(tex), "--from-json", str(run_dir / "report.json")]) == 0
@@ -98,6 +107,9 @@ def test_report_document_fits_and_cites(tmp_path):
     ledger = text.split(r"\subsection{Claims ledger}", 1)[1].split(r"\end{longtable}", 1)[0]
     left = re.findall(r"\^(?!\{)|\+-|(?<!\\)sqrt\(|lam_best|Pi#|(?<!\\)_(?!\{)[a-z]", ledger)     # ASCII scripts
     assert not left, left
+    typed_row = ledger.split(r"\texttt{B.typed}", 1)[1]
+    assert typed_row.count(r"\item ") == 3                 # one item per series, laid out as a list
+    assert r"W_{2}" in typed_row and r"e^{- 0.948 t}" in typed_row
     assert r"\begin{thebibliography}" in text and r"\bibitem{alcalde2026meanfield}" in text
     assert r"\texttt{B.quoted\_0}~\cite{alcalde2026meanfield}" in text
     assert "Provenance:" in text and report["provenance"]["packages"]["sympy"] in text
