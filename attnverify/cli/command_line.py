@@ -9,6 +9,8 @@ work starts; a run that dies or is interrupted leaves the checks it finished in 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import shutil
 import sys
 import textwrap
@@ -140,11 +142,29 @@ def validate_outputs(args: argparse.Namespace) -> None:
 # list
 # ----------------------------------------------------------------------------------------------
 def cmd_list(args: argparse.Namespace, width: int | None = None) -> int:
+    """Print the catalogue: kept in the cache after the first listing (attnverify.list_cache), so that a repeated
+    ``list`` imports no check."""
+    from attnverify import list_cache
+
+    width = width or max(60, shutil.get_terminal_size((100, 24)).columns)
+    if (args.models or args.quantities) and args.ids:
+        raise InputError("list --models / --quantities take no check ids")
+    arguments = [*args.ids, f"--params={args.params}", f"--models={args.models}", f"--quantities={args.quantities}"]
+
+    def compute() -> str:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            _print_catalogue(args, width)
+        return out.getvalue()
+    sys.stdout.write(list_cache.listing(arguments, width, compute))
+    return 0
+
+
+def _print_catalogue(args: argparse.Namespace, width: int) -> None:
     from attnverify.render.report import _set_syntax
     from attnverify.checks.registry import papers
     from attnverify.checks.runner import select
 
-    width = width or max(60, shutil.get_terminal_size((100, 24)).columns)
     if args.models or args.quantities:
         if args.ids:
             raise InputError("list --models / --quantities take no check ids")
@@ -164,7 +184,7 @@ def cmd_list(args: argparse.Namespace, width: int | None = None) -> int:
                     print(textwrap.fill(f"option {prm.name} = {_set_syntax(prm.default)}: {prm.help}", width,
                                         initial_indent="      ", subsequent_indent="          "))
                 print()
-        return 0
+        return
     for c in select(args.ids or None):
         print(f"{c.id}  ({c.source})")
         print(textwrap.fill(c.compares, width, initial_indent="    ", subsequent_indent="    "))
@@ -174,7 +194,6 @@ def cmd_list(args: argparse.Namespace, width: int | None = None) -> int:
                 print(textwrap.fill(f"--set {prm.name}={_set_syntax(prm.default)}{paper}: {prm.help}", width,
                                     initial_indent="      ", subsequent_indent="          "))
         print()
-    return 0
 
 
 # ----------------------------------------------------------------------------------------------
