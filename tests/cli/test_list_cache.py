@@ -8,7 +8,6 @@ import os
 import subprocess
 import sys
 
-
 from attnverify import list_cache
 
 PROBE = ("import json, sys\nfrom attnverify.cli import main\nmain(sys.argv[1:])\n"
