@@ -215,11 +215,19 @@ def _protocol_search(stated, f, S: float, n_p: int | None, ev: dict) -> ClaimVer
     if S > top.mean_abs:
         eta_star = (1.0 - S) / f.floor_per_unit_step if math.isfinite(f.floor_per_unit_step) else float("nan")
         k_star = math.ceil(f.a / eta_star - f.b + 1) if eta_star > 0 else None
+        eta_first = f.a / f.b
+        if k_star is not None and k_star >= 1:
+            where = (f"puts it at a final step near {fmt(eta_star, 3)} ({k_star} steps of {f.schedule_text()}), "
+                     "which was not run: rerun with more steps")
+        elif k_star is not None:      # a final step larger than the schedule's first: the floor does not explain it
+            where = (f"would put it at a final step near {fmt(eta_star, 3)}, {relation(eta_star, eta_first)} the "
+                     f"schedule's first step {fmt(eta_first, 3)}: the runs have not reached their floor, so the "
+                     "floor does not say how many steps are needed; rerun with more steps")
+        else:
+            where = "does not reach it at any step size: rerun with more steps"
         return ClaimVerdict("inconclusive", f"the stated {fmt(S, 5)} lies above every schedule length run (at most "
                             f"{fmt(top.mean_abs, 5)} +- {fmt(top.se_abs, 2)} after {top.steps} steps); the floor "
-                            f"u* = eta G(1) / (4 J'(1)) puts it at a final step near {fmt(eta_star, 3)} "
-                            + (f"({k_star} steps of {f.schedule_text()})" if k_star else "")
-                            + ", which was not run: rerun with more steps", evidence=ev)
+                            f"u* = eta G(1) / (4 J'(1)) {where}", evidence=ev)
     low = min(rows, key=lambda r: r[0].mean_abs)[0]
     return ClaimVerdict("inconclusive", f"the stated {fmt(S, 5)} lies below every schedule length tested (at least "
                         f"{fmt(low.mean_abs, 5)} +- {fmt(low.se_abs, 2)} after {low.steps} steps): a shorter schedule "

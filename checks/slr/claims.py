@@ -13,8 +13,14 @@ from __future__ import annotations
 
 import math
 
+import sympy as sp
+
 from attnverify.checks.claims import ClaimVerdict, claim, claim_rng
 from attnverify.checks.judges import fmt, relation
+from attnverify.checks.reason import Math, bracket, listing, reason
+
+#: the ridge parameter, as mathematics
+LAM = sp.Symbol("lambda")
 
 PREDICATES = {"C.bayes_optimal": "asymptotically_bayes_optimal", "C.manifold_invariant": "manifold_invariant",
               "C.manifold_convergence": "converges_to_oracle_on_M", "C.sphere_schedule": "schedule_reaches_oracle",
@@ -253,9 +259,9 @@ def _oracle_minimiser(results, stated) -> ClaimVerdict:
     target = stated.get("target", "global")
     o = results["slr.oracle_hessian"].findings
     st = results.get("slr.stationary_points")
-    brackets = ", ".join(f"[{fmt(a, 8)}, {fmt(b, 8)}]" for a, b in o.certified_brackets) or "none in the range"
-    measured = (f"[{fmt(o.measured_bracket[0], 4)}, {fmt(o.measured_bracket[1], 4)}]" if o.measured_bracket
-                else "not bracketed by the grid")
+    brackets = (tuple(p for i, (a, b) in enumerate(o.certified_brackets) for p in ((", ",) if i else ())
+                      + (bracket(a, b, digits=8),)) or ("none in the range",))
+    measured = (bracket(*o.measured_bracket) if o.measured_bracket else "not bracketed by the grid")
     status = {lam: s for lam, s in zip(o.lams, o.certified_status)}
     lowest: dict[float, bool] = {}
     below: list = []
@@ -270,15 +276,17 @@ def _oracle_minimiser(results, stated) -> ClaimVerdict:
     ev = {"slr.oracle_hessian": {"certified_brackets": o.certified_brackets, "measured_bracket": o.measured_bracket,
                                  "lams": o.lams, "smallest_closed": o.smallest_closed, "smallest_fd": o.smallest_fd},
           "target": target}
-    local = (f"the oracle is a strict local minimum for lam below lam* in {brackets} (certified; second differences "
-             f"of the quadrature risk bracket the sign change in {measured}) and a saddle above")
+    lam_star = sp.Symbol("lambda^*")
+    local = reason("the oracle is a strict local minimum for ", Math(LAM), " below ", Math(lam_star), " in ",
+                   *brackets, " (certified; second differences of the quadrature risk bracket the sign change in ",
+                   measured, ") and a saddle above")
     lower = "; ".join(f"at lam = {fmt(x.lam, 3)} an off-M minimum {_pt(x)} has risk {fmt(x.lowest_off_M_risk, 6)}, "
                       f"{relation(x.lowest_off_M_risk, x.oracle_risk)} the oracle's {fmt(x.oracle_risk, 6)}"
                       for x in below)
     if target == "global" and st is None:
         return ClaimVerdict("inconclusive", local + "; the stationary points were not searched in this run "
                             "(slr.stationary_points), so global minimality is not decided", evidence=ev)
-    text = local + (f"; {lower}" if lower else "")
+    text = local + (f"; {lower}" if lower else "")     # a Reason: words continue its lead
     if not good:
         lam = bad_lams[0]
         return ClaimVerdict("refuted", text, condition=f"at every lam tested ({', '.join(fmt(x, 3) for x in bad_lams)})"
@@ -286,9 +294,9 @@ def _oracle_minimiser(results, stated) -> ClaimVerdict:
                             f"e.g. lam = {fmt(lam, 3)}: {_why(lam, status, below)}", evidence=ev)
     if not bad_lams:
         return ClaimVerdict("holds", text + f" (every lam tested: {', '.join(fmt(x, 3) for x in good)})", evidence=ev)
-    return ClaimVerdict("holds_if", text, condition=f"{'strict local' if target == 'local' else 'global'} minimiser "
-                        f"at the lam tested in [{fmt(good[0], 3)}, {fmt(good[-1], 3)}] ({', '.join(fmt(x, 3) for x in good)}"
-                        f"), not at {', '.join(fmt(x, 3) for x in bad_lams)}", evidence=ev)
+    return ClaimVerdict("holds_if", text, condition=reason(
+        f"{'strict local' if target == 'local' else 'global'} minimiser at ", Math(LAM), " = ",
+        listing(good, digits=3, last=" and "), ", not at ", Math(LAM), " = ", listing(bad_lams, digits=3, last=" and ")), evidence=ev)
 
 
 def _pt(x) -> str:

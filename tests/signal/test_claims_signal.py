@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
+import re
 
 import numpy as np
 
@@ -278,6 +279,17 @@ def test_reported_alignment_holds_if_the_schedule_the_runs_found():
     # the distance counts our 30 runs' error and the figure's own (sd / sqrt(30)): 0.0092 / hypot(0.0006, 0.0006)
     dist = (0.9965 - 0.9873) / math.hypot(0.0006, 0.0033 / math.sqrt(30))
     assert "goes from 0.9873" in row.reason and f"below the stated 0.9965 by {dist:.3g} standard errors" in row.reason
+
+
+def test_a_stated_figure_beyond_every_run_never_quotes_a_negative_number_of_steps():
+    """The floor u* = eta G(1)/(4 J'(1)) can put the stated figure at a final step larger than the schedule's first
+    (eta_k = 2/(k + 100) starts at 0.02): no number of steps has that final step, and the text says so instead of
+    "-79 steps"."""
+    f = dataclasses.replace(_alignment(PAPER_RUN), a=2.0, b=100.0, floor_per_unit_step=0.01)
+    row = judge("A.reported_alignment", result(AL, f), stated=statement_of("A.reported_alignment").restated(0.999))
+    assert row.verdict == "inconclusive", row.reason
+    assert not re.search(r"-\d+ steps", str(row.reason)), row.reason
+    assert "above the schedule's first step 0.02" in row.reason and "rerun with more steps" in row.reason
 
 
 def test_reported_alignment_without_resolution_is_inconclusive_never_agrees():

@@ -8,6 +8,8 @@ derivation of the risk a few times only. Paper-scale runs are marked ``slow``.
 """
 from __future__ import annotations
 
+import re
+
 from contextlib import ExitStack
 
 import numpy as np
@@ -123,6 +125,10 @@ def test_local_minimality_is_judged_from_the_certified_status(quick):
     local = s.restated(s.stated, target="local")
     row = evaluate_claim(CLAIMS["C.oracle_minimiser"], {"slr.oracle_hessian": results["slr.oracle_hessian"]}, local)
     assert row.verdict == "holds_if" and "0.88" in row.condition and "0.9" in row.condition
+    # every number once: no degenerate bracket "[a, a]", no list repeating its bracket's ends
+    text = f"{row.reason} {row.condition}"
+    assert not re.search(r"\[([-0-9.e]+), \1\]", text), text
+    assert "tested in [" not in text and "lam =" not in text and "$\\lambda$ = 0.5 and 0.88" in text, text
 
 
 def _synthetic_training(kind: str, settled: bool, paper: bool):
