@@ -26,7 +26,7 @@ from attnverify.checks.version import VERSION as __version__  # one version: pyp
 _LAZY = {
     "formulas": ("attnverify.formulas", None), "symbols": ("attnverify.symbols", None),
     "Report": ("attnverify.api", "Report"), "Result": ("attnverify.api", "Result"), "run": ("attnverify.api", "run"),
-    "derivation": ("attnverify.derive", "derivation"), "ClaimResult": ("attnverify.checks.claims", "ClaimResult"),
+    "derivation": ("attnverify.api", "derivation"), "ClaimResult": ("attnverify.checks.claims", "ClaimResult"),
     "ledger": ("attnverify.checks.claims", "ledger"), "InputError": ("attnverify.checks.params", "InputError"),
     "catalogue": ("attnverify.checks.runner", "catalogue"), "papers": ("attnverify.checks.registry", "papers"),
     "audit": ("attnverify.user_claims", "audit"), "formula": ("attnverify.quantities", "formula"),

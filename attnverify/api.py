@@ -160,3 +160,41 @@ def run(ids: list[str] | str | None = None, *, profile: str = "quick", seed: int
     report = Report(profile=profile, seed=int(seed), options=dict(overrides or {}))
     return Report.of(_runner.run(ids, profile=profile, seed=int(seed), overrides=overrides, executor=executor,
                                  progress=progress, store=store, plans=plans, report=report, on_result=on_result))
+
+
+class Step:
+    """A derivation step (:class:`attnverify.theory.derivation.Step`: statement, SymPy result, reason, label, name,
+    kind, order) as a notebook shows it: its result as a display equation (the display is
+    :mod:`attnverify.render.jupyter`'s; the step itself stays data). Every attribute is the step's."""
+
+    def __init__(self, step: Any) -> None:
+        self.step = step
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.step, name)
+
+    def __repr__(self) -> str:
+        return repr(self.step)
+
+    def __eq__(self, other: Any) -> bool:
+        return self.step == (other.step if isinstance(other, Step) else other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def _repr_latex_(self) -> str:
+        from attnverify.render.jupyter import step_latex
+
+        return step_latex(self.step)
+
+    def _repr_markdown_(self) -> str:
+        from attnverify.render.jupyter import step_markdown
+
+        return step_markdown(self.step)
+
+
+def derivation(model: str, **options: Any) -> list[Step]:
+    """The derivation steps of the paper whose model is ``model`` (:func:`attnverify.derive.derivation`: validated
+    options, cached), each displayed as an equation in Jupyter."""
+    from attnverify.derive import derivation as steps
+
+    return [Step(s) for s in steps(model, **options)]

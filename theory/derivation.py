@@ -62,15 +62,6 @@ class Step:
         text = self.statement if len(self.statement) <= 70 else self.statement[:67] + "..."
         return f"Step({text!r})"
 
-    def _repr_latex_(self) -> str:
-        """Jupyter: the result as a display equation."""
-        return f"$$\\displaystyle {self.latex()}$$"
-
-    def _repr_markdown_(self) -> str:
-        """Jupyter: the statement, the result as a display equation, and why it holds (the inline mathematics of
-        the convention is Markdown's own)."""
-        return f"{self.statement}\n\n$$\n{self.latex()}\n$$\n\n*Because:* {self.reason}"
-
     def latex(self) -> str:
         """The result as LaTeX, prefixed by its label when there is one."""
         body = sp.latex(self.result)

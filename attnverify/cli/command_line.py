@@ -161,7 +161,7 @@ def cmd_list(args: argparse.Namespace, width: int | None = None) -> int:
 
 
 def _print_catalogue(args: argparse.Namespace, width: int) -> None:
-    from attnverify.render.report import _set_syntax
+    from attnverify.render.report import set_syntax
     from attnverify.checks.registry import papers
     from attnverify.checks.runner import select
 
@@ -173,7 +173,7 @@ def _print_catalogue(args: argparse.Namespace, width: int) -> None:
                 print(f"{p.model}  (Paper {p.key}: checks {p.model}.*, claims {p.key}.*)")
                 print(textwrap.fill(f"{p.title}. {p.citation}", width, initial_indent="    ", subsequent_indent="    "))
                 for prm in p.params:
-                    print(textwrap.fill(f"--set {prm.name}={_set_syntax(prm.default)}: {prm.help}", width,
+                    print(textwrap.fill(f"--set {prm.name}={set_syntax(prm.default)}: {prm.help}", width,
                                         initial_indent="      ", subsequent_indent="          "))
                 print()
                 continue
@@ -181,7 +181,7 @@ def _print_catalogue(args: argparse.Namespace, width: int) -> None:
                 print(f"{p.model}.{q.name}  ({', '.join(q.symbols)})")
                 print(textwrap.fill(q.description, width, initial_indent="    ", subsequent_indent="    "))
                 for prm in q.options:
-                    print(textwrap.fill(f"option {prm.name} = {_set_syntax(prm.default)}: {prm.help}", width,
+                    print(textwrap.fill(f"option {prm.name} = {set_syntax(prm.default)}: {prm.help}", width,
                                         initial_indent="      ", subsequent_indent="          "))
                 print()
         return
@@ -190,8 +190,8 @@ def _print_catalogue(args: argparse.Namespace, width: int) -> None:
         print(textwrap.fill(c.compares, width, initial_indent="    ", subsequent_indent="    "))
         if args.params:
             for prm in c.params:
-                paper = f" (paper: {_set_syntax(c.paper_profile[prm.name])})" if prm.name in c.paper_profile else ""
-                print(textwrap.fill(f"--set {prm.name}={_set_syntax(prm.default)}{paper}: {prm.help}", width,
+                paper = f" (paper: {set_syntax(c.paper_profile[prm.name])})" if prm.name in c.paper_profile else ""
+                print(textwrap.fill(f"--set {prm.name}={set_syntax(prm.default)}{paper}: {prm.help}", width,
                                     initial_indent="      ", subsequent_indent="          "))
         print()
 

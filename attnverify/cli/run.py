@@ -19,13 +19,13 @@ def _model_defaults(checks: list) -> dict[str, object]:
     """For each parameter name, the default most checks share (a check's own default differs from it)."""
     from collections import Counter
 
-    from attnverify.render.report import _set_syntax
+    from attnverify.render.report import set_syntax
     from attnverify.checks.registry import all_checks
 
     votes: dict[str, Counter] = {}
     for c in all_checks():
         for prm in c.params:
-            votes.setdefault(prm.name, Counter())[_set_syntax(prm.default)] += 1
+            votes.setdefault(prm.name, Counter())[set_syntax(prm.default)] += 1
     return {name: counter.most_common(1)[0][0] for name, counter in votes.items()}
 
 
@@ -35,7 +35,7 @@ def plan_explained(ids: list[str] | None, profile: str, overrides: dict[str, str
     and some of them are that check's own defaults (not set by the user), the message names them."""
     import re
 
-    from attnverify.render.report import _set_syntax
+    from attnverify.render.report import set_syntax
     from attnverify.checks.runner import select
 
     if profile not in PROFILES:
@@ -71,11 +71,11 @@ def plan_explained(ids: list[str] | None, profile: str, overrides: dict[str, str
             plans.append((c, c.resolve(profile, mine)))
         except InputError as exc:
             own = [p for p in c.params if p.name not in mine and re.search(rf"\b{re.escape(p.name)}\b", str(exc))
-                   and (_set_syntax(p.default) != shared.get(p.name) or counts.get(p.name, 0) == 1)]
+                   and (set_syntax(p.default) != shared.get(p.name) or counts.get(p.name, 0) == 1)]
             extra = ""
             if own and mine:
                 extra = (" -- with this check's own default" + ("s " if len(own) > 1 else " ")
-                         + ", ".join(f"{p.name}={_set_syntax(p.default)}" for p in own)
+                         + ", ".join(f"{p.name}={set_syntax(p.default)}" for p in own)
                          + " (not set by you; override with --set, or leave this check out)")
             raise InputError(f"{c.id}: {exc}{extra}") from None
     return plans, notes

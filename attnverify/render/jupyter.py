@@ -67,3 +67,14 @@ def report_html(rep: Any) -> str:
     if claims:
         out += f"<table><tr><th>claim</th><th>verdict</th><th>condition / reason</th></tr>{claims}</table>"
     return out + "</div>"
+
+
+def step_latex(step: Any) -> str:
+    """A derivation step (:class:`attnverify.theory.derivation.Step`): its result as a display equation."""
+    return f"$$\\displaystyle {step.latex()}$$"
+
+
+def step_markdown(step: Any) -> str:
+    """A derivation step: the statement, the result as a display equation, and why it holds (the inline mathematics
+    of the convention is Markdown's own)."""
+    return f"{step.statement}\n\n$$\n{step.latex()}\n$$\n\n*Because:* {step.reason}"

@@ -252,7 +252,7 @@ def to_markdown(report: Report, *, plots: dict[str, list[str]] | None = None, co
     file names of its saved plots, ``claim_plots`` a claim id to the file name of its figure."""
     plots = plots or {}
     head = f"Profile `{report.profile}`, seed {report.seed}, version {report.version}. Overrides: " + (
-        ", ".join(f"`{k}={_set_syntax(v)}`" for k, v in report.options.items()) if report.options else "none") + "."
+        ", ".join(f"`{k}={set_syntax(v)}`" for k, v in report.options.items()) if report.options else "none") + "."
     from attnverify import provenance
 
     prov = provenance.collect(profile=report.profile, seed=report.seed, options=report.options)
@@ -297,7 +297,7 @@ def to_markdown(report: Report, *, plots: dict[str, list[str]] | None = None, co
             md += ["", f"*Why this threshold:* {notation.unicode(ev.reason)}"]
             md += [f"\n![{_md_cell(notation.unicode(ev.plots[i].title))}]({name})"
                    for i, name in enumerate(plots.get(r.id, []))]
-        params = ", ".join(f"{k}={_set_syntax(v)}" for k, v in r.params.items())
+        params = ", ".join(f"{k}={set_syntax(v)}" for k, v in r.params.items())
         md += ["", f"<details><summary>parameters</summary>\n\n`{params}`\n\nFull details: `report.json`, "
                f"check `{r.id}`.\n</details>"]
     return "\n".join(md) + "\n"
@@ -307,14 +307,14 @@ def _anchor(check_id: str) -> str:
     return re.sub(r"[^a-z0-9_-]", "", check_id.lower().replace(" ", "-"))
 
 
-def _set_syntax(value: Any) -> str:
+def set_syntax(value: Any) -> str:
     """A parameter value written as ``--set`` accepts it: ``1,2,3`` for a tuple, ``1,0;0,1`` for a matrix."""
     if isinstance(value, (bool, np.bool_)):
         return "true" if value else "false"
     if isinstance(value, np.ndarray) and value.ndim == 2:
         return ";".join(",".join(f"{x:g}" for x in row) for row in value)
     if isinstance(value, (tuple, list, np.ndarray)):
-        return ",".join(_set_syntax(v) for v in value)
+        return ",".join(set_syntax(v) for v in value)
     if isinstance(value, (float, np.floating)):
         return f"{float(value):g}"
     return str(value)
