@@ -19,9 +19,10 @@ from pathlib import Path
 from attnverify import __version__
 from attnverify.cli import bench as bench_cli
 from attnverify.cli import selftest as selftest_cli
-from attnverify.checks.params import PROFILES, InputError
+from attnverify.checks.params import InputError
 from attnverify.cli.common import Interrupted, UsageError
 from attnverify.cli.documents import cmd_cite, cmd_derive, cmd_latex
+from attnverify.cli.options import RunOptions
 from attnverify.cli.run import cmd_audit, cmd_claims, cmd_run, validate_cache_env
 
 
@@ -209,8 +210,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.command is None:            # a bare 'attnverify': the help
             build_parser().print_help()
             return 0
-        if getattr(args, "profile", "quick") not in PROFILES:
-            raise InputError(f"unknown profile {args.profile!r} (choose from {', '.join(PROFILES)})")
+        if args.command in ("run", "claims", "audit"):   # read and validated once: every later step reads it
+            args.options = RunOptions.from_args(args)
         validate_outputs(args)
         validate_cache_env(args)
         from attnverify import provenance

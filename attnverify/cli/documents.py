@@ -8,6 +8,8 @@ from pathlib import Path
 
 from attnverify.checks.params import InputError
 from attnverify.cli.common import non_negative_int, parse_sets
+from attnverify.cli.common import non_negative_int
+from attnverify.cli.options import RunOptions
 from attnverify.cli.run import run_with_outputs
 
 
@@ -50,9 +52,7 @@ def cmd_latex(args: argparse.Namespace) -> int:
     else:
         from attnverify.render.report import plot_file_name, report_dict, save_plot
 
-        ns = argparse.Namespace(profile="quick", seed=args.seed, executor="local", scheduler=None, jobs=None,
-                                quiet=args.quiet)
-        rep = run_with_outputs(ns, None, {}, None, None)
+        rep = run_with_outputs(RunOptions(seed=non_negative_int("--seed", args.seed), quiet=args.quiet), None)
         report = report_dict(rep)
         for r in rep.results:
             for i, plot in enumerate(r.evidence.plots if r.evidence else []):

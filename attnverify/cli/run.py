@@ -9,10 +9,12 @@ import shutil
 import signal
 import sys
 import textwrap
+from dataclasses import replace
 from pathlib import Path
 
-from attnverify.checks.params import PROFILES, InputError
-from attnverify.cli.common import Interrupted, _ignore_sigint, interrupted_message, non_negative_int, parse_sets
+from attnverify.checks.params import InputError
+from attnverify.cli.common import Interrupted, _ignore_sigint, interrupted_message
+from attnverify.cli.options import RunOptions
 
 
 def _model_defaults(checks: list) -> dict[str, object]:
@@ -38,8 +40,6 @@ def plan_explained(ids: list[str] | None, profile: str, overrides: dict[str, str
     from attnverify.render.report import set_syntax
     from attnverify.checks.runner import select
 
-    if profile not in PROFILES:
-        raise InputError(f"unknown profile {profile!r} (choose from {', '.join(PROFILES)})")
     chosen = select(ids)
     notes = []
     for key in overrides:
@@ -81,32 +81,24 @@ def plan_explained(ids: list[str] | None, profile: str, overrides: dict[str, str
     return plans, notes
 
 
-def _executor_args(args: argparse.Namespace):
-    jobs = non_negative_int("--jobs", args.jobs) if args.jobs is not None else None
-    if jobs == 0:
-        raise InputError("--jobs: needs at least one worker")
-    return jobs
-
-
-def run_with_outputs(args: argparse.Namespace, ids: list[str] | None, overrides: dict[str, str],
-                     json_path: str | None, report_dir: str | None):
-    """Run the checks, writing ``json_path`` / ``report_dir``'s report.json after each check (``complete``:
-    false) and the full outputs at the end; an interruption or a crash writes what finished, then re-raises."""
+def run_with_outputs(opts: RunOptions, ids: list[str] | None):
+    """Run the checks ``ids`` with the options ``opts``, writing ``opts.json_path`` / ``opts.report_dir``'s
+    report.json after each check (``complete``: false) and the full outputs at the end; an interruption or a crash
+    writes what finished, then re-raises."""
     from attnverify.api import run
     from attnverify.executors import make_executor
     from attnverify.render.progress import Progress
     from attnverify.render.report import write_json, write_report
     from attnverify.checks.claims import evaluate_claims
 
-    seed = non_negative_int("--seed", args.seed)
-    plans, notes = plan_explained(ids, args.profile, overrides)
-    jobs = _executor_args(args)
-    store = _task_store(args)
-    if notes and not args.quiet:
+    overrides, json_path, report_dir = opts.overrides, opts.json_path, opts.report_dir
+    plans, notes = plan_explained(ids, opts.profile, overrides)
+    store = _task_store(opts)
+    if notes and not opts.quiet:
         for line in notes:
             print(textwrap.fill(line, max(60, shutil.get_terminal_size((100, 24)).columns),
                                 subsequent_indent="    "), file=sys.stderr)
-    progress = Progress([c.id for c, _ in plans]) if sys.stderr.isatty() and not args.quiet else None
+    progress = Progress([c.id for c, _ in plans]) if sys.stderr.isatty() and not opts.quiet else None
     partial: list = []
 
     def save_partial(report, note: str | None = None) -> None:
@@ -125,8 +117,8 @@ def run_with_outputs(args: argparse.Namespace, ids: list[str] | None, overrides:
         save_partial(report)
 
     try:
-        with make_executor(args.executor, jobs=jobs, scheduler=args.scheduler) as executor:
-            report = run(ids, profile=args.profile, seed=seed, overrides=overrides, executor=executor,
+        with make_executor(opts.executor, jobs=opts.jobs, scheduler=opts.scheduler) as executor:
+            report = run(ids, profile=opts.profile, seed=opts.seed, overrides=overrides, executor=executor,
                          progress=progress, on_result=on_result, store=store, plans=plans)
     except BaseException as exc:
         interrupted = isinstance(exc, KeyboardInterrupt)
@@ -154,7 +146,7 @@ def run_with_outputs(args: argparse.Namespace, ids: list[str] | None, overrides:
         raise
     if progress is not None:
         progress.clear()
-    if store is not None and not args.quiet:
+    if store is not None and not opts.quiet:
         print(store.summary(), file=sys.stderr)
     if json_path:
         write_json(report, json_path)
@@ -163,10 +155,15 @@ def run_with_outputs(args: argparse.Namespace, ids: list[str] | None, overrides:
     return report
 
 
+def _options(args: argparse.Namespace) -> RunOptions:
+    """The command's options as the command line read them (attnverify.cli.options), once."""
+    return getattr(args, "options", None) or RunOptions.from_args(args)
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from attnverify.render.report import claims_table, table
 
-    report = run_with_outputs(args, args.ids, parse_sets(args.sets), args.json_path, args.report_dir)
+    report = run_with_outputs(_options(args), args.ids)
     print(table(report))
     print()
     print(claims_table(report))
@@ -188,7 +185,7 @@ def cmd_claims(args: argparse.Namespace) -> int:
     if not ids:
         print("no claims are registered")
         return 0
-    report = run_with_outputs(args, ids, {}, args.json_path, args.report_dir)
+    report = run_with_outputs(_options(args), ids)
     if keys is not None:                       # one paper's ledger: the other papers' claims are not missing
         report.claims = [c for c in report.claims if c.paper in keys]
         report.ledger = False
@@ -226,11 +223,12 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
     resolved = prepare(args.file)               # every problem of the file: exit 2 before any work
     ids = checks_of(resolved)
-    report = run_with_outputs(args, ids, {}, None, None) if ids else None
+    opts = replace(_options(args), json_path=None, report_dir=None)   # written below, with the claims
+    report = run_with_outputs(opts, ids) if ids else None
     if report is None:
         from attnverify.api import Report
 
-        report = Report(profile=args.profile, seed=non_negative_int("--seed", args.seed), options={})
+        report = Report(profile=opts.profile, seed=opts.seed, options={})
     report.claims = evaluate(resolved, {r.id: r for r in report.results}, report.seed)
     report.ledger = False                       # a user's claims, not the papers' ledger
     if args.json_path:
@@ -249,7 +247,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
     return 0 if report.ok else 1
 
 
-def _task_store(args: argparse.Namespace):
+def _task_store(args: argparse.Namespace | RunOptions):
     """The persistent task store of the commands that run checks (attnverify.checks.store), or None with --no-cache.
     A --cache-dir or $ATTNVERIFY_CACHE_DIR that cannot be used is bad input (exit 2, before any work); the default
     location that cannot be used means no store, with one warning."""
