@@ -165,7 +165,7 @@ def _kind_flipped(original):
 def _pgd_without_renormalisation(original):
     """The d-dimensional projected step without renormalising k and v."""
     @functools.wraps(original)
-    def _step_numba(k, v, ks, vs, ov, G, h, gnorm):
+    def step_numba(k, v, ks, vs, ov, G, h, gnorm):
         from attnverify.numerics.slr.model import overlaps
 
         c = G.T[:, :, None]
@@ -177,7 +177,7 @@ def _pgd_without_renormalisation(original):
         k -= h * tk
         v -= h * tv
         ov[:] = overlaps(k, v, ks, vs)
-    return _step_numba
+    return step_numba
 
 
 def _sgd_value_gradient_sign(original):
@@ -222,7 +222,7 @@ MUTANTS: tuple[PatchMutant, ...] = (
            ("slr.best_linear",), "best linear risk with L in place of L - 1"),
     PatchMutant("slr_stationary_kind_flipped", "attnverify.theory.slr.stationary", "stationary_points", _kind_flipped,
            ("slr.stationary_points",), "stationary points with minimum and saddle swapped"),
-    PatchMutant("slr_pgd_no_renormalisation", "attnverify.numerics.slr.pgd", "_step_numba", _pgd_without_renormalisation,
+    PatchMutant("slr_pgd_no_renormalisation", "attnverify.numerics.slr.pgd", "step_numba", _pgd_without_renormalisation,
            ("slr.manifold_invariance", "slr.reduced_flow"), "PGD step on the vectors without renormalising"),
     PatchMutant("slr_sgd_gradient_sign", "attnverify.numerics.slr.sgd", "empirical_loss_grad", _sgd_value_gradient_sign,
            ("slr.sgd_gradient",), "SGD gradient in v with the wrong sign"),
