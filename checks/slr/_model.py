@@ -1,6 +1,6 @@
 """Paper C (single-location regression, model ``slr``): the model options shared by its checks, their validation,
-the closed forms evaluated fast, and the numeric helpers the checks share (sampling realisable overlaps, the
-Monte Carlo and quadrature sides).
+and the numeric helpers the checks share (sampling realisable overlaps and grids of points, starts on M and projected
+gradient descent driven by a theory object's closed-form gradient).
 
 Model (Paper C; docs/theory.md): tokens X_1..X_L in R^d, J0 uniform, X_{J0} ~ N(sqrt(d/2) k*,
 gamma^2 I), the others N(0, I); Y = <X_{J0}, v*> + xi, Var xi = eps^2; T_{k,v}(X) = sum_l erf(lam <X_l, k>) <X_l, v>
@@ -44,12 +44,15 @@ def params_of(p: dict, **override) -> tuple[float, float, int, int, float]:
     return float(v["lam"]), float(v["gamma"]), int(v["d"]), int(v["L"]), float(v["eps"])
 
 
-def evaluator(lam: float, gamma: float, d: int, L: int, eps: float):
-    """The closed-form risk, gradient and overlap Hessian at these parameters (attnverify.theory.slr.coefficients,
-    derived once per process; the lookup goes through the module so that a self-test's injected version is used)."""
-    from attnverify.theory.slr import coefficients as slr_coefficients
+def model_options(*, only: tuple[str, ...] = (), without: tuple[str, ...] = ()) -> list[Param]:
+    """The model options named in ``only`` (all when empty) and not in ``without``, in MODEL_PARAMS order."""
+    return [q for q in MODEL_PARAMS if (not only or q.name in only) and q.name not in without]
 
-    return slr_coefficients.RiskEvaluator(float(lam), float(gamma), int(d), int(L), float(eps))
+
+def with_defaults(**defaults) -> list[Param]:
+    """The model options with other defaults (a check's own regime)."""
+    return [q if q.name not in defaults else Param(q.name, q.kind, defaults[q.name], q.help, q.low, q.high,
+                                                   q.low_open, q.high_open) for q in MODEL_PARAMS]
 
 
 def slr_model(gamma: float, d: int, L: int, eps: float):
@@ -122,6 +125,34 @@ def realise(ov: np.ndarray, d: int, rng: np.random.Generator):
 
 def oracle_overlaps() -> np.ndarray:
     return np.array([1.0, 1.0, 0.0, 0.0, 0.0])
+
+
+def points_with_oracle(rng: np.random.Generator, n: int) -> np.ndarray:
+    """``n`` random overlap vectors with large overlaps, then the oracle and a random point of M: shape (n + 2, 5)."""
+    on_m = np.array([[rng.uniform(-0.9, 0.9), rng.uniform(-0.9, 0.9), 0.0, 0.0, 0.0]])
+    return np.vstack([random_overlaps(rng, n), oracle_overlaps()[None], on_m])
+
+
+def grid_cells(p: dict) -> list[tuple[int, int, float, float]]:
+    """The grid (d, L, lam, gamma) of a check's parameters ``ds``, ``Ls``, ``lams``, ``gammas``."""
+    return [(d, L, lam, g) for d in p["ds"] for L in p["Ls"] for lam in p["lams"] for g in p["gammas"]]
+
+
+# ------------------------------------------------------------------------------------------- dynamics on M
+def start_on_M(p: dict, n: int, rng: np.random.Generator):
+    """Targets (k*, v*) in R^d (d = p["d"]) and ``n`` starts on M drawn as in the paper: (k0, v0, k*, v*)."""
+    from attnverify.numerics.slr.model import draw_targets, start_manifold
+
+    ks, vs = draw_targets(p["d"], rng)
+    k0, v0 = start_manifold(ks, vs, rng, n)
+    return k0, v0, ks, vs
+
+
+def descend(numerics, ev, k0, v0, ks, vs, lam: float, h: float, n_steps: int, every: int, kernel=None):
+    """Projected gradient descent (``numerics.pgd``) driven by the closed-form gradient of the risk evaluator ``ev``
+    (a theory object's RiskEvaluator), with the step ``kernel`` (default: the numerics' own ``pgd_step``)."""
+    return numerics.pgd(k0, v0, ks, vs, lambda o, l: ev.gradient(o, l), lam0=lam, step=h, n_steps=n_steps,
+                        record_every=every, kernel=numerics.pgd_step if kernel is None else kernel)
 
 
 # ------------------------------------------------------------------------------------------- text helpers

@@ -1,5 +1,5 @@
-"""Paper C's closed forms as SymPy objects, for notebooks and papers (every one derived by the theory modules
-``attnverify.theory.slr_*``, none typed in), reached as ``attnverify.formulas.<name>``.
+"""Paper C's closed forms as SymPy objects, for notebooks and papers (every one derived by the theory object
+``attnverify.theory.slr.THEORY``, none typed in), reached as ``attnverify.formulas.<name>``.
 
 Symbols: the overlaps ``kappa, nu, theta, eta, rho`` (real), ``lam, gamma`` (positive), ``d, L`` (positive
 integers), ``eps`` (non-negative)::
@@ -18,6 +18,7 @@ from __future__ import annotations
 import sympy as sp
 
 from attnverify.checks.plugin import cached_formula
+from attnverify.theory.slr import THEORY
 from attnverify.theory.slr import symbols as _S
 
 SYMBOLS = {"kappa": _S.kappa, "nu": _S.nu, "theta": _S.theta, "eta": _S.eta, "rho": _S.rho, "lam": _S.lam,
@@ -27,58 +28,42 @@ SYMBOLS = {"kappa": _S.kappa, "nu": _S.nu, "theta": _S.theta, "eta": _S.eta, "rh
 @cached_formula
 def risk() -> sp.Expr:
     """The population risk R in the overlaps."""
-    from attnverify.theory.slr.population import risk as _risk
-
-    return _risk()
+    return THEORY.risk()
 
 
 @cached_formula
 def risk_on_M() -> sp.Expr:
     """The reduced risk r(kappa, nu) on M."""
-    from attnverify.theory.slr.population import risk_on_M as _r
-
-    return _r()
+    return THEORY.risk_on_M()
 
 
 def risk_gradient() -> dict:
     """dR/d(kappa, nu, theta, eta, rho)."""
-    from attnverify.theory.slr.population import gradient
-
-    return gradient()
+    return THEORY.gradient()
 
 
 def zeta_identity() -> sp.Expr:
     """zeta_s(t) = 1 - 8 T(sqrt2 t/sqrt(1+2 s^2), 1/sqrt(1+4 s^2)) (route (b); T Owen's function)."""
-    from attnverify.theory.slr.gauss import owen_route
-
-    return owen_route()["zeta"]
+    return THEORY.owen_route()["zeta"]
 
 
 @cached_formula
 def reduced_flow() -> tuple:
     """(kappa_dot, nu_dot) of the gradient flow restricted to M."""
-    from attnverify.theory.slr.dynamics import reduced_flow as _f
-
-    return _f()
+    return THEORY.reduced_flow()
 
 
 @cached_formula
 def oracle_hessian_block() -> sp.Matrix:
     """The 2 x 2 block (k tilted to v*, v tilted to k*) of the Riemannian Hessian at the oracle."""
-    from attnverify.theory.slr.oracle import oracle_hessian_blocks
-
-    return oracle_hessian_blocks()["block"]
+    return THEORY.oracle_hessian_blocks()["block"]
 
 
 def bayes_log_weight() -> sp.Expr:
     """s(a, n2) = log N(x; sqrt(d/2) k*, gamma^2 I) - log N(x; 0, I), a = <x, k*>, n2 = |x|^2."""
-    from attnverify.theory.slr.baselines import bayes_log_weight as _s
-
-    return _s()
+    return THEORY.bayes_log_weight()
 
 
 def linear_excess() -> sp.Expr:
     """R_lin - eps^2 = gamma^2 (L - 1) / (gamma^2 + L - 1), the best linear predictor's excess risk."""
-    from attnverify.theory.slr.baselines import best_linear_predictor
-
-    return best_linear_predictor()["excess"]
+    return THEORY.best_linear_predictor()["excess"]

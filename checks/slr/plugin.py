@@ -12,16 +12,16 @@ def _steps() -> list:
     import sympy as sp
 
     from attnverify.theory.derivation import Step
-    from attnverify.theory.slr import derivation
-    from attnverify.theory.slr.coefficients import MONOMIALS, POLY_VARS, risk_structure, structure_residual
+    from attnverify.theory.slr import THEORY
+    from attnverify.theory.slr.coefficients import MONOMIALS, POLY_VARS
 
     names = [sp.Mul(*(v ** e for v, e in zip(POLY_VARS, m))) for m in MONOMIALS]
     structure = Step("R is affine in nu and quadratic in (theta, eta, rho) with no linear term, every coefficient a "
                      "function of kappa: the monomials of R in (nu, theta, eta, rho)", sp.Matrix(names),
                      "sympy.Poly of the expanded risk; every coefficient free of nu, theta, eta, rho; R minus its "
-                     f"reassembly: {structure_residual()} (coefficients: {len(risk_structure())})",
+                     f"reassembly: {THEORY.structure_residual()} (coefficients: {len(THEORY.risk_structure())})",
                      r"R = \sum c_m(\kappa) m", name="risk-structure")
-    return derivation() + [structure]
+    return THEORY.derivation() + [structure]
 
 
 def derive(values: dict) -> tuple[str, list]:
@@ -48,7 +48,9 @@ PAPER = Paper(
     title="Attention layers provably solve single-location regression",
     citation="P. Marion, R. Berthier, G. Biau, C. Boyer, ICLR 2025 (arXiv:2410.01537)",
     package=_PKG,
-    modules=("risk", "zeta", "gradient", "manifold", "oracle", "stationary", "baselines", "training", "claims"),
+    modules=("risk_vs_montecarlo", "risk_vs_quadrature", "zeta_two_ways", "gradient_vs_quadrature", "sgd_gradient",
+             "manifold_invariance", "reduced_flow", "oracle_hessian", "stationary_points", "bayes_posterior",
+             "oracle_vs_bayes", "best_linear", "training_on_manifold", "training_from_sphere", "claims"),
     params=MODEL_PARAMS, validate=validate_model, derive=derive, sections=sections,
     quantities=lazy(f"{_PKG}.quantities", "quantities"), namespace=f"{_PKG}.formulas", selftest="selftest",
 )

@@ -103,21 +103,21 @@ def measure_linear(values: dict, rng: np.random.Generator) -> Measured:
 
 
 def _risk():
-    from attnverify.theory.slr.population import risk
+    from attnverify.theory.slr import THEORY
 
-    return _named(risk())
+    return _named(THEORY.risk())
 
 
 def _risk_on_M():
-    from attnverify.theory.slr.population import risk_on_M
+    from attnverify.theory.slr import THEORY
 
-    return _named(risk_on_M())
+    return _named(THEORY.risk_on_M())
 
 
 def _linear_excess():
-    from attnverify.theory.slr.baselines import best_linear_predictor
+    from attnverify.theory.slr import THEORY
 
-    return _named(best_linear_predictor()["excess"])
+    return _named(THEORY.best_linear_predictor()["excess"])
 
 
 def _linear_measured_as():

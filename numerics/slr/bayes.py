@@ -24,16 +24,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attnverify.numerics.slr.model import SLRModel, draw_targets, generator, integer, sample_tasks, targets, vectors
+from attnverify.numerics.slr.model import (SLRModel, TaskSampler, draw_targets, generator, integer, sample_tasks,
+                                           sampler, targets, vectors)
+from attnverify.numerics.softmax import softmax
 
 _BATCH_ELEMENTS = 4_000_000
 METHODS = ("full", "reduced")
-
-
-def _softmax(s: np.ndarray) -> np.ndarray:
-    s = s - s.max(axis=-1, keepdims=True)
-    np.exp(s, out=s)
-    return s / s.sum(axis=-1, keepdims=True)
 
 
 def _model(model) -> SLRModel:
@@ -60,7 +56,7 @@ def posterior_weights(X: np.ndarray, model: SLRModel, k_star: np.ndarray) -> np.
         raise ValueError(f"k_star must have shape (d,), got {ks.shape}")
     diff = X - model.amplitude * ks
     s = 0.5 * np.einsum("nld,nld->nl", X, X) - np.einsum("nld,nld->nl", diff, diff) / (2.0 * model.gamma ** 2)
-    return _softmax(s)
+    return softmax(s)
 
 
 def bayes_prediction(X: np.ndarray, model: SLRModel, k_star: np.ndarray, v_star: np.ndarray) -> np.ndarray:
@@ -102,14 +98,17 @@ def _reduced_draw(model: SLRModel, m: int, rng: np.random.Generator):
     return s, w, Y
 
 
-def bayes_risk_mc(model: SLRModel, n_samples: int, rng: np.random.Generator, method: str = "reduced") -> BayesRisk:
+def bayes_risk_mc(model: SLRModel, n_samples: int, rng: np.random.Generator, method: str = "reduced", *,
+                  sample: TaskSampler = sample_tasks) -> BayesRisk:
     """Monte Carlo Bayes risk R* and R* - eps^2 with standard errors (module docstring). The Bayes risk does not
-    depend on (k*, v*) (rotation invariance); ``method="full"`` draws them, ``"reduced"`` does not need them."""
+    depend on (k*, v*) (rotation invariance); ``method="full"`` draws them (tasks from ``sample``, the model's
+    sampler by default), ``"reduced"`` does not need them."""
     model = _model(model)
     n = integer(n_samples, "n_samples", 2)
     rng = generator(rng)
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    sample = sampler(sample)
     sq_err = np.empty(n)
     post_var = np.empty(n)
     if method == "full":
@@ -118,12 +117,12 @@ def bayes_risk_mc(model: SLRModel, n_samples: int, rng: np.random.Generator, met
     for start in range(0, n, batch):
         m = min(batch, n - start)
         if method == "full":
-            X, Y, _ = sample_tasks(model, ks, vs, m, rng)
+            X, Y, _ = sample(model, ks, vs, m, rng)
             w = X @ vs
             pi = posterior_weights(X, model, ks)
         else:
             s, w, Y = _reduced_draw(model, m, rng)
-            pi = _softmax(s)
+            pi = softmax(s)
         pred = np.sum(pi * w, axis=1)
         sq_err[start:start + m] = (Y - pred) ** 2
         post_var[start:start + m] = np.sum(pi * (w - pred[:, None]) ** 2, axis=1)

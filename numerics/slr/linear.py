@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
 
-from attnverify.numerics.slr.model import SLRModel, generator, integer, real, sample_tasks, targets
+from attnverify.numerics.slr.model import SLRModel, TaskSampler, generator, integer, real, sample_tasks, sampler, targets
 
 _BATCH_ELEMENTS = 4_000_000
 FEATURES = ("full", "pooled")
@@ -77,9 +77,9 @@ class LinearBaseline:
 
 def linear_baseline(model: SLRModel, k_star: np.ndarray, v_star: np.ndarray, n_train: int, n_test: int,
                     rng: np.random.Generator, features: str = "full", intercept: bool = False,
-                    ridge: float = 0.0) -> LinearBaseline:
+                    ridge: float = 0.0, *, sample: TaskSampler = sample_tasks) -> LinearBaseline:
     """Fit least squares on n_train model tasks (chunked normal equations) and estimate its risk on n_test fresh
-    tasks (module docstring)."""
+    tasks (module docstring); the tasks are drawn by ``sample`` (the model's sampler by default)."""
     if not isinstance(model, SLRModel):
         raise ValueError(f"model must be an SLRModel, got {type(model).__name__}")
     ks, vs = targets(k_star, v_star, model.d)
@@ -90,7 +90,7 @@ def linear_baseline(model: SLRModel, k_star: np.ndarray, v_star: np.ndarray, n_t
     if not isinstance(intercept, (bool, np.bool_)):
         raise ValueError(f"intercept must be a bool, got {type(intercept).__name__}")
     n_train, n_test = integer(n_train, "n_train", 1), integer(n_test, "n_test", 2)
-    rng, ridge = generator(rng), _ridge(ridge)
+    rng, ridge, sample = generator(rng), _ridge(ridge), sampler(sample)
     p = (model.L * model.d if features == "full" else model.d) + bool(intercept)
     if p * p > 2e8:
         raise ValueError(f"too many features for the normal equations: p = {p} (p^2 > 2e8)")
@@ -98,7 +98,7 @@ def linear_baseline(model: SLRModel, k_star: np.ndarray, v_star: np.ndarray, n_t
     G = np.zeros((p, p))
     b = np.zeros(p)
     for start in range(0, n_train, batch):
-        X, Y, _ = sample_tasks(model, ks, vs, min(batch, n_train - start), rng)
+        X, Y, _ = sample(model, ks, vs, min(batch, n_train - start), rng)
         F = linear_features(X, features, intercept)
         G += F.T @ F
         b += F.T @ Y
@@ -106,7 +106,7 @@ def linear_baseline(model: SLRModel, k_star: np.ndarray, v_star: np.ndarray, n_t
     err = np.empty(n_test)
     for start in range(0, n_test, batch):
         m = min(batch, n_test - start)
-        X, Y, _ = sample_tasks(model, ks, vs, m, rng)
+        X, Y, _ = sample(model, ks, vs, m, rng)
         err[start:start + m] = (Y - linear_features(X, features, intercept) @ coef) ** 2
     return LinearBaseline(coef=coef, features=features, intercept=bool(intercept), n_train=n_train,
                           test_risk=float(err.mean()), test_risk_se=float(err.std(ddof=1) / np.sqrt(n_test)),

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -142,6 +143,19 @@ def draw_targets(d: int, rng: np.random.Generator, n: int | None = None) -> tupl
     vs -= np.sum(vs * ks, axis=-1, keepdims=True) * ks
     vs /= np.linalg.norm(vs, axis=-1, keepdims=True)
     return ks, vs
+
+
+#: sample(model, k_star, v_star, n, rng) -> (X, Y, J0): the law of the tasks (:func:`sample_tasks`); a simulator that
+#: draws tasks takes it as its keyword ``sample`` (a self-test hands it a wrong one)
+TaskSampler = Callable[..., tuple[np.ndarray, np.ndarray, np.ndarray]]
+
+
+def sampler(value: object, name: str = "sample") -> TaskSampler:
+    """A task sampler (callable), or ValueError naming ``name``."""
+    if not callable(value):
+        raise ValueError(f"{name} must be a task sampler sample(model, k_star, v_star, n, rng), got "
+                         f"{type(value).__name__}")
+    return value
 
 
 def sample_tasks(model: SLRModel, k_star: np.ndarray, v_star: np.ndarray, n: int,

@@ -11,8 +11,10 @@ then k <- (k - h g_k) / |k - h g_k|, v <- (v - h g_v) / |v - h g_v|. The tempera
 schedule, lam0 / (1 + 1e-4 t) at step t = 0, 1, .... The overlaps of the new (k, v) are computed from the vectors
 (in the same pass as the step), never propagated by a formula, so the run is the full d-dimensional dynamics.
 
-The step is a fused numba kernel (one pass over each run's k, v, k*, v*; ``kernel="numba"``), or the same algebra in
-NumPy (``kernel="numpy"``); ``grad_overlaps`` is called once per step with all runs (n_runs, 5).
+The step is a fused numba kernel (one pass over each run's k, v, k*, v*; ``kernel="numba"``, :func:`step_numba`), or
+the same algebra in NumPy (``kernel="numpy"``, :func:`step_numpy`), or any function with their signature passed as
+``kernel`` (a self-test hands the simulator a wrong step); ``grad_overlaps`` is called once per step with all runs
+(n_runs, 5).
 """
 from __future__ import annotations
 
@@ -28,7 +30,8 @@ from attnverify.numerics.slr.model import distance_to_manifold, integer, lam_val
 SCHEDULE_RATE = 1e-4
 GradOverlaps = Callable[[np.ndarray, float], np.ndarray]
 RiskOverlaps = Callable[[np.ndarray, float], np.ndarray]
-KERNELS = ("numba", "numpy")
+#: kernel(k, v, k*, v*, ov, G, h, gnorm): one projected step of every run, in place (:func:`step_numba`)
+StepKernel = Callable[..., None]
 
 
 def lam_schedule(lam0: float, n_steps: int, schedule: bool) -> np.ndarray:
@@ -43,7 +46,7 @@ _FLAGS = {"reassoc", "nsz", "contract"}
 
 
 @njit(cache=True, fastmath=_FLAGS)
-def _step_numba(k, v, ks, vs, ov, G, h, gnorm):  # pragma: no cover - compiled
+def step_numba(k, v, ks, vs, ov, G, h, gnorm):  # pragma: no cover - compiled
     """In place: one projected step of every run (module docstring); ov <- overlaps of the new (k, v);
     gnorm <- sqrt(|g_k|^2 + |g_v|^2) at the old (k, v)."""
     n, d = k.shape
@@ -91,8 +94,8 @@ def _step_numba(k, v, ks, vs, ov, G, h, gnorm):  # pragma: no cover - compiled
         gnorm[r] = math.sqrt(tk2 + tv2)
 
 
-def _step_numpy(k, v, ks, vs, ov, G, h, gnorm) -> None:
-    """The same step as _step_numba with NumPy array operations (in place)."""
+def step_numpy(k, v, ks, vs, ov, G, h, gnorm) -> None:
+    """The same step as :func:`step_numba` with NumPy array operations (in place)."""
     c = G.T[:, :, None]                                   # R_kappa, R_nu, R_theta, R_eta, R_rho as (5, n, 1)
     ak = (G[:, 0] * ov[:, 0] + G[:, 3] * ov[:, 3] + G[:, 4] * ov[:, 4])[:, None]
     av = (G[:, 1] * ov[:, 1] + G[:, 2] * ov[:, 2] + G[:, 4] * ov[:, 4])[:, None]
@@ -104,6 +107,10 @@ def _step_numpy(k, v, ks, vs, ov, G, h, gnorm) -> None:
     k /= np.linalg.norm(k, axis=1, keepdims=True)
     v /= np.linalg.norm(v, axis=1, keepdims=True)
     ov[:] = overlaps(k, v, ks, vs)
+
+
+#: the named kernels
+KERNELS: dict[str, StepKernel] = {"numba": step_numba, "numpy": step_numpy}
 
 
 @dataclass(frozen=True)
@@ -135,10 +142,11 @@ def _call(fn, ov, lam, name, shape) -> np.ndarray:
 
 def pgd(k0: np.ndarray, v0: np.ndarray, k_star: np.ndarray, v_star: np.ndarray, grad_overlaps: GradOverlaps, *,
         lam0: float, step: float, n_steps: int, schedule: bool = False, record_every: int = 100,
-        risk: RiskOverlaps | None = None, kernel: str = "numba") -> PGDPath:
+        risk: RiskOverlaps | None = None, kernel: str | StepKernel = "numba") -> PGDPath:
     """Projected gradient descent from (k0, v0), each (n_runs, d) unit rows, towards the targets k_star, v_star
     ((d,) shared or (n_runs, d) per run). grad_overlaps(o (n_runs, 5), lam) -> dR/do (n_runs, 5); risk(o, lam) ->
-    (n_runs,) is optional and only recorded. step h > 0; n_steps >= 0 steps; lam_t as in ``lam_schedule``."""
+    (n_runs,) is optional and only recorded. step h > 0; n_steps >= 0 steps; lam_t as in ``lam_schedule``.
+    ``kernel``: "numba", "numpy" (module docstring) or a step function of the same signature."""
     k = np.array(vectors(k0, "k0"), dtype=float, order="C", ndmin=2)
     v = np.array(vectors(v0, "v0", k.shape[1]), dtype=float, order="C", ndmin=2)
     if k.shape != v.shape:
@@ -155,12 +163,12 @@ def pgd(k0: np.ndarray, v0: np.ndarray, k_star: np.ndarray, v_star: np.ndarray, 
     h = positive(step, "step")
     n_steps = integer(n_steps, "n_steps", 0)
     every = integer(record_every, "record_every", 1)
-    if kernel not in KERNELS:
-        raise ValueError(f"kernel must be one of {KERNELS}, got {kernel!r}")
+    do_step = KERNELS.get(kernel) if isinstance(kernel, str) else kernel if callable(kernel) else None
+    if do_step is None:
+        raise ValueError(f"kernel must be one of {tuple(KERNELS)} or a step function, got {kernel!r}")
     if not isinstance(schedule, (bool, np.bool_)):
         raise ValueError(f"schedule must be a bool, got {type(schedule).__name__}")
     lams = lam_schedule(lam0, n_steps, bool(schedule))
-    do_step = _step_numba if kernel == "numba" else _step_numpy
 
     rec = np.unique(np.append(np.arange(0, n_steps + 1, every), n_steps))
     n = k.shape[0]

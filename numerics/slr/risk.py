@@ -17,7 +17,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import erf
 
-from attnverify.numerics.slr.model import SLRModel, generator, integer, lam_value, sample_tasks, targets, vectors
+from attnverify.numerics.slr.model import (SLRModel, TaskSampler, generator, integer, lam_value, sample_tasks, sampler,
+                                           targets, vectors)
 
 _BATCH_ELEMENTS = 4_000_000      # float64 entries per work array (~32 MB)
 METHODS = ("full", "projected")
@@ -55,14 +56,14 @@ def _check(model, k, v, k_star, v_star, lam, n_samples, rng, method):
     return ks, vs, K, V, lam_value(lam), n, generator(rng)
 
 
-def _loss_full(model, ks, vs, K, V, lam, n, rng) -> np.ndarray:
-    """(Y - T)^2 for n tasks drawn in full dimension, shape (n, P)."""
+def _loss_full(model, ks, vs, K, V, lam, n, rng, sample: TaskSampler) -> np.ndarray:
+    """(Y - T)^2 for n tasks drawn in full dimension by ``sample``, shape (n, P)."""
     out = np.empty((n, K.shape[0]))
     batch = max(1, _BATCH_ELEMENTS // (model.L * max(model.d, K.shape[0])))
     L, d = model.L, model.d
     for start in range(0, n, batch):
         m = min(batch, n - start)
-        X, Y, _ = sample_tasks(model, ks, vs, m, rng)
+        X, Y, _ = sample(model, ks, vs, m, rng)
         flat = X.reshape(m * L, d)
         T = np.einsum("nlp,nlp->np", erf(lam * (flat @ K.T)).reshape(m, L, -1), (flat @ V.T).reshape(m, L, -1))
         out[start:start + m] = (Y[:, None] - T) ** 2
@@ -96,16 +97,23 @@ def _loss_projected(model, ks, vs, K, V, lam, n, rng) -> np.ndarray:
 
 
 def risk_samples(model: SLRModel, k: np.ndarray, v: np.ndarray, k_star: np.ndarray, v_star: np.ndarray, lam: float,
-                 n_samples: int, rng: np.random.Generator, method: str = "full") -> np.ndarray:
+                 n_samples: int, rng: np.random.Generator, method: str = "full", *,
+                 sample: TaskSampler = sample_tasks) -> np.ndarray:
     """Per-task squared errors (Y_i - T_{k,v}(X_i))^2, shape (n_samples,) for k, v (d,), or (n_samples, P) for (P, d);
-    row i uses the same task for every pair."""
+    row i uses the same task for every pair. ``method="full"`` draws the tasks with ``sample`` (the model's sampler
+    by default); ``"projected"`` draws their coordinates itself (module docstring)."""
     ks, vs, K, V, lam, n, rng = _check(model, k, v, k_star, v_star, lam, n_samples, rng, method)
-    out = (_loss_full if method == "full" else _loss_projected)(model, ks, vs, K, V, lam, n, rng)
+    if method == "full":
+        out = _loss_full(model, ks, vs, K, V, lam, n, rng, sampler(sample))
+    else:
+        out = _loss_projected(model, ks, vs, K, V, lam, n, rng)
     return out[:, 0] if np.ndim(k) == 1 else out
 
 
 def risk_mc(model: SLRModel, k: np.ndarray, v: np.ndarray, k_star: np.ndarray, v_star: np.ndarray, lam: float,
-            n_samples: int, rng: np.random.Generator, method: str = "full") -> tuple[np.ndarray, np.ndarray]:
-    """Monte Carlo risk R(k, v) = E (Y - T_{k,v}(X))^2: mean and standard error (sd / sqrt(n)), shape () or (P,)."""
-    s = risk_samples(model, k, v, k_star, v_star, lam, n_samples, rng, method)
+            n_samples: int, rng: np.random.Generator, method: str = "full", *,
+            sample: TaskSampler = sample_tasks) -> tuple[np.ndarray, np.ndarray]:
+    """Monte Carlo risk R(k, v) = E (Y - T_{k,v}(X))^2: mean and standard error (sd / sqrt(n)), shape () or (P,)
+    (``method`` and ``sample`` as in :func:`risk_samples`)."""
+    s = risk_samples(model, k, v, k_star, v_star, lam, n_samples, rng, method, sample=sample)
     return s.mean(axis=0), s.std(axis=0, ddof=1) / np.sqrt(s.shape[0])

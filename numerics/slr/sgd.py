@@ -26,6 +26,7 @@ trajectory does not depend on the other runs or on the chunking.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -64,6 +65,10 @@ def empirical_loss_grad(X: np.ndarray, Y: np.ndarray, k: np.ndarray, v: np.ndarr
     beta = (-2.0 / b) * r[..., None] * e
     return (np.mean(r * r, axis=-1), np.einsum("...bl,...bld->...d", alpha, X),
             np.einsum("...bl,...bld->...d", beta, X))
+
+
+#: loss_grad(X, Y, k, v, lam) -> (loss, grad_k, grad_v): the batch loss and its Euclidean gradients
+LossGrad = Callable[..., tuple[np.ndarray, np.ndarray, np.ndarray]]
 
 
 @dataclass(frozen=True)
@@ -111,11 +116,15 @@ def _record_steps(n_steps: int, every: int) -> np.ndarray:
 # ---------------------------------------------------------------------------------------------------------------
 def sgd_reference(model: SLRModel, k0: np.ndarray, v0: np.ndarray, k_star: np.ndarray, v_star: np.ndarray, *,
                   lam0: float, step: float, n_steps: int, batch: int, rng: np.random.Generator,
-                  schedule: bool = False, record_every: int = 100) -> SGDPath:
+                  schedule: bool = False, record_every: int = 100,
+                  loss_grad: LossGrad = empirical_loss_grad) -> SGDPath:
     """Projected SGD drawing every token of every batch in R^d (n_runs b L d Gaussians per step): the definition,
-    for small d and cross-checks of ``sgd``. Same arguments and record as ``sgd``."""
+    for small d and cross-checks of ``sgd``. Same arguments and record as ``sgd``; ``loss_grad`` is the batch loss
+    and its gradients (:func:`empirical_loss_grad` by default)."""
     k, v, ks, vs, lams, h, b, rng, every = _check(model, k0, v0, k_star, v_star, lam0, step, n_steps, batch, rng,
                                                   schedule, record_every)
+    if not callable(loss_grad):
+        raise ValueError(f"loss_grad must be callable, got {type(loss_grad).__name__}")
     n, d, L = k.shape[0], model.d, model.L
     rec = _record_steps(n_steps, every)
     ov_rec = np.empty((n, rec.size, 5))
@@ -133,7 +142,7 @@ def sgd_reference(model: SLRModel, k0: np.ndarray, v0: np.ndarray, k_star: np.nd
         X[rows, cols, J0] *= model.gamma
         X[rows, cols, J0] += model.amplitude * ks[:, None, :]
         Y = np.einsum("nbd,nd->nb", X[rows, cols, J0], vs) + model.eps * rng.standard_normal((n, b))
-        loss, gk, gv = empirical_loss_grad(X, Y, k, v, lams[t])
+        loss, gk, gv = loss_grad(X, Y, k, v, lams[t])
         if t == rec[j]:
             loss_rec[:, j] = loss
             j += 1

@@ -94,8 +94,18 @@ def test_catalogue_is_faithful():
 
     assert {c.split(".")[0] for m in MUTANTS for c in m.checks} == {p.model for p in papers()}
     assert set(known_gaps()) <= {m.name for m in MUTANTS}
+    checks = {c.id: c for c in all_checks()}
     for m in MUTANTS:
         assert set(m.checks) <= ids, m.name
+        if not isinstance(m, PatchMutant):          # an argument: built from what its checks receive
+            for original in {id(o): o for o in (getattr(checks[c], m.target) for c in m.checks)}.values():
+                replacement = m.make(original)
+                assert replacement is not original and original is not None, m.name
+                for name in (n for n in dir(original) if not n.startswith("_") and callable(getattr(original, n))):
+                    mine, theirs = getattr(replacement, name), getattr(original, name)
+                    if mine != theirs and not isinstance(theirs, type):
+                        assert params(inspect.signature(mine)) == params(inspect.signature(theirs)), (m.name, name)
+            continue
         original = getattr(importlib.import_module(m.module), m.attribute)
         replacement = m.make(original)
         assert replacement is not original

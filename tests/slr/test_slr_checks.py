@@ -2,15 +2,14 @@
 form through its ordinary code path; the claims refute wrong stated forms and read typed findings; bad input is
 refused in one line before any work.
 
-The rejection tests inject a wrong closed form with the self-test machinery (``attnverify.selftest.mutation.injected``) and
-run the check at reduced sizes; every injection clears the derivation caches, so they are grouped to pay the
-derivation of the risk a few times only. Paper-scale runs are marked ``slow``.
+The rejection tests hand the checks a wrong closed form as their argument, with the self-test machinery
+(``attnverify.selftest.mutation.receives``), and run them at reduced sizes; every wrong theory object derives its
+closed forms afresh, so they are grouped to pay the derivation of the risk a few times only. Paper-scale runs are
+marked ``slow``.
 """
 from __future__ import annotations
 
 import re
-
-from contextlib import ExitStack
 
 import numpy as np
 import pytest
@@ -18,9 +17,8 @@ import pytest
 from attnverify.checks.claims import CLAIMS, evaluate_claim, statement_of
 from attnverify.checks.params import InputError
 from attnverify.checks.runner import plan, run
-from attnverify.selftest.mutation import injected
-from attnverify.checks.plugin import PatchMutant
-from attnverify.checks.perturb import scale_result
+from attnverify.checks.plugin import Mutant
+from attnverify.selftest.mutation import receives
 
 SLR = ["slr.risk_vs_montecarlo", "slr.risk_vs_quadrature", "slr.zeta_two_ways", "slr.gradient_vs_quadrature",
        "slr.sgd_gradient", "slr.manifold_invariance", "slr.reduced_flow", "slr.oracle_hessian",
@@ -55,49 +53,45 @@ def test_claims_have_verdicts_computed_from_the_evidence(quick):
 
 
 # ------------------------------------------------------------------------------------------- wrong closed forms
-def _verdicts(ids, overrides=None):
-    return {r.id: r.verdict for r in run(ids, seed=0, overrides=overrides or {}).results}
+def _verdicts(ids, overrides=None, mutants=()):
+    """Verdicts of the checks ``ids`` at seed 0, each receiving ``mutants`` applied to its theory and numerics."""
+    return {r.id: r.verdict for r in run(ids, seed=0, overrides=overrides or {},
+                                         arguments=receives(list(mutants)) if mutants else None).results}
+
+
+def _by_name():
+    from attnverify.checks.slr.selftest import MUTANTS
+
+    return {m.name: m for m in MUTANTS}
 
 
 def test_a_scaled_risk_is_rejected_by_every_check_that_compares_it():
-    wrong = PatchMutant("risk_x1.2", "attnverify.theory.slr.population", "risk", scale_result(1.2), (), "")
+    wrong = Mutant("risk_x1.2", lambda theory: theory.replace(risk=lambda self: self.original("risk")() * 1.2), (), "")
     ids = ["slr.risk_vs_montecarlo", "slr.risk_vs_quadrature", "slr.gradient_vs_quadrature", "slr.sgd_gradient",
            "slr.oracle_vs_bayes", "slr.training_on_manifold"]
-    with injected(wrong):
-        v = _verdicts(ids, {"n_samples": 5000, "n_tasks": 5000, "ds": "100,400", "n_steps": 300, "n_runs": 2,
-                            "lams": "0.9", "Ls": "10"})
+    v = _verdicts(ids, {"n_samples": 5000, "n_tasks": 5000, "ds": "100,400", "n_steps": 300, "n_runs": 2,
+                        "lams": "0.9", "Ls": "10"}, [wrong])
     assert all(x == "fail" for x in v.values()), v
 
 
 def test_wrong_zeta_bayes_and_linear_forms_are_rejected():
-    from attnverify.checks.slr.selftest import MUTANTS
-
-    by = {m.name: m for m in MUTANTS}
+    by = _by_name()
     for name, cid in (("slr_zeta_owen_wrong_a", "slr.zeta_two_ways"), ("slr_bayes_no_norm_term", "slr.bayes_posterior"),
                       ("slr_linear_L_for_L_minus_1", "slr.best_linear")):
-        with injected(by[name]):
-            assert _verdicts([cid], {"n_tasks": 5000} if "bayes" in cid else {})[cid] == "fail", name
+        assert _verdicts([cid], {"n_tasks": 5000} if "bayes" in cid else {}, [by[name]])[cid] == "fail", name
 
 
 def test_wrong_dynamics_are_rejected():
-    from attnverify.checks.slr.selftest import MUTANTS
-
-    by = {m.name: m for m in MUTANTS}
-    with ExitStack() as stack:
-        stack.enter_context(injected(by["slr_map_no_normalisation"]))
-        stack.enter_context(injected(by["slr_flow_no_sphere_factor"]))
-        v = _verdicts(["slr.manifold_invariance", "slr.reduced_flow"], {"n_steps": 200, "n_runs": 2, "horizon": 2.0})
+    by = _by_name()
+    v = _verdicts(["slr.manifold_invariance", "slr.reduced_flow"], {"n_steps": 200, "n_runs": 2, "horizon": 2.0},
+                  [by["slr_map_no_normalisation"], by["slr_flow_no_sphere_factor"]])
     assert v == {"slr.manifold_invariance": "fail", "slr.reduced_flow": "fail"}
 
 
 def test_wrong_oracle_hessian_and_stationary_classification_are_rejected():
-    from attnverify.checks.slr.selftest import MUTANTS
-
-    by = {m.name: m for m in MUTANTS}
-    with ExitStack() as stack:
-        stack.enter_context(injected(by["slr_hessian_no_acceleration"]))
-        stack.enter_context(injected(by["slr_stationary_kind_flipped"]))
-        v = _verdicts(["slr.oracle_hessian", "slr.stationary_points"], {"lams": "0.9", "n_starts": 16})
+    by = _by_name()
+    v = _verdicts(["slr.oracle_hessian", "slr.stationary_points"], {"lams": "0.9", "n_starts": 16},
+                  [by["slr_hessian_no_acceleration"], by["slr_stationary_kind_flipped"]])
     assert v == {"slr.oracle_hessian": "fail", "slr.stationary_points": "fail"}
 
 
@@ -133,7 +127,7 @@ def test_local_minimality_is_judged_from_the_certified_status(quick):
 
 def _synthetic_training(kind: str, settled: bool, paper: bool):
     from attnverify.checks.evidence import Evidence, Result
-    from attnverify.checks.slr.training import EndPoint, ExperimentFindings, TrainingFindings
+    from attnverify.checks.slr.experiments import EndPoint, ExperimentFindings, TrainingFindings
 
     end = EndPoint(0, (0.0, 0.0, 0.81, 1.0, 0.0), kind, 0.069, 0.069, 0.001, -0.006, 0.0005, False, 1e-4,
                    (0.1, 0.2), 1e-5 if settled else 0.5, settled, False)

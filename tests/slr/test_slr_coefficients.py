@@ -10,8 +10,8 @@ import mpmath as mp
 import numpy as np
 import pytest
 
-from attnverify.theory.slr import eval as slr_eval
-from attnverify.theory.slr.coefficients import MONOMIALS, RiskEvaluator, risk_structure, structure_residual
+from attnverify.theory.slr import THEORY as T
+from attnverify.theory.slr.coefficients import MONOMIALS
 
 P = (0.9, float(np.sqrt(0.5)), 400, 10, 0.1)
 
@@ -23,16 +23,16 @@ def _points(n: int, seed: int = 0) -> np.ndarray:
 
 
 def test_the_risk_is_affine_in_nu_and_quadratic_in_theta_eta_rho():
-    assert set(risk_structure()) <= set(MONOMIALS)
-    assert structure_residual() == 0
+    assert set(T.risk_structure()) <= set(MONOMIALS)
+    assert T.structure_residual() == 0
 
 
 def test_evaluator_agrees_with_the_per_partial_lambdas():
     o = _points(20)
-    ev = RiskEvaluator(*P)
-    np.testing.assert_allclose(ev.risk(o), slr_eval.risk_np(*o.T, *P), rtol=1e-13)
-    np.testing.assert_allclose(ev.gradient(o), slr_eval.risk_gradient_np(*o.T, *P).T, rtol=1e-12, atol=1e-12)
-    H = np.moveaxis(slr_eval.risk_hessian_np(*o.T, *P), -1, 0)
+    ev = T.risk_evaluator(*P)
+    np.testing.assert_allclose(ev.risk(o), T.risk_np(*o.T, *P), rtol=1e-13)
+    np.testing.assert_allclose(ev.gradient(o), T.risk_gradient_np(*o.T, *P).T, rtol=1e-12, atol=1e-12)
+    H = np.moveaxis(T.risk_hessian_np(*o.T, *P), -1, 0)
     np.testing.assert_allclose(ev.hessian(o), H, rtol=1e-11, atol=1e-10)
 
 
@@ -40,7 +40,7 @@ def test_evaluator_does_not_overflow_where_exponentials_are_huge():
     o = np.array([[1.0, 1.0, 0.0, 0.0, 0.0], [0.9, -0.2, 0.1, 0.2, 0.3]])
     with np.errstate(over="raise", invalid="raise"):
         for lam in (20.0, 100.0):
-            ev = RiskEvaluator(lam, 0.7, 100_000, 10, 0.1)
+            ev = T.risk_evaluator(lam, 0.7, 100_000, 10, 0.1)
             assert np.all(np.isfinite(ev.gradient(o))) and np.all(np.isfinite(ev.risk(o)))
 
 
@@ -51,7 +51,7 @@ def test_gradient_matches_finite_differences_of_the_quadrature_risk():
     o = _points(3, seed=4)
     model = SLRModel(d=50, L=5, gamma=1.1, eps=0.2)
     fd = risk_gradient_fd(model, o, 0.5, h=1e-4)
-    closed = RiskEvaluator(0.5, 1.1, 50, 5, 0.2).gradient(o)
+    closed = T.risk_evaluator(0.5, 1.1, 50, 5, 0.2).gradient(o)
     np.testing.assert_allclose(closed, fd, rtol=1e-6, atol=1e-6)
     wrong = closed.copy()
     wrong[:, 4] *= 1.001

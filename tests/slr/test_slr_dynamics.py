@@ -10,10 +10,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from attnverify.theory.slr import dynamics as D
-from attnverify.theory.slr import eval as N
-from attnverify.theory.slr import oracle as O
-from attnverify.theory.slr import stationary as S
+from attnverify.theory.slr import THEORY as T
 from attnverify.theory.slr.symbols import PARAMS, kappa, nu
 
 GAM = math.sqrt(0.5)
@@ -32,7 +29,7 @@ def _fd_grad(k, v, p, h=1e-6):
     for i in range(len(x)):
         e = np.zeros_like(x)
         e[i] = h
-        g[i] = (N.risk_np(*_ov((x + e)[:n], (x + e)[n:]), *p) - N.risk_np(*_ov((x - e)[:n], (x - e)[n:]), *p)) / (2 * h)
+        g[i] = (T.risk_np(*_ov((x + e)[:n], (x + e)[n:]), *p) - T.risk_np(*_ov((x - e)[:n], (x - e)[n:]), *p)) / (2 * h)
     return g[:n], g[n:]
 
 
@@ -56,17 +53,17 @@ def test_overlap_map_matches_vector_pgd_with_finite_difference_gradients():
         k, v = _random_pair(rng)
         h = 0.05
         k2, v2 = _pgd_step(k, v, h, p)
-        mapped = N.overlap_map_np(*_ov(k, v), h, *p)
+        mapped = T.overlap_map_np(*_ov(k, v), h, *p)
         np.testing.assert_allclose(mapped, _ov(k2, v2), atol=1e-8)
-        wrong = N.overlap_map_np(*_ov(k, v), 1.01 * h, *p)       # the comparison rejects a 1% wrong step
+        wrong = T.overlap_map_np(*_ov(k, v), 1.01 * h, *p)       # the comparison rejects a 1% wrong step
         assert not np.allclose(wrong, _ov(k2, v2), atol=1e-8)
 
 
 def test_map_identities_are_symbolic_zeros():
-    om = D.overlap_map_abstract()
+    om = T.overlap_map_abstract()
     assert om["norm_residuals"] == (0, 0)
-    assert all(x == 0 for x in D.invariance_of_M().values())
-    assert D.reduced_partials()["affine_residual"] == 0
+    assert all(x == 0 for x in T.invariance_of_M().values())
+    assert T.reduced_partials()["affine_residual"] == 0
 
 
 def test_M_is_invariant_for_vector_pgd_and_matches_the_reduced_map():
@@ -79,7 +76,7 @@ def test_M_is_invariant_for_vector_pgd_and_matches_the_reduced_map():
     kk, nn = np.array(k[0]), np.array(v[1])
     for _ in range(5):
         k, v = _pgd_step(k, v, 0.05, p)
-        kk, nn = N.reduced_map_np(kk, nn, 0.05, *p)
+        kk, nn = T.reduced_map_np(kk, nn, 0.05, *p)
     o = _ov(k, v)
     assert max(abs(o[2]), abs(o[3]), abs(o[4])) < 1e-9
     assert o[0] == pytest.approx(float(kk), abs=1e-8) and o[1] == pytest.approx(float(nn), abs=1e-8)
@@ -87,9 +84,9 @@ def test_M_is_invariant_for_vector_pgd_and_matches_the_reduced_map():
 
 
 def test_reduced_critical_points_and_their_jacobians():
-    crit = D.reduced_critical_points()
+    crit = T.reduced_critical_points()
     assert {(int(c["kappa"]), int(c["nu"])) for c in crit} == {(0, 0), (1, 1), (1, -1), (-1, 1), (-1, -1)}
-    kdot, ndot = D.reduced_flow()
+    kdot, ndot = T.reduced_flow()
     vals = dict(zip(PARAMS, (0.9, GAM, 400, 10, 0.0)))
     F = sp.lambdify((kappa, nu), sp.Matrix([kdot, ndot]).subs(vals), "mpmath")
     with mpmath.workdps(30):
@@ -112,15 +109,15 @@ def test_reduced_critical_points_and_their_jacobians():
 
 
 def test_oracle_minimises_r_on_M():
-    pr = O.oracle_on_M_proof()
+    pr = T.oracle_on_M_proof()
     assert pr["slope_negative"] is True and pr["nu_star_is_erf"] and pr["affine_residual"] == 0
     assert pr["flip_residual"] == 0
     kk, nn = np.meshgrid(np.linspace(-1, 1, 41), np.linspace(-1, 1, 41))
     for p in [(0.1, GAM, 400, 10, 0.0), (2.0, GAM, 40, 3, 0.1)]:
-        r = N.reduced_risk_np(kk, nn, *p)
-        r11 = N.reduced_risk_np(1.0, 1.0, *p)
+        r = T.reduced_risk_np(kk, nn, *p)
+        r11 = T.reduced_risk_np(1.0, 1.0, *p)
         assert r.min() >= r11 - 1e-12
-        assert N.reduced_risk_np(-1.0, -1.0, *p) == pytest.approx(r11, abs=1e-14)
+        assert T.reduced_risk_np(-1.0, -1.0, *p) == pytest.approx(r11, abs=1e-14)
 
 
 # ------------------------------------------------------------------------------------------ the oracle's Hessian
@@ -136,7 +133,7 @@ def _curve_hessian(p, dps=30):
             nk = mpmath.sqrt(sum(x * x for x in k))
             nv = mpmath.sqrt(sum(x * x for x in v))
             k, v = [x / nk for x in k], [x / nv for x in v]
-            return N.risk_mp(k[0], v[1], v[0], k[1], sum(x * y for x, y in zip(k, v)), *p)
+            return T.risk_mp(k[0], v[1], v[0], k[1], sum(x * y for x, y in zip(k, v)), *p)
         return mpmath.diff(R, 0, 2)
     with mpmath.workdps(dps):
         E = np.eye(5)
@@ -153,21 +150,21 @@ def _curve_hessian(p, dps=30):
 def test_oracle_hessian_against_second_differences_along_curves(lam_):
     p = (lam_, GAM, 400, 10, 0.0)
     H_fd = _curve_hessian(p)
-    Hs = O.oracle_hessian_matrix().subs(dict(zip(PARAMS, p)))
+    Hs = T.oracle_hessian_matrix().subs(dict(zip(PARAMS, p)))
     H = np.array([[float(sp.N(Hs[i, j], 20)) for j in range(5)] for i in range(5)])
     np.testing.assert_allclose(H, H_fd, rtol=1e-9, atol=1e-12)
     wrong = H.copy()
     wrong[0, 2] *= 1.001
     wrong[2, 0] *= 1.001                                          # a 0.1% error in the coupling is rejected
     assert not np.allclose(wrong, H_fd, rtol=1e-9, atol=1e-12)
-    oh = O.oracle_hessian(*p)
+    oh = T.oracle_hessian(*p)
     ev = np.linalg.eigvalsh(H_fd[np.ix_([0, 2], [0, 2])])
     assert oh.eigenvalues[2] == pytest.approx(ev[0], rel=1e-8) and oh.eigenvalues[3] == pytest.approx(ev[1], rel=1e-8)
     assert oh.strict_local_min == (lam_ == 0.5)
 
 
 def test_certified_scan_brackets_the_loss_of_local_minimality():
-    scan = O.oracle_local_min_scan(GAM, 400, 10, 0.0)
+    scan = T.oracle_local_min_scan(GAM, 400, 10, 0.0)
     assert len(scan.brackets) == 1 and scan.unique == (True,)
     lo, hi = scan.brackets[0]
     assert hi - lo < 1e-10 and 0.85 < lo < 0.95
@@ -178,22 +175,22 @@ def test_certified_scan_brackets_the_loss_of_local_minimality():
         block = H[np.ix_([0, 2], [0, 2])]
         assert (np.linalg.eigvalsh(block)[0] > 0) == is_min
     # eps enters R only as eps^2 added: the scan does not move
-    assert O.oracle_local_min_scan(GAM, 400, 10, 0.1).brackets == scan.brackets
-    assert O.orthogonal_eigenvalues_positive() == {"orth_k": True, "orth_v": True}
+    assert T.oracle_local_min_scan(GAM, 400, 10, 0.1).brackets == scan.brackets
+    assert T.orthogonal_eigenvalues_positive() == {"orth_k": True, "orth_v": True}
 
 
 def test_scan_with_one_token_has_no_sign_change():
-    scan = O.oracle_local_min_scan(GAM, 40, 1, 0.0)
+    scan = T.oracle_local_min_scan(GAM, 40, 1, 0.0)
     assert scan.brackets == () and scan.minimum == ((1e-3, 100.0),)
 
 
 def test_bad_inputs_are_refused():
     with pytest.raises(ValueError, match="lam_lo"):
-        O.oracle_local_min_scan(GAM, 400, 10, 0.0, lam_lo=2.0, lam_hi=1.0)
+        T.oracle_local_min_scan(GAM, 400, 10, 0.0, lam_lo=2.0, lam_hi=1.0)
     with pytest.raises(ValueError, match="d >= 3"):
-        S.stationary_points(0.9, GAM, 2, 10)
+        T.stationary_points(0.9, GAM, 2, 10)
     with pytest.raises(ValueError, match="lam"):
-        S.stationary_points(float("nan"), GAM, 400, 10)
+        T.stationary_points(float("nan"), GAM, 400, 10)
 
 
 # ------------------------------------------------------------------------------------------ stationary points
@@ -204,13 +201,13 @@ def _riemannian_grad_fd(k, v, p):
 
 
 def test_stationary_points_at_lam_09():
-    res = S.stationary_points(*P400, n_starts=128, seed=1)
+    res = T.stationary_points(*P400, n_starts=128, seed=1)
     assert res.n_rejected == 0
     for pt in res.points:
         rg, g = _riemannian_grad_fd(pt.k, pt.v, P400)
         assert np.linalg.norm(rg) < 1e-6 * max(1.0, np.linalg.norm(g)), pt
         for im in pt.images:
-            assert N.risk_np(*im, *P400) == pytest.approx(pt.risk, rel=1e-12)
+            assert T.risk_np(*im, *P400) == pytest.approx(pt.risk, rel=1e-12)
     oracle = [pt for pt in res.points if pt.overlaps[:2] == (1.0, 1.0) and pt.on_M][0]
     assert oracle.kind == "saddle" and oracle.index == 1
     minima = [pt for pt in res.points if pt.kind == "minimum"]
@@ -226,4 +223,4 @@ def test_stationary_points_at_lam_09():
         for t in (1e-2, -1e-2):
             k, v = k0 + t * dk, v0 + t * dv
             k, v = k / np.linalg.norm(k), v / np.linalg.norm(v)
-            assert N.risk_np(*_ov(k, v), *P400) > best.risk
+            assert T.risk_np(*_ov(k, v), *P400) > best.risk

@@ -13,40 +13,26 @@ Evaluator.  Every coefficient and its kappa-derivative is lambdified once (NumPy
 the risk, its five partials and its 5 x 5 overlap Hessian are then sums of a few products.  It is the same closed
 form as :mod:`attnverify.theory.slr.eval` (the tests compare them), about ten times faster per call, which is what a
 batched gradient descent of 1.2e5 steps needs.
+
+The structure and the coefficient functions are methods of :class:`CoefficientForms`, a part of Paper C's theory
+object (attnverify.theory.slr); :meth:`CoefficientForms.risk_evaluator` gives a :class:`RiskEvaluator` at fixed
+parameters that evaluates that object's risk (a replaced risk or zeta reaches it).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import lru_cache
-from typing import Callable
+from dataclasses import dataclass, field
+from typing import Any, Callable
 
 import numpy as np
 import sympy as sp
 
+from attnverify.theory.closed_forms import ClosedForms, derived
 from attnverify.theory.slr import gauss as G
-from attnverify.theory.slr.population import risk
 from attnverify.theory.slr.symbols import PARAMS, eta, kappa, nu, rho, theta
 
-_NP_MODULES = [{"zeta_erf": lambda t, s: G.zeta_np(t, s)}, "scipy", "numpy"]   # looked up per call (self-tests patch it)
 POLY_VARS = (nu, theta, eta, rho)
 #: the monomials of R in (nu, theta, eta, rho), as exponent tuples
 MONOMIALS = ((0, 0, 0, 0), (1, 0, 0, 0), (0, 2, 0, 0), (0, 1, 1, 0), (0, 1, 0, 1), (0, 0, 1, 1), (0, 0, 0, 2))
-
-
-@lru_cache(maxsize=None)
-def risk_structure() -> dict[tuple[int, int, int, int], sp.Expr]:
-    """The coefficients of R as a polynomial in (nu, theta, eta, rho): exponent tuple -> coefficient (a function of
-    kappa and the parameters).  Raises ArithmeticError if a monomial outside MONOMIALS occurs, or a coefficient
-    depends on an overlap other than kappa."""
-    P = sp.Poly(sp.expand(risk()), *POLY_VARS)
-    out = {}
-    for monom, coeff in P.terms():
-        if monom not in MONOMIALS:
-            raise ArithmeticError(f"R has a monomial {monom} in (nu, theta, eta, rho) outside the expected set")
-        if coeff.free_symbols & set(POLY_VARS):
-            raise ArithmeticError(f"the coefficient of {monom} depends on an overlap other than kappa")
-        out[monom] = decaying_form(coeff)
-    return out
 
 
 def decaying_form(expr: sp.Expr) -> sp.Expr:
@@ -63,30 +49,55 @@ def decaying_form(expr: sp.Expr) -> sp.Expr:
     return sp.Add(*out)
 
 
-def structure_residual() -> sp.Expr:
-    """R minus its reassembly from :func:`risk_structure`: 0 (SymPy: expanded, exponentials merged, simplified)."""
-    rebuilt = sum(c * sp.Mul(*(v ** e for v, e in zip(POLY_VARS, m))) for m, c in risk_structure().items())
-    return sp.simplify(G.combine_exp(sp.expand(risk() - rebuilt)))
+class CoefficientForms(ClosedForms):
+    """The risk as a polynomial in (nu, theta, eta, rho) and its fast evaluator (module docstring)."""
 
+    @derived
+    def risk_structure(self) -> dict[tuple[int, int, int, int], sp.Expr]:
+        """The coefficients of R as a polynomial in (nu, theta, eta, rho): exponent tuple -> coefficient (a function
+        of kappa and the parameters).  Raises ArithmeticError if a monomial outside MONOMIALS occurs, or a
+        coefficient depends on an overlap other than kappa."""
+        P = sp.Poly(sp.expand(self.risk()), *POLY_VARS)
+        out = {}
+        for monom, coeff in P.terms():
+            if monom not in MONOMIALS:
+                raise ArithmeticError(f"R has a monomial {monom} in (nu, theta, eta, rho) outside the expected set")
+            if coeff.free_symbols & set(POLY_VARS):
+                raise ArithmeticError(f"the coefficient of {monom} depends on an overlap other than kappa")
+            out[monom] = decaying_form(coeff)
+        return out
 
-@lru_cache(maxsize=None)
-def _coefficient_function(order: int) -> Callable:
-    """One lambdified function of (kappa, lam, gamma, d, L, eps) returning, for each monomial of MONOMIALS, its
-    coefficient and its kappa-derivatives up to ``order`` (common subexpressions shared across all of them)."""
-    args = (kappa,) + PARAMS
-    exprs = []
-    for m in MONOMIALS:
-        c = risk_structure().get(m, sp.Integer(0))
-        exprs.append(c)
-        for _ in range(order):
-            c = sp.diff(c, kappa)
+    def structure_residual(self) -> sp.Expr:
+        """R minus its reassembly from :meth:`risk_structure`: 0 (SymPy: expanded, exponentials merged,
+        simplified)."""
+        rebuilt = sum(c * sp.Mul(*(v ** e for v, e in zip(POLY_VARS, m))) for m, c in self.risk_structure().items())
+        return sp.simplify(G.combine_exp(sp.expand(self.risk() - rebuilt)))
+
+    @derived
+    def coefficient_function(self, order: int) -> Callable:
+        """One lambdified function of (kappa, lam, gamma, d, L, eps) returning, for each monomial of MONOMIALS, its
+        coefficient and its kappa-derivatives up to ``order`` (common subexpressions shared across all of them;
+        zeta_sigma(t) by this object's ``zeta_np``)."""
+        args = (kappa,) + PARAMS
+        exprs = []
+        for m in MONOMIALS:
+            c = self.risk_structure().get(m, sp.Integer(0))
             exprs.append(c)
-    return sp.lambdify(args, exprs, modules=_NP_MODULES, cse=True)
+            for _ in range(order):
+                c = sp.diff(c, kappa)
+                exprs.append(c)
+        return sp.lambdify(args, exprs, modules=[{"zeta_erf": self.zeta_np}, "scipy", "numpy"], cse=True)
+
+    def risk_evaluator(self, lam: float, gamma: float, d: int, L: int, eps: float) -> "RiskEvaluator":
+        """The closed-form risk, gradient and overlap Hessian of this object at the parameters (lam, gamma, d, L,
+        eps) (a :class:`RiskEvaluator`; the coefficient functions are lambdified once per object)."""
+        return RiskEvaluator(float(lam), float(gamma), int(d), int(L), float(eps), self)
 
 
 @dataclass(frozen=True)
 class RiskEvaluator:
-    """The closed-form risk at fixed parameters (lam, gamma, d, L, eps), fast and vectorised over points.
+    """The closed-form risk at fixed parameters (lam, gamma, d, L, eps), fast and vectorised over points, of the
+    theory object ``forms`` (:meth:`CoefficientForms.risk_evaluator`).
 
     ``risk(o)``, ``gradient(o)`` (the partials dR/d(kappa, nu, theta, eta, rho)) and ``hessian(o)`` take overlaps
     ``o`` of shape (..., 5) in the order (kappa, nu, theta, eta, rho); ``lam`` may be overridden per call (a
@@ -97,10 +108,11 @@ class RiskEvaluator:
     d: int
     L: int
     eps: float
+    forms: Any = field(repr=False, compare=False)
 
     def _coeffs(self, k: np.ndarray, lam: float | None, order: int) -> list[tuple[tuple[int, ...], list]]:
         p = (self.lam if lam is None else lam, self.gamma, self.d, self.L, self.eps)
-        flat = [np.asarray(x, dtype=float) + 0.0 * k for x in _coefficient_function(order)(k, *p)]
+        flat = [np.asarray(x, dtype=float) + 0.0 * k for x in self.forms.coefficient_function(order)(k, *p)]
         n = order + 1
         return [(m, flat[i * n:(i + 1) * n]) for i, m in enumerate(MONOMIALS)]
 

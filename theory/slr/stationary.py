@@ -20,6 +20,10 @@ the Euclidean gradient's norm and the last Newton step below 10^-(dps/2): points
 is only exponentially small (e.g. kappa in (0.5, 1) on M at large d) do not pass, since Newton keeps moving there.
 Each point is classified by the full Riemannian Hessian in dimension d: the 4 eigenvalues inside S^2 x S^2 and the
 2 x 2 block [[-C_k, R_rho], [R_rho, -C_v]] for the directions orthogonal to the 3-space (multiplicity d - 3).
+
+The search is the method ``stationary_points`` of :class:`StationaryForms`, a part of Paper C's theory object
+(attnverify.theory.slr); its helpers evaluate the risk, its partials and its Hessian through that object (``forms``),
+so a replaced closed form is what the search finds the stationary points of.
 """
 from __future__ import annotations
 
@@ -29,7 +33,7 @@ from dataclasses import dataclass, field
 import mpmath
 import numpy as np
 
-from attnverify.theory.slr import eval as N
+from attnverify.theory.closed_forms import ClosedForms
 
 _E1, _E2 = np.array([1.0, 0.0, 0.0]), np.array([0.0, 1.0, 0.0])
 
@@ -80,12 +84,12 @@ def _overlaps(k: np.ndarray, v: np.ndarray) -> list[np.ndarray]:
     return [k[..., 0], v[..., 1], v[..., 0], k[..., 1], np.sum(k * v, axis=-1)]
 
 
-def _grad_hess_euclid(k, v, params, xp=np):
+def _grad_hess_euclid(forms, k, v, params):
     """Euclidean gradient (n, 6) and Hessian (n, 6, 6) of R in (k, v) in R^3 by the chain rule through the overlaps:
     d kappa/dk = e1, d eta/dk = e2, d rho/dk = v; d nu/dv = e2, d theta/dv = e1, d rho/dv = k; d2 rho/dk dv = I."""
     o = _overlaps(k, v)
-    g = N.risk_gradient_np(*o, *params)                     # (5, n)
-    H = N.risk_hessian_np(*o, *params)                      # (5, 5, n)
+    g = forms.risk_gradient_np(*o, *params)                     # (5, n)
+    H = forms.risk_hessian_np(*o, *params)                      # (5, 5, n)
     n = k.shape[0]
     z = np.zeros((n, 3))
     e1, e2 = np.broadcast_to(_E1, (n, 3)), np.broadcast_to(_E2, (n, 3))
@@ -115,10 +119,10 @@ def _riemannian(k, v, grad, hess):
     return rg, rh, ck, cv
 
 
-def _newton_float(k, v, params, iters: int = 80, max_step: float = 0.5):
+def _newton_float(forms, k, v, params, iters: int = 80, max_step: float = 0.5):
     """Vectorised Riemannian Newton (steps capped at max_step in norm, retraction by normalising)."""
     for _ in range(iters):
-        grad, hess, _ = _grad_hess_euclid(k, v, params)
+        grad, hess, _ = _grad_hess_euclid(forms, k, v, params)
         rg, rh, _, _ = _riemannian(k, v, grad, hess)
         n = k.shape[0]
         Nrm = np.zeros((n, 6, 6))
@@ -140,7 +144,7 @@ def _newton_float(k, v, params, iters: int = 80, max_step: float = 0.5):
         v = v + step[:, 3:]
         k /= np.linalg.norm(k, axis=1, keepdims=True)
         v /= np.linalg.norm(v, axis=1, keepdims=True)
-    grad, hess, _ = _grad_hess_euclid(k, v, params)
+    grad, hess, _ = _grad_hess_euclid(forms, k, v, params)
     rg, _, _, _ = _riemannian(k, v, grad, hess)
     return k, v, np.linalg.norm(rg, axis=1), np.linalg.norm(grad, axis=1)
 
@@ -160,10 +164,10 @@ def _starts(n_starts: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 # ------------------------------------------------------------------------------------------ mpmath refinement
-def _mp_grad_hess(k, v, params):
+def _mp_grad_hess(forms, k, v, params):
     o = [k[0], v[1], v[0], k[1], k[0] * v[0] + k[1] * v[1] + k[2] * v[2]]
-    g = N.gradient_mp(*o, *params)
-    H = N.hessian_mp(*o, *params)
+    g = forms.gradient_mp(*o, *params)
+    H = forms.hessian_mp(*o, *params)
     e1, e2, z = [1, 0, 0], [0, 1, 0], [0, 0, 0]
     D = [e1 + z, z + e2, z + e1, e2 + z, list(v) + list(k)]
     grad = mpmath.matrix([sum(g[a] * D[a][j] for a in range(5)) for j in range(6)])
@@ -192,14 +196,14 @@ def _mp_riemannian(k, v, grad, hess):
     return P * grad, P * S * P, ck, cv
 
 
-def _refine_mp(k0, v0, params, dps: int, iters: int = 60):
+def _refine_mp(forms, k0, v0, params, dps: int, iters: int = 60):
     """Riemannian Newton in mpmath; returns (k, v, |rg|, |grad|, last step, pieces at the final point)."""
     with mpmath.workdps(dps):
         k = [mpmath.mpf(x) for x in k0]
         v = [mpmath.mpf(x) for x in v0]
         last = mpmath.inf
         for _ in range(iters):
-            grad, hess, g, o = _mp_grad_hess(k, v, params)
+            grad, hess, g, o = _mp_grad_hess(forms, k, v, params)
             rg, rh, ck, cv = _mp_riemannian(k, v, grad, hess)
             A = rh.copy()
             for i in range(3):
@@ -219,7 +223,7 @@ def _refine_mp(k0, v0, params, dps: int, iters: int = 60):
             k, v = [x / nk for x in k], [x / nv for x in v]
             if last < mpmath.mpf(10) ** (-dps + 5):
                 break
-        grad, hess, g, o = _mp_grad_hess(k, v, params)
+        grad, hess, g, o = _mp_grad_hess(forms, k, v, params)
         rg, rh, ck, cv = _mp_riemannian(k, v, grad, hess)
         return k, v, mpmath.norm(rg), mpmath.norm(grad), last, (rh, ck, cv, g, o)
 
@@ -287,12 +291,12 @@ def _canonical(overlaps) -> tuple[float, ...]:
     return max(symmetry_images(overlaps), key=lambda o: tuple(round(x, 8) for x in o))
 
 
-def _refine_adaptive(k0, v0, params, d: int, dps: int, max_dps: int):
+def _refine_adaptive(forms, k0, v0, params, d: int, dps: int, max_dps: int):
     """Newton in mpmath at dps, doubling the precision (up to max_dps) while a Hessian eigenvalue is below the
     working precision; returns (accepted, k, v, |rg|, overlaps, classification)."""
     work, k, v = dps, k0, v0
     while True:
-        k, v, rgm, gm, last, (rh, ck, cv, g, om) = _refine_mp(k, v, params, work)
+        k, v, rgm, gm, last, (rh, ck, cv, g, om) = _refine_mp(forms, k, v, params, work)
         cls = _classify(rh, ck, cv, g, k, v, d, work)
         converged = rgm <= mpmath.mpf(10) ** (-work + 8) * max(1, gm) and last <= mpmath.mpf(10) ** (-work // 2)
         if (converged and cls[5]) or work >= max_dps:
@@ -300,86 +304,23 @@ def _refine_adaptive(k0, v0, params, d: int, dps: int, max_dps: int):
         work = min(2 * work, max_dps)
 
 
-def _point(k, v, rgm, om, cls, params, dps, images=None) -> StationaryPoint:
+def _point(forms, k, v, rgm, om, cls, params, dps, images=None) -> StationaryPoint:
     tang, orth, orbit_dim, idx, kind, _ = cls
     ov = tuple(float(x) + 0.0 for x in om)
     dist = math.sqrt(ov[2] ** 2 + ov[3] ** 2 + ov[4] ** 2)
     with mpmath.workdps(dps):
-        risk = float(N.risk_mp(*om, *params))
+        risk = float(forms.risk_mp(*om, *params))
     return StationaryPoint(ov, tuple(float(x) for x in k), tuple(float(x) for x in v), dist < 1e-12, dist, risk,
                            float(rgm), tang, orth, orbit_dim, idx, kind, images or symmetry_images(ov))
 
 
-def stationary_points(lam: float, gamma: float, d: int, L: int, eps: float = 0.0, *, n_starts: int = 256,
-                      seed: int = 0, dps: int = 30, max_dps: int = 160) -> StationarySearch:
-    """Stationary points of R on S^{d-1} x S^{d-1}, one per class of SIGN_SYMMETRIES (``images`` lists the class).
-
-    On M they are known exactly (the reduced flow's critical points, attnverify.theory.slr.dynamics): the origin and
-    the four corners (+-1, +-1); they are classified at their exact coordinates.  Off M: the search of the module
-    docstring; float64 candidates within 1e-6 of M are dropped (M's stationary points are already listed; on M at
-    large d the gradient is exponentially small over whole intervals of kappa, where float64 Newton stalls).
-    ``n_rejected`` counts off-M candidates that the mpmath refinement did not confirm (no convergence, or an
-    eigenvalue still below the working precision at max_dps)."""
-    _validate(lam, gamma, d, L, eps)
-    params = (float(lam), float(gamma), float(d), float(L), float(eps))
-    k0, v0 = _starts(n_starts, seed)
-    with np.errstate(all="ignore"):
-        k, v, rgn, gn = _newton_float(k0, v0, params)
-    conv = np.isfinite(rgn) & (rgn <= 1e-9 * np.maximum(1.0, gn))
-    cands: dict[tuple, list] = {}
-    n_on_M = 0
-    for i in np.flatnonzero(conv):
-        o = [float(x[0]) for x in _overlaps(k[i:i + 1], v[i:i + 1])]
-        if math.sqrt(o[2] ** 2 + o[3] ** 2 + o[4] ** 2) < 1e-6:
-            n_on_M += 1
-            continue
-        key = tuple(round(x, 6) for x in _canonical(o))
-        if key not in cands:
-            cands[key] = [k[i], v[i]]
-    pts: list[StationaryPoint] = [_origin(params, dps)]
-    for sk, sn in ((1, 1), (1, -1)):              # the corners, up to (k, v) -> (-k, -v)
-        with mpmath.workdps(dps):
-            kk, vv = [mpmath.mpf(sk), 0, 0], [0, mpmath.mpf(sn), 0]
-        work = dps
-        while True:
-            with mpmath.workdps(work):
-                grad, hess, g, om = _mp_grad_hess(kk, vv, params)
-                rg, rh, ck, cv = _mp_riemannian(kk, vv, grad, hess)
-                cls = _classify(rh, ck, cv, g, kk, vv, d, work)
-                rgm = mpmath.norm(rg)
-            if cls[5] or work >= max_dps:
-                break
-            work = min(2 * work, max_dps)
-        pts.append(_point(kk, vv, rgm, om, cls, params, dps))
-    n_rejected = 0
-    for kk, vv in cands.values():
-        ok, km, vm, rgm, om, cls = _refine_adaptive(kk, vv, params, d, dps, max_dps)
-        ov = tuple(float(x) for x in om)
-        if not ok or math.sqrt(ov[2] ** 2 + ov[3] ** 2 + ov[4] ** 2) < 1e-12:
-            n_rejected += not ok
-            continue
-        if any(max(abs(a - b) for a, b in zip(im, ov)) < 1e-9 for p in pts for im in p.images):
-            continue
-        pts.append(_point(km, vm, rgm, om, cls, params, dps))
-    coeffs = _kappa0_coefficients(params)
-    method = (f"on M: the origin and the corners (+-1, +-1) (exact); off M: Riemannian Newton on S^2 x S^2 (float64, "
-              f"{len(k0)} starts, seed {seed}; {int(conv.sum())} converged, {n_on_M} of them on M), one candidate per "
-              f"symmetry class refined by Newton in mpmath from {dps} digits (up to {max_dps} while an eigenvalue is "
-              f"unresolved); kappa = 0 with invertible Gram matrix: only the origin (coefficients of theta*eta and "
-              f"rho^2 at kappa = 0: {coeffs[0]:.4g}, {coeffs[1]:.4g}, both non-zero)")
-    if not all(abs(c) > 0 for c in coeffs):
-        method += "; WARNING: a kappa = 0 coefficient vanishes, case (ii) is not settled"
-    pts.sort(key=lambda p: (not p.on_M, p.risk))
-    return StationarySearch(tuple(pts), len(k0), int(conv.sum()), n_rejected, coeffs, method)
-
-
-def _kappa0_coefficients(params) -> tuple[float, float]:
+def _kappa0_coefficients(forms, params) -> tuple[float, float]:
     """The coefficients of theta*eta and rho^2 in R at kappa = 0 (from the overlap Hessian at the origin)."""
-    H = N.risk_hessian_np(0.0, 0.0, 0.0, 0.0, 0.0, *params)
+    H = forms.risk_hessian_np(0.0, 0.0, 0.0, 0.0, 0.0, *params)
     return float(H[2, 3]), float(H[4, 4]) / 2
 
 
-def _origin(params, dps: int) -> StationaryPoint:
+def _origin(forms, params, dps: int) -> StationaryPoint:
     """The origin of M (k = e3, v = e4 in R^4): all five partials vanish there.  The gradient is 0, so the Riemannian
     Hessian is the overlap Hessian H pulled back by the first-order map u -> o'(u) of the tangent coordinates
     u = (dk.k*, dk.v*, dk.e4, dv.k*, dv.v*, dv.e3) (kappa' = u1, nu' = u5, theta' = u4, eta' = u2, rho' = u3 + u6):
@@ -387,9 +328,9 @@ def _origin(params, dps: int) -> StationaryPoint:
     0)."""
     with mpmath.workdps(dps):
         z = [mpmath.mpf(0)] * 5
-        g = N.gradient_mp(*z, *params)
-        H = N.hessian_mp(*z, *params)
-        risk = float(N.risk_mp(*z, *params))
+        g = forms.gradient_mp(*z, *params)
+        H = forms.hessian_mp(*z, *params)
+        risk = float(forms.risk_mp(*z, *params))
         M = mpmath.matrix([[1, 0, 0, 0, 0, 0], [0, 0, 0, 0, 1, 0], [0, 0, 0, 1, 0, 0], [0, 1, 0, 0, 0, 0],
                            [0, 0, 1, 0, 0, 1]])
         Hm = mpmath.matrix([[H[i][j] for j in range(5)] for i in range(5)])
@@ -400,3 +341,70 @@ def _origin(params, dps: int) -> StationaryPoint:
     kind = "saddle" if neg > 0 else "degenerate"
     return StationaryPoint((0.0,) * 5, (0.0, 0.0, 1.0, 0.0), (0.0, 0.0, 0.0, 1.0), True, 0.0, risk, gnorm,
                            tuple(vals), (), 0, neg, kind, ((0.0,) * 5,))
+
+
+class StationaryForms(ClosedForms):
+    """The stationary points of R on S^{d-1} x S^{d-1} (module docstring)."""
+
+    def stationary_points(self, lam: float, gamma: float, d: int, L: int, eps: float = 0.0, *, n_starts: int = 256,
+                          seed: int = 0, dps: int = 30, max_dps: int = 160) -> StationarySearch:
+        """Stationary points of R on S^{d-1} x S^{d-1}, one per class of SIGN_SYMMETRIES (``images`` lists the
+        class).
+
+        On M they are known exactly (the reduced flow's critical points, attnverify.theory.slr.dynamics): the origin
+        and the four corners (+-1, +-1); they are classified at their exact coordinates.  Off M: the search of the
+        module docstring; float64 candidates within 1e-6 of M are dropped (M's stationary points are already listed;
+        on M at large d the gradient is exponentially small over whole intervals of kappa, where float64 Newton
+        stalls).  ``n_rejected`` counts off-M candidates that the mpmath refinement did not confirm (no convergence,
+        or an eigenvalue still below the working precision at max_dps)."""
+        _validate(lam, gamma, d, L, eps)
+        params = (float(lam), float(gamma), float(d), float(L), float(eps))
+        k0, v0 = _starts(n_starts, seed)
+        with np.errstate(all="ignore"):
+            k, v, rgn, gn = _newton_float(self, k0, v0, params)
+        conv = np.isfinite(rgn) & (rgn <= 1e-9 * np.maximum(1.0, gn))
+        cands: dict[tuple, list] = {}
+        n_on_M = 0
+        for i in np.flatnonzero(conv):
+            o = [float(x[0]) for x in _overlaps(k[i:i + 1], v[i:i + 1])]
+            if math.sqrt(o[2] ** 2 + o[3] ** 2 + o[4] ** 2) < 1e-6:
+                n_on_M += 1
+                continue
+            key = tuple(round(x, 6) for x in _canonical(o))
+            if key not in cands:
+                cands[key] = [k[i], v[i]]
+        pts: list[StationaryPoint] = [_origin(self, params, dps)]
+        for sk, sn in ((1, 1), (1, -1)):              # the corners, up to (k, v) -> (-k, -v)
+            with mpmath.workdps(dps):
+                kk, vv = [mpmath.mpf(sk), 0, 0], [0, mpmath.mpf(sn), 0]
+            work = dps
+            while True:
+                with mpmath.workdps(work):
+                    grad, hess, g, om = _mp_grad_hess(self, kk, vv, params)
+                    rg, rh, ck, cv = _mp_riemannian(kk, vv, grad, hess)
+                    cls = _classify(rh, ck, cv, g, kk, vv, d, work)
+                    rgm = mpmath.norm(rg)
+                if cls[5] or work >= max_dps:
+                    break
+                work = min(2 * work, max_dps)
+            pts.append(_point(self, kk, vv, rgm, om, cls, params, dps))
+        n_rejected = 0
+        for kk, vv in cands.values():
+            ok, km, vm, rgm, om, cls = _refine_adaptive(self, kk, vv, params, d, dps, max_dps)
+            ov = tuple(float(x) for x in om)
+            if not ok or math.sqrt(ov[2] ** 2 + ov[3] ** 2 + ov[4] ** 2) < 1e-12:
+                n_rejected += not ok
+                continue
+            if any(max(abs(a - b) for a, b in zip(im, ov)) < 1e-9 for p in pts for im in p.images):
+                continue
+            pts.append(_point(self, km, vm, rgm, om, cls, params, dps))
+        coeffs = _kappa0_coefficients(self, params)
+        method = (f"on M: the origin and the corners (+-1, +-1) (exact); off M: Riemannian Newton on S^2 x S^2 "
+                  f"(float64, {len(k0)} starts, seed {seed}; {int(conv.sum())} converged, {n_on_M} of them on M), one "
+                  f"candidate per symmetry class refined by Newton in mpmath from {dps} digits (up to {max_dps} while "
+                  f"an eigenvalue is unresolved); kappa = 0 with invertible Gram matrix: only the origin (coefficients "
+                  f"of theta*eta and rho^2 at kappa = 0: {coeffs[0]:.4g}, {coeffs[1]:.4g}, both non-zero)")
+        if not all(abs(c) > 0 for c in coeffs):
+            method += "; WARNING: a kappa = 0 coefficient vanishes, case (ii) is not settled"
+        pts.sort(key=lambda p: (not p.on_M, p.risk))
+        return StationarySearch(tuple(pts), len(k0), int(conv.sum()), n_rejected, coeffs, method)

@@ -1,11 +1,13 @@
 """Paper C: zeta_sigma(t) = E erf(t + sigma Z)^2, derived two ways, against the quadrature of its definition.
 
-Analytic side (attnverify.theory.slr.gauss): route (a), 1 - int_|t|^oo zeta'(u) du with the elementary zeta' derived
-by completing the square, and route (b), 1 - 8 T(sqrt2 t / sqrt(1 + 2 sigma^2), 1 / sqrt(1 + 4 sigma^2)) through
-Owen's T; both evaluated by mpmath at ``dps`` digits (quadratures of different integrands).
+Analytic side: the theory object's ``zeta_mp`` (attnverify.theory.slr.gauss): route (a), 1 - int_|t|^oo zeta'(u) du
+with the elementary zeta' derived by completing the square, and route (b), 1 - 8 T(sqrt2 t / sqrt(1 + 2 sigma^2),
+1 / sqrt(1 + 4 sigma^2)) through Owen's T; both evaluated by mpmath at ``dps`` digits (quadratures of different
+integrands).
 
-Numeric side (attnverify.numerics.slr.zeta): the definition int erf(t + sigma z)^2 phi(z) dz by a composite
-Gauss-Legendre rule in float64 (no Gaussian-erf identity), with its error estimated by halving the panel width.
+Numeric side: the simulators' ``erf_square_mean`` (attnverify.numerics.slr.zeta): the definition
+int erf(t + sigma z)^2 phi(z) dz by a composite Gauss-Legendre rule in float64 (no Gaussian-erf identity), with its
+error estimated by halving the panel width (``quadrature_error``).
 
 Decision, at every (t, sigma) of the grid:
   * the two routes agree to 10^-(dps - 5): each is an mpmath quadrature at dps digits whose error is far below
@@ -24,7 +26,8 @@ from attnverify.checks.context import Context
 from attnverify.checks.evidence import Evidence, Plot, Series
 from attnverify.checks.params import Param
 from attnverify.checks.registry import check
-from attnverify.numerics.slr.zeta import erf_square_mean, quadrature_error
+from attnverify.numerics.slr import NUMERICS
+from attnverify.theory.slr import THEORY
 
 ULPS = 20 * np.finfo(float).eps
 
@@ -40,12 +43,6 @@ class ZetaFindings:
     n_points: int
 
 
-def _symbolic_residual_zero() -> bool:
-    from attnverify.theory.slr.gauss import owen_route
-
-    return owen_route()["routes_residual"] == 0
-
-
 @check(
     id="slr.zeta_two_ways",
     compares="zeta_sigma(t) = E erf(t + sigma Z)^2 derived two ways (integral of the elementary zeta', Owen's T) agrees "
@@ -57,10 +54,10 @@ def _symbolic_residual_zero() -> bool:
     paper_profile={"ts": (0.0, 0.1, 0.3, 0.7, 1.0, 1.7, 2.5, 4.0, -4.0, 8.0, 12.0, 30.0),
            "sigmas": (0.01, 0.05, 0.2, 0.7071067811865476, 1.5, 6.0, 40.0)},
     formulas=(r"\zeta'", r'\zeta', r'\zeta(0)'),
+    theory=THEORY, numerics=NUMERICS,
 )
 def zeta_two_ways(p: dict, ctx: Context) -> Evidence:
-    from attnverify.theory.slr.gauss import zeta_mp
-
+    zeta_mp = ctx.theory.zeta_mp
     T, S = np.meshgrid(np.asarray(p["ts"], float), np.asarray(p["sigmas"], float), indexing="ij")
     t, s = T.ravel(), S.ravel()
     with mpmath.workdps(p["dps"]):
@@ -69,12 +66,12 @@ def zeta_two_ways(p: dict, ctx: Context) -> Evidence:
         route_diff = np.array([float(abs(x - y)) for x, y in zip(a, b)])
         derived = np.array([float(y) for y in b])
     ctx.progress(0.5)
-    quad = erf_square_mean(t, s)
-    qerr = quadrature_error(t, s)
+    quad = ctx.numerics.erf_square_mean(t, s)
+    qerr = ctx.numerics.quadrature_error(t, s)
     q_threshold = 10.0 * qerr + ULPS * np.maximum(1.0, np.abs(quad))
     excess = np.abs(derived - quad) / q_threshold
     route_threshold = 10.0 ** (-(p["dps"] - 5))
-    sym = _symbolic_residual_zero()
+    sym = ctx.theory.owen_route()["routes_residual"] == 0
     passed = bool(np.max(route_diff) <= route_threshold and np.max(excess) <= 1.0)
     plots = [Plot(title="zeta_sigma(t): route (b) and the quadrature of the definition", xlabel="t",
                   ylabel="zeta", series=[Series(f"sigma = {sg:g}, Owen's T", T[:, j], derived.reshape(T.shape)[:, j],

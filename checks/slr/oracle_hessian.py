@@ -1,12 +1,13 @@
 """Paper C, claim 7: the Riemannian Hessian of the risk at the oracle (k*, v*), and where the oracle stops being a
 local minimum as lam grows.
 
-Analytic side (attnverify.theory.slr.oracle): the Hessian quadratic form along normalised curves through the oracle,
+Analytic side: the theory object's ``oracle_hessian`` and ``oracle_local_min_scan`` (attnverify.theory.slr.oracle): the
+Hessian quadratic form along normalised curves through the oracle,
 k(t) = (k* + t (a v* + p e3)) / |.|, v(t) = (v* + t (b k* + q e3 + r e4)) / |.|, in closed form: -R_kappa on the
 d - 2 directions p, -R_nu on the d - 2 directions q, r, and a 2 x 2 block in (a, b). Its smallest eigenvalue changes
 sign at lam*, enclosed in ball arithmetic (oracle_local_min_scan: interval Newton on det of the block, FLINT/Arb).
 
-Numeric side: second differences of the quadrature risk (attnverify.numerics.slr.quadrature, no closed form) along
+Numeric side: second differences of the quadrature risk (the simulators' ``risk_quadrature``, no closed form) along
 the same curves, the overlaps computed from explicit vectors in R^5 (attnverify.numerics.slr.model.overlaps):
 Q(u) = (R(t) - 2 R(0) + R(-t)) / t^2 -> u^T H u (the gradient vanishes at the oracle, so the curves' accelerations do
 not enter). Entries: H_aa = Q(e_a), H_bb = Q(e_b), H_ab = (Q(e_a + e_b) - Q(e_a) - Q(e_b)) / 2, -R_kappa = Q(e_p),
@@ -31,6 +32,8 @@ from attnverify.checks.evidence import Evidence, Plot, Series
 from attnverify.checks.params import Param
 from attnverify.checks.registry import check
 from attnverify.checks.slr._model import MODEL_PARAMS, slr_model, validate_model
+from attnverify.numerics.slr import NUMERICS
+from attnverify.theory.slr import THEORY
 
 DIRECTIONS = {"a": (1, 0, 0, 0, 0), "b": (0, 0, 1, 0, 0), "ab": (1, 0, 1, 0, 0), "p": (0, 1, 0, 0, 0),
               "q": (0, 0, 0, 1, 0)}
@@ -47,11 +50,10 @@ def curve_overlaps(u: tuple, t: float) -> np.ndarray:
     return overlaps(k / np.linalg.norm(k), v / np.linalg.norm(v), e[0], e[1])
 
 
-def fd_hessian(model_args: tuple, lam: float) -> dict:
-    """The Hessian entries at the oracle by twice-extrapolated second differences of the quadrature risk, with error
-    estimates (numerics only): name -> (value, extrapolation error, rounding term)."""
-    from attnverify.numerics.slr.quadrature import risk_quadrature
-
+def fd_hessian(model_args: tuple, lam: float, risk_quadrature) -> dict:
+    """The Hessian entries at the oracle by twice-extrapolated second differences of the quadrature risk
+    (``risk_quadrature``), with error estimates (numerics only): name -> (value, extrapolation error, rounding
+    term)."""
     model = slr_model(*model_args)
     t0 = 0.02 / max(1.0, lam * np.sqrt(model.d / 2))
     out = {}
@@ -98,14 +100,13 @@ class OracleFindings:
     paper_profile={"lams": (0.05, 0.1, 0.3, 0.5, 0.8, 0.88, 0.89, 0.895, 0.9, 1.0, 1.5, 3.0), "scan_grid": 200},
     validate=validate_model,
     formulas=(r'\lambda_\perp', 'H_{ab}'),
+    theory=THEORY, numerics=NUMERICS,
 )
 def oracle_hessian(p: dict, ctx: Context) -> Evidence:
-    from attnverify.theory.slr.oracle import oracle_hessian as closed_hessian
-    from attnverify.theory.slr.oracle import oracle_local_min_scan
-
+    closed_hessian, oracle_local_min_scan = ctx.theory.oracle_hessian, ctx.theory.oracle_local_min_scan
     gamma, d, L, eps = float(p["gamma"]), int(p["d"]), int(p["L"]), float(p["eps"])
     lams = tuple(sorted(set(float(x) for x in p["lams"])))
-    fds = ctx.map(fd_hessian, [((gamma, d, L, eps), lam) for lam in lams])
+    fds = ctx.map(fd_hessian, [((gamma, d, L, eps), lam, ctx.numerics.risk_quadrature) for lam in lams])
     worst, small_c, small_f, small_t, rows = 0.0, [], [], [], []
     for lam, fd in zip(lams, fds):
         h = closed_hessian(lam, gamma, d, L, eps)

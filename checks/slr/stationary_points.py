@@ -1,12 +1,13 @@
 """Paper C, claim 7: the stationary points of the risk on S^{d-1} x S^{d-1}, on M and off M, and whether the oracle
 is the lowest of them.
 
-Analytic side (attnverify.theory.slr.stationary): on M the reduced flow's critical points (the origin, the corners);
-off M a documented search (every stationary point with kappa != 0 lies in a 3-space up to a rotation fixing k*, v*:
-Riemannian Newton on S^2 x S^2 from many starts, refined in mpmath, classified by the full Hessian in dimension d).
+Analytic side: the theory object's ``stationary_points`` (attnverify.theory.slr.stationary): on M the reduced flow's
+critical points (the origin, the corners); off M a documented search (every stationary point with kappa != 0 lies in
+a 3-space up to a rotation fixing k*, v*: Riemannian Newton on S^2 x S^2 from many starts, refined in mpmath,
+classified by the full Hessian in dimension d).
 
 Numeric side (no closed form): at each point found, with k* = e1, v* = e2 and the point's representative (k, v)
-embedded in R^6, the quadrature risk (attnverify.numerics.slr.quadrature) along geodesics
+embedded in R^6, the quadrature risk (the simulators' ``risk_quadrature``) along geodesics
 x(t) = (x + t u) / |x + t u| for an orthonormal basis u of each tangent space (5 directions for k, 5 for v):
   * the directional derivatives by central differences at t and t/2, Richardson-extrapolated, give the Riemannian
     gradient; it must vanish: |grad| <= 10 x (|D(t/2) - D(t)| / 3 + 1e-13 R / (t/2)), the extrapolation's error
@@ -29,6 +30,8 @@ from attnverify.checks.evidence import Evidence, Plot, Series
 from attnverify.checks.params import Param
 from attnverify.checks.registry import check
 from attnverify.checks.slr._model import MODEL_PARAMS, fmt, slr_model, validate_model
+from attnverify.numerics.slr import NUMERICS
+from attnverify.theory.slr import THEORY
 
 DIM = 6
 N_DIR = 24
@@ -51,21 +54,22 @@ def _geo(x: np.ndarray, u: np.ndarray, t: float) -> np.ndarray:
     return y / np.linalg.norm(y)
 
 
-def point_task(model_args: tuple, lam: float, k: tuple, v: tuple, minimum: bool, seed: np.random.SeedSequence) -> dict:
-    """Numerics at one stationary point: quadrature risk, Riemannian gradient by extrapolated central differences
-    (with its error estimate), and for a minimum the largest descent over random tangent directions; or
-    {"untestable": reason} where the quadrature's Cholesky factor cannot resolve the Gram matrix of (k, v, v*) (k
-    within ~1e-8 of -v or v: a condition number beyond 1e8)."""
+def point_task(model_args: tuple, lam: float, k: tuple, v: tuple, minimum: bool, seed: np.random.SeedSequence,
+               risk_quadrature) -> dict:
+    """Numerics at one stationary point (``risk_quadrature``): quadrature risk, Riemannian gradient by extrapolated
+    central differences (with its error estimate), and for a minimum the largest descent over random tangent
+    directions; or {"untestable": reason} where the quadrature's Cholesky factor cannot resolve the Gram matrix of
+    (k, v, v*) (k within ~1e-8 of -v or v: a condition number beyond 1e8)."""
     model = slr_model(*model_args)
     try:
-        return _point_numerics(model, lam, k, v, minimum, seed)
+        return _point_numerics(risk_quadrature, model, lam, k, v, minimum, seed)
     except ValueError as exc:       # the quadrature cannot resolve the Gram matrix at or next to this point
         return {"untestable": str(exc).splitlines()[0]}
 
 
-def _point_numerics(model, lam: float, k: tuple, v: tuple, minimum: bool, seed: np.random.SeedSequence) -> dict:
+def _point_numerics(risk_quadrature, model, lam: float, k: tuple, v: tuple, minimum: bool,
+                    seed: np.random.SeedSequence) -> dict:
     from attnverify.numerics.slr.model import overlaps
-    from attnverify.numerics.slr.quadrature import risk_quadrature
 
     k0, v0 = _embed(k), _embed(v)
     e = np.eye(DIM)
@@ -146,10 +150,10 @@ class StationaryFindings:
     paper_profile={"lams": (0.05, 0.08, 0.09, 0.1, 0.3, 0.5, 0.85, 0.9, 1.0), "n_starts": 256},
     validate=validate_model,
     formulas=('R', r'\mathrm{crit}_M'),
+    theory=THEORY, numerics=NUMERICS,
 )
 def stationary_points(p: dict, ctx: Context) -> Evidence:
-    from attnverify.theory.slr.stationary import stationary_points as search
-
+    search = ctx.theory.stationary_points
     gamma, d, L, eps = float(p["gamma"]), int(p["d"]), int(p["L"]), float(p["eps"])
     lams = tuple(sorted(set(float(x) for x in p["lams"])))
     worst, per_lam, rows, untested = 0.0, [], [], []
@@ -157,7 +161,8 @@ def stationary_points(p: dict, ctx: Context) -> Evidence:
     for i, lam in enumerate(lams):
         found = search(lam, gamma, d, L, eps, n_starts=p["n_starts"], seed=int(ctx.rng(f"search{i}").integers(2**31)))
         pts = [pt for pt in found.points if pt.kind != "maximum"]
-        tasks = [((gamma, d, L, eps), lam, pt.k, pt.v, pt.kind == "minimum", seeds[i]) for pt in pts]
+        tasks = [((gamma, d, L, eps), lam, pt.k, pt.v, pt.kind == "minimum", seeds[i], ctx.numerics.risk_quadrature)
+                 for pt in pts]
         num = ctx.map(point_task, tasks)
         oracle_risk, oracle_kind, minima = None, "", []
         for pt, nm in zip(pts, num):

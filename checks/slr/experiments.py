@@ -1,5 +1,6 @@
 """Paper C, claims 5 and 6: the training experiments of the paper (the authors' settings, 30 repeats each, batched
-over the repeats), in float64.
+over the repeats), in float64 -- what the checks slr.training_on_manifold and slr.training_from_sphere share: the
+protocol, the runs, the end points and the findings the claims read.
 
 | run              | start  | d   | lam_0 | schedule | step | steps   |
 | on the manifold  | M      | 400 | 0.1   | no       | 4e-3 | 20 000  |   slr.training_on_manifold
@@ -9,10 +10,10 @@ over the repeats), in float64.
 | SGD, schedule    | sphere | 80  | 2.0   | yes      | 1e-3 | 200 000 | (batch 5, eps = 0.1, a fresh batch per step)
 (gamma = sqrt(1/2), L = 10; lam_t = lam_0 / (1 + 1e-4 t) with the schedule.)
 
-Numeric side: attnverify.numerics.slr.pgd (exact-gradient projected gradient descent on the vectors in R^d, numba,
-one array over the runs; the partials of the closed-form risk, validated by slr.gradient_vs_quadrature) and
-attnverify.numerics.slr.sgd (projected SGD on sampled tasks: no closed form at all); starts as in the paper
-(attnverify.numerics.slr.model.start_sphere / start_manifold).
+Numeric side: the simulators' ``pgd`` (exact-gradient projected gradient descent on the vectors in R^d, their
+``pgd_step``, one array over the runs; the partials of the theory object's closed-form risk, validated by
+slr.gradient_vs_quadrature) and ``sgd`` (projected SGD on sampled tasks: no closed form at all); starts as in the
+paper (attnverify.numerics.slr.model.start_sphere / start_manifold).
 
 The comparison of derived and measured (what the check decides): the excess risk R - eps^2 drawn along the runs is
 the closed form at the recorded overlaps; at the end of every run it is measured by Monte Carlo at the final vectors
@@ -37,8 +38,7 @@ import numpy as np
 from attnverify.checks.context import Context
 from attnverify.checks.evidence import Evidence, Plot, Series
 from attnverify.checks.params import Param
-from attnverify.checks.registry import check
-from attnverify.checks.slr._model import GAMMA_PAPER, MODEL_PARAMS, evaluator, fmt, slr_model, validate_model, vec
+from attnverify.checks.slr._model import fmt, model_options, slr_model, vec
 from attnverify.checks.stats import bonferroni_z
 
 AT_ORACLE = 0.05
@@ -48,6 +48,7 @@ FIXED_TOL = 1e-6          # an end point with |eta| >= 1 - FIXED_TOL and |kappa|
 #                           fixed set {k = +-v*, v orthogonal to v*} of the isometry (k, v) -> (-H k, H v) (H the
 #                           reflection along v*), which maps the overlaps to (-kappa, -nu, theta, eta, -rho) and so
 #                           preserves R (slr_stationary.SIGN_SYMMETRIES): PGD started there stays there
+MODEL = model_options(only=("gamma", "L", "eps"))
 MC_TASKS = Param("n_mc", int, 4000, "Monte Carlo tasks for the end-point risks", low=500, high=10_000_000)
 Z_LEVEL = Param("z_level", float, 1e-3, "family-wise false-alarm rate", low=0.0, high=0.5, low_open=True)
 
@@ -115,38 +116,36 @@ class TrainingFindings:
 
 
 # ------------------------------------------------------------------------------------------- running
-def _run(exp: Experiment, p: dict, n_runs: int, rng: np.random.Generator):
-    """One experiment, all runs as one array: (path, k*, v*, eps) with path.risk the closed-form R along the run."""
+def _run(theory, numerics, exp: Experiment, p: dict, n_runs: int, rng: np.random.Generator):
+    """One experiment, all runs as one array: (path, k*, v*, eps) with path.risk the closed-form R of ``theory``
+    along the run (the simulators ``numerics``)."""
     from attnverify.numerics.slr.model import draw_targets, start_manifold, start_sphere
 
     eps = p["eps"] if exp.eps is None else exp.eps
     ks, vs = draw_targets(exp.d, rng)
     k0, v0 = start_manifold(ks, vs, rng, n_runs) if exp.start == "M" else start_sphere(n_runs, exp.d, rng)
-    ev = evaluator(exp.lam0, p["gamma"], exp.d, p["L"], eps)
+    ev = theory.risk_evaluator(exp.lam0, p["gamma"], exp.d, p["L"], eps)
     every = max(1, exp.n_steps // 200)
     if exp.sgd:
-        from attnverify.numerics.slr.sgd import sgd
-
-        path = sgd(slr_model(p["gamma"], exp.d, p["L"], eps), k0, v0, ks, vs, lam0=exp.lam0, step=exp.step,
-                   n_steps=exp.n_steps, batch=exp.batch, rng=rng, schedule=exp.schedule, record_every=every)
+        path = numerics.sgd(slr_model(p["gamma"], exp.d, p["L"], eps), k0, v0, ks, vs, lam0=exp.lam0,
+                            step=exp.step, n_steps=exp.n_steps, batch=exp.batch, rng=rng, schedule=exp.schedule,
+                            record_every=every)
         risk = np.stack([ev.risk(path.overlaps[:, j], lam) for j, lam in enumerate(path.lam)], axis=1)
     else:
-        from attnverify.numerics.slr.pgd import pgd
-
-        path = pgd(k0, v0, ks, vs, lambda o, lam: ev.gradient(o, lam), lam0=exp.lam0, step=exp.step,
-                   n_steps=exp.n_steps, schedule=exp.schedule, record_every=every, risk=lambda o, lam: ev.risk(o, lam))
+        path = numerics.pgd(k0, v0, ks, vs, lambda o, lam: ev.gradient(o, lam), lam0=exp.lam0, step=exp.step,
+                            n_steps=exp.n_steps, schedule=exp.schedule, record_every=every,
+                            risk=lambda o, lam: ev.risk(o, lam), kernel=numerics.pgd_step)
         risk = path.risk
     return path, risk, ks, vs, eps, ev
 
 
 def end_mc_task(model_args: tuple, lam: float, K: np.ndarray, V: np.ndarray, ks, vs, n: int,
-                seed: np.random.SeedSequence) -> dict:
-    """Monte Carlo risks of the final (k, v) of every run and of the oracle, on the same tasks (numerics only)."""
-    from attnverify.numerics.slr.risk import risk_samples
-
+                seed: np.random.SeedSequence, risk_samples, sample_tasks) -> dict:
+    """Monte Carlo risks of the final (k, v) of every run and of the oracle, on the same tasks (``risk_samples``,
+    projected sampler; ``sample_tasks`` for a sampler that draws whole tasks; numerics only)."""
     rng = np.random.default_rng(seed)
     s = risk_samples(slr_model(*model_args), np.vstack([K, ks]), np.vstack([V, vs]), ks, vs, lam, n, rng,
-                     method="projected")
+                     method="projected", sample=sample_tasks)
     diff = s[:, :-1] - s[:, -1:]
     root = np.sqrt(n)
     return {"mean": s.mean(0), "se": s.std(0, ddof=1) / root, "diff": diff.mean(0), "diff_se": diff.std(0, ddof=1) / root}
@@ -170,11 +169,14 @@ def _classify(o: np.ndarray) -> str:
     return "oracle" if min(abs(o[0]), abs(o[1])) >= 1 - AT_ORACLE else "M"
 
 
-def _experiment(exp: Experiment, p: dict, ctx: Context, n_runs: int, paper: dict, tag: str):
-    path, risk, ks, vs, eps, ev = _run(exp, p, n_runs, ctx.rng(f"run:{tag}"))
+def run_experiment(exp: Experiment, p: dict, ctx: Context, n_runs: int, paper: dict, tag: str):
+    """One experiment with the check's closed forms and simulators (``ctx.theory``, ``ctx.numerics``): its
+    findings, the z-scores of its end-point risks against Monte Carlo, and its plots."""
+    sim = ctx.numerics
+    path, risk, ks, vs, eps, ev = _run(ctx.theory, sim, exp, p, n_runs, ctx.rng(f"run:{tag}"))
     lam_end = float(path.lam[-1])
     (mc,) = ctx.map(end_mc_task, [((p["gamma"], exp.d, p["L"], eps), lam_end, path.k, path.v, ks, vs, p["n_mc"],
-                                   ctx.seeds(1, f"mc:{tag}")[0])])
+                                   ctx.seeds(1, f"mc:{tag}")[0], sim.risk_samples, sim.sample_tasks)])
     final_o = path.overlaps[:, -1]
     closed = np.append(ev.risk(final_o, lam_end), ev.risk(np.array([1.0, 1.0, 0, 0, 0]), lam_end))
     z = (mc["mean"] - closed) / mc["se"]
@@ -226,7 +228,8 @@ def _plots(exp: Experiment, path, excess: np.ndarray) -> list[Plot]:
                          Series("90 % quantile", t, dh, style=":")])]
 
 
-def _evidence(found: list[ExperimentFindings], zs: list[np.ndarray], plots: list[Plot], p: dict) -> Evidence:
+def evidence(found: list[ExperimentFindings], zs: list[np.ndarray], plots: list[Plot], p: dict) -> Evidence:
+    """The evidence of a training check from its experiments' findings, z-scores and plots."""
     z = np.concatenate(zs)
     z_star = bonferroni_z(p["z_level"], z.size)
     worst = float(np.max(np.abs(z)))
@@ -245,70 +248,3 @@ def _evidence(found: list[ExperimentFindings], zs: list[np.ndarray], plots: list
                                                  for e in f.end_points]} for f in found]},
         plots=plots, findings=TrainingFindings(tuple(found), worst, z_star),
     )
-
-
-_MODEL = [q for q in MODEL_PARAMS if q.name in ("gamma", "L", "eps")]
-
-
-@check(
-    id="slr.training_on_manifold",
-    compares="Projected gradient descent started on M (the paper's first experiment): the excess risk along the runs is "
-             "the population risk (closed form against Monte Carlo at the end points); the end points are recorded",
-    source="Paper C, claim 5",
-    params=[*_MODEL, Param("d", int, 400, "token dimension d", low=4, high=100_000),
-            Param("lam", float, 0.1, "temperature", low=0.0, low_open=True, high=100.0),
-            Param("step", float, 4e-3, "step size", low=0.0, low_open=True, high=10.0),
-            Param("n_steps", int, 2000, "steps", low=1, high=10_000_000),
-            Param("n_runs", int, 4, "runs (batched)", low=1, high=10_000), MC_TASKS, Z_LEVEL],
-    paper_profile={"n_steps": 20000, "n_runs": 30, "n_mc": 40000},
-    validate=validate_model,
-    formulas=(r"(\kappa', \nu')", 'r_M', r'\mathrm{crit}_M'),
-)
-def training_on_manifold(p: dict, ctx: Context) -> Evidence:
-    exp = Experiment("on the manifold", "M", p["d"], p["lam"], False, p["step"], p["n_steps"])
-    paper = {"start": "M", "d": 400, "lam0": 0.1, "schedule": False, "step": 4e-3, "n_steps": 20000, "n_runs": 30}
-    found, z, plots = _experiment(exp, p, ctx, p["n_runs"], paper, "M")
-    if p["gamma"] != GAMMA_PAPER or p["L"] != 10:
-        found = ExperimentFindings(**{**found.__dict__, "paper_protocol": False})
-    return _evidence([found], [z], plots, p)
-
-
-@check(
-    id="slr.training_from_sphere",
-    compares="Projected gradient descent from uniform starts at fixed large and small lam and with the decreasing "
-             "schedule, and SGD with the schedule (the paper's experiments 2-5): the excess risk along the runs is the "
-             "population risk (closed form against Monte Carlo at the end points); the end points are recorded",
-    source="Paper C, claim 6",
-    params=[*_MODEL, Param("d", int, 400, "token dimension d of the PGD runs", low=5, high=100_000),
-            Param("n_runs", int, 4, "runs per experiment (batched)", low=1, high=10_000),
-            Param("steps_large", int, 1000, "steps at fixed lam = 0.9 (step 1e-3)", low=1, high=10_000_000),
-            Param("steps_small", int, 1000, "steps at fixed lam = 0.1 (step 4e-3)", low=1, high=10_000_000),
-            Param("steps_schedule", int, 2000, "steps with the schedule from lam = 1 (step 4e-3)", low=1,
-                  high=10_000_000),
-            Param("sgd_d", int, 80, "token dimension of the SGD runs", low=5, high=100_000),
-            Param("sgd_steps", int, 2000, "SGD steps (lam0 = 2 with the schedule, step 1e-3, batch 5)", low=1,
-                  high=100_000_000),
-            MC_TASKS, Z_LEVEL],
-    paper_profile={"n_runs": 30, "steps_large": 120000, "steps_small": 20000, "steps_schedule": 120000,
-           "sgd_steps": 200000, "n_mc": 40000},
-    validate=validate_model,
-    formulas=('R', 'H_{ab}'),
-)
-def training_from_sphere(p: dict, ctx: Context) -> Evidence:
-    runs = [Experiment("sphere, large lam", "sphere", p["d"], 0.9, False, 1e-3, p["steps_large"]),
-            Experiment("sphere, small lam", "sphere", p["d"], 0.1, False, 4e-3, p["steps_small"]),
-            Experiment("sphere, schedule", "sphere", p["d"], 1.0, True, 4e-3, p["steps_schedule"]),
-            Experiment("SGD, schedule", "sphere", p["sgd_d"], 2.0, True, 1e-3, p["sgd_steps"], sgd=True, batch=5,
-                       eps=0.1)]
-    papers = [{"d": 400, "n_steps": 120000, "n_runs": 30}, {"d": 400, "n_steps": 20000, "n_runs": 30},
-              {"d": 400, "n_steps": 120000, "n_runs": 30}, {"d": 80, "n_steps": 200000, "n_runs": 30}]
-    found, zs, plots = [], [], []
-    for i, (exp, paper) in enumerate(zip(runs, papers)):
-        f, z, pl = _experiment(exp, p, ctx, p["n_runs"], paper, f"sphere{i}")
-        if p["gamma"] != GAMMA_PAPER or p["L"] != 10:
-            f = ExperimentFindings(**{**f.__dict__, "paper_protocol": False})
-        found.append(f)
-        zs.append(z)
-        plots += pl
-        ctx.progress((i + 1) / len(runs))
-    return _evidence(found, zs, plots, p)

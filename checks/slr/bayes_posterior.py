@@ -1,0 +1,122 @@
+"""Paper C, claim 2 (the Bayes risk the oracle is compared with): the derived posterior of the latent location is the
+posterior of the simulated model.
+
+Analytic side: the theory object's ``bayes_log_weight`` (attnverify.theory.slr.baselines): the posterior of the
+location is the softmax of the log-likelihood ratio s(a, n2) = log N(x; sqrt(d/2) k*, gamma^2 I) - log N(x; 0, I)
+(sympy.stats densities, a = <x, k*>, n2 = |x|^2), evaluated by its ``bayes_log_weight_np``; the softmax is the shared
+one (attnverify.numerics.softmax, in log-space).
+
+Numeric side: tasks drawn from the model with their latent location J0 (the simulators' ``sample_tasks``). Two tests
+that hold exactly when the derived weights w are the posterior P(J0 = l | X): calibration, in bins of w,
+sum (1{J0 = l} - w) has mean 0 and variance at most sum w (1 - w) (z per bin); and the two estimators of R* - eps^2
+agree: E (Y - sum_l w_l y_l)^2 - eps^2 (direct) and E sum_l w_l (y_l - yhat)^2 (posterior variance), a paired
+z-test. One Bonferroni family at ``z_level``. Small d keeps the posterior uncertain (at d = 400 it is one-hot to
+1e-100).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from attnverify.checks.context import Context
+from attnverify.checks.evidence import Evidence, Plot, Series
+from attnverify.checks.params import Param
+from attnverify.checks.registry import check
+from attnverify.checks.slr._model import model_options, slr_model, validate_model
+from attnverify.checks.stats import bonferroni_z
+from attnverify.numerics.slr import NUMERICS
+from attnverify.numerics.softmax import softmax
+from attnverify.theory.slr import THEORY
+
+BINS = (0.0, 1e-3, 0.05, 0.3, 0.7, 0.95, 0.999, 1.0 + 1e-12)
+MIN_BIN = 30
+
+
+def bayes_draw_task(model_args: tuple, n: int, seed: np.random.SeedSequence, sample_tasks) -> dict:
+    """n tasks of the model drawn by ``sample_tasks``: per token a = <X_l, k*>, n2 = |X_l|^2, y = <X_l, v*>; Y and J0
+    (numerics only)."""
+    from attnverify.numerics.slr.model import draw_targets
+
+    rng = np.random.default_rng(seed)
+    model = slr_model(*model_args)
+    ks, vs = draw_targets(model.d, rng)
+    out = {"a": [], "n2": [], "y": [], "Y": [], "J0": []}
+    chunk = max(1, 4_000_000 // (model.L * model.d))
+    for start in range(0, n, chunk):
+        X, Y, J0 = sample_tasks(model, ks, vs, min(chunk, n - start), rng)
+        out["a"].append(X @ ks)
+        out["n2"].append(np.einsum("nld,nld->nl", X, X))
+        out["y"].append(X @ vs)
+        out["Y"].append(Y)
+        out["J0"].append(J0)
+    return {k: np.concatenate(v) for k, v in out.items()}
+
+
+@dataclass(frozen=True)
+class BayesFindings:
+    ds: tuple[int, ...]
+    bayes_excess: tuple[float, ...]
+    bayes_excess_se: tuple[float, ...]
+    max_abs_z: float
+    z_threshold: float
+
+
+@check(
+    id="slr.bayes_posterior",
+    compares="The derived posterior of the latent location (softmax of the log-likelihood ratio s(<x, k*>, |x|^2)) is "
+             "the posterior of the simulated model: calibrated, and its two estimators of the Bayes risk agree",
+    source="Paper C, claim 2 (the Bayes risk the oracle is compared with)",
+    params=[*model_options(without=("d", "lam")),
+            Param("ds", "ints", (4, 16), "token dimensions d (small: an uncertain posterior)", low=2, high=4096),
+            Param("n_tasks", int, 20000, "tasks per d", low=1000, high=10_000_000),
+            Param("z_level", float, 1e-3, "family-wise false-alarm rate", low=0.0, high=0.5, low_open=True)],
+    paper_profile={"ds": (2, 4, 8, 16, 32), "n_tasks": 200000},
+    validate=validate_model,
+    formulas=('s(x)',),
+    theory=THEORY, numerics=NUMERICS,
+)
+def bayes_posterior(p: dict, ctx: Context) -> Evidence:
+    ds = tuple(p["ds"])
+    draws = ctx.map(bayes_draw_task, [((p["gamma"], d, p["L"], p["eps"]), p["n_tasks"], s, ctx.numerics.sample_tasks)
+                                      for d, s in zip(ds, ctx.seeds(len(ds)))])
+    zs, excess, excess_se, rows = [], [], [], []
+    for d, dr in zip(ds, draws):
+        w = softmax(ctx.theory.bayes_log_weight_np(dr["a"], dr["n2"], p["gamma"], d), axis=1)
+        hit = np.zeros_like(w)
+        hit[np.arange(w.shape[0]), dr["J0"]] = 1.0
+        idx = np.digitize(w.ravel(), BINS) - 1
+        for b in range(len(BINS) - 1):
+            sel = idx == b
+            if sel.sum() >= MIN_BIN:
+                var = float(np.sum(w.ravel()[sel] * (1 - w.ravel()[sel])))
+                if var > 0:
+                    z = float(np.sum(hit.ravel()[sel] - w.ravel()[sel]) / np.sqrt(var))
+                    zs.append(z)
+                    rows.append({"d": d, "bin": (BINS[b], BINS[b + 1]), "n": int(sel.sum()), "z": z,
+                                 "mean_w": float(w.ravel()[sel].mean()), "freq": float(hit.ravel()[sel].mean())})
+        yhat = np.sum(w * dr["y"], axis=1)
+        post = np.sum(w * (dr["y"] - yhat[:, None]) ** 2, axis=1)
+        direct = (dr["Y"] - yhat) ** 2 - p["eps"] ** 2
+        diff = direct - post
+        zs.append(float(diff.mean() / (diff.std(ddof=1) / np.sqrt(diff.size))))
+        excess.append(float(post.mean()))
+        excess_se.append(float(post.std(ddof=1) / np.sqrt(post.size)))
+    z = np.array(zs)
+    z_star = bonferroni_z(p["z_level"], z.size)
+    worst = float(np.max(np.abs(z)))
+    cal = [r for r in rows]
+    return Evidence(
+        metric="max |z| over calibration bins and the paired test of the two Bayes-risk estimators",
+        observed=worst, threshold=z_star,
+        reason=f"Bonferroni two-sided normal quantile for {z.size} z-scores at family-wise false-alarm rate "
+               f"{p['z_level']:g}; the calibration variance sum w(1 - w) bounds the true one (the indicators of one "
+               f"task are negatively correlated), so the test is conservative; {p['n_tasks']} tasks per d",
+        passed=bool(worst <= z_star), analytic=excess, numeric=excess, uncertainty=excess_se,
+        details={"calibration": cal, "ds": ds, "bayes_excess": excess, "bayes_excess_se": excess_se},
+        plots=[Plot(title="calibration of the derived posterior of J0", xlabel="mean derived weight in the bin",
+                    ylabel="frequency of J0 = l", series=[Series("bins", [r["mean_w"] for r in cal],
+                                                                 [r["freq"] for r in cal], style="o"),
+                                                          Series("y = x", [0, 1], [0, 1], style="-")])],
+        findings=BayesFindings(ds, tuple(excess), tuple(excess_se), worst, z_star),
+    )

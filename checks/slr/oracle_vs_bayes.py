@@ -1,0 +1,121 @@
+"""Paper C, claim 2: the oracle's risk at its best temperature lam_best(d), against Monte Carlo, and its excess over
+the Bayes risk as d grows.
+
+Analytic side: the oracle's risk R(k*, v*) (the theory object's ``risk``, by its ``risk_evaluator``) minimised over
+lam: lam_best(d) = argmin over lam of the closed-form oracle risk.
+
+Numeric side: the measured risk of the oracle predictor at lam_best by Monte Carlo (the simulators' ``risk_mc``,
+projected sampler: equal in law) against the closed form (z-tests, Bonferroni); the Bayes excess R* - eps^2 by
+Monte Carlo (the simulators' ``bayes_risk_mc``, its own posterior). Findings: lam_best(d), the oracle's excess and
+the gap to Bayes, and the slope of log(gap) against log d (least squares with its standard error) -- the asymptotic
+question of claim 2.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from attnverify.checks.context import Context
+from attnverify.checks.evidence import Evidence, Plot, Series
+from attnverify.checks.params import Param
+from attnverify.checks.registry import check
+from attnverify.checks.slr._model import fmt, model_options, oracle_overlaps, slr_model, validate_model
+from attnverify.checks.stats import bonferroni_z, linfit
+from attnverify.numerics.slr import NUMERICS
+from attnverify.theory.slr import THEORY
+
+
+def best_lam(theory, gamma: float, d: int, L: int, eps: float) -> tuple[float, float]:
+    """(lam_best, R(oracle) at lam_best): the closed-form oracle risk of ``theory`` minimised over log lam in
+    [1e-3, 10]."""
+    from scipy.optimize import minimize_scalar
+
+    o = oracle_overlaps()
+    r = minimize_scalar(lambda x: float(theory.risk_evaluator(np.exp(x), gamma, d, L, eps).risk(o)),
+                        bounds=(np.log(1e-3), np.log(10.0)), method="bounded", options={"xatol": 1e-9})
+    return float(np.exp(r.x)), float(r.fun)
+
+
+def oracle_mc_task(model_args: tuple, lam: float, n: int, seed: np.random.SeedSequence, risk_mc, bayes_risk_mc,
+                   sample_tasks) -> dict:
+    """Monte Carlo risk of the oracle predictor at lam (``risk_mc``) and the Monte Carlo Bayes excess
+    (``bayes_risk_mc``) (numerics only; ``sample_tasks`` for the samplers that draw whole tasks)."""
+    from attnverify.numerics.slr.model import draw_targets
+
+    rng = np.random.default_rng(seed)
+    model = slr_model(*model_args)
+    ks, vs = draw_targets(model.d, rng)
+    m, se = risk_mc(model, ks, vs, ks, vs, lam, n, rng, method="projected", sample=sample_tasks)
+    b = bayes_risk_mc(model, n, rng, sample=sample_tasks)
+    return {"risk": float(m), "se": float(se), "bayes": b.excess, "bayes_se": b.excess_se}
+
+
+@dataclass(frozen=True)
+class OracleBayesFindings:
+    ds: tuple[int, ...]
+    lam_best: tuple[float, ...]
+    excess_closed: tuple[float, ...]
+    excess_mc: tuple[float, ...]
+    excess_se: tuple[float, ...]
+    bayes_excess: tuple[float, ...]
+    gap_slope: float
+    gap_slope_se: float
+    gap_slope_ci: tuple[float, float]
+    lam_slope: float
+    L: int
+
+
+@check(
+    id="slr.oracle_vs_bayes",
+    compares="The oracle's risk at its best temperature lam_best(d) has the derived closed form (Monte Carlo), and its "
+             "excess over the Bayes risk is measured as d grows",
+    source="Paper C, claim 2",
+    params=[*model_options(without=("d", "lam")),
+            Param("ds", "ints", (100, 400, 1600), "token dimensions d", low=4, high=1_000_000),
+            Param("n_tasks", int, 20000, "Monte Carlo tasks per d", low=1000, high=10_000_000),
+            Param("z_level", float, 1e-3, "family-wise false-alarm rate", low=0.0, high=0.5, low_open=True)],
+    paper_profile={"ds": (50, 100, 200, 400, 800, 1600, 3200, 6400), "n_tasks": 200000},
+    validate=validate_model,
+    formulas=('R', 'r_M', 's(x)'),
+    theory=THEORY, numerics=NUMERICS,
+)
+def oracle_vs_bayes(p: dict, ctx: Context) -> Evidence:
+    ds = tuple(sorted(set(p["ds"])))
+    best = [best_lam(ctx.theory, p["gamma"], d, p["L"], p["eps"]) for d in ds]
+    sim = ctx.numerics
+    out = ctx.map(oracle_mc_task, [((p["gamma"], d, p["L"], p["eps"]), lam, p["n_tasks"], s, sim.risk_mc,
+                                    sim.bayes_risk_mc, sim.sample_tasks)
+                                   for d, (lam, _), s in zip(ds, best, ctx.seeds(len(ds)))])
+    e2 = p["eps"] ** 2
+    z = np.array([(o["risk"] - r) / o["se"] for (_, r), o in zip(best, out)])
+    z_star = bonferroni_z(p["z_level"], z.size)
+    worst = float(np.max(np.abs(z)))
+    exc_c = [r - e2 for _, r in best]
+    exc_m = [o["risk"] - e2 for o in out]
+    gap = np.array([m - o["bayes"] for m, o in zip(exc_m, out)])
+    if len(ds) >= 3 and np.all(gap > 0):
+        fit = linfit(np.log(ds), np.log(gap))
+        slope, sse, ci = fit["slope"], fit["se"], tuple(fit["ci95"])
+        lam_slope = linfit(np.log(ds), np.log([lam for lam, _ in best]))["slope"]
+    else:
+        slope, sse, ci, lam_slope = float("nan"), float("nan"), (float("nan"), float("nan")), float("nan")
+    return Evidence(
+        metric="max |z| of the Monte Carlo oracle risk at lam_best(d) against the closed form", observed=worst,
+        threshold=z_star,
+        reason=f"Bonferroni two-sided normal quantile for {z.size} z-scores at family-wise false-alarm rate "
+               f"{p['z_level']:g}; {p['n_tasks']} tasks per d; gap to Bayes ~ d^{fmt(slope, 3)} "
+               f"(95% interval [{fmt(ci[0], 3)}, {fmt(ci[1], 3)}]), lam_best ~ d^{fmt(lam_slope, 3)}",
+        passed=bool(worst <= z_star), analytic=exc_c, numeric=exc_m, uncertainty=[o["se"] for o in out],
+        details={"ds": ds, "lam_best": [lam for lam, _ in best], "bayes_excess": [o["bayes"] for o in out],
+                 "bayes_excess_se": [o["bayes_se"] for o in out], "z": z},
+        plots=[Plot(title=f"excess risk of the oracle at lam_best(d) and of the Bayes predictor (L = {p['L']})",
+                    xlabel="d", ylabel="excess risk R - eps^2",
+                    series=[Series("oracle, closed form", ds, exc_c, style="-"),
+                            Series("oracle, Monte Carlo", ds, exc_m, yerr=[o["se"] for o in out], style="o"),
+                            Series("Bayes, Monte Carlo", ds, np.maximum([o["bayes"] for o in out], 1e-30),
+                                   style="s")], logx=True, logy=True)],
+        findings=OracleBayesFindings(ds, tuple(lam for lam, _ in best), tuple(exc_c), tuple(exc_m),
+                                     tuple(o["se"] for o in out), tuple(o["bayes"] for o in out), float(slope),
+                                     float(sse), (float(ci[0]), float(ci[1])), float(lam_slope), int(p["L"])),
+    )
