@@ -105,8 +105,11 @@ def mutant_table(mutants, width: int | None = None) -> str:
     import shutil
     import textwrap
 
+    from attnverify.checks.plugin import Mutant
+
     width = width or shutil.get_terminal_size((120, 24)).columns
-    rows = [(m.name, f"{m.module}.{m.attribute}", m.description) for m in mutants]
+    rows = [(m.name, m.target if isinstance(m, Mutant) else f"{m.module}.{m.attribute}", m.description)
+            for m in mutants]                               # an argument mutant names what it replaces
     a = max((len(r[0]) for r in rows), default=0)
     b = max((len(r[1]) for r in rows), default=0)
     indent = a + b + 4

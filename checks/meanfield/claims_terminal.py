@@ -7,7 +7,7 @@ on the target subspace T tends to 1) and ``target`` (which subspace: ``"dominant
 transpose, e.g. ``"V"``, ``"V B^T"``, ``"(V + V^T)/2"``).  The evaluator reads both from the stated form it is given
 (the paper's, a user's restatement, or a perturbed one), never from code.
 
-Evidence: the typed findings of meanfield.terminal_phase (:class:`attnverify.checks.meanfield.terminal.
+Evidence: the typed findings of meanfield.terminal_phase (:class:`attnverify.checks.meanfield.terminal_findings.
 TerminalFindings`), one per model case.  For each case:
 
 * derived: S (V's dominant invariant subspace, the attractor of the cluster field, with its motion), and the mass a

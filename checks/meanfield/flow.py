@@ -1,7 +1,8 @@
 """Paper B, claim 1: the zero-temperature dynamics has the closed-form solution
 x(t) = e^{tau A} x0/|e^{tau A} x0|, A = V B^T, with the time change dt/dtau = |B^T x(tau)|.
 
-Analytic side: attnverify.theory.meanfield.closed_form_flow (lambdified SymPy closed form, inverted time change).
+Analytic side: ``closed_form_flow`` of the theory the check receives (attnverify.theory.meanfield: lambdified SymPy
+closed form, inverted time change).
 Numeric side: SciPy's DOP853 on dx/dt = X_inf(x) (attnverify.numerics.meanfield.zero_temperature.zero_temperature_path), the
 field from attnverify.numerics.meanfield.particles.attention_field(beta=inf),
 at a ladder of tolerances (the refinement study that justifies the threshold).
@@ -10,19 +11,21 @@ from __future__ import annotations
 
 import numpy as np
 
-import attnverify.theory.meanfield as mf
 from attnverify.checks.context import Context
 from attnverify.checks.evidence import Evidence, Plot, Series
 from attnverify.checks.params import Param
 from attnverify.checks.registry import check
 from attnverify.checks.meanfield._model import (D3_PARAM, MODEL_PARAMS, model_matrices, validate_model, with_d3_case)
+from attnverify.numerics.meanfield.simulators import NUMERICS
 from attnverify.numerics.meanfield.zero_temperature import zero_temperature_path
+from attnverify.theory.meanfield import THEORY
 
 
 def start_errors(x0: np.ndarray, closed: np.ndarray, B: np.ndarray, V: np.ndarray, times: np.ndarray,
-                 rtols: tuple) -> list[float]:
-    """max_t |x_ode(t) - x_closed(t)| for each tolerance (task for ctx.map)."""
-    return [float(np.max(np.linalg.norm(zero_temperature_path(x0, B, V, times, r) - closed, axis=1))) for r in rtols]
+                 rtols: tuple, path=zero_temperature_path) -> list[float]:
+    """max_t |x_ode(t) - x_closed(t)| for each tolerance (task for ctx.map); ``path`` integrates the
+    zero-temperature flow (the check's ``ctx.numerics.zero_temperature_path``)."""
+    return [float(np.max(np.linalg.norm(path(x0, B, V, times, r) - closed, axis=1))) for r in rtols]
 
 
 @check(
@@ -42,6 +45,7 @@ def start_errors(x0: np.ndarray, closed: np.ndarray, B: np.ndarray, V: np.ndarra
     paper_profile={"also_d3": True, "n_starts": 32, "t_max": 40.0, "n_times": 161},
     validate=validate_model,
     formulas=(r'X_\infty(x)', 'r_{2}'),
+    theory=THEORY, numerics=NUMERICS,
 )
 def zero_temperature_flow(p: dict, ctx: Context) -> Evidence:
     return with_d3_case(_zero_temperature_flow, p, ctx)
@@ -55,9 +59,10 @@ def _zero_temperature_flow(p: dict, ctx: Context) -> Evidence:
     times = np.linspace(0.0, p["t_max"], p["n_times"])
     X0 = ctx.rng("x0").standard_normal((p["n_starts"], p["d"]))
     X0 /= np.linalg.norm(X0, axis=1, keepdims=True)
-    closed = [mf.closed_form_flow(x0, B, V, times) for x0 in X0]
+    closed = [ctx.theory.closed_form_flow(x0, B, V, times) for x0 in X0]
     ctx.progress(0.3)
-    errs = np.array(ctx.map(start_errors, [(x0, cf, B, V, times, rtols) for x0, cf in zip(X0, closed)]))
+    errs = np.array(ctx.map(start_errors, [(x0, cf, B, V, times, rtols, ctx.numerics.zero_temperature_path)
+                                           for x0, cf in zip(X0, closed)]))
     ctx.progress(1.0)
     worst = errs.max(axis=0)                        # max over starts, per tolerance
     observed, tol = float(worst[-1]), float(p["tol"])
@@ -84,7 +89,7 @@ def _zero_temperature_flow(p: dict, ctx: Context) -> Evidence:
                  "decreasing": converging, "integrator": "scipy DOP853, atol 1e-16",
                  "field": "attnverify.numerics.meanfield.particles.attention_field(beta=inf)",
                  "closed_form": "attnverify.theory.meanfield.closed_form_flow (20-pt Gauss-Legendre + Newton time change)",
-                 "certificates": [dict(c) for c in mf.spectrum(B, V).certificates]},
+                 "certificates": [dict(c) for c in ctx.theory.spectrum(B, V).certificates]},
         plots=[Plot(title="closed form vs DOP853: refinement study", xlabel="integrator rtol",
                     ylabel="max error", logx=True, logy=True,
                     series=[Series("max_t ||x_ode - x_closed||", list(rtols), worst.tolist(), style="o-"),

@@ -45,7 +45,7 @@ def Pi_diagonal(dim_E: int = 1) -> sp.Matrix:
     tau -> oo limit of the closed-form flow."""
     if dim_E not in (1, 2):
         raise ValueError("dim_E must be 1 or 2")
-    return _B._diag_limit(3, dim_E)[1]
+    return _B.diagonal_limit(3, dim_E)[1]
 
 
 def rate(B: Any, V: Any) -> float:

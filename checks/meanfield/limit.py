@@ -25,7 +25,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-import attnverify.theory.meanfield as mf
 from attnverify.checks.context import Context
 from attnverify.checks.evidence import Evidence, Plot, Series
 from attnverify.checks.params import Param
@@ -33,8 +32,8 @@ from attnverify.checks.registry import check
 from attnverify.checks.meanfield._model import (D3_PARAM, MODEL_PARAMS, model_matrices, validate_betas,
                                                 validate_model, with_d3_case)
 from attnverify.numerics.meanfield.laplace import laplace_certificate, laplace_field_certified, standard_density
-from attnverify.theory.meanfield.asymptotics import (asymptotic_betas, expansion_sum, field_error_expansion,
-                                                      leading_order)
+from attnverify.numerics.meanfield.simulators import NUMERICS
+from attnverify.theory.meanfield import THEORY, asymptotic_betas, expansion_sum, leading_order
 
 ORDER = 4                 # derived coefficients e_0 .. e_4: four terms compared, the fifth bounds the remainder
 TERMS = 4
@@ -88,10 +87,12 @@ def density(phi):
     return 1 + 0.5 * cos(phi - 0.3) + 0.2 * sin(2 * phi)
 
 
-def field_on_grid(X: np.ndarray, B: np.ndarray, V: np.ndarray, beta: float, dps: int) -> tuple[np.ndarray, float, dict]:
+def field_on_grid(X: np.ndarray, B: np.ndarray, V: np.ndarray, beta: float, dps: int,
+                  quadrature=laplace_field_certified) -> tuple[np.ndarray, float, dict]:
     """X_beta[mu](x) at the rows of X, its rigorous error bound and certificate (task for ctx.map); mu has the
-    density :func:`attnverify.numerics.meanfield.laplace.standard_density` on S^{d-1}."""
-    info = laplace_field_certified(X, B, V, beta, standard_density(B.shape[0]), dps=dps)
+    density :func:`attnverify.numerics.meanfield.laplace.standard_density` on S^{d-1}; ``quadrature`` the certified
+    quadrature (the check's ``ctx.numerics.laplace_field_certified``)."""
+    info = quadrature(X, B, V, beta, standard_density(B.shape[0]), dps=dps)
     return info.value, info.error, laplace_certificate(info, f"X_beta (beta = {beta:g}, {len(X)} points)")
 
 
@@ -118,12 +119,13 @@ def slope_fit(betas: np.ndarray, errors: np.ndarray, rel_halfwidth: np.ndarray) 
     return last, abs(last - before) + bracket
 
 
-def derived_side(X: np.ndarray, B: np.ndarray, V: np.ndarray, betas: np.ndarray) -> dict:
-    """The analytic side at the grid: X_inf (Lagrange), the expansion coefficients e_0..e_ORDER (SymPy), the derived
-    X_beta - X_inf (four terms) and its allowance (twice the fifth term plus the rounding floor) per beta."""
+def derived_side(theory, X: np.ndarray, B: np.ndarray, V: np.ndarray, betas: np.ndarray) -> dict:
+    """The analytic side at the grid, from the closed forms ``theory``: X_inf (Lagrange), the expansion coefficients
+    e_0..e_ORDER (SymPy), the derived X_beta - X_inf (four terms) and its allowance (twice the fifth term plus the
+    rounding floor) per beta."""
     dens = standard_density(B.shape[0])
-    X_inf = np.asarray(mf.zero_temperature_field(X, B, V), dtype=float)
-    E = field_error_expansion(X, B, V, dens.c0, dens.a, dens.C, ORDER)
+    X_inf = np.asarray(theory.zero_temperature_field(X, B, V), dtype=float)
+    E = theory.field_error_expansion(X, B, V, dens.c0, dens.a, dens.C, ORDER)
     rounding = ROUNDING_ULPS * float(np.finfo(float).eps) * float(np.linalg.norm(V, 2))
     derived = np.array([expansion_sum(E, b, TERMS) for b in betas])
     omitted = np.array([2 * np.linalg.norm(E[TERMS], axis=1) * float(b) ** -TERMS for b in betas])
@@ -151,6 +153,7 @@ def _validate(p: dict) -> None:
     paper_profile={"also_d3": True, "n_grid": 64, "dps": 30, "betas": (1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8)},
     validate=_validate,
     formulas=('y^*_i', r'X_\infty(x)', 'm_1'),
+    theory=THEORY, numerics=NUMERICS,
 )
 def zero_temperature_limit(p: dict, ctx: Context) -> Evidence:
     return with_d3_case(_zero_temperature_limit, p, ctx)
@@ -160,8 +163,9 @@ def _zero_temperature_limit(p: dict, ctx: Context) -> Evidence:
     betas = validate_betas(p["betas"], 3)
     B, V = model_matrices(p)
     X = grid(p["d"], p["n_grid"], ctx.rng("grid"))
-    der = derived_side(X, B, V, betas)                                          # analytic side
-    out = ctx.map(field_on_grid, [(X, B, V, float(b), p["dps"]) for b in betas])  # numeric side
+    der = derived_side(ctx.theory, X, B, V, betas)                                          # analytic side
+    out = ctx.map(field_on_grid, [(X, B, V, float(b), p["dps"], ctx.numerics.laplace_field_certified)
+                                  for b in betas])                                         # numeric side
     fields = np.array([o[0] for o in out])
     qerr = np.array([o[1] for o in out])
     certs = [o[2] for o in out]

@@ -1,7 +1,8 @@
 """Paper B, claim 2: zero-temperature trajectories converge exponentially to Pi(x0), Pi(x) = P_E x/|P_E x|
 with E the dominant eigenspace of V B^T; Pi(x) is a fixed point of the zero-temperature field.
 
-Analytic side: attnverify.theory.meanfield.projection_map and convergence_rate (Jacobian rate gamma/|B^T x*|).
+Analytic side: ``projection_map`` and ``convergence_rate`` (Jacobian rate gamma/|B^T x*|) of the theory the check
+receives (attnverify.theory.meanfield).
 Numeric side: the field attnverify.numerics.meanfield.particles.attention_field(beta=inf) at Pi(x), and DOP853 trajectories whose
 distance |x(t) - Pi(x0)| is fitted by an exponential on a window of small distances.
 """
@@ -9,15 +10,15 @@ from __future__ import annotations
 
 import numpy as np
 
-import attnverify.theory.meanfield as mf
 from attnverify.checks.context import Context
 from attnverify.checks.evidence import Evidence, Plot, Series
 from attnverify.checks.params import Param
 from attnverify.checks.registry import check
 from attnverify.checks.judges import relation
 from attnverify.checks.meanfield._model import (D3_PARAM, MODEL_PARAMS, model_matrices, validate_model, with_d3_case)
-from attnverify.numerics.meanfield.particles import attention_field
+from attnverify.numerics.meanfield.simulators import NUMERICS
 from attnverify.numerics.meanfield.zero_temperature import zero_temperature_path
+from attnverify.theory.meanfield import THEORY
 
 _EPS = float(np.finfo(float).eps)
 
@@ -32,9 +33,10 @@ def fit_rate(ts: np.ndarray, dist: np.ndarray, lo: float, hi: float) -> tuple[fl
 
 
 def trajectory_distance(x0: np.ndarray, target: np.ndarray, B: np.ndarray, V: np.ndarray, times: np.ndarray,
-                        rtols: tuple) -> list[list[float]]:
-    """|x(t) - target| along the numerical zero-temperature trajectory, for each tolerance (ctx.map task)."""
-    return [np.linalg.norm(zero_temperature_path(x0, B, V, times, r) - target, axis=1).tolist() for r in rtols]
+                        rtols: tuple, path=zero_temperature_path) -> list[list[float]]:
+    """|x(t) - target| along the numerical zero-temperature trajectory, for each tolerance (ctx.map task); ``path``
+    integrates it (the check's ``ctx.numerics.zero_temperature_path``)."""
+    return [np.linalg.norm(path(x0, B, V, times, r) - target, axis=1).tolist() for r in rtols]
 
 
 def _reference(ts: np.ndarray, dist: np.ndarray, rate: float, anchor: float) -> np.ndarray:
@@ -62,6 +64,7 @@ def _reference(ts: np.ndarray, dist: np.ndarray, rate: float, anchor: float) -> 
     paper_profile={"also_d3": True, "n_points": 5000, "n_traj": 32},
     validate=validate_model,
     formulas=(r'\Pi_{\dim E=1}(x_0)', r'\lambda_j'),
+    theory=THEORY, numerics=NUMERICS,
 )
 def projection_stationary(p: dict, ctx: Context) -> Evidence:
     return with_d3_case(_projection_stationary, p, ctx)
@@ -74,8 +77,9 @@ def _projection_stationary(p: dict, ctx: Context) -> Evidence:
     if not hi > 100 * lo:
         raise ValueError("window must span at least two decades (hi > 100 lo)")
     rtols = tuple(p["rtols"])
-    spec = mf.spectrum(B, V)
-    Pi = mf.projection_map(B, V)
+    theory = ctx.theory
+    spec = theory.spectrum(B, V)
+    Pi = theory.projection_map(B, V)
     P_E = spec.P_E
 
     # 2. convergence rate: trajectories from x0 with |P_E x0| >= 0.2, horizon from the Lyapunov bound
@@ -87,16 +91,17 @@ def _projection_stationary(p: dict, ctx: Context) -> Evidence:
     # derived rate at the attracting fixed point: unique up to sign when dim E = 1; otherwise the point of
     # E in the direction of the target (= the target itself when Pi is right)
     if spec.dim_E == 1:
-        rates = np.full(len(targets), mf.convergence_rate(B, V))
+        rates = np.full(len(targets), theory.convergence_rate(B, V))
     else:
         stars = targets @ P_E.T
-        rates = np.array([mf.convergence_rate(B, V, x_star=s / np.linalg.norm(s)) for s in stars])
-    r_lyap = mf.lyapunov_rate(B, V)
+        rates = np.array([theory.convergence_rate(B, V, x_star=s / np.linalg.norm(s)) for s in stars])
+    r_lyap = theory.lyapunov_rate(B, V)
     pe = np.linalg.norm(X0 @ P_E.T, axis=1)
     L0 = (1 - pe**2) / pe**2
     t_max = float(np.max(np.log(np.sqrt(L0) / lo) / r_lyap)) * 1.1 + 1.0
     times = np.linspace(0.0, t_max, 1500)
-    dists = np.array(ctx.map(trajectory_distance, [(x0, tg, B, V, times, rtols) for x0, tg in zip(X0, targets)]))
+    dists = np.array(ctx.map(trajectory_distance, [(x0, tg, B, V, times, rtols, ctx.numerics.zero_temperature_path)
+                                                   for x0, tg in zip(X0, targets)]))
     ctx.progress(0.9)
     fine = dists[:, -1, :]
     # stationarity: |X_inf(Pi x)| at random points (kept away from E^perp: |P_E x| >= 0.05)
@@ -106,7 +111,8 @@ def _projection_stationary(p: dict, ctx: Context) -> Evidence:
     PX = np.asarray(Pi(X), dtype=float)
     off_sphere = float(np.max(np.abs(np.linalg.norm(PX, axis=1) - 1.0)))
     # the field lives on the sphere: a Pi that leaves it has no stationarity to test (the flow comparison fails)
-    stat = float(np.max(np.linalg.norm(attention_field(PX, B, V, np.inf), axis=1))) if off_sphere <= 1e-8 else np.inf
+    stat = (float(np.max(np.linalg.norm(ctx.numerics.attention_field(PX, B, V, np.inf), axis=1)))
+            if off_sphere <= 1e-8 else np.inf)
     # round-off bound: Pi(x) carries a few ulps; the field's Lipschitz constant on the sphere is at most
     # |V|(2 + kappa(B)) <= |V|(1 + 2 kappa(B)) (kappa = sigma_max/sigma_min, |D y*| <= kappa, |D P_perp| <= 2);
     # 64 d eps times that covers Pi's rounding and the field's own evaluation

@@ -74,7 +74,7 @@ def _X_inf_measured_as(Q=None, K=None, V=None) -> sp.Expr:
     """<e, X_inf + sum_{k=1..3} e_k beta^-k> at beta = BETA_MEASURE: what the quadrature at that beta estimates
     (the derived Laplace expansion of attnverify.theory.meanfield.asymptotics, d = 2, the audit's density)."""
     from attnverify.numerics.meanfield.laplace import standard_density
-    from attnverify.theory.meanfield.asymptotics import _AU, _C0, _TT, _UCU, d_sym, moment_ratios
+    from attnverify.theory.meanfield import AU, C0, TT, UCU, d_sym, moment_ratios
 
     B, Vm = _matrices(*_defaults(Q, K, V))
     dens = standard_density(2)
@@ -87,7 +87,7 @@ def _X_inf_measured_as(Q=None, K=None, V=None) -> sp.Expr:
     au, Cu = (a.T * u)[0], C * u
     uCu = (u.T * Cu)[0]
     tt = (C.trace() - uCu)
-    subs = {_C0: sp.Float(dens.c0, 17), _AU: au, _UCU: uCu, _TT: tt, d_sym: 2}
+    subs = {C0: sp.Float(dens.c0, 17), AU: au, UCU: uCu, TT: tt, d_sym: 2}
     ru, ra, rc = moment_ratios(3)
     m = sp.zeros(2, 1)
     for k in range(1, 4):
@@ -195,7 +195,7 @@ def _measure_C1(values: dict, rng: np.random.Generator) -> Measured:
 
 def _exponent(**options) -> float:
     from attnverify.numerics.meanfield.laplace import standard_density
-    from attnverify.theory.meanfield.asymptotics import field_error_expansion, leading_order
+    from attnverify.theory.meanfield import field_error_expansion, leading_order
 
     B, V, d = _model(options)
     dens = standard_density(d)

@@ -7,10 +7,17 @@ rates), a *mismatch* of the model (B and V rotated by an angle delta, so the eig
 delta while the spectrum is kept; the top eigenvalue of V B^T raised by delta mu_1; the Theorem-1 rate s(beta) at
 beta (1 + delta); the terminal subspace S turned by delta), or one *fixed* wrong closed form (Pi onto the dominant
 eigenspace of V; S onto V's next invariant subspace, or onto the dominant eigenspace of V's symmetric part).
+
+Every mutant is an argument of the checks (:class:`attnverify.checks.plugin.Mutant`), built from the object they
+receive: a copy of the theory (attnverify.theory.meanfield.THEORY) with closed forms replaced, seen by every closed
+form that calls them (a wrong derivation propagates: a wrong X_inf changes its Jacobian and the rates); for a model
+mismatch a view in which the closed forms the checks read are evaluated at the wrong model (the closed forms they call
+themselves get the matrices already changed); or the simulators (attnverify.numerics.meanfield.simulators.NUMERICS)
+with the particle field's softmax replaced.
 """
 from __future__ import annotations
 
-import functools
+import dataclasses
 import inspect
 import math
 from collections.abc import Callable
@@ -18,107 +25,75 @@ from collections.abc import Callable
 import numpy as np
 import sympy as sp
 
-from attnverify.checks.perturb import module_functions, outermost, scale_argument, scale_entry, scale_result
-from attnverify.checks.plugin import Family, PatchMutant, PowerRow
-
-MF = "attnverify.theory.meanfield"
+from attnverify.checks.plugin import Family, Mutant, PowerRow
+from attnverify.theory.closed_forms import overlay
 
 
-# ------------------------------------------------------------------------------- mutants
-def _pi_onto_v(original):
+# ------------------------------------------------------------------------------- wrong closed forms
+# Each is a replacement method ``fn(self, ...)`` for ``theory.replace(name=fn)``: every closed form of the copy sees
+# it (a wrong derivation propagates); ``self.original(name)`` is the method it replaces.
+def _pi_onto_v(self, B, V):
     """Pi(x) = P x/|P x| with P the projector on the dominant eigenspace of V instead of V B^T."""
-    @functools.wraps(original)
-    def projection_map(B, V):
-        original(B, V)                                  # same validation (assumptions, shapes)
-        Vn = np.asarray(V, dtype=float)
-        lam, U = np.linalg.eigh((Vn + Vn.T) / 2)
-        top = U[:, np.isclose(lam, lam[-1], rtol=1e-12, atol=0.0)]
-        P = top @ top.T
+    self.original("projection_map")(B, V)               # same validation (assumptions, shapes)
+    Vn = np.asarray(V, dtype=float)
+    lam, U = np.linalg.eigh((Vn + Vn.T) / 2)
+    top = U[:, np.isclose(lam, lam[-1], rtol=1e-12, atol=0.0)]
+    P = top @ top.T
 
-        def Pi(x: np.ndarray) -> np.ndarray:
-            Y = np.asarray(x, dtype=float) @ P.T
-            ny = np.linalg.norm(Y, axis=-1, keepdims=True)
-            if np.any(ny == 0):
-                raise ValueError("P x = 0: outside the domain of Pi")
-            return Y / ny
-        return Pi
-    return projection_map
+    def Pi(x: np.ndarray) -> np.ndarray:
+        Y = np.asarray(x, dtype=float) @ P.T
+        ny = np.linalg.norm(Y, axis=-1, keepdims=True)
+        if np.any(ny == 0):
+            raise ValueError("P x = 0: outside the domain of Pi")
+        return Y / ny
+    return Pi
 
 
-def _pi_unnormalised(original):
+def _pi_unnormalised(self, B, V):
     """Pi(x) = P_E x: the projection onto the dominant eigenspace without the normalisation back to the sphere."""
-    import attnverify.theory.meanfield as M
+    Pi, P = self.original("projection_map")(B, V), self.spectrum(B, V).P_E
 
-    @functools.wraps(original)
-    def projection_map(B, V):
-        Pi, P = original(B, V), M.spectrum(B, V).P_E
-
-        def Pi_unnormalised(x: np.ndarray) -> np.ndarray:
-            Pi(x)                                       # same validation (shape, finiteness, domain)
-            return np.asarray(x, dtype=float) @ P.T
-        return Pi_unnormalised
-    return projection_map
+    def Pi_unnormalised(x: np.ndarray) -> np.ndarray:
+        Pi(x)                                           # same validation (shape, finiteness, domain)
+        return np.asarray(x, dtype=float) @ P.T
+    return Pi_unnormalised
 
 
-def _rate_x2(original):
+def _rate_x2(self, B, V, x_star=None) -> float:
     """The exponential rate c twice the Jacobian rate gamma/|B^T x*| (e.g. a factor 2 from |x - Pi x|^2)."""
-    @functools.wraps(original)
-    def convergence_rate(B, V, x_star=None) -> float:
-        return 2.0 * original(B, V, x_star)
-    return convergence_rate
+    return 2.0 * self.original("convergence_rate")(B, V, x_star)
 
 
-def _scale_expansion(original, k: int, factor: float):
+def _scale_expansion(k: int, factor: float) -> Callable:
     """field_error_expansion with its coefficient e_k times factor."""
-    @functools.wraps(original)
-    def field_error_expansion(X, B, V, c0, a, C, order=4):
-        E = np.array(original(X, B, V, c0, a, C, order))
+    def field_error_expansion(self, X, B, V, c0, a, C, order=4):
+        E = np.array(self.original("field_error_expansion")(X, B, V, c0, a, C, order))
         E[k] = E[k] * factor
         return E
     return field_error_expansion
 
 
-def _scale_tail(original, factor: float):
+def _scale_tail(factor: float) -> Callable:
     """field_error_expansion with every coefficient e_k, k >= 1, times factor (e_0 = 0 kept)."""
-    @functools.wraps(original)
-    def field_error_expansion(X, B, V, c0, a, C, order=4):
-        E = np.array(original(X, B, V, c0, a, C, order))
+    def field_error_expansion(self, X, B, V, c0, a, C, order=4):
+        E = np.array(self.original("field_error_expansion")(X, B, V, c0, a, C, order))
         E[1:] = E[1:] * factor
         return E
     return field_error_expansion
 
 
-def _field_without_projection(original):
+def _field_without_projection(self, x, B, V):
     """Zero-temperature field V y*(x) without the tangent projection P_perp_x."""
-    @functools.wraps(original)
-    def zero_temperature_field(x, B, V):
-        out = original(x, B, V)                         # same validation and return type
-        if isinstance(out, sp.MatrixBase):              # SymPy path (used by the Jacobian of the rate)
-            xs, Bs, Vs = (sp.Matrix(m) for m in (x, B, V))
-            xs = xs.T if xs.cols != 1 else xs
-            bvec = Bs.T * xs
-            return Vs * bvec / sp.sqrt((bvec.T * bvec)[0])
-        X = np.asarray(x, dtype=float)
-        Bn, Vn = np.asarray(B, dtype=float), np.asarray(V, dtype=float)
-        bvec = X @ Bn
-        return (bvec / np.linalg.norm(bvec, axis=-1, keepdims=True)) @ Vn.T
-    return zero_temperature_field
-
-
-def _naive_particle_softmax(original):
-    """The particle field's softmax exp(beta S) / sum exp(beta S) without subtracting the row maximum."""
-    class NaiveField(original):
-        def __call__(self, X: np.ndarray) -> np.ndarray:
-            if np.isinf(self.beta):
-                return super().__call__(X)
-            XB = X @ self.B
-            W = np.exp(self.beta * (XB @ X.T))
-            M = (W @ (X @ self.V.T)) / W.sum(axis=1, keepdims=True)
-            return M - np.einsum("ij,ij->i", M, X)[:, None] * X
-
-    NaiveField.__name__ = NaiveField.__qualname__ = original.__name__
-    NaiveField.__module__ = original.__module__
-    return NaiveField
+    out = self.original("zero_temperature_field")(x, B, V)   # same validation and return type
+    if isinstance(out, sp.MatrixBase):              # SymPy path (used by the Jacobian of the rate)
+        xs, Bs, Vs = (sp.Matrix(m) for m in (x, B, V))
+        xs = xs.T if xs.cols != 1 else xs
+        bvec = Bs.T * xs
+        return Vs * bvec / sp.sqrt((bvec.T * bvec)[0])
+    X = np.asarray(x, dtype=float)
+    Bn, Vn = np.asarray(B, dtype=float), np.asarray(V, dtype=float)
+    bvec = X @ Bn
+    return (bvec / np.linalg.norm(bvec, axis=-1, keepdims=True)) @ Vn.T
 
 
 def _projector(vectors: np.ndarray) -> np.ndarray:
@@ -141,62 +116,68 @@ def _subspace_of_group(V: np.ndarray, group: int) -> np.ndarray:
     return _projector(groups[group])
 
 
-def _value_subspace_next(original):
+def _value_subspace_next(self, V):
     """The terminal subspace S onto the invariant subspace of V's next eigenvalue group instead of the dominant one."""
-    @functools.wraps(original)
-    def value_eigenspace(V):
-        original(V)                                     # same validation
-        return _subspace_of_group(V, 1)
-    return value_eigenspace
+    self.original("value_eigenspace")(V)                # same validation
+    return _subspace_of_group(V, 1)
 
 
-def _value_subspace_symmetric_part(original):
+def _value_subspace_symmetric_part(self, V):
     """The terminal subspace S onto the dominant eigenspace (same dimension) of the symmetric part (V + V^T)/2: an
     orthogonal eigenspace, right only for a symmetric V."""
-    @functools.wraps(original)
-    def value_eigenspace(V):
-        k = int(round(np.trace(original(V))))
-        lam, U = np.linalg.eigh((np.asarray(V, float) + np.asarray(V, float).T) / 2)
-        return U[:, -k:] @ U[:, -k:].T
+    k = int(round(np.trace(self.original("value_eigenspace")(V))))
+    lam, U = np.linalg.eigh((np.asarray(V, float) + np.asarray(V, float).T) / 2)
+    return U[:, -k:] @ U[:, -k:].T
+
+
+def _value_subspace_tilt(angle: float) -> Callable:
+    """The terminal subspace S turned by ``angle`` in the plane of its first basis vector and the first direction
+    orthogonal to it."""
+    def value_eigenspace(self, V):
+        P = self.original("value_eigenspace")(V)
+        w, U = np.linalg.eigh(P)
+        a, b = U[:, w > 0.5][:, 0], U[:, w < 0.5][:, 0]
+        R = np.eye(len(P)) + np.sin(angle) * (np.outer(b, a) - np.outer(a, b)) \
+            + (np.cos(angle) - 1) * (np.outer(a, a) + np.outer(b, b))
+        return R @ P @ R.T
     return value_eigenspace
 
 
-def _value_subspace_tilt(angle: float):
-    """The terminal subspace S turned by ``angle`` in the plane of its first basis vector and the first direction
-    orthogonal to it."""
-    def make(original):
-        @functools.wraps(original)
-        def value_eigenspace(V):
-            P = original(V)
-            w, U = np.linalg.eigh(P)
-            a, b = U[:, w > 0.5][:, 0], U[:, w < 0.5][:, 0]
-            R = np.eye(len(P)) + np.sin(angle) * (np.outer(b, a) - np.outer(a, b)) \
-                + (np.cos(angle) - 1) * (np.outer(a, a) + np.outer(b, b))
-            return R @ P @ R.T
-        return value_eigenspace
-    return make
+# ------------------------------------------------------------------------------- a wrong simulator
+def naive_moments(XB: np.ndarray, X: np.ndarray, VX: np.ndarray, beta: float) -> np.ndarray:
+    """The particle field's softmax average exp(beta S) VX / sum exp(beta S), S = XB X^T, without subtracting the row
+    maximum (exp overflows at beta |S| > ~709)."""
+    W = np.exp(beta * (XB @ X.T))
+    return (W @ VX) / W.sum(axis=1, keepdims=True)
 
 
-MUTANTS: tuple[PatchMutant, ...] = (
-    PatchMutant("Pi_onto_V", MF, "projection_map", _pi_onto_v, ("meanfield.projection_stationary", "meanfield.w2_bound"),
+def _replaced(**methods: Callable) -> Callable:
+    """make(theory): a copy of the theory with these closed forms replaced (seen by every closed form)."""
+    return lambda theory: theory.replace(**methods)
+
+
+MUTANTS: tuple[Mutant, ...] = (
+    Mutant("Pi_onto_V", _replaced(projection_map=_pi_onto_v),
+           ("meanfield.projection_stationary", "meanfield.w2_bound"),
            "Pi projects onto the dominant eigenspace of V instead of V B^T"),
-    PatchMutant("Pi_unnormalised", MF, "projection_map", _pi_unnormalised,
+    Mutant("Pi_unnormalised", _replaced(projection_map=_pi_unnormalised),
            ("meanfield.projection_stationary", "meanfield.w2_bound"), "Pi(x) = P_E x without normalisation"),
-    PatchMutant("rate_c_x2", MF, "convergence_rate", _rate_x2, ("meanfield.projection_stationary", "meanfield.w2_bound"),
+    Mutant("rate_c_x2", _replaced(convergence_rate=_rate_x2), ("meanfield.projection_stationary", "meanfield.w2_bound"),
            "exponential rate c off by a factor 2"),
-    PatchMutant("laplace_first_order_halved", "attnverify.theory.meanfield.asymptotics", "field_error_expansion",
-           lambda original: _scale_expansion(original, 1, 0.5), ("meanfield.zero_temperature_limit",),
+    Mutant("laplace_first_order_halved", _replaced(field_error_expansion=_scale_expansion(1, 0.5)),
+           ("meanfield.zero_temperature_limit",),
            "the Laplace expansion's first-order coefficient e_1 halved (e.g. a lost factor 2 in grad_T log f)"),
-    PatchMutant("X_inf_without_tangent_projection", MF, "zero_temperature_field", _field_without_projection,
+    Mutant("X_inf_without_tangent_projection", _replaced(zero_temperature_field=_field_without_projection),
            ("meanfield.zero_temperature_limit", "meanfield.projection_stationary"),
            "zero-temperature field V B^T x/|B^T x| without P_perp_x"),
-    PatchMutant("S_next_invariant_subspace", MF, "value_eigenspace", _value_subspace_next, ("meanfield.terminal_phase",),
+    Mutant("S_next_invariant_subspace", _replaced(value_eigenspace=_value_subspace_next), ("meanfield.terminal_phase",),
            "the terminal subspace S onto V's next invariant subspace instead of the dominant one"),
-    PatchMutant("S_symmetric_part", MF, "value_eigenspace", _value_subspace_symmetric_part, ("meanfield.terminal_phase",),
+    Mutant("S_symmetric_part", _replaced(value_eigenspace=_value_subspace_symmetric_part),
+           ("meanfield.terminal_phase",),
            "the terminal subspace S onto the dominant eigenspace of (V + V^T)/2 (right only for a symmetric V)"),
-    PatchMutant("particle_softmax_no_max_subtraction", "attnverify.numerics.meanfield.particles", "_Field", _naive_particle_softmax,
+    Mutant("particle_softmax_no_max_subtraction", lambda numerics: dataclasses.replace(numerics, moments=naive_moments),
            ("meanfield.w2_bound", "meanfield.terminal_phase"),
-           "particle attention softmax without max-subtraction (exp overflow at beta ||B|| > ~709)",
+           "particle attention softmax without max-subtraction (exp overflow at beta ||B|| > ~709)", target="numerics",
            known_gap="its overflow makes meanfield.w2_bound raise FloatingPointError, and an exception is never a "
                      "detection (attnverify.selftest.mutation.rejects); meanfield.terminal_phase passes. It is caught again "
                      "when w2_bound judges a non-finite particle simulation as a disagreement with its finite closed "
@@ -204,20 +185,39 @@ MUTANTS: tuple[PatchMutant, ...] = (
 )
 
 
-def mutants() -> tuple[PatchMutant, ...]:
+def mutants() -> tuple[Mutant, ...]:
     return MUTANTS
 
 
 # ------------------------------------------------------------------------------- power: perturbation families
-def _flow_time_scale(factor: float) -> Callable[[Callable], Callable]:
+def _scaled(name: str, factor: float) -> Callable:
+    """The closed form ``name`` times ``factor`` (SymPy expressions, matrices, arrays, floats)."""
+    def method(self, *args, **kwargs):
+        return self.original(name)(*args, **kwargs) * factor
+    return method
+
+
+def _scaled_entry(name: str, key: str, factor: float) -> Callable:
+    """The closed form ``name`` (a dict) with its entry ``key`` times ``factor``."""
+    def method(self, *args, **kwargs):
+        out = dict(self.original(name)(*args, **kwargs))
+        out[key] = out[key] * factor
+        return out
+    return method
+
+
+def _flow_time_scale(factor: float) -> Callable:
     """closed_form_flow(x0, B, V, times) at times x factor: the flow of the field X_inf x factor."""
-    def make(original: Callable) -> Callable:
-        def call(fn, args, kwargs):
-            bound = inspect.signature(fn).bind(*args, **kwargs)
-            bound.arguments["times"] = np.asarray(bound.arguments["times"], dtype=float) * factor
-            return fn(*bound.args, **bound.kwargs)
-        return outermost(original, call)
-    return make
+    def closed_form_flow(self, x0, B, V, times):
+        return self.original("closed_form_flow")(x0, B, V, np.asarray(times, dtype=float) * factor)
+    return closed_form_flow
+
+
+def _theorem1_at(factor: float) -> Callable:
+    """theorem1_rate(beta) evaluated at beta x factor."""
+    def theorem1_rate(self, beta):
+        return self.original("theorem1_rate")(np.asarray(beta, dtype=float) * factor)
+    return theorem1_rate
 
 
 def _rotation(d: int, angle: float) -> np.ndarray:
@@ -228,31 +228,46 @@ def _rotation(d: int, angle: float) -> np.ndarray:
     return R
 
 
-def _matrix_mismatch(transform: Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]],
-                     value_only: bool = False) -> list[PatchMutant]:
-    """Every Paper B theory function with matrix arguments B, V evaluated at transform(B, V); with
-    ``value_only`` also the functions of V alone (the terminal phase), at the V of transform(I, V)."""
-    def make(original: Callable) -> Callable:
-        sig = inspect.signature(original)
+def matrix_closed_forms(theory, value_only: bool = False) -> list[str]:
+    """The closed forms of ``theory`` that take the matrices B and V (with ``value_only`` also those of V alone, the
+    terminal phase), the assumptions aside: what a model mismatch evaluates at the wrong model."""
+    names = []
+    for name in dir(type(theory)):
+        fn = getattr(type(theory), name)
+        if name.startswith("_") or name in ("replace", "original", "check_assumptions") or not inspect.isfunction(fn):
+            continue
+        params = inspect.signature(fn).parameters
+        if "V" in params and ("B" in params or value_only):
+            names.append(name)
+    return names
 
-        def call(fn, args, kwargs):
-            bound = sig.bind(*args, **kwargs)
-            if "B" not in bound.arguments:
-                Vn = np.asarray(bound.arguments["V"], dtype=float)
-                bound.arguments["V"] = transform(np.eye(Vn.shape[0]), Vn)[1]
-                return fn(*bound.args, **bound.kwargs)
-            B, V = bound.arguments["B"], bound.arguments["V"]
-            symbolic = isinstance(B, sp.MatrixBase) or isinstance(V, sp.MatrixBase)
-            Bn = np.array(B.tolist(), dtype=float) if isinstance(B, sp.MatrixBase) else np.asarray(B, dtype=float)
-            Vn = np.array(V.tolist(), dtype=float) if isinstance(V, sp.MatrixBase) else np.asarray(V, dtype=float)
-            B2, V2 = transform(Bn, Vn)
-            bound.arguments["B"], bound.arguments["V"] = ((sp.Matrix(B2), sp.Matrix(V2)) if symbolic else (B2, V2))
-            return fn(*bound.args, **bound.kwargs)
-        return outermost(original, call)
 
-    names = module_functions(MF, lambda n, s: "V" in s.parameters and ("B" in s.parameters or value_only)
-                             and n != "check_assumptions")
-    return [PatchMutant(f"matrix_mismatch:{fn}", MF, fn, make, (), "") for fn in names]
+def _matrix_mismatch(name: str, transform: Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]],
+                     value_only: bool = False) -> list[Mutant]:
+    """Every Paper B closed form with matrix arguments B, V evaluated at transform(B, V); with ``value_only`` also the
+    closed forms of V alone (the terminal phase), at the V of transform(I, V).  Where the check reads them only
+    (:func:`attnverify.theory.closed_forms.overlay`): the closed forms they call themselves see the matrices they are
+    given (already transformed, so a model is never transformed twice)."""
+    def make(theory):
+        def at_the_wrong_model(method: str) -> Callable:
+            sig = inspect.signature(getattr(theory, method))
+
+            def call(th, *args, **kwargs):
+                bound = sig.bind(*args, **kwargs)
+                if "B" not in bound.arguments:
+                    Vn = np.asarray(bound.arguments["V"], dtype=float)
+                    bound.arguments["V"] = transform(np.eye(Vn.shape[0]), Vn)[1]
+                    return getattr(th, method)(*bound.args, **bound.kwargs)
+                B, V = bound.arguments["B"], bound.arguments["V"]
+                symbolic = isinstance(B, sp.MatrixBase) or isinstance(V, sp.MatrixBase)
+                Bn = np.array(B.tolist(), dtype=float) if isinstance(B, sp.MatrixBase) else np.asarray(B, dtype=float)
+                Vn = np.array(V.tolist(), dtype=float) if isinstance(V, sp.MatrixBase) else np.asarray(V, dtype=float)
+                B2, V2 = transform(Bn, Vn)
+                bound.arguments["B"], bound.arguments["V"] = ((sp.Matrix(B2), sp.Matrix(V2)) if symbolic else (B2, V2))
+                return getattr(th, method)(*bound.args, **bound.kwargs)
+            return call
+        return overlay(theory, **{m: at_the_wrong_model(m) for m in matrix_closed_forms(theory, value_only)})
+    return [Mutant(name, make, (), "")]
 
 
 def _rotate_model(delta: float) -> Callable:
@@ -274,50 +289,53 @@ def _raise_top_eigenvalue(delta: float) -> Callable:
     return transform
 
 
-def _fixed(mutant_name: str) -> Callable[[float], list[PatchMutant]]:
+def _fixed(mutant_name: str) -> Callable[[float], list[Mutant]]:
     return lambda _delta: [next(m for m in MUTANTS if m.name == mutant_name)]
+
+
+def _family_mutant(name: str, **methods: Callable) -> list[Mutant]:
+    return [Mutant(name, _replaced(**methods), (), "")]
 
 
 def families() -> tuple[Family, ...]:
     return (
         Family("X_inf_scale", "scale", "zero-temperature field X_inf x (1 + delta) (and its flow at times x "
-               "(1 + delta))", lambda dl: [PatchMutant("X_inf_scale", MF, "zero_temperature_field", scale_result(1 + dl),
-                                                  (), ""),
-                                           PatchMutant("flow_time_scale", MF, "closed_form_flow", _flow_time_scale(1 + dl),
-                                                  (), "")]),
-        Family("rate_scale", "scale", "exponential rate c x (1 + delta) "
-               "(attnverify.theory.meanfield.convergence_rate)",
-               lambda dl: [PatchMutant("rate_scale", MF, "convergence_rate", scale_result(1 + dl), (), "")]),
+               "(1 + delta))",
+               lambda dl: _family_mutant("X_inf_scale",
+                                         zero_temperature_field=_scaled("zero_temperature_field", 1 + dl),
+                                         closed_form_flow=_flow_time_scale(1 + dl))),
+        Family("rate_scale", "scale", "exponential rate c x (1 + delta) (the theory's convergence_rate)",
+               lambda dl: _family_mutant("rate_scale", convergence_rate=_scaled("convergence_rate", 1 + dl))),
         Family("model_rotation", "mismatch", "Paper B theory at B, V rotated by the angle delta (the eigenspaces of "
-               "V B^T and of V turn by delta)", lambda dl: _matrix_mismatch(_rotate_model(dl), value_only=True)),
-        Family("C1_scale", "scale", "the growth constant C1 of Theorem 1 x (1 + delta) "
-               "(attnverify.theory.meanfield.growth_constant)",
-               lambda dl: [PatchMutant("C1_scale", MF, "growth_constant", scale_entry("C1", 1 + dl), (), "")]),
-        Family("theorem1_beta_mismatch", "mismatch", "the Theorem-1 rate s(beta) evaluated at beta (1 + delta) "
-               "(attnverify.theory.meanfield.theorem1_rate)",
-               lambda dl: [PatchMutant("theorem1_beta", MF, "theorem1_rate", scale_argument("beta", 1 + dl), (), "")]),
+               "V B^T and of V turn by delta)",
+               lambda dl: _matrix_mismatch("model_rotation", _rotate_model(dl), value_only=True)),
+        Family("C1_scale", "scale", "the growth constant C1 of Theorem 1 x (1 + delta) (the theory's "
+               "growth_constant)",
+               lambda dl: _family_mutant("C1_scale", growth_constant=_scaled_entry("growth_constant", "C1", 1 + dl))),
+        Family("theorem1_beta_mismatch", "mismatch", "the Theorem-1 rate s(beta) evaluated at beta (1 + delta) (the "
+               "theory's theorem1_rate)",
+               lambda dl: _family_mutant("theorem1_beta", theorem1_rate=_theorem1_at(1 + dl))),
         Family("laplace_coefficient_scale", "scale", "the Laplace expansion's coefficients e_1, e_2, ... of X_beta - "
-               "X_inf x (1 + delta) (attnverify.theory.meanfield.asymptotics.field_error_expansion)",
-               lambda dl: [PatchMutant("laplace_coefficient_scale", "attnverify.theory.meanfield.asymptotics",
-                                  "field_error_expansion",
-                                  lambda original, f=1 + dl: _scale_tail(original, f), (), "")]),
-        Family("axis_rate_scale", "scale", "the terminal-phase axis rate v1 - v2 x (1 + delta) "
-               "(attnverify.theory.meanfield.terminal_rates)",
-               lambda dl: [PatchMutant("axis_rate_scale", MF, "terminal_rates", scale_entry("axis_rate", 1 + dl), (), "")]),
+               "X_inf x (1 + delta) (the theory's field_error_expansion)",
+               lambda dl: _family_mutant("laplace_coefficient_scale", field_error_expansion=_scale_tail(1 + dl))),
+        Family("axis_rate_scale", "scale", "the terminal-phase axis rate v1 - v2 x (1 + delta) (the theory's "
+               "terminal_rates)",
+               lambda dl: _family_mutant("axis_rate_scale",
+                                         terminal_rates=_scaled_entry("terminal_rates", "axis_rate", 1 + dl))),
         Family("top_eigenvalue", "mismatch", "Paper B theory with the top eigenvalue of V B^T raised by delta mu_1",
-               lambda dl: _matrix_mismatch(_raise_top_eigenvalue(dl))),
+               lambda dl: _matrix_mismatch("top_eigenvalue", _raise_top_eigenvalue(dl))),
         Family("Pi_onto_V", "fixed", "Pi onto the dominant eigenspace of V instead of V B^T", _fixed("Pi_onto_V")),
-        Family("rotation_rate_scale", "scale", "the terminal-phase rotation rate |Im lambda_1| x (1 + delta) "
-               "(attnverify.theory.meanfield.terminal_rates)",
-               lambda dl: [PatchMutant("rotation_rate_scale", MF, "terminal_rates", scale_entry("rotation_rate", 1 + dl),
-                                  (), "")]),
+        Family("rotation_rate_scale", "scale", "the terminal-phase rotation rate |Im lambda_1| x (1 + delta) (the "
+               "theory's terminal_rates)",
+               lambda dl: _family_mutant("rotation_rate_scale",
+                                         terminal_rates=_scaled_entry("terminal_rates", "rotation_rate", 1 + dl))),
         Family("S_next_invariant_subspace", "fixed", "the terminal subspace S onto V's next invariant subspace",
                _fixed("S_next_invariant_subspace")),
         Family("S_symmetric_part", "fixed", "the terminal subspace S onto the dominant eigenspace of (V + V^T)/2",
                _fixed("S_symmetric_part")),
-        Family("S_tilt", "mismatch", "the terminal subspace S turned by the angle delta "
-               "(attnverify.theory.meanfield.value_eigenspace)",
-               lambda dl: [PatchMutant("S_tilt", MF, "value_eigenspace", _value_subspace_tilt(dl), (), "")]),
+        Family("S_tilt", "mismatch", "the terminal subspace S turned by the angle delta (the theory's "
+               "value_eigenspace)",
+               lambda dl: _family_mutant("S_tilt", value_eigenspace=_value_subspace_tilt(dl))),
     )
 
 

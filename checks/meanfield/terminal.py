@@ -1,12 +1,12 @@
 """Paper B, claim 4 / Conjecture 1: the terminal phase at finite beta, derived from the cluster field and compared
 with the particle simulation.
 
-Derived (attnverify.theory.meanfield.terminal): a tight cluster of tokens (width << beta^{-1/2}, the other
-clusters' softmax weights negligible) moves by the cluster field g(u) = P_perp_u V u, the linear flow of V seen on
-the sphere.  From V's real Schur form: its attractor is V's dominant invariant subspace S, approached at the rate
-r = Re lambda_1 - Re lambda_next; inside S a real dominant eigenvalue leaves the cluster at rest, a complex pair
-turns it around the plane S at the rate omega = |Im lambda_1|; a cluster on a V-invariant E leaves it at the escape
-rate Re lambda_1 - max Re spectrum(V|_E).
+Derived (attnverify.theory.meanfield.terminal, the theory the check receives): a tight cluster of tokens (width
+<< beta^{-1/2}, the other clusters' softmax weights negligible) moves by the cluster field g(u) = P_perp_u V u, the
+linear flow of V seen on the sphere.  From V's real Schur form: its attractor is V's dominant invariant subspace S,
+approached at the rate r = Re lambda_1 - Re lambda_next; inside S a real dominant eigenvalue leaves the cluster at
+rest, a complex pair turns it around the plane S at the rate omega = |Im lambda_1|; a cluster on a V-invariant E
+leaves it at the escape rate Re lambda_1 - max Re spectrum(V|_E).
 
 Measured (attnverify.numerics.meanfield.particles, .clusters, .cluster_motion): the tokens at t_max are grouped into
 clusters; each cluster's centre c_k(t), width w_k(t) and the relative softmax weight eps_k(t) it gives every token
@@ -30,9 +30,10 @@ cluster that ends the run off S without approaching it at the derived rate, or r
 derived field attracts, or at an unstable one (an eigenvector off S) beyond the time the derived escape rate needs
 to lift a round-off offset 1e-16 to the window's bottom.  The check fails only on those: our derivation and our
 simulation disagree.  What the paper states is not judged here: whether the tokens switch, when, and where they
-end are *findings* (:class:`TerminalFindings`) for the claims (B.conjecture1 in claims_terminal,
-B.log_beta_time_scale).  A model with nothing compared, or a comparison whose uncertainty (window halves,
-refinement samples) exceeds a tenth of its tolerance, is unresolved.
+end are *findings* (:class:`attnverify.checks.meanfield.terminal_findings.TerminalFindings`) for the claims
+(B.conjecture1 in claims_terminal, B.log_beta_time_scale).  A model with nothing compared, or a comparison whose
+uncertainty (window halves, refinement samples) exceeds a tenth of its tolerance, is unresolved.  The derived side
+and the comparisons of one model are in :mod:`attnverify.checks.meanfield._cluster_comparison`.
 
 Extra model cases (``cases``): ``rotating`` (d = 3, V with the complex dominant pair 2 +- i and 1, V non-normal,
 V B^T symmetric with a gap, dim E = 1) and ``oblique`` (d = 3, V non-symmetric with real eigenvalues 2, 1, 1/2,
@@ -43,7 +44,6 @@ from __future__ import annotations
 
 import numpy as np
 
-import attnverify.theory.meanfield as mf
 from attnverify.checks.context import Context
 from attnverify.checks.evidence import Evidence, Plot, Series
 from attnverify.checks.params import Param
@@ -51,15 +51,14 @@ from attnverify.checks.registry import check
 from attnverify.checks.meanfield._model import (AUTO, KERNEL_PARAM, MODEL_PARAMS, Resolution, budget_param,
                                                 choose_resolution, fixed_resolution, floor_param, model_matrices,
                                                 n_particles_param, validate_betas, validate_model)
-from attnverify.checks.meanfield._terminal import (ROUND_OFF, Derived, RateComparison, SwitchTimeFit, TerminalFindings,
-                                                   compare_beta, decide, derive)
-from attnverify.checks.stats import linfit
-from attnverify.numerics.meanfield.cluster_motion import LATE, measure_run
+from attnverify.checks.meanfield._cluster_comparison import Derived, assess, decide, derive
+from attnverify.numerics.kernel import dense_moments
 from attnverify.numerics.meanfield.particles import simulate
-from attnverify.numerics.meanfield.sphere import particles_per_window, sample
+from attnverify.numerics.meanfield.simulators import NUMERICS
+from attnverify.numerics.meanfield.sphere import sample
+from attnverify.theory.meanfield import THEORY, value_eigenspace
 
-__all__ = ["trajectory", "CASES", "RateComparison", "SwitchTimeFit", "TerminalFindings", "ROUND_OFF",
-           "terminal_phase"]
+__all__ = ["trajectory", "CASES", "run_horizon", "settle", "terminal_phase"]
 
 
 def _case(P: list, D: list, A: list) -> dict:
@@ -95,85 +94,10 @@ CASE_SETTINGS = {"betas": (10.0, 31.6, 100.0), "n_particles": 400, "t_max": AUTO
 # the numeric side (tasks and measurements; no closed form enters)
 # ----------------------------------------------------------------------------------------------
 def trajectory(X0: np.ndarray, Q, K, V, beta: float, times: np.ndarray, rtol: float,
-               kernel: str = "dense") -> np.ndarray:
-    """Particle positions at the output times (task for ctx.map)."""
-    return simulate(X0, Q, K, V, beta, times, rtol=rtol, atol=rtol * 1e-2, kernel=kernel)
-
-
-# ----------------------------------------------------------------------------------------------
-# one model: measurements, comparisons, findings
-# ----------------------------------------------------------------------------------------------
-def _switch_fit(betas: np.ndarray, main: list[dict], refine: list[list[dict]]) -> SwitchTimeFit | None:
-    ts = np.array([r["t_switch"] for r in main])
-    ok = np.isfinite(ts)
-    if ok.sum() < 3:
-        return None
-    fit = linfit(np.log(betas[ok]), ts[ok])
-    others = [linfit(np.log(betas[ok]), tsi[ok])["slope"] for tsi in
-              (np.array([r["t_switch"] for r in rs]) for rs in refine) if np.all(np.isfinite(tsi[ok]))]
-    u = float(max((abs(o - fit["slope"]) for o in others), default=0.0))
-    lo, hi = fit["ci95"]
-    return SwitchTimeFit(fit["slope"], fit["intercept"], (float(lo), float(hi)), (float(lo - u), float(hi + u)),
-                         fit["r2"], u, int(ok.sum()))
-
-
-def _horizon(der: Derived, run: dict, hi: float) -> float | None:
-    """When a tight cluster first on E (within ``hi``) must have left it: its first such time plus the derived
-    escape from a round-off offset to ``hi``."""
-    if der.escape_rate is None:
-        return None
-    first = [c["first_tight_on_E"] for c in run["clusters"] if c["first_tight_on_E"] is not None]
-    return float(min(first) + np.log(hi / ROUND_OFF) / der.escape_rate) if first else None
-
-
-def assess(name: str, q: dict, der: Derived, runs: list[list[np.ndarray]], t: np.ndarray) -> dict:
-    """Measure every run of one model (runs[sample][beta]), compare with ``der``, and collect the findings."""
-    B, V = model_matrices(q)
-    betas = np.array(q["betas"], dtype=float)
-    rot = der.rates["motion"] == "rotation" and der.basis_S.shape[1] == 2     # a turn needs a plane
-    scales = {"approach": float(der.rates["axis_rate"]),
-              "rotation": float(der.rates["rotation_rate"]) if rot else np.inf,
-              "escape": der.escape_rate if der.escape_rate is not None else np.inf}
-    meas = [[measure_run(X, t, float(b), B, V, der.P_E, der.P_S, der.basis_S, q, rot, scales)
-             for X, b in zip(rs, betas)] for rs in runs]
-    main, N = meas[0], q["n_particles"]
-    # the refinement samples (N/2) enter the precision test only at the betas where they meet the same resolution
-    # rule as the main run: an under-resolved sample measures its own discretisation, not the main run's
-    resolved = [particles_per_window(max(N // 2, 2), B, float(b)) >= q["min_per_window"] for b in betas]
-    comps, problems, silent = [], [], []
-    for k, b in enumerate(betas):
-        c, pr = compare_beta(der, float(b), main[k], [m[k] for m in meas[1:] if resolved[k]], q, float(t[1] - t[0]))
-        comps += c
-        problems += pr
-        if not c and not pr:
-            silent.append(float(b))
-    hi = max(q["axis_window"])
-    rotation_measured = []
-    for k in range(len(betas)):
-        rs = [c["rotation"][0] for c in main[k]["clusters"] if "rotation" in c and np.isfinite(c["rotation"][0])]
-        rotation_measured.append(float(np.mean(rs)) if rs else None)
-    late = t >= t[-1] * (1 - LATE)
-    nan_none = (lambda x: None if not np.isfinite(x) else float(x))
-    findings = TerminalFindings(
-        model=name, betas=tuple(float(b) for b in betas), B=B, V=V, structure=der.structure,
-        motion=der.rates["motion"], dominant_eigenvalues=tuple(complex(*z) for z in der.rates["dominant_eigenvalues"]),
-        dim_E=der.dim_E, dim_S=int(der.rates["dim_S"]), P_E=der.P_E, P_S=der.P_S,
-        approach_rate=float(der.rates["axis_rate"]), rotation_rate=float(der.rates["rotation_rate"]),
-        escape_rate=der.escape_rate, comparisons=tuple(comps), rotation_rate_measured=tuple(rotation_measured),
-        t_max=float(t[-1]), level=float(q["level"]), meta_level=float(q["meta_level"]),
-        meta_dwell=float(q["meta_dwell"]), dwell_E=tuple(r["dwell"] for r in main),
-        metastable=tuple(bool(r["dwell"] >= q["meta_dwell"]) for r in main),
-        t_meta=tuple(nan_none(r["t_meta"]) for r in main),
-        t_switch=tuple(nan_none(r["t_switch"]) if der.structure == "switch" else None for r in main),
-        t_switch_vs_log_beta=_switch_fit(betas, main, meas[1:]) if der.structure == "switch" else None,
-        on_E_at_t_max=tuple(bool(r["qE"][-1] >= q["level"]) for r in main),
-        escape_horizon=tuple(_horizon(der, r, hi) for r in main), late_window=(float(t[late][0]), float(t[-1])),
-        q_S_late=tuple(float(r["qS"][late].min()) for r in main),
-        late_moments=tuple(np.stack([m[k]["M_late"] for m in meas]) for k in range(len(betas))),
-        n_clusters=tuple(r["n_clusters"] for r in main),
-        particles_per_window=tuple(particles_per_window(N, B, float(b)) for b in betas))
-    return {"name": name, "findings": findings, "comparisons": comps, "problems": problems, "silent": silent,
-            "main": main, "t": t, "resolved": resolved, "n_particles": N}
+               kernel: str = "dense", simulate=simulate, moments=dense_moments) -> np.ndarray:
+    """Particle positions at the output times (task for ctx.map), by ``simulate`` with the softmax average
+    ``moments`` (the check's ``ctx.numerics``)."""
+    return simulate(X0, Q, K, V, beta, times, rtol=rtol, atol=rtol * 1e-2, kernel=kernel, moments=moments)
 
 
 def _models(p: dict) -> list[tuple[str, dict]]:
@@ -233,7 +157,7 @@ def _validate(p: dict) -> None:
     unknown = [c.strip() for c in p["cases"].split(",") if c.strip() and c.strip() not in CASES]
     if unknown:
         raise ValueError(f"cases: unknown case {unknown[0]!r} (known: {', '.join(CASES)})")
-    mf.value_eigenspace(np.asarray(p["V"], float))       # ValueError: no gap in real part, or not covered
+    value_eigenspace(np.asarray(p["V"], float))          # ValueError: no gap in real part, or not covered
     choose_resolution(model_matrices(p)[0], validate_betas(p["betas"], 2), p["n_particles"], p["min_per_window"],
                       p["particle_budget"], p["min_particles"])          # ValueError: a given N breaks the rule
     lo, hi = sorted(p["axis_window"])
@@ -301,10 +225,11 @@ def _validate(p: dict) -> None:
            "n_times": 361},
     validate=_validate,
     formulas=(r'\lambda^{\rm cl}_j', r'r_{\rm axis}'),
+    theory=THEORY, numerics=NUMERICS,
 )
 def terminal_phase(p: dict, ctx: Context) -> Evidence:
     models = _models(p)
-    derived = [derive(*model_matrices(q)) for _, q in models]
+    derived = [derive(ctx.theory, *model_matrices(q)) for _, q in models]
     settled = [settle(name, q, der) for (name, q), der in zip(models, derived)]
     models = [(name, q) for (name, _), (q, _, _) in zip(models, settled)]
     chosen = {name: f"{res.text}; {t_text}" for (name, _), (_, res, t_text) in zip(models, settled)}
@@ -316,11 +241,12 @@ def terminal_phase(p: dict, ctx: Context) -> Evidence:
         t = np.linspace(0.0, q["t_max"], q["n_times"])
         Q, K, V = (np.asarray(q[m], float) for m in ("Q", "K", "V"))
         start = len(tasks)
-        tasks += [(X, Q, K, V, float(b), t, p["rtol"], p["kernel"]) for X in samples for b in q["betas"]]
+        tasks += [(X, Q, K, V, float(b), t, p["rtol"], p["kernel"], ctx.numerics.simulate, ctx.numerics.moments)
+                  for X in samples for b in q["betas"]]
         spans.append((start, len(samples), len(q["betas"])))
         grids.append(t)
     trajs = ctx.map(trajectory, tasks)
-    outcomes = [assess(name, q, der, [trajs[s + i * nb:s + (i + 1) * nb] for i in range(ns)], t)
+    outcomes = [assess(ctx.theory, name, q, der, [trajs[s + i * nb:s + (i + 1) * nb] for i in range(ns)], t)
                 for (name, q), der, (s, ns, nb), t in zip(models, derived, spans, grids)]
     passed, observed, unresolved, reason = decide(outcomes)
     return _evidence(p, outcomes, derived, passed, observed, unresolved, reason, chosen)

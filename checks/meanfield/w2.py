@@ -2,9 +2,10 @@
 
 What the check compares (our derivation against our numerics; it never reads the paper's bound):
 
-* C1, the one-sided Lipschitz constant (tangent log-norm) of X_inf (attnverify.theory.meanfield.growth_constant,
-  SymPy Jacobian) against the supremum of the tangent log-norm of the numerical field
-  (attnverify.numerics.meanfield.zero_temperature.observed_log_norm, central differences, Richardson);
+* C1, the one-sided Lipschitz constant (tangent log-norm) of X_inf (``growth_constant`` of the theory the check
+  receives, attnverify.theory.meanfield: SymPy Jacobian) against the supremum of the tangent log-norm of the
+  numerical field (attnverify.numerics.meanfield.zero_temperature.observed_log_norm, central differences,
+  Richardson);
 * Pi: the pairing cost of the zero-temperature flow with Pi(x_i(0)) (an upper bound on E(t) = W2(mu^inf_t,
   Pi#mu_0)) decays through the fit window and ends below it (the derived Pi is the limit of the numerical flow);
 * c per atom: every atom x* = Pi(x_i(0)) of Pi#mu_0 has its derived rate gamma/|B^T x*| (convergence_rate at
@@ -29,7 +30,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-import attnverify.theory.meanfield as mf
 from attnverify.checks.context import Context
 from attnverify.checks.evidence import Evidence, Plot, Series
 from attnverify.checks.params import Param
@@ -38,10 +38,12 @@ from attnverify.checks.meanfield._model import (D3_PARAM, KERNEL_PARAM, MODEL_PA
                                                 choose_resolution, floor_param, model_matrices, n_particles_param,
                                                 validate_betas, validate_model, with_d3_case)
 from attnverify.checks.stats import decay_rate, linfit, minimum
+from attnverify.numerics.kernel import dense_moments
 from attnverify.numerics.meanfield.particles import attention_field, simulate
+from attnverify.numerics.meanfield.simulators import NUMERICS
 from attnverify.numerics.meanfield.sphere import sample
 from attnverify.numerics.meanfield.wasserstein import coupling_bound, merge_atoms, w2, w2_bracket_paired, w2_to_target
-from attnverify.numerics.meanfield.zero_temperature import observed_log_norm
+from attnverify.theory.meanfield import THEORY
 
 __all__ = ["beta_curves", "inf_distance", "particle_rates", "beta_exponent", "W2Findings", "w2_bound"]
 
@@ -110,13 +112,14 @@ def _bracket(X: np.ndarray, target: np.ndarray) -> tuple[float, float, str]:
 
 
 def beta_curves(X0: np.ndarray, Q, K, V, beta: float, times: np.ndarray, target: np.ndarray, rtol: float,
-                kernel: str = "dense", coupling: str = "exact") -> dict:
-    """The particles at beta from X0 (attnverify.numerics.meanfield.particles.simulate) against ``target`` = Pi(X0):
+                kernel: str = "dense", coupling: str = "exact", simulate=simulate, moments=dense_moments) -> dict:
+    """The particles at beta from X0 (``simulate``, attnverify.numerics.meanfield.particles.simulate, with the softmax
+    average ``moments``: the check's ``ctx.numerics``) against ``target`` = Pi(X0):
     W_lo, W_hi the certified bracket of W2(particles, target) (w2_to_target: exact to <= 64 atoms, ot.emd2 up to
     N = 2000, a bracket beyond; with many atoms at every fourth output time, nan between), ``method``, and D the
     distance to the same points under the zero-temperature flow ('exact': W2 by assignment at every second output
     time, nan between; 'synchronous': the pairing cost of each particle with its own image, every time)."""
-    traj = simulate(X0, Q, K, V, beta, times, rtol=rtol, atol=rtol * 1e-2, kernel=kernel)
+    traj = simulate(X0, Q, K, V, beta, times, rtol=rtol, atol=rtol * 1e-2, kernel=kernel, moments=moments)
     inf = simulate(X0, Q, K, V, np.inf, times, rtol=min(rtol, 1e-8), atol=min(rtol, 1e-8) * 1e-2)
     D = np.full(len(times), np.nan)
     if coupling == "synchronous":
@@ -132,7 +135,7 @@ def beta_curves(X0: np.ndarray, Q, K, V, beta: float, times: np.ndarray, target:
 
 
 def inf_distance(X0: np.ndarray, Q, K, V, t_inf: float, n_times: int, target: np.ndarray, slow: np.ndarray,
-                 settle: float = 1e-10, refine: int = 8) -> dict:
+                 settle: float = 1e-10, refine: int = 8, simulate=simulate, field=attention_field) -> dict:
     """The zero-temperature flow of X0 (rtol 1e-10) against ``target``, on a time grid ``refine`` times finer than
     ``n_times`` over the horizon (``fine_times``): each particle's distance from its own target point (``dist``,
     (n_fine, N)) and the pairing cost ``pair`` = (mean dist^2)^(1/2) (an upper bound on W2(flow, target)); the
@@ -141,13 +144,14 @@ def inf_distance(X0: np.ndarray, Q, K, V, t_inf: float, n_times: int, target: np
     certified bracket E_lo, E_hi of W2(flow, target) (:func:`_bracket`) at ``times``: the coarse grid and up to 24
     more fine times while the pairing cost decays from 1e-2 to 1e-11. The horizon is ``t_inf``, doubled (up to
     64 t_inf, the grids with it) until the flow has settled: max_i |X_inf(x_i)| <= settle |V| (a criterion of the
-    numerical field alone)."""
+    numerical field alone). ``simulate`` and ``field``: the check's ``ctx.numerics.simulate`` and
+    ``ctx.numerics.attention_field``."""
     B = np.asarray(Q, float).T @ np.asarray(K, float)
     T, n = float(t_inf), int(n_times)
     while True:
         fine = np.linspace(0.0, T, refine * (n - 1) + 1)
         inf = simulate(X0, Q, K, V, np.inf, fine, rtol=1e-10, atol=1e-14)
-        speed = float(np.max(np.linalg.norm(attention_field(inf[-1], B, V, np.inf), axis=1)))
+        speed = float(np.max(np.linalg.norm(field(inf[-1], B, V, np.inf), axis=1)))
         if speed <= settle * np.linalg.norm(V, 2) or T >= 64 * t_inf:
             break
         T, n = 2 * T, 2 * n - 1
@@ -193,26 +197,26 @@ def _t_min(t: np.ndarray, W: np.ndarray) -> float:
 
 
 # ------------------------------------------------------------------------------------------- analytic side
-def analytic_side(B: np.ndarray, V: np.ndarray, samples: list[np.ndarray]) -> dict:
-    """Pi(x_i(0)) for every sample, the rate of every atom (closed form gamma/|B^T x*|), the bound's c (the
-    smallest atom rate: convergence_rate, SymPy Jacobian at the atom with the largest |B^T x*|), C1, and the
-    projector on the second eigenspace of V B^T (the slowest transversal mode, whose component decays at the atom's
-    rate in the linear regime)."""
-    Pi = mf.projection_map(B, V)
-    spec = mf.spectrum(B, V)
+def analytic_side(theory, B: np.ndarray, V: np.ndarray, samples: list[np.ndarray]) -> dict:
+    """From the closed forms ``theory``: Pi(x_i(0)) for every sample, the rate of every atom (closed form
+    gamma/|B^T x*|), the bound's c (the smallest atom rate: convergence_rate, SymPy Jacobian at the atom with the
+    largest |B^T x*|), C1, and the projector on the second eigenspace of V B^T (the slowest transversal mode, whose
+    component decays at the atom's rate in the linear regime)."""
+    Pi = theory.projection_map(B, V)
+    spec = theory.spectrum(B, V)
     targets = [np.asarray(Pi(X), dtype=float) for X in samples]
-    growth = mf.growth_constant(B, V)
+    growth = theory.growth_constant(B, V)
     # atoms are points of the sphere in E: a derived Pi that maps off either has none (the check then fails)
     in_E = all(np.all(np.abs(np.linalg.norm(tg, axis=1) - 1.0) <= 1e-8) for tg in targets)
     if in_E:
         try:
-            rates = [mf.atom_rates(B, V, tg) for tg in targets]
+            rates = [theory.atom_rates(B, V, tg) for tg in targets]
         except ValueError:          # off the derived E
             in_E = False
     if not in_E:
         rates = [np.full(len(tg), np.nan) for tg in targets]
     return {"targets": targets, "rates": rates, "atoms_in_E": in_E,
-            "c": float(mf.convergence_rate(B, V)), "c_atom": np.asarray(mf.slowest_atom(B, V), dtype=float),
+            "c": float(theory.convergence_rate(B, V)), "c_atom": np.asarray(theory.slowest_atom(B, V), dtype=float),
             "C1": float(growth["C1"]), "C1_method": growth["method"], "dim_E": spec.dim_E,
             "slow": np.asarray(spec.projectors[1], dtype=float) if isinstance(spec.projectors[1], np.ndarray) else
             np.array(spec.projectors[1].tolist(), dtype=float)}
@@ -270,6 +274,7 @@ def _validate(p: dict) -> None:
            "particle_budget": 10_000, "D_coupling": "synchronous", "t_max": 30.0, "n_times": 61, "also_d3": True},
     validate=_validate,
     formulas=(r'b(\beta,t)', r't^*(\beta)'),
+    theory=THEORY, numerics=NUMERICS,
 )
 def w2_bound(p: dict, ctx: Context) -> Evidence:
     return with_d3_case(_w2_bound, p, ctx, d3_params=D3_SETTINGS)
@@ -282,25 +287,27 @@ def _w2_bound(p: dict, ctx: Context) -> Evidence:
     betas, N = np.array(res.betas), res.n_particles
     rng = ctx.rng("particles")
     samples = [sample(N, p["d"], rng)] + [sample(max(N // 2, 2), p["d"], rng) for _ in range(p["n_refine"])]
-    ana = analytic_side(B, V, samples)
+    ana = analytic_side(ctx.theory, B, V, samples)
     ctx.progress(0.05)
     num = numeric_side(p, ctx, B, V, betas, samples, ana["targets"], ana["slow"])
-    dec = decide(p, ana, num)
+    dec = decide(ctx.theory, p, ana, num)
     return evidence(p, res, betas, ana, num, dec)
 
 
 def numeric_side(p: dict, ctx: Context, B: np.ndarray, V: np.ndarray, betas: np.ndarray,
                  samples: list[np.ndarray], targets: list[np.ndarray], slow: np.ndarray) -> dict:
-    """The tasks: particles at every beta and every sample, the zero-temperature flow of every sample, the
-    numerical log-norm; W, D, E arranged per sample (index 0: the N-particle sample)."""
+    """The tasks (the simulators of ``ctx.numerics``): particles at every beta and every sample, the
+    zero-temperature flow of every sample, the numerical log-norm; W, D, E arranged per sample (index 0: the
+    N-particle sample)."""
+    num = ctx.numerics
     Q, K = np.asarray(p["Q"], float), np.asarray(p["K"], float)
     t = np.linspace(0.0, p["t_max"], p["n_times"])
-    jobs = [(X, Q, K, V, float(b), t, tg, p["rtol"], p["kernel"], p["D_coupling"])
+    jobs = [(X, Q, K, V, float(b), t, tg, p["rtol"], p["kernel"], p["D_coupling"], num.simulate, num.moments)
             for X, tg in zip(samples, targets) for b in betas]
     curves = ctx.map(beta_curves, jobs)
-    infs = ctx.map(inf_distance, [(X, Q, K, V, float(p["t_inf"]), p["n_times_inf"], tg, slow)
-                                  for X, tg in zip(samples, targets)])
-    (obs,) = ctx.map(observed_log_norm, [(B, V)])
+    infs = ctx.map(inf_distance, [(X, Q, K, V, float(p["t_inf"]), p["n_times_inf"], tg, slow, 1e-10, 8,
+                                   num.simulate, num.attention_field) for X, tg in zip(samples, targets)])
+    (obs,) = ctx.map(num.observed_log_norm, [(B, V)])
     nb = len(betas)
 
     def arr(key: str) -> np.ndarray:
@@ -309,9 +316,10 @@ def numeric_side(p: dict, ctx: Context, B: np.ndarray, V: np.ndarray, betas: np.
             "inf": infs, "obs": obs}
 
 
-def decide(p: dict, ana: dict, num: dict) -> dict:
+def decide(theory, p: dict, ana: dict, num: dict) -> dict:
     """The comparisons of the check: C1 (derived vs numerical log-norm), Pi (E reaches below the fit window), the
-    atom rates (derived at up to N_RATE_ATOMS atoms vs each particle's fitted decay); verdict, observed, unresolved."""
+    atom rates (derived by ``theory`` at up to N_RATE_ATOMS atoms vs each particle's fitted decay); verdict,
+    observed, unresolved."""
     lo, hi = sorted(p["e_window"])
     C1, obs = ana["C1"], num["obs"]
     C1_obs = float(obs["C1"])
@@ -326,7 +334,7 @@ def decide(p: dict, ana: dict, num: dict) -> dict:
     B, V = model_matrices(p)
     if not ana["atoms_in_E"]:
         pick = pick[:0]
-    derived = np.array([mf.convergence_rate(B, V, x_star=ana["targets"][0][i]) for i in pick])
+    derived = np.array([theory.convergence_rate(B, V, x_star=ana["targets"][0][i]) for i in pick])
     rate_rel = float(np.max(np.abs(fitted[pick] - derived) / derived)) if len(pick) else float("nan")
     observed = float(max(C1_rel / p["C1_tol"], main["pair"][-1] / lo,
                          rate_rel / p["c_tol"] if np.isfinite(rate_rel) else 0.0))   # no rate compared: fails below

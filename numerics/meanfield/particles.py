@@ -13,6 +13,8 @@ they need square d x d matrices with d >= 2, finite entries, B invertible and po
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from attnverify.numerics import validation as _v
@@ -21,6 +23,10 @@ from attnverify.numerics.meanfield.truncated import attention_field_truncated
 from attnverify.numerics.validation import float_array  # noqa: F401 -- re-exported (older callers import it from here)
 
 _matrix, _model, _beta, _points = _v.matrix, _v.model, _v.beta, _v.points
+
+#: the softmax average ``moments(XB, X, VX, beta) -> m`` (one row per row of XB), as
+#: attnverify.numerics.kernel.dense_moments: m_i = sum_j softmax_j(beta <XB_i, X_j>) VX_j
+Moments = Callable[[np.ndarray, np.ndarray, np.ndarray, float], np.ndarray]
 
 
 # ----------------------------------------------------------------------------- the field
@@ -31,36 +37,39 @@ def _tangent(X: np.ndarray, M: np.ndarray) -> np.ndarray:
 
 class _Field:
     """The field on validated input (no checks; used inside the integrator): P_perp_{x_i} m_i with m_i the softmax
-    average of V x_j from ``attnverify.numerics.kernel.dense_moments`` (one fused pass per row, log-space, all cores)."""
+    average of V x_j, ``moments(XB, X, VX, beta)`` (default ``attnverify.numerics.kernel.dense_moments``: one fused
+    pass per row, log-space, all cores)."""
 
-    def __init__(self, B: np.ndarray, V: np.ndarray, beta: float):
-        self.B, self.V, self.beta = B, V, beta
+    def __init__(self, B: np.ndarray, V: np.ndarray, beta: float, moments: Moments = dense_moments):
+        self.B, self.V, self.beta, self.moments = B, V, beta, moments
 
     def __call__(self, X: np.ndarray) -> np.ndarray:
         XB = X @ self.B                              # row i = (B^T x_i)^T
         if np.isinf(self.beta):
             M = (XB @ self.V.T) / np.linalg.norm(XB, axis=1)[:, None]
             return _tangent(X, M)
-        return _tangent(X, dense_moments(XB, X, X @ self.V.T, self.beta))
+        return _tangent(X, self.moments(XB, X, X @ self.V.T, self.beta))
 
 
-def _field(X: np.ndarray, B: np.ndarray, V: np.ndarray, beta: float) -> np.ndarray:
+def _field(X: np.ndarray, B: np.ndarray, V: np.ndarray, beta: float, moments: Moments = dense_moments) -> np.ndarray:
     """One evaluation of the field on validated input."""
-    return _Field(B, V, beta)(X)
+    return _Field(B, V, beta, moments)(X)
 
 
-def attention_field(X: np.ndarray, B: np.ndarray, V: np.ndarray, beta: float) -> np.ndarray:
+def attention_field(X: np.ndarray, B: np.ndarray, V: np.ndarray, beta: float, *,
+                    moments: Moments = dense_moments) -> np.ndarray:
     """Self-attention field on the sphere, (N, d) -> (N, d).
 
     X_i = P_perp_{x_i} sum_j w_ij V x_j with w_ij = softmax_j(beta <B^T x_i, x_j>), computed in
     log-space (scores minus their row maximum), so it is finite for any beta > 0 (1e6, 1e12, ...);
     cost O(N^2 d) in one fused pass per row (``attnverify.numerics.kernel``), memory O(N d). ``beta = np.inf`` gives the continuum
-    zero-temperature field P_perp_x V B^T x / ||B^T x||. Rows of X must be unit vectors.
+    zero-temperature field P_perp_x V B^T x / ||B^T x||. Rows of X must be unit vectors. ``moments(XB, X, VX,
+    beta)``: the softmax average m_i = sum_j softmax_j(beta <XB_i, X_j>) VX_j at finite beta (``Moments``).
     """
     B, V = _model(B, V)
     b = _beta(beta)
     X = _points(X, B.shape[0])
-    return _field(X, B, V, b)
+    return _field(X, B, V, b, moments)
 
 
 # ----------------------------------------------------------------------------- integrator
@@ -128,7 +137,7 @@ def _integrate(f, X0: np.ndarray, times: np.ndarray, rtol: float, atol: float, m
 
 def simulate(x0: np.ndarray, Q: np.ndarray, K: np.ndarray, V: np.ndarray, beta: float,
              times, *, rtol: float = 1e-8, atol: float = 1e-10, max_step: float | None = None,
-             kernel: str = "dense", truncate_tol: float = 1e-12) -> np.ndarray:
+             kernel: str = "dense", truncate_tol: float = 1e-12, moments: Moments = dense_moments) -> np.ndarray:
     """Integrate the particle dynamics from x0 (state at t = 0); returns X(t) for each t in times.
 
     Shape (len(times), N, d). B = Q^T K. Method: Dormand-Prince 5(4) with local extrapolation and
@@ -146,6 +155,9 @@ def simulate(x0: np.ndarray, Q: np.ndarray, K: np.ndarray, V: np.ndarray, beta: 
     sphere this is the same field, so the exact flow is unchanged; off it (inside a step) the
     extension differs, which moves the numerical solution by no more than the local error the
     tolerance already controls. The cost then scales with the number of interacting pairs.
+
+    ``moments(XB, X, VX, beta)``: the dense kernel's softmax average at finite beta, m_i = sum_j
+    softmax_j(beta <XB_i, X_j>) VX_j (``Moments``; default ``attnverify.numerics.kernel.dense_moments``, log-space).
     """
     if kernel not in ("dense", "truncated"):
         raise ValueError(f"kernel must be 'dense' or 'truncated', got {kernel!r}")
@@ -172,14 +184,16 @@ def simulate(x0: np.ndarray, Q: np.ndarray, K: np.ndarray, V: np.ndarray, beta: 
     ms = np.inf if max_step is None else float(max_step)
     if np.isnan(ms) or ms <= 0:
         raise ValueError(f"max_step must be > 0, got {max_step}")
-    return _integrate(field_for(kernel, B, V, b, truncate_tol, X0), X0, T, rtol, atol, ms)
+    return _integrate(field_for(kernel, B, V, b, truncate_tol, X0, moments), X0, T, rtol, atol, ms)
 
 
-def field_for(kernel: str, B: np.ndarray, V: np.ndarray, beta: float, tol: float, X0: np.ndarray):
-    """The one place that chooses the field evaluator for the integrator: ``"dense"`` (all pairs) or
-    ``"truncated"`` (``attention_field_truncated`` at points normalised onto the sphere; dense at beta = inf).
-    Inputs are validated; ``tol`` is checked here, before any integration, by one evaluation at X0."""
+def field_for(kernel: str, B: np.ndarray, V: np.ndarray, beta: float, tol: float, X0: np.ndarray,
+              moments: Moments = dense_moments):
+    """The one place that chooses the field evaluator for the integrator: ``"dense"`` (all pairs, the softmax
+    average by ``moments``) or ``"truncated"`` (``attention_field_truncated`` at points normalised onto the sphere;
+    dense at beta = inf). Inputs are validated; ``tol`` is checked here, before any integration, by one evaluation
+    at X0."""
     if kernel == "truncated" and np.isfinite(beta):
         attention_field_truncated(X0, B, V, beta, tol=tol)
         return lambda X: attention_field_truncated(_normalise(X), B, V, beta, tol=tol)
-    return _Field(B, V, beta)
+    return _Field(B, V, beta, moments)

@@ -443,6 +443,7 @@ def test_latex_output_option_has_help(capsys):
 
 
 def test_selftest_list_columns_align(capsys, monkeypatch):
+    from attnverify.checks.plugin import Mutant
     from attnverify.selftest.mutants import all_mutants
 
     MUTANTS = all_mutants()
@@ -450,7 +451,8 @@ def test_selftest_list_columns_align(capsys, monkeypatch):
     assert main(["selftest", "--list"]) == 0
     lines = capsys.readouterr().out.splitlines()
     firsts = {m.name: next(line for line in lines if line.startswith(m.name + " ")) for m in MUTANTS}
-    targets = {line.index(f"{m.module}.{m.attribute}") for m, line in zip(MUTANTS, firsts.values())}
+    targets = {line.index(m.target if isinstance(m, Mutant) else f"{m.module}.{m.attribute}")
+               for m, line in zip(MUTANTS, firsts.values())}
     texts = {line.index(m.description) for m, line in zip(MUTANTS, firsts.values())}
     assert len(targets) == 1 and len(texts) == 1
 

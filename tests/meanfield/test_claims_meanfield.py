@@ -10,7 +10,7 @@
 """
 from __future__ import annotations
 
-import contextlib
+import dataclasses
 
 import numpy as np
 import pytest
@@ -18,39 +18,42 @@ import pytest
 from attnverify.checks.reason import Number, Reason, as_reason
 
 from attnverify.checks.claims import CLAIMS, evaluate_claim, statement_of
-from attnverify.checks.plugin import PatchMutant
+from attnverify.checks.plugin import Mutant
 from attnverify.checks.runner import run
-from attnverify.selftest.mutation import injected
+from attnverify.selftest.mutation import receives
 
 LIMIT, W2 = "meanfield.zero_temperature_limit", "meanfield.w2_bound"
 BIAS = 1e-3 * np.array([0.0, 1.0])          # zt.py: the field levels off 1e-3 away from X_inf
 
 
 def _run(ids, mutants=(), overrides=None):
-    with contextlib.ExitStack() as stack:
-        for m in mutants:
-            stack.enter_context(injected(m))
-        rep = run(list(ids), profile="quick", seed=0, overrides=overrides or {})
+    rep = run(list(ids), profile="quick", seed=0, overrides=overrides or {},
+              arguments=receives(mutants) if mutants else None)
     return {r.id: r for r in rep.results}, {c.id: c for c in rep.claims}
 
 
-def _mutant(module: str, attribute: str, make) -> Mutant:
-    return PatchMutant("test", module, attribute, make, (), "")
+def _theory_mutant(attribute: str, method) -> Mutant:
+    """The checks' theory with the closed form ``attribute`` replaced by ``method(self, ...)``."""
+    return Mutant("test", lambda theory: theory.replace(**{attribute: method}), (), "")
 
 
-def _biased_quadrature(original):
-    def field_on_grid(X, B, V, beta, dps):
-        value, err, cert = original(X, B, V, beta, dps)
-        return value + BIAS, err, cert
-    return field_on_grid
+def _biased(numerics):
+    """The certified quadrature of X_beta[mu] with BIAS added to its value (its error bound kept)."""
+    original = numerics.laplace_field_certified
+
+    def laplace_field_certified(*args, **kwargs):
+        info = original(*args, **kwargs)
+        return dataclasses.replace(info, value=info.value + BIAS)
+    return dataclasses.replace(numerics, laplace_field_certified=laplace_field_certified)
 
 
-def _biased_expansion(original):
-    def field_error_expansion(*args, **kwargs):
-        E = np.array(original(*args, **kwargs))
-        E[0] = E[0] + BIAS
-        return E
-    return field_error_expansion
+_BIASED_QUADRATURE = Mutant("test", _biased, (), "", target="numerics")
+
+
+def _biased_expansion(self, *args, **kwargs):
+    E = np.array(self.original("field_error_expansion")(*args, **kwargs))
+    E[0] = E[0] + BIAS
+    return E
 
 
 def _verdict(results, claim_id, stated_text=None):
@@ -80,7 +83,7 @@ def test_the_limit_check_compares_our_expansion_with_the_quadrature(limit_run):
 def test_a_quadrature_that_levels_off_alone_fails_the_check_and_leaves_the_claims_inconclusive():
     # zt.py bias: the defect is in our measured side only; our derivation says O(1/beta), so derived and measured
     # disagree (the check's job), and the claims cannot be read
-    results, claims = _run([LIMIT], [_mutant("attnverify.checks.meanfield.limit", "field_on_grid", _biased_quadrature)])
+    results, claims = _run([LIMIT], [_BIASED_QUADRATURE])
     r = results[LIMIT]
     assert r.verdict == "fail"
     assert r.findings.leading_order == 1                      # our derivation still converges
@@ -92,8 +95,7 @@ def test_a_quadrature_that_levels_off_alone_fails_the_check_and_leaves_the_claim
 def test_a_field_that_levels_off_where_derivation_and_quadrature_agree_refutes_both_claims():
     # zt.py bias on both sides: our derivation of the asymptotics also says the field levels off 1e-3 away from the
     # explicit field; derived and measured agree (the check passes), the paper's statements are false
-    mutants = [_mutant("attnverify.checks.meanfield.limit", "field_on_grid", _biased_quadrature),
-               _mutant("attnverify.theory.meanfield.asymptotics", "field_error_expansion", _biased_expansion)]
+    mutants = [_BIASED_QUADRATURE, _theory_mutant("field_error_expansion", _biased_expansion)]
     results, claims = _run([LIMIT], mutants)
     assert results[LIMIT].verdict == "pass"
     assert results[LIMIT].findings.leading_order == 0
@@ -190,11 +192,9 @@ def test_dropping_the_finite_beta_term_is_refuted(w2_run):
 def test_a_wrong_derived_rate_fails_the_check_not_the_paper(factor):
     # t1.py c_x2 / c_x05: our derivation of c is wrong; the check compares every atom's derived rate with the
     # particles' decay, so it fails and the claims are inconclusive (before: refuted, the paper blamed)
-    def scaled(original):
-        def convergence_rate(B, V, x_star=None):
-            return factor * original(B, V, x_star)
-        return convergence_rate
-    results, claims = _run([W2], [_mutant("attnverify.theory.meanfield", "convergence_rate", scaled)])
+    def convergence_rate(self, B, V, x_star=None):
+        return factor * self.original("convergence_rate")(B, V, x_star)
+    results, claims = _run([W2], [_theory_mutant("convergence_rate", convergence_rate)])
     assert results[W2].verdict == "fail"
     assert "matches the particle's fitted decay" in results[W2].reason
     assert claims["B.theorem1"].verdict == "inconclusive"

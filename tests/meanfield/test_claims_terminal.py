@@ -7,7 +7,7 @@ Small particle numbers keep it fast; the numeric side is memoised across runs th
 or the stated form (as the power and claim self-tests do)."""
 from __future__ import annotations
 
-import functools
+import dataclasses
 
 import numpy as np
 import pytest
@@ -18,8 +18,9 @@ from attnverify.checks.evidence import Result
 from attnverify.checks.params import InputError
 from attnverify.checks.meanfield.terminal import CASES
 from attnverify.checks.runner import plan, run_one
+from attnverify.checks.plugin import Mutant
 from attnverify.checks.stated import StatedClaim
-from attnverify.selftest.mutation import PatchMutant, injected
+from attnverify.selftest.mutation import receives
 
 SMALL = dict(betas=(10.0, 31.6, 100.0), n_particles=120, min_per_window=1.0, n_refine=1, t_max=30.0, n_times=121,
              cases="")
@@ -30,10 +31,12 @@ OBLIQUE = dict(**CASES["oblique"], betas=(31.6, 100.0), n_particles=160, min_per
 _MEMO: dict = {}
 
 
-def run(overrides: dict, seed: int = 0) -> Result:
+def run(overrides: dict, seed: int = 0, arguments=None) -> Result:
+    """The check at the overrides; ``arguments(check)``: what it receives instead of its own theory and numerics."""
     ((chk, params),) = plan(["meanfield.terminal_phase"], profile="quick", overrides=overrides)
     key = (seed, tuple(sorted((k, str(v)) for k, v in overrides.items() if k in ("Q", "K", "V"))))
-    return run_one(chk, params, seed=seed, profile="quick", memo=_MEMO.setdefault(key, {}))
+    return run_one(chk, params, seed=seed, profile="quick", memo=_MEMO.setdefault(key, {}),
+                   arguments=None if arguments is None else arguments(chk))
 
 
 def claim(result: Result, **stated_changes):
@@ -45,16 +48,16 @@ def claim(result: Result, **stated_changes):
     return evaluate_claim(CLAIMS["B.conjecture1"], {result.id: result}, stated)
 
 
-def patched(attribute: str, make) -> Mutant:
-    return PatchMutant(f"test_{attribute}", "attnverify.theory.meanfield", attribute, make, (), "test")
-
-
-def zero_temperature(original):
+def zero_temperature(numerics):
     """The stuck mutant of repro c1.py: the finite-beta simulation replaced by the zero-temperature one."""
-    @functools.wraps(original)
+    original = numerics.simulate
+
     def simulate(X0, Q, K, V, beta, times, **kw):
         return original(X0, Q, K, V, np.inf, times, **kw)
-    return simulate
+    return dataclasses.replace(numerics, simulate=simulate)
+
+
+STUCK = Mutant("stuck", zero_temperature, ("meanfield.terminal_phase",), "", target="numerics")
 
 
 @pytest.fixture(scope="module")
@@ -92,11 +95,9 @@ def test_stuck_simulation_fails_on_the_escape_rate_and_the_claim_names_it():
     before in the wrong way: the check failed on "no switch" (a statement about the paper).  Now it fails because a
     tight cluster on E, which the derived cluster field lifts off E at the escape rate v1 - v_E = 1, is measured to
     approach E at the zero-temperature rate -1/3."""
-    m = PatchMutant("stuck", "attnverify.numerics.meanfield.particles", "simulate", zero_temperature, (), "")
-    with injected(m):
-        ((chk, params),) = plan(["meanfield.terminal_phase"], profile="quick", overrides={**SMALL, "t_max": 60.0,
-                                                                                          "n_times": 241})
-        r = run_one(chk, params, seed=0, profile="quick")
+    ((chk, params),) = plan(["meanfield.terminal_phase"], profile="quick", overrides={**SMALL, "t_max": 60.0,
+                                                                                      "n_times": 241})
+    r = run_one(chk, params, seed=0, profile="quick", arguments=receives([STUCK])(chk))
     assert r.verdict == "fail"
     assert "escape rate" in r.reason and "no switch" not in r.reason
     esc = [c for c in r.findings.comparisons if c.what == "escape"]
@@ -108,10 +109,8 @@ def test_stuck_simulation_fails_on_the_escape_rate_and_the_claim_names_it():
 def test_stuck_simulation_fails_on_the_transport_where_E_is_not_invariant():
     """Where E is not V-invariant (the rotating model) a tight cluster on E moves at once under the cluster field;
     the stuck simulation keeps it there: the one-step transport disagrees."""
-    m = PatchMutant("stuck", "attnverify.numerics.meanfield.particles", "simulate", zero_temperature, (), "")
-    with injected(m):
-        ((chk, params),) = plan(["meanfield.terminal_phase"], profile="quick", overrides=ROTATING)
-        r = run_one(chk, params, seed=0, profile="quick")
+    ((chk, params),) = plan(["meanfield.terminal_phase"], profile="quick", overrides=ROTATING)
+    r = run_one(chk, params, seed=0, profile="quick", arguments=receives([STUCK])(chk))
     assert r.verdict == "fail"
     assert any(c.what == "transport" and c.status == "disagrees" for c in r.findings.comparisons), r.reason
 
@@ -140,10 +139,11 @@ def test_rotating_case_measures_the_rotation_rate(rotating_run):
 
 
 def test_wrong_rotation_rate_fails(rotating_run):
-    with injected(PatchMutant("rot", "attnverify.theory.meanfield", "terminal_rates",
-                         lambda orig: functools.wraps(orig)(lambda V: {**orig(V), "rotation_rate":
-                                                                      orig(V)["rotation_rate"] * 1.001}), (), "")):
-        r = run(ROTATING)
+    def terminal_rates(self, V):
+        orig = self.original("terminal_rates")
+        return {**orig(V), "rotation_rate": orig(V)["rotation_rate"] * 1.001}
+    rot = Mutant("rot", lambda theory: theory.replace(terminal_rates=terminal_rates), (), "")
+    r = run(ROTATING, arguments=receives([rot]))
     assert r.verdict == "fail" and "rotation rate" in r.reason
 
 
@@ -151,16 +151,16 @@ def test_wrong_rotation_rate_fails(rotating_run):
 def test_wrong_invariant_subspace_fails(rotating_run, family):
     from attnverify.selftest.power import families, perturbed
 
-    with perturbed(families()[family], 0.0):
-        r = run(ROTATING)
+    with perturbed(families()[family], 0.0) as arguments:
+        r = run(ROTATING, arguments=arguments)
     assert r.verdict == "fail", (r.verdict, r.reason)
 
 
 def test_wrong_subspace_fails_in_the_default_model(default_run):
     from attnverify.selftest.power import families, perturbed
 
-    with perturbed(families()["S_next_invariant_subspace"], 0.0):
-        r = run(SMALL)
+    with perturbed(families()["S_next_invariant_subspace"], 0.0) as arguments:
+        r = run(SMALL, arguments=arguments)
     assert r.verdict == "fail" and "attracts" in r.reason, r.reason
 
 

@@ -9,8 +9,8 @@ import sympy as sp
 
 import attnverify.theory.meanfield as mf
 from attnverify.numerics.meanfield.laplace import laplace_field_certified, standard_density
-from attnverify.theory.meanfield.asymptotics import (asymptotic_betas, expansion_sum, field_error_expansion,
-                                                      first_order_identity, leading_order, moment_ratios)
+from attnverify.theory.meanfield import (asymptotic_betas, expansion_sum, field_error_expansion, first_order_identity,
+                                         leading_order, moment_ratios)
 
 
 def test_the_first_order_term_is_the_tangential_gradient_of_log_f():

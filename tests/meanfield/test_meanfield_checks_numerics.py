@@ -11,13 +11,22 @@ from scipy.integrate import quad
 
 from attnverify import checks
 import attnverify.theory.meanfield as mf
+from attnverify.checks.plugin import Mutant
+from attnverify.selftest.mutation import receives
+from attnverify.theory.closed_forms import overlay
 from attnverify.checks.meanfield.limit import density
 from attnverify.checks.meanfield.w2 import beta_curves
 from attnverify.numerics.meanfield.sphere import sample_circle
 
 
-def run(check_id: str, **overrides):
-    rep = checks.run([check_id], profile="quick", seed=0, overrides=overrides or None)
+def run(check_id: str, wrong=None, **overrides):
+    """The check at seed 0; ``wrong`` (closed form name -> function of its arguments): what the check reads instead
+    of its theory's closed forms (for the check only: the theory's other closed forms keep the originals)."""
+    arguments = None
+    if wrong:
+        views = {n: (lambda theory, *a, f=f, **k: f(*a, **k)) for n, f in wrong.items()}
+        arguments = receives([Mutant("test", lambda theory: overlay(theory, **views), (check_id,), "")])
+    rep = checks.run([check_id], profile="quick", seed=0, overrides=overrides or None, arguments=arguments)
     return rep.results[0]
 
 
@@ -31,12 +40,12 @@ def test_limit_passes_with_exponent_minus_one():
     assert r.findings.leading_order == 1
 
 
-def test_limit_fails_with_a_wrong_zero_temperature_field(monkeypatch):
+def test_limit_fails_with_a_wrong_zero_temperature_field():
     def wrong(x, B, V):          # P_perp_x V x: forgets B (the maximiser is taken to be x itself)
         v = np.asarray(x) @ np.asarray(V).T
         return v - np.sum(v * x, axis=-1, keepdims=True) * x
-    monkeypatch.setattr(mf, "zero_temperature_field", wrong)
-    r = run("meanfield.zero_temperature_limit", betas=(10.0, 100.0, 1000.0), n_grid=6)
+    r = run("meanfield.zero_temperature_limit", wrong={"zero_temperature_field": wrong}, betas=(10.0, 100.0, 1000.0),
+            n_grid=6)
     assert r.verdict == "fail"
 
 
@@ -126,9 +135,10 @@ def test_terminal_details_are_reproducible():
     assert json.dumps(a.details, sort_keys=True) == json.dumps(b.details, sort_keys=True)
 
 
-def test_terminal_fails_when_the_target_is_the_zero_temperature_eigenspace(monkeypatch):
-    monkeypatch.setattr(mf, "value_eigenspace", lambda V: np.diag([0.0, 1.0]))   # span(e2) = E(V B^T)
-    r = run("meanfield.terminal_phase", betas=(10.0, 31.6), n_particles=100, min_per_window=1.0, n_refine=1, cases="")
+def test_terminal_fails_when_the_target_is_the_zero_temperature_eigenspace():
+    zero_temperature_target = {"value_eigenspace": lambda V: np.diag([0.0, 1.0])}   # span(e2) = E(V B^T)
+    r = run("meanfield.terminal_phase", wrong=zero_temperature_target, betas=(10.0, 31.6), n_particles=100,
+            min_per_window=1.0, n_refine=1, cases="")
     assert r.verdict == "fail"
 
 

@@ -1,5 +1,6 @@
 """The checks meanfield.zero_temperature_flow and meanfield.projection_stationary: pass at seed 0 on the
-default model, and fail when the theory they test is made wrong (monkeypatched)."""
+default model, and fail when the theory they receive is made wrong (a closed form replaced where the check reads
+it)."""
 from __future__ import annotations
 
 import numpy as np
@@ -8,6 +9,9 @@ from scipy.linalg import expm
 
 from attnverify import checks
 import attnverify.theory.meanfield as mf
+from attnverify.checks.plugin import Mutant
+from attnverify.selftest.mutation import receives
+from attnverify.theory.closed_forms import overlay
 
 FLOW, PROJ = "meanfield.zero_temperature_flow", "meanfield.projection_stationary"
 # a non-diagonal 3-d model: V B^T = S3 symmetric with a simple top eigenvalue
@@ -16,8 +20,14 @@ S3 = np.array([[2.0, 0.3, 0.1], [0.3, 1.0, 0.2], [0.1, 0.2, 0.5]])
 MODEL3 = dict(d=3, Q=np.eye(3), K=B3, V=S3 @ np.linalg.inv(B3.T))
 
 
-def run(cid, **overrides):
-    return checks.run([cid], profile="quick", seed=0, overrides=overrides or None).results[0]
+def run(cid, wrong=None, **overrides):
+    """The check at seed 0; ``wrong`` (closed form name -> function of its arguments): what the check reads instead
+    of its theory's closed forms (for the check only: the theory's other closed forms keep the originals)."""
+    arguments = None
+    if wrong:
+        views = {n: (lambda theory, *a, f=f, **k: f(*a, **k)) for n, f in wrong.items()}
+        arguments = receives([Mutant("test", lambda theory: overlay(theory, **views), (cid,), "")])
+    return checks.run([cid], profile="quick", seed=0, overrides=overrides or None, arguments=arguments).results[0]
 
 
 @pytest.mark.parametrize("cid", [FLOW, PROJ])
@@ -33,34 +43,31 @@ def test_flow_details_show_refinement():
     assert all(b < a for a, b in zip(errs, errs[1:])) and errs[-1] < 1e-10
 
 
-def test_flow_fails_without_time_change(monkeypatch):
+def test_flow_fails_without_time_change():
     def no_time_change(x0, B, V, times):            # x(t) = e^{tA} x0/|.|: drops dt/dtau = |B^T x|
         Y = np.array([expm(t * (V @ B.T)) @ x0 for t in times])
         return Y / np.linalg.norm(Y, axis=1, keepdims=True)
 
-    monkeypatch.setattr(mf, "closed_form_flow", no_time_change)
-    r = run(FLOW)
+    r = run(FLOW, wrong={"closed_form_flow": no_time_change})
     assert r.verdict == "fail" and r.observed > 1e-3
 
 
-def test_projection_fails_for_eigenspace_of_V(monkeypatch):
+def test_projection_fails_for_eigenspace_of_V():
     def pi_of_V(B, V):                                # dominant eigenspace of V (= span(e1)), not of V B^T
         e = np.linalg.eigh(V)[1][:, -1]
         return lambda x: np.sign(np.asarray(x) @ e)[..., None] * e
 
-    monkeypatch.setattr(mf, "projection_map", pi_of_V)
-    r = run(PROJ)
+    r = run(PROJ, wrong={"projection_map": pi_of_V})
     assert r.verdict == "fail" and r.observed > 0.5
 
 
-def test_projection_fails_for_rate_off_by_two(monkeypatch):
+def test_projection_fails_for_rate_off_by_two():
     true_rate = mf.convergence_rate
-    monkeypatch.setattr(mf, "convergence_rate", lambda *a, **k: 2 * true_rate(*a, **k))
-    r = run(PROJ)
+    r = run(PROJ, wrong={"convergence_rate": lambda *a, **k: 2 * true_rate(*a, **k)})
     assert r.verdict == "fail" and r.observed == pytest.approx(0.5, abs=1e-3)
 
 
-def test_projection_fails_for_non_stationary_map(monkeypatch):
+def test_projection_fails_for_non_stationary_map():
     true_map = mf.projection_map
 
     def tilted(B, V):                                  # Pi rotated by 1e-4 rad: no longer a fixed point
@@ -68,8 +75,7 @@ def test_projection_fails_for_non_stationary_map(monkeypatch):
         R = np.array([[np.cos(1e-4), -np.sin(1e-4)], [np.sin(1e-4), np.cos(1e-4)]])
         return lambda x: Pi(x) @ R.T
 
-    monkeypatch.setattr(mf, "projection_map", tilted)
-    r = run(PROJ)
+    r = run(PROJ, wrong={"projection_map": tilted})
     assert r.verdict == "fail" and r.evidence.details["stationarity_max"] > 1e-6
 
 

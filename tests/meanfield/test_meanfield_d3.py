@@ -28,17 +28,14 @@ def test_meanfield_checks_pass_at_d3_with_random_matrices(check_id):
 
 def test_d3_projection_check_can_fail():
     """Negative control at d = 3, dim E = 2: a rate off by 1% (the derived rate's mutant family) is rejected."""
-    import functools
+    from attnverify.checks.plugin import Mutant
+    from attnverify.selftest.mutation import receives
 
-    from attnverify.selftest.mutation import PatchMutant, injected
-
-    def make(orig):
-        @functools.wraps(orig)
-        def f(*a, **k):
-            return orig(*a, **k) * 1.01
-        return f
-    with injected(PatchMutant("rate_x1.01", "attnverify.theory.meanfield", "convergence_rate", make, (), "rate x 1.01")):
-        r = checks.run(["meanfield.projection_stationary"], seed=1, overrides=model_d3(1, 2)).results[0]
+    def wrong(theory):
+        return theory.replace(convergence_rate=lambda self, *a, **k: self.original("convergence_rate")(*a, **k) * 1.01)
+    m = Mutant("rate_x1.01", wrong, ("meanfield.projection_stationary",), "rate x 1.01")
+    r = checks.run(["meanfield.projection_stationary"], seed=1, overrides=model_d3(1, 2),
+                   arguments=receives([m])).results[0]
     assert r.verdict == "fail"
 
 
@@ -58,15 +55,16 @@ def test_terminal_phase_at_d3_chooses_its_resolution_and_horizon():
     """Failed before: the quick profile refused its own defaults at d = 3 ("n_particles = 400 gives 0.06 particles per
     softmax window at beta = 100").  Now it takes N within its particle budget, lowers the betas until the rule
     holds at the top one, and stretches t_max for a model whose approach rate is slow (here r = 0.115)."""
+    from attnverify.checks.meanfield._cluster_comparison import derive
     from attnverify.checks.meanfield._model import model_matrices
-    from attnverify.checks.meanfield._terminal import derive
     from attnverify.checks.meanfield.terminal import settle
     from attnverify.checks.runner import plan
     from attnverify.numerics.meanfield.sphere import particles_per_window
+    from attnverify.theory.meanfield import THEORY
 
     m = model_d3(1, 2)
     ((_, p),) = plan(["meanfield.terminal_phase"], profile="quick", overrides=m)
-    der = derive(*model_matrices(p))
+    der = derive(THEORY, *model_matrices(p))
     q, res, horizon = settle("main", p, der)
     B = model_matrices(p)[0]
     assert res.rule == "chosen" and q["n_particles"] == p["particle_budget"]

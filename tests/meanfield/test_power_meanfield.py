@@ -5,13 +5,12 @@ few betas keep it fast; the numeric side is memoised across reruns that only cha
 self-test does)."""
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 import pytest
 
 import attnverify.theory.meanfield as mf
-from attnverify.selftest.mutation import PatchMutant, injected
+from attnverify.checks.plugin import Mutant
+from attnverify.selftest.mutation import receives
 from attnverify.checks.claims import CLAIMS, evaluate_claim
 from attnverify.checks.evidence import Result
 from attnverify.checks.runner import plan, run_one
@@ -24,26 +23,27 @@ TERM_SMALL = dict(betas=(10.0, 31.6, 100.0), n_particles=120, min_per_window=1.0
 _MEMO: dict = {}
 
 
-def run(check_id: str, overrides: dict, seed: int = 0) -> Result:
+def run(check_id: str, overrides: dict, seed: int = 0, arguments=None) -> Result:
+    """The check at the overrides; ``arguments(check)``: what it receives instead of its own theory and numerics (a
+    mutant's, attnverify.selftest.mutation.receives)."""
     ((chk, params),) = plan([check_id], profile="quick", overrides=overrides)
-    return run_one(chk, params, seed=seed, profile="quick", memo=_MEMO.setdefault((check_id, seed), {}))
+    return run_one(chk, params, seed=seed, profile="quick", memo=_MEMO.setdefault((check_id, seed), {}),
+                   arguments=None if arguments is None else arguments(chk))
 
 
 def claim(claim_id: str, *results: Result):
     return evaluate_claim(CLAIMS[claim_id], {r.id: r for r in results})
 
 
-def patch(attribute: str, make) -> Mutant:
-    return PatchMutant(f"test_{attribute}", "attnverify.theory.meanfield", attribute, make, (), "test perturbation")
+def patch(attribute: str, method) -> Mutant:
+    """The theory with its closed form ``attribute`` replaced by ``method(self, ...)`` (seen by every closed form)."""
+    return Mutant(f"test_{attribute}", lambda theory: theory.replace(**{attribute: method}), (), "test perturbation")
 
 
-def scaled(factor: float):
-    def make(orig):
-        @functools.wraps(orig)
-        def f(*a, **k):
-            return orig(*a, **k) * factor
-        return f
-    return make
+def scaled(attribute: str, factor: float):
+    def method(self, *a, **k):
+        return self.original(attribute)(*a, **k) * factor
+    return patch(attribute, method)
 
 
 @pytest.fixture(scope="module")
@@ -67,8 +67,7 @@ def test_w2_passes_and_theorem1_is_not_refuted(w2_result):
 @pytest.mark.parametrize("factor", [2.0, 0.5, 1.005])
 def test_a_wrong_derived_rate_fails_w2(factor):
     """c is compared atom by atom with the particles' decay: a wrong c is our error, never the paper's."""
-    with injected(patch("convergence_rate", scaled(factor))):
-        r = run("meanfield.w2_bound", W2_SMALL)
+    r = run("meanfield.w2_bound", W2_SMALL, arguments=receives([scaled("convergence_rate", factor)]))
     assert r.verdict == "fail", r.reason
     assert claim("B.theorem1", r).verdict == "inconclusive"
 
@@ -76,30 +75,24 @@ def test_a_wrong_derived_rate_fails_w2(factor):
 def test_wrong_projection_fails_w2():
     from attnverify.selftest.mutants import by_name
 
-    with injected(by_name("Pi_onto_V")):
-        r = run("meanfield.w2_bound", W2_SMALL)
+    r = run("meanfield.w2_bound", W2_SMALL, arguments=receives([by_name("Pi_onto_V")]))
     assert r.verdict == "fail"
     assert not r.details["e_window_reached"]
 
 
 @pytest.mark.parametrize("factor", [0.5, 1.01])
 def test_wrong_growth_constant_fails_w2(factor):
-    def make(orig):
-        @functools.wraps(orig)
-        def f(B, V):
-            out = dict(orig(B, V))
-            out["C1"] *= factor
-            return out
-        return f
-    with injected(patch("growth_constant", make)):
-        r = run("meanfield.w2_bound", W2_SMALL)
+    def growth_constant(self, B, V):
+        out = dict(self.original("growth_constant")(B, V))
+        out["C1"] *= factor
+        return out
+    r = run("meanfield.w2_bound", W2_SMALL, arguments=receives([patch("growth_constant", growth_constant)]))
     assert r.verdict == "fail"
 
 
 def test_rate_scale_fails_projection_stationary():
     ((chk, params),) = plan(["meanfield.projection_stationary"], profile="quick", overrides={"n_traj": 2})
-    with injected(patch("convergence_rate", scaled(2.0))):
-        r = run_one(chk, params, seed=0, profile="quick")
+    r = run_one(chk, params, seed=0, profile="quick", arguments=receives([scaled("convergence_rate", 2.0)])(chk))
     assert r.verdict == "fail"
 
 
@@ -113,15 +106,11 @@ def test_w2_refuses_an_unresolved_softmax_window():
 # ------------------------------------------------------------------------------------------ Conjecture 1
 # (the verdicts of meanfield.terminal_phase and B.conjecture1 on their own: tests/test_claims_terminal.py)
 def test_wrong_terminal_rate_fails():
-    def make(orig):
-        @functools.wraps(orig)
-        def f(V):
-            out = dict(orig(V))
-            out["axis_rate"] *= 1.01
-            return out
-        return f
-    with injected(patch("terminal_rates", make)):
-        r = run("meanfield.terminal_phase", TERM_SMALL)
+    def terminal_rates(self, V):
+        out = dict(self.original("terminal_rates")(V))
+        out["axis_rate"] *= 1.01
+        return out
+    r = run("meanfield.terminal_phase", TERM_SMALL, arguments=receives([patch("terminal_rates", terminal_rates)]))
     assert r.verdict == "fail"
 
 
@@ -132,8 +121,8 @@ def test_rotated_value_eigenspace_fails_not_unresolved(delta):
     not end on the derived S), never 'unresolved'."""
     from attnverify.selftest.power import families, perturbed
 
-    with perturbed(families()["model_rotation"], delta):
-        r = run("meanfield.terminal_phase", TERM_SMALL)
+    with perturbed(families()["model_rotation"], delta) as arguments:
+        r = run("meanfield.terminal_phase", TERM_SMALL, arguments=arguments)
     assert r.verdict == "fail", (r.verdict, r.reason)
     assert "rest off S" in r.reason and r.evidence.unresolved is None
 

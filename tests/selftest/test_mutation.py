@@ -49,23 +49,26 @@ def test_caches_cleared_so_dependent_results_see_the_mutant():
     assert sp.simplify(S.reduced_field("fixed") - F0) == 0
 
 
-def test_a_mutant_named_by_the_package_reaches_its_submodules():
-    """Paper B's theory is a package whose submodules call each other by name; a mutant named by the package's
-    public path ("attnverify.theory.meanfield", "convergence_rate") is seen by the submodule function that calls
-    it (rate_comparison in .rates), and X_inf's mutant by every submodule that imported it."""
+def test_a_mutant_of_a_closed_form_reaches_the_closed_forms_that_call_it():
+    """Paper B's theory is one object whose closed forms (defined in several submodules) call each other through it;
+    the mutant of convergence_rate is seen by rate_comparison (in .rates), and X_inf's mutant by the closed forms of
+    the other parts that use X_inf (the Jacobian rates of .rates, C1 of .theorem1, the flow residual of .flow); the
+    theory the checks receive by default is untouched."""
     import attnverify.theory.meanfield as MF
-    from attnverify.theory.meanfield import field, flow, rates, steps, theorem1
 
     B, V = np.diag([1.0, 3.0]), np.diag([2.0, 1.0])
     c = MF.convergence_rate(B, V)
-    with injected(by_name("rate_c_x2")):
-        assert MF.rate_comparison(B, V)["jacobian"] == pytest.approx(2 * c, rel=1e-12)
+    wrong = by_name("rate_c_x2").make(MF.THEORY)
+    assert wrong.rate_comparison(B, V)["jacobian"] == pytest.approx(2 * c, rel=1e-12)
     assert MF.rate_comparison(B, V)["jacobian"] == pytest.approx(c, rel=1e-12)
     original = MF.zero_temperature_field
-    holders = (MF, field, flow, rates, steps, theorem1)
-    with injected(by_name("X_inf_without_tangent_projection")):
-        assert len({m.zero_temperature_field for m in holders}) == 1 and original is not MF.zero_temperature_field
-    assert all(m.zero_temperature_field is original for m in holders)
+    unprojected = by_name("X_inf_without_tangent_projection").make(MF.THEORY)
+    X = np.array([[0.6, 0.8]])
+    assert not np.allclose(unprojected.zero_temperature_field(X, B, V), original(X, B, V))
+    assert unprojected.convergence_rate(B, V) != pytest.approx(c, rel=1e-6)                        # .rates
+    assert unprojected.growth_constant(B, V)["C1"] != pytest.approx(MF.growth_constant(B, V)["C1"], rel=1e-6)
+    assert unprojected.flow_residual(B, V) != sp.zeros(4, 1) and MF.flow_residual(B, V) == sp.zeros(4, 1)  # .flow
+    assert MF.zero_temperature_field is original and MF.THEORY.zero_temperature_field == original
 
 
 def test_restored_after_an_exception():
@@ -148,7 +151,9 @@ def test_fast_mutants_are_caught_and_baseline_passes():
 
 def test_crash_is_not_a_catch():
     """A mutant with the wrong signature errors with TypeError: recorded as a crash, not as caught."""
-    broken = PatchMutant("broken", "attnverify.theory.meanfield", "convergence_rate", lambda orig: (lambda: 1.0),
+    from attnverify.checks.plugin import Mutant
+
+    broken = Mutant("broken", lambda theory: theory.replace(convergence_rate=lambda self: 1.0),
                     ("meanfield.projection_stationary",), "wrong signature")
     row = run_mutant(broken)
     [r] = row["results"]

@@ -57,14 +57,21 @@ def test_regime_family_crosses_theta_star():
         assert S.equilibria(low, "fixed", True)[0].stable
 
 
+def _paper_b_theory(arguments) -> object:
+    """The theory a Paper B check receives under the runner's ``arguments`` (attnverify.selftest.mutation.receives)."""
+    from types import SimpleNamespace
+
+    return arguments(SimpleNamespace(theory=MF.THEORY, numerics=None))["theory"]
+
+
 def test_model_rotation_turns_the_dominant_eigenspace():
     B, V = np.diag([1.0, 3.0]), np.diag([2.0, 1.0])          # V B^T = diag(2, 3): E = span(e2)
     x = np.array([0.6, 0.8])
     y = MF.projection_map(B, V)(x)
     assert y == pytest.approx([0.0, 1.0])
     angle = 0.01
-    with perturbed(FAMILIES["model_rotation"], angle):
-        y_rot = MF.projection_map(B, V)(x)
+    with perturbed(FAMILIES["model_rotation"], angle) as arguments:
+        y_rot = _paper_b_theory(arguments).projection_map(B, V)(x)
     # E rotated by the angle: the closest unit vector of the rotated line to x
     e = np.array([-np.sin(angle), np.cos(angle)])
     assert y_rot == pytest.approx(np.sign(e @ x) * e, abs=1e-12)
@@ -76,15 +83,18 @@ def test_rate_and_field_scale():
     assert c == pytest.approx(1 / 3, rel=1e-12)               # gamma/|B^T e2| = (3 - 2)/3, by hand
     X = np.array([[0.6, 0.8], [1.0, 0.0]])
     field = MF.zero_temperature_field(X, B, V)
-    with perturbed(FAMILIES["rate_scale"], 0.003):
-        assert MF.convergence_rate(B, V) == pytest.approx(c * 1.003, rel=1e-12)
-    with perturbed(FAMILIES["X_inf_scale"], -0.5):
-        np.testing.assert_allclose(MF.zero_temperature_field(X, B, V), 0.5 * field, rtol=1e-12)
+    with perturbed(FAMILIES["rate_scale"], 0.003) as arguments:
+        assert _paper_b_theory(arguments).convergence_rate(B, V) == pytest.approx(c * 1.003, rel=1e-12)
+    with perturbed(FAMILIES["X_inf_scale"], -0.5) as arguments:
+        np.testing.assert_allclose(_paper_b_theory(arguments).zero_temperature_field(X, B, V), 0.5 * field,
+                                   rtol=1e-12)
+    assert MF.convergence_rate(B, V) == c                     # the original is untouched
 
 
 def test_matrix_families_reach_every_paper_b_function_of_the_matrices():
-    """The Paper B theory is a package of submodules re-exported by attnverify.theory.meanfield; the mismatch
-    families must still wrap every public function of (B, V) or of V defined in any of the submodules."""
+    """The Paper B theory is one object whose closed forms are defined, one part per concept, in the submodules of
+    attnverify.theory.meanfield; the mismatch families must still evaluate every public closed form of (B, V) or of
+    V defined in any of the submodules at the wrong model."""
     import importlib
     import inspect
     import pkgutil
@@ -92,17 +102,23 @@ def test_matrix_families_reach_every_paper_b_function_of_the_matrices():
     expected = set()
     for info in pkgutil.iter_modules(MF.__path__):
         module = importlib.import_module(f"{MF.__name__}.{info.name}")
-        for name, fn in vars(module).items():
-            if name.startswith("_") or not callable(fn) or isinstance(fn, type) or name == "check_assumptions":
+        for part in vars(module).values():
+            if not isinstance(part, type) or part.__module__ != module.__name__:
                 continue
-            defined_here = getattr(inspect.unwrap(fn), "__globals__", None) is vars(module)
-            if defined_here and "V" in inspect.signature(fn).parameters:
-                expected.add(name)
+            for name, fn in vars(part).items():
+                if name.startswith("_") or not callable(fn) or name == "check_assumptions":
+                    continue
+                if "V" in inspect.signature(fn).parameters:
+                    expected.add(name)
     assert {"spectrum", "convergence_rate", "projection_map", "terminal_rates"} <= expected
-    wrapped = {m.attribute for m in FAMILIES["model_rotation"].mutants(0.01)}
-    assert wrapped == expected
-    assert {m.attribute for m in FAMILIES["top_eigenvalue"].mutants(0.01)} == {
-        n for n in expected if "B" in inspect.signature(getattr(MF, n)).parameters}
+
+    def changed(family: str) -> set[str]:
+        with perturbed(FAMILIES[family], 0.01) as arguments:
+            view = _paper_b_theory(arguments)
+            return {n for n in dir(MF.THEORY) if not n.startswith("_") and callable(getattr(MF.THEORY, n))
+                    and getattr(view, n) != getattr(MF.THEORY, n)}
+    assert changed("model_rotation") == expected
+    assert changed("top_eigenvalue") == {n for n in expected if "B" in inspect.signature(getattr(MF, n)).parameters}
 
 
 def test_every_plan_row_names_a_family_and_a_registered_check():

@@ -3,6 +3,10 @@
 Model: tokens on S^{d-1}, B = Q^T K, value matrix V, A = V B^T (assumed symmetric, spectral gap
 gamma = mu_1 - mu_2 > 0 between the largest eigenvalue mu_1 and the next distinct one).
 
+The closed forms are the methods of one object, :class:`MeanFieldTheory` (default instance :data:`THEORY`), made of
+one part per concept; they call each other through ``self``, so a copy with one closed form replaced
+(``THEORY.replace(...)``, :mod:`attnverify.theory.closed_forms`) is seen by every closed form that uses it:
+
 * :mod:`.model` -- the assumptions and the spectral data of A (exact, or certified in ball arithmetic).
 * :mod:`.field` -- Laplace principle: the softmax average concentrates at y*(x) = argmax_{|y|=1} <B^T x, y>, found
   by a Lagrange multiplier: y* = B^T x / |B^T x|, so X_inf(x) = P_perp_x V B^T x / |B^T x|.
@@ -16,46 +20,85 @@ gamma = mu_1 - mu_2 > 0 between the largest eigenvalue mu_1 and the next distinc
 * :mod:`.terminal` -- Conjecture 1: the cluster field of V and the rates of the terminal phase.
 * :mod:`.steps` -- the derivation step by step.
 
-This module is the public face: it re-exports the functions the checks, the app and the tests use.  Those
-functions report this module as their ``__module__`` (as NumPy's public functions report ``numpy``), so that
-code that asks where a function belongs (pickling by reference, the power self-test's list of a module's closed
-forms) finds it here; the mutation self-test patches a function in every module that holds it, so patching it
-here reaches the submodules that call it.
-
-Everything symbolic is derived lazily (``functools.lru_cache``); importing the package does no SymPy work.
+The module-level names (``spectrum``, ``zero_temperature_field``, ...) are the default instance's bound methods.
+Everything symbolic is derived lazily and memoised per theory object (:func:`attnverify.theory.closed_forms.derived`);
+importing the package does no SymPy work.
 """
 from __future__ import annotations
 
-from attnverify.theory.meanfield.asymptotics import field_error_expansion
-from attnverify.theory.meanfield.field import lagrange_maximiser, zero_temperature_field
-from attnverify.theory.meanfield.flow import (_diag_limit, closed_form_flow, diagonal_flow_residual, flow_residual,
-                                               projection_map, stationarity_residual, tau)
-from attnverify.theory.meanfield.model import Spectrum, check_assumptions, spectrum
-from attnverify.theory.meanfield.rates import (atom_rates, convergence_rate, jacobian_eigenvalues, lyapunov_rate,
-                                               rate_comparison, slowest_atom)
-from attnverify.theory.meanfield.steps import derivation
-from attnverify.theory.meanfield.terminal import (DominantSubspace, cluster_flow, dominant_subspace, escape_rate,
-                                                   escape_rate_from, subspace_excess, terminal_rates,
-                                                   value_eigenspace)
-from attnverify.theory.meanfield.theorem1 import (C1, K, ConcentrationBound, beta, c, concentration_bound,
-                                                   growth_constant, t, theorem1_rate)
+from attnverify.theory.closed_forms import ClosedForms
+from attnverify.theory.meanfield.asymptotics import (AU, C0, TT, UCU, AsymptoticForms, asymptotic_betas, d_sym,
+                                                      expansion_sum, leading_order)
+from attnverify.theory.meanfield.field import FieldForms
+from attnverify.theory.meanfield.flow import FlowForms, tau
+from attnverify.theory.meanfield.model import ModelForms, Spectrum
+from attnverify.theory.meanfield.rates import RateForms
+from attnverify.theory.meanfield.steps import DerivationSteps
+from attnverify.theory.meanfield.terminal import DominantSubspace, TerminalForms, subspace_excess
+from attnverify.theory.meanfield.theorem1 import C1, K, ConcentrationBound, Theorem1Forms, beta, c, t
+
+
+class MeanFieldTheory(ModelForms, FieldForms, FlowForms, RateForms, AsymptoticForms, Theorem1Forms, TerminalForms,
+                      DerivationSteps, ClosedForms):
+    """Paper B's closed forms, one object: what the checks receive as ``ctx.theory`` (see the package docstring and
+    each part's module for the mathematics)."""
+
+
+#: the closed forms as derived (what the checks receive unless a self-test hands them a wrong copy)
+THEORY = MeanFieldTheory()
+
+# the default instance's closed forms, by name
+check_assumptions = THEORY.check_assumptions
+spectrum = THEORY.spectrum
+maximiser_rule = THEORY.maximiser_rule
+maximiser_numpy = THEORY.maximiser_numpy
+lagrange_maximiser = THEORY.lagrange_maximiser
+zero_temperature_field = THEORY.zero_temperature_field
+oja_residual = THEORY.oja_residual
+flow_residual = THEORY.flow_residual
+diagonal_flow_residual = THEORY.diagonal_flow_residual
+closed_form_flow = THEORY.closed_form_flow
+projection_map = THEORY.projection_map
+diagonal_limit = THEORY.diagonal_limit
+diagonal_stationarity = THEORY.diagonal_stationarity
+stationarity_residual = THEORY.stationarity_residual
+jacobian_eigenvalues = THEORY.jacobian_eigenvalues
+convergence_rate = THEORY.convergence_rate
+atom_rates = THEORY.atom_rates
+slowest_atom = THEORY.slowest_atom
+lyapunov_rate = THEORY.lyapunov_rate
+rate_comparison = THEORY.rate_comparison
+diagonal_jacobian = THEORY.diagonal_jacobian
+diagonal_lyapunov = THEORY.diagonal_lyapunov
+moment_ratios = THEORY.moment_ratios
+first_order_identity = THEORY.first_order_identity
+laplace_is_lagrange = THEORY.laplace_is_lagrange
+field_error_expansion = THEORY.field_error_expansion
+concentration_bound = THEORY.concentration_bound
+theorem1_rate = THEORY.theorem1_rate
+growth_constant = THEORY.growth_constant
+dominant_subspace = THEORY.dominant_subspace
+value_eigenspace = THEORY.value_eigenspace
+cluster_field_jacobian = THEORY.cluster_field_jacobian
+cluster_flow = THEORY.cluster_flow
+terminal_rates = THEORY.terminal_rates
+escape_rate = THEORY.escape_rate
+escape_rate_from = THEORY.escape_rate_from
+derivation = THEORY.derivation
 
 __all__ = [
-    "beta", "t", "K", "C1", "c", "tau",
+    "MeanFieldTheory", "THEORY",
+    "beta", "t", "K", "C1", "c", "tau", "d_sym", "C0", "AU", "UCU", "TT",
     "check_assumptions", "spectrum", "Spectrum",
-    "lagrange_maximiser", "zero_temperature_field", "field_error_expansion",
-    "flow_residual", "diagonal_flow_residual", "closed_form_flow",
-    "projection_map", "stationarity_residual",
-    "jacobian_eigenvalues", "convergence_rate", "lyapunov_rate", "rate_comparison", "atom_rates", "slowest_atom",
+    "maximiser_rule", "maximiser_numpy", "lagrange_maximiser", "zero_temperature_field",
+    "oja_residual", "flow_residual", "diagonal_flow_residual", "closed_form_flow",
+    "projection_map", "diagonal_limit", "diagonal_stationarity", "stationarity_residual",
+    "jacobian_eigenvalues", "convergence_rate", "atom_rates", "slowest_atom", "lyapunov_rate", "rate_comparison",
+    "diagonal_jacobian", "diagonal_lyapunov",
+    "moment_ratios", "first_order_identity", "laplace_is_lagrange", "field_error_expansion",
+    "asymptotic_betas", "expansion_sum", "leading_order",
     "ConcentrationBound", "concentration_bound", "theorem1_rate", "growth_constant",
-    "value_eigenspace", "terminal_rates", "escape_rate", "derivation",
-    "DominantSubspace", "dominant_subspace", "escape_rate_from", "subspace_excess", "cluster_flow",
+    "DominantSubspace", "dominant_subspace", "value_eigenspace", "cluster_field_jacobian", "cluster_flow",
+    "terminal_rates", "escape_rate", "escape_rate_from", "subspace_excess",
+    "derivation",
 ]
-
-for _name in __all__:
-    _obj = globals()[_name]
-    if callable(_obj) and not isinstance(_obj, type) and getattr(_obj, "__module__", "").startswith(__name__ + "."):
-        _obj.__module__ = __name__
-del _name, _obj
-
-_diag_limit = _diag_limit   # the tau -> oo limit for diagonal A, used by attnverify.formulas

@@ -25,21 +25,23 @@ and since X_beta = P_perp_x V m_beta and X_inf = P_perp_x V y* (y* the Lagrange 
 
 with e_0 = P_perp_x V (u - y*) = 0 (the Laplace maximiser is the Lagrange one, a SymPy identity).  At first order SymPy finds
 r_1^u = -(d - 1)/2, r_1^a = 1/f(u), r_1^C = 2/f(u), i.e. m_1 = grad_T log f(u) - (d - 1)/2 u: the error is O(1/beta)
-with the coefficient e_1, for any smooth positive density (:func:`first_order_identity` states it as a residual).
+with the coefficient e_1, for any smooth positive density (``first_order_identity`` states it as a residual).
 The expansion is asymptotic, not convergent: the checks use it where its terms decrease.
 """
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Callable
 
 import numpy as np
 import sympy as sp
 
-from attnverify.theory.meanfield.field import _maximiser_rule
+from attnverify.theory.closed_forms import derived
 
 d_sym = sp.Symbol("d", positive=True)
-_C0, _AU, _UCU, _TT, _EPS, _V = sp.symbols("c0 a_u uCu t epsilon v", real=True)
+#: the density's invariants in the ratios of :meth:`AsymptoticForms.moment_ratios`: c0, a_u = <a, u>, uCu = u^T C u and
+#: t = tr(C P)/(d - 1)
+C0, AU, UCU, TT = sp.symbols("c0 a_u uCu t", real=True)
+_EPS, _V = sp.symbols("epsilon v", real=True)
 
 
 def _watson(g: sp.Expr, order: int) -> list:
@@ -60,36 +62,6 @@ def _series_ratio(num: list, den: list) -> list:
     return out
 
 
-@lru_cache(maxsize=None)
-def moment_ratios(order: int = 4) -> tuple[tuple[sp.Expr, ...], tuple[sp.Expr, ...], tuple[sp.Expr, ...]]:
-    """(r^u, r^a, r^C): the coefficients of eps^k, k = 0..order, of the three ratios N_u/Z, T_02/((d-1) Z) and
-    2 T_12/((d-1) Z) (module docstring), as SymPy expressions in c0, a_u, uCu, t and d.  r^u_0 = 1, r^a_0 = r^C_0 = 0."""
-    if not (isinstance(order, int) and 1 <= order <= 6):
-        raise ValueError(f"order must be an integer in 1..6, got {order!r}")
-    c, s2 = 1 - _V, _V * (2 - _V)
-    ewf = _C0 + _AU * c + _UCU * c**2 + _TT * s2
-    Z = _watson(ewf, order)
-    ratios = []
-    for num, scale in ((_watson(c * ewf, order), 1), (_watson(s2, order), 1 / (d_sym - 1)),
-                       (_watson(c * s2, order), 2 / (d_sym - 1))):
-        ratios.append(tuple(sp.factor(scale * r) for r in _series_ratio(num, Z)))
-    return tuple(ratios)  # type: ignore[return-value]
-
-
-def first_order_identity() -> sp.Matrix:
-    """(r^u_1 + (d-1)/2, r^a_1 - 1/f(u), r^C_1 - 2/f(u)) with f(u) = c0 + a_u + uCu: zero iff the first-order term is
-    m_1 = grad_T log f(u) - (d - 1)/2 u (grad_T f = P a + 2 P C u for the quadratic density)."""
-    ru, ra, rc = moment_ratios(1)
-    f_u = _C0 + _AU + _UCU
-    return sp.simplify(sp.Matrix([ru[1] + (d_sym - 1) / 2, ra[1] - 1 / f_u, rc[1] - 2 / f_u]))
-
-
-@lru_cache(maxsize=None)
-def _ratio_lambdas(order: int) -> tuple[Callable, ...]:
-    args = (_C0, _AU, _UCU, _TT, d_sym)
-    return tuple(sp.lambdify(args, list(r), "numpy") for r in moment_ratios(order))
-
-
 def _validated(X, B, V, c0, a, C) -> tuple[np.ndarray, ...]:
     X = np.atleast_2d(np.asarray(X, dtype=float))
     B, V = np.asarray(B, dtype=float), np.asarray(V, dtype=float)
@@ -106,47 +78,80 @@ def _validated(X, B, V, c0, a, C) -> tuple[np.ndarray, ...]:
     return X / np.linalg.norm(X, axis=1, keepdims=True), B, V, a, C
 
 
-@lru_cache(maxsize=None)
-def laplace_is_lagrange() -> bool:
-    """True when SymPy proves that the Laplace maximiser u = b/|b| (the centre of the polar coordinates) is the
-    Lagrange maximiser y*(b) of :func:`attnverify.theory.meanfield.field.zero_temperature_field`: then
-    e_0 = P_perp_x V (u - y*) vanishes identically."""
-    b_i, S, y_star, _ = _maximiser_rule()
-    return sp.simplify(y_star - b_i / sp.sqrt(S)) == 0
+class AsymptoticForms:
+    """The Laplace expansion of the field, a part of :class:`attnverify.theory.meanfield.MeanFieldTheory` (its
+    zeroth-order term compares the Laplace maximiser with ``self.maximiser_rule``)."""
 
+    @derived
+    def moment_ratios(self, order: int = 4) -> tuple[tuple[sp.Expr, ...], tuple[sp.Expr, ...], tuple[sp.Expr, ...]]:
+        """(r^u, r^a, r^C): the coefficients of eps^k, k = 0..order, of the three ratios N_u/Z, T_02/((d-1) Z) and
+        2 T_12/((d-1) Z) (module docstring), as SymPy expressions in c0, a_u, uCu, t and d.  r^u_0 = 1,
+        r^a_0 = r^C_0 = 0."""
+        if not (isinstance(order, int) and 1 <= order <= 6):
+            raise ValueError(f"order must be an integer in 1..6, got {order!r}")
+        c, s2 = 1 - _V, _V * (2 - _V)
+        ewf = C0 + AU * c + UCU * c**2 + TT * s2
+        Z = _watson(ewf, order)
+        ratios = []
+        for num, scale in ((_watson(c * ewf, order), 1), (_watson(s2, order), 1 / (d_sym - 1)),
+                           (_watson(c * s2, order), 2 / (d_sym - 1))):
+            ratios.append(tuple(sp.factor(scale * r) for r in _series_ratio(num, Z)))
+        return tuple(ratios)  # type: ignore[return-value]
 
-def field_error_expansion(X, B, V, c0: float, a, C, order: int = 4) -> np.ndarray:
-    """The coefficients e_0, ..., e_order of X_beta[mu](x) - X_inf(x) ~ sum_k e_k(x) beta^{-k} (module docstring) at
-    the rows of X (points of S^{d-1}), for the density c0 + <a, y> + y^T C y: an array of shape (order + 1, N, d).
+    def first_order_identity(self) -> sp.Matrix:
+        """(r^u_1 + (d-1)/2, r^a_1 - 1/f(u), r^C_1 - 2/f(u)) with f(u) = c0 + a_u + uCu: zero iff the first-order term
+        is m_1 = grad_T log f(u) - (d - 1)/2 u (grad_T f = P a + 2 P C u for the quadratic density)."""
+        ru, ra, rc = self.moment_ratios(1)
+        f_u = C0 + AU + UCU
+        return sp.simplify(sp.Matrix([ru[1] + (d_sym - 1) / 2, ra[1] - 1 / f_u, rc[1] - 2 / f_u]))
 
-    e_0 = P_perp_x V (u - y*) is the difference between the Laplace maximiser u = B^T x/|B^T x| and the Lagrange
-    maximiser y*: zero by :func:`laplace_is_lagrange` (a SymPy identity, so a wrong X_inf is not absorbed into
-    e_0); e_k for k >= 1 from :func:`moment_ratios`."""
-    X, B, V, a, C = _validated(X, B, V, c0, a, C)
-    d = B.shape[0]
-    b = X @ B
-    nb = np.linalg.norm(b, axis=1)
-    u = b / nb[:, None]
-    au = u @ a
-    Cu = u @ C.T
-    uCu = np.sum(u * Cu, axis=1)
-    tt = (np.trace(C) - uCu) / (d - 1)
-    Pa = a[None, :] - u * au[:, None]
-    PCu = Cu - u * uCu[:, None]
-    ru, ra, rc = (np.array([np.broadcast_to(np.asarray(v, dtype=float), nb.shape) for v in lam(c0, au, uCu, tt, d)])
-                  for lam in _ratio_lambdas(order))
+    @derived
+    def _ratio_lambdas(self, order: int) -> tuple[Callable, ...]:
+        args = (C0, AU, UCU, TT, d_sym)
+        return tuple(sp.lambdify(args, list(r), "numpy") for r in self.moment_ratios(order))
 
-    def tangent(M: np.ndarray) -> np.ndarray:
-        W = M @ V.T
-        return W - X * np.sum(X * W, axis=1, keepdims=True)
+    @derived
+    def laplace_is_lagrange(self) -> bool:
+        """True when SymPy proves that the Laplace maximiser u = b/|b| (the centre of the polar coordinates) is the
+        Lagrange maximiser y*(b) of ``zero_temperature_field`` (:meth:`maximiser_rule`): then
+        e_0 = P_perp_x V (u - y*) vanishes identically."""
+        b_i, S, y_star, _ = self.maximiser_rule()
+        return sp.simplify(y_star - b_i / sp.sqrt(S)) == 0
 
-    if not laplace_is_lagrange():
-        raise ArithmeticError("SymPy does not identify the Laplace maximiser b/|b| with the Lagrange maximiser")
-    out = np.zeros((order + 1, len(X), d))                   # e_0 = 0 (laplace_is_lagrange)
-    for k in range(1, order + 1):
-        m_k = ru[k][:, None] * u + ra[k][:, None] * Pa + rc[k][:, None] * PCu
-        out[k] = tangent(m_k) / nb[:, None] ** k
-    return out
+    def field_error_expansion(self, X, B, V, c0: float, a, C, order: int = 4) -> np.ndarray:
+        """The coefficients e_0, ..., e_order of X_beta[mu](x) - X_inf(x) ~ sum_k e_k(x) beta^{-k} (module docstring)
+        at the rows of X (points of S^{d-1}), for the density c0 + <a, y> + y^T C y: an array of shape
+        (order + 1, N, d).
+
+        e_0 = P_perp_x V (u - y*) is the difference between the Laplace maximiser u = B^T x/|B^T x| and the Lagrange
+        maximiser y*: zero by :meth:`laplace_is_lagrange` (a SymPy identity, so a wrong X_inf is not absorbed into
+        e_0); e_k for k >= 1 from :meth:`moment_ratios`."""
+        X, B, V, a, C = _validated(X, B, V, c0, a, C)
+        d = B.shape[0]
+        b = X @ B
+        nb = np.linalg.norm(b, axis=1)
+        u = b / nb[:, None]
+        au = u @ a
+        Cu = u @ C.T
+        uCu = np.sum(u * Cu, axis=1)
+        tt = (np.trace(C) - uCu) / (d - 1)
+        Pa = a[None, :] - u * au[:, None]
+        PCu = Cu - u * uCu[:, None]
+        ru, ra, rc = (np.array([np.broadcast_to(np.asarray(v, dtype=float), nb.shape)
+                                for v in lam(c0, au, uCu, tt, d)])
+                      for lam in self._ratio_lambdas(order))
+
+        def tangent(M: np.ndarray) -> np.ndarray:
+            W = M @ V.T
+            return W - X * np.sum(X * W, axis=1, keepdims=True)
+
+        if not self.laplace_is_lagrange():
+            raise ArithmeticError("SymPy does not identify the Laplace maximiser b/|b| with the Lagrange maximiser")
+        out = np.zeros((order + 1, len(X), d))                   # e_0 = 0 (laplace_is_lagrange)
+        for k in range(1, order + 1):
+            m_k = ru[k][:, None] * u + ra[k][:, None] * Pa + rc[k][:, None] * PCu
+            out[k] = tangent(m_k) / nb[:, None] ** k
+        return out
 
 
 def leading_order(coefficients: np.ndarray, floor: float) -> int:

@@ -12,7 +12,6 @@ the top cluster, so a double top eigenvalue split by rounding gives dim E = 2.  
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 
 import flint
 import mpmath as mp
@@ -21,6 +20,7 @@ import sympy as sp
 from flint import arb, arb_mat
 
 import attnverify.theory.certified as C
+from attnverify.theory.closed_forms import derived
 
 _SYM_RTOL = 1e-12     # |A - A^T| <= 1e-12 |A| counts as symmetric for floating-point input
 _GAP_RTOL = 1e-12     # a gap below 1e-12 |A| cannot be resolved in double precision
@@ -126,8 +126,8 @@ def _real_roots_desc(M: sp.Matrix) -> list[tuple[sp.Expr, int]]:
     return [(r, m) for r, m in reversed(distinct)]
 
 
-@lru_cache(maxsize=64)
-def _spectrum_cached(kB: tuple, kV: tuple) -> Spectrum:
+def _exact_spectrum(kB: tuple, kV: tuple) -> Spectrum:
+    """The spectral data of exact (rational) input, keyed by :func:`_key` (see :func:`spectrum`)."""
     d = kB[0]
     B = sp.Matrix(d, d, list(kB[1]))
     V = sp.Matrix(d, d, list(kV[1]))
@@ -202,8 +202,7 @@ def _fro(M: np.ndarray) -> float:
     return m * float(np.linalg.norm(M / m)) if m > 0 else 0.0
 
 
-@lru_cache(maxsize=64)
-def _spectrum_float(kB: tuple, kV: tuple) -> Spectrum:
+def _float_spectrum(kB: tuple, kV: tuple) -> Spectrum:
     """Clusters, their invariant subspaces and the gap for floating-point input, certified in Arb.
 
     A = V B^T is formed in ball arithmetic (128 bits plus 2 d guard bits) and symmetrised; U = NumPy's eigh
@@ -265,26 +264,31 @@ def _spectrum_float(kB: tuple, kV: tuple) -> Spectrum:
                     certificates=certs)
 
 
-def spectrum(B, V) -> Spectrum:
-    """Validated spectral data of A = V B^T (see ``check_assumptions``).
+class ModelForms:
+    """The model's closed forms, a part of :class:`attnverify.theory.meanfield.MeanFieldTheory`: the spectral data
+    of A = V B^T and the assumptions (memoised per theory object, keyed by the exact matrices)."""
 
-    Exact input (SymPy matrices, integer arrays, lists of ints/rationals): exact eigenvalues and Sylvester
-    projectors (SymPy), a gap of any size is resolved.  Floating-point input: eigenvalue clusters certified in
-    Arb ball arithmetic (:func:`_spectrum_float`): eigenvalues whose enclosures overlap or lie within
-    64 d eps |V|_F |B|_F are one cluster, E is the invariant subspace of the top cluster (its dimension the
-    cluster size), and only a spectrum that is a single cluster is refused (with the numbers)."""
-    Be, Ve = _exact(B, "B"), _exact(V, "V")
-    if Be.rows < 2:
-        raise ValueError(f"dimension d must be >= 2, got d = {Be.rows}")
-    if Ve.shape != Be.shape:
-        raise ValueError(f"V has shape {Ve.shape} but B has shape {Be.shape}")
-    if _float_input(B) or _float_input(V):
-        return _spectrum_float(_key(Be), _key(Ve))
-    return _spectrum_cached(_key(Be), _key(Ve))
+    @derived
+    def _spectrum_of(self, kB: tuple, kV: tuple, floating: bool) -> Spectrum:
+        return _float_spectrum(kB, kV) if floating else _exact_spectrum(kB, kV)
 
+    def spectrum(self, B, V) -> Spectrum:
+        """Validated spectral data of A = V B^T (see ``check_assumptions``).
 
-def check_assumptions(B, V) -> None:
-    """Raise ValueError naming the violated assumption: shapes (square, equal, d >= 2), finite real
-    entries, B invertible, V B^T symmetric, a spectral gap between the top eigenvalue (cluster, for
-    floating-point input) and the rest (TypeError: wrong type)."""
-    spectrum(B, V)
+        Exact input (SymPy matrices, integer arrays, lists of ints/rationals): exact eigenvalues and Sylvester
+        projectors (SymPy), a gap of any size is resolved.  Floating-point input: eigenvalue clusters certified in
+        Arb ball arithmetic (:func:`_float_spectrum`): eigenvalues whose enclosures overlap or lie within
+        64 d eps |V|_F |B|_F are one cluster, E is the invariant subspace of the top cluster (its dimension the
+        cluster size), and only a spectrum that is a single cluster is refused (with the numbers)."""
+        Be, Ve = _exact(B, "B"), _exact(V, "V")
+        if Be.rows < 2:
+            raise ValueError(f"dimension d must be >= 2, got d = {Be.rows}")
+        if Ve.shape != Be.shape:
+            raise ValueError(f"V has shape {Ve.shape} but B has shape {Be.shape}")
+        return self._spectrum_of(_key(Be), _key(Ve), _float_input(B) or _float_input(V))
+
+    def check_assumptions(self, B, V) -> None:
+        """Raise ValueError naming the violated assumption: shapes (square, equal, d >= 2), finite real
+        entries, B invertible, V B^T symmetric, a spectral gap between the top eigenvalue (cluster, for
+        floating-point input) and the rest (TypeError: wrong type)."""
+        self.spectrum(B, V)

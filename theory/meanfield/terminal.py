@@ -19,9 +19,9 @@ part) and S = range(Q_1) the dominant invariant subspace:
 
 For a real dominant eigenvector u the approach rate is also the cluster field's linearisation: the SymPy Jacobian
 of g at u restricted to u^perp has the eigenvalues lambda_j - lambda_1 (j >= 2; u^perp is not V-invariant for a
-non-symmetric V, but the quotient by span(u) is), so r = lambda_1 - max Re lambda_j; :func:`terminal_rates` derives
+non-symmetric V, but the quotient by span(u) is), so r = lambda_1 - max Re lambda_j; ``terminal_rates`` derives
 it that way and checks it against the spectrum.  A cluster sitting on a V-invariant subspace E leaves it at the
-*escape rate* Re lambda_1 - max Re spectrum(V|_E) (:func:`escape_rate_from`).
+*escape rate* Re lambda_1 - max Re spectrum(V|_E) (``escape_rate_from``).
 
 The spectrum is certified: eigenvalue and eigenvector enclosures of V in FLINT/Arb ball arithmetic
 (``acb_mat.eig``, 128 bits), the basis of S orthonormalised in balls, so the returned projector comes with a
@@ -32,7 +32,6 @@ eigenvalue and a complex pair, or two pairs, sharing the largest real part.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Callable
 
 import flint
@@ -41,10 +40,10 @@ import sympy as sp
 from flint import acb, acb_mat, arb
 
 import attnverify.theory.certified as C
+from attnverify.theory.closed_forms import derived
 from attnverify.theory.meanfield.model import _exact, _key
 
-__all__ = ["DominantSubspace", "dominant_subspace", "value_eigenspace", "terminal_rates", "escape_rate",
-           "escape_rate_from", "subspace_excess", "cluster_flow"]
+__all__ = ["DominantSubspace", "TerminalForms", "subspace_excess"]
 
 _PREC = (128, 512)          # bits: a tie in real part that 128 bits cannot split is retried at 512
 
@@ -208,113 +207,12 @@ def _exact_multiple(Me: sp.Matrix) -> DominantSubspace:
                             None if approach is None else (approach, approach), (0.0, 0.0), 0.0, "SymPy (exact)")
 
 
-@lru_cache(maxsize=128)
-def _dominant_cached(kM: tuple) -> DominantSubspace:
-    Me = sp.Matrix(kM[0], kM[0], list(kM[1]))
+def _dominant_of(Me: sp.Matrix) -> DominantSubspace:
     for prec in _PREC:
         found = _certified(Me, prec)
         if found is not None:
             return found
     return _exact_multiple(Me)
-
-
-def dominant_subspace(M) -> DominantSubspace:
-    """The dominant invariant subspace of the real square matrix M (numpy or SymPy; floats are read as the exact
-    binary rationals they are) and the motion of the linear flow inside it (see the module docstring)."""
-    Me = _exact(M, "matrix")
-    if Me.rows < 2:
-        raise ValueError(f"dimension d must be >= 2, got d = {Me.rows}")
-    return _dominant_cached(_key(Me))
-
-
-def value_eigenspace(V) -> np.ndarray:
-    """Orthogonal projector onto the dominant invariant subspace S of V: its dominant eigenspace when the dominant
-    eigenvalue is real (for any V, symmetric or not: an oblique eigenspace is projected orthogonally), the real
-    invariant plane of a dominant complex pair.  ValueError when V has no proper dominant subspace (a multiple of
-    the identity) or the case is not covered (see :func:`dominant_subspace`)."""
-    s = dominant_subspace(V)
-    if s.motion == "uncovered":
-        raise ValueError(f"V's dominant invariant subspace is not covered: {s.note}")
-    if s.dim == s.basis.shape[0] or s.approach_rate is None:
-        raise ValueError("V has no spectral gap in real part: its dominant invariant subspace is the whole space")
-    return s.projector
-
-
-@lru_cache(maxsize=None)
-def cluster_field_jacobian(d: int) -> tuple[sp.Matrix, sp.Matrix, sp.Matrix]:
-    """Cluster field g(u) = P_perp_u V u (a cluster at u whose softmax weights are uniform moves by the value
-    average V u, projected): (u, V, Jacobian dg/du) in SymPy, for symbolic u in R^d and V in R^{d x d}."""
-    us = sp.Matrix(sp.symbols(f"u1:{d + 1}", real=True))
-    Vs = sp.Matrix(d, d, sp.symbols(f"V1:{d * d + 1}", real=True))
-    g = (sp.eye(d) - us * us.T / (us.T * us)[0]) * Vs * us
-    return us, Vs, g.jacobian(us)
-
-
-@lru_cache(maxsize=None)
-def _cluster_jacobian(d: int) -> tuple[Callable, sp.Matrix]:
-    """The cluster field's Jacobian (:func:`cluster_field_jacobian`), lambdified to NumPy in (u, V)."""
-    us, Vs, J = cluster_field_jacobian(d)
-    return sp.lambdify((*us, *Vs), J, "numpy"), J
-
-
-def _tangent_eigenvalues(V: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """Eigenvalues of the cluster field's SymPy Jacobian at the unit vector u, restricted to the tangent space."""
-    Jf, _ = _cluster_jacobian(V.shape[0])
-    J = np.array(Jf(*u, *V.ravel()), dtype=float)
-    _, _, Vt = np.linalg.svd(u[None, :])
-    T = Vt[1:].T
-    return np.linalg.eigvals(T.T @ J @ T)
-
-
-def cluster_flow(V, u0, t: float) -> np.ndarray:
-    """The cluster field's flow after time t: e^{tV} u0 / |e^{tV} u0| (the position of a tight cluster that started
-    at u0), for one point u0 (d,) or for the rows of an array (n, d)."""
-    from scipy.linalg import expm
-
-    U = np.asarray(u0, dtype=float)
-    Y = U @ expm(float(t) * np.asarray(V, dtype=float)).T
-    return Y / np.linalg.norm(Y, axis=-1, keepdims=True)
-
-
-def terminal_rates(V) -> dict:
-    """Derived rates of the terminal phase (Conjecture 1) from the cluster field g(u) = P_perp_u V u.
-
-    ``axis_rate``: the rate r at which a tight cluster approaches V's dominant invariant subspace S.  For a real
-    dominant eigenvalue it is read from the SymPy Jacobian of g at the dominant eigenvector u (tangent eigenvalues
-    lambda_j - lambda_1; the largest, negated, is r; the certified gap in real part, ``axis_rate_enclosure``, must
-    hold it: a test checks that the two derivations agree); for a complex pair from the real Schur form (the module
-    docstring): r = Re lambda_1 - Re lambda_3.  ``rotation_rate``: omega = |Im lambda_1| (0 for a real dominant
-    eigenvalue).  ``collapse_rate``: the contraction rate of a cluster at u in S, <u, V u>: lambda_1 for a real
-    dominant eigenvector, its minimum over the unit circle of S for a rotation.  ``motion``, ``dim_S``,
-    ``dominant_eigenvalues`` ((re, im) pairs) and the certified ``axis_rate_enclosure`` and
-    ``rotation_rate_enclosure`` describe the case."""
-    s = dominant_subspace(V)
-    if s.motion == "uncovered" or s.approach_rate is None:
-        value_eigenspace(V)                      # raises with the reason
-    Vn = np.asarray(V, dtype=float)
-    out = {"motion": s.motion, "dim_S": s.dim, "dominant_eigenvalues": [(z.real, z.imag) for z in s.dominant],
-           "rotation_rate": s.rotation_rate, "axis_rate_enclosure": s.approach_enclosure,
-           "rotation_rate_enclosure": s.rotation_enclosure, "spectrum_method": s.method}
-    if s.motion == "fixed":
-        u = s.basis[:, 0]
-        ev = np.sort(_tangent_eigenvalues(Vn, u).real)[::-1]
-        transversal = ev[s.dim - 1:]
-        r = float(-transversal[0])
-        v1 = float(u @ Vn @ u)
-        return {**out, "axis_rate": r, "collapse_rate": v1, "top_eigenvalue": v1,
-                "tangent_eigenvalues": ev.tolist()}
-    B = s.basis
-    rayleigh = np.linalg.eigvalsh((B.T @ Vn @ B + (B.T @ Vn @ B).T) / 2)
-    return {**out, "axis_rate": float(s.approach_rate), "collapse_rate": float(rayleigh[0]),
-            "top_eigenvalue": float(s.dominant[0].real)}
-
-
-def escape_rate(V, u) -> float:
-    """Largest tangent eigenvalue of the cluster-field Jacobian at the unit vector u (an eigenvector of V):
-    the rate at which a cluster at u leaves it (<= 0: u attracts)."""
-    Vn = np.asarray(V, dtype=float)
-    u = np.asarray(u, dtype=float)
-    return float(np.max(_tangent_eigenvalues(Vn, u / np.linalg.norm(u)).real))
 
 
 def subspace_excess(P_outer: np.ndarray, P_inner: np.ndarray) -> float:
@@ -324,17 +222,117 @@ def subspace_excess(P_outer: np.ndarray, P_inner: np.ndarray) -> float:
     return float(np.linalg.norm((np.eye(len(P_outer)) - P_outer) @ P_inner, 2))
 
 
-def escape_rate_from(V, P_E: np.ndarray, tol: float = 1e-9) -> float | None:
-    """The rate at which a tight cluster on the subspace E = range(P_E) leaves it, when E is V-invariant:
-    Re lambda_1(V) - max Re spectrum(V|_E) (in a basis adapted to E, V = [[V_E, *], [0, V_quotient]], the
-    transverse coordinates grow by e^{t V_quotient}, the ones in E by e^{t V_E}).  None when E is not V-invariant
-    (||(I - P_E) V P_E|| > tol ||V||: a cluster on E moves off it at once, no escape time) and 0 or less when a
-    dominant eigenvalue lies in E."""
-    Vn = np.asarray(V, dtype=float)
-    P = np.asarray(P_E, dtype=float)
-    if np.linalg.norm((np.eye(len(P)) - P) @ Vn @ P, 2) > tol * max(1.0, np.linalg.norm(Vn, 2)):
-        return None
-    w, U = np.linalg.eigh(P)
-    Ub = U[:, w > 0.5]
-    inside = np.linalg.eigvals(Ub.T @ Vn @ Ub).real.max()
-    return float(max(z.real for z in dominant_subspace(V).eigenvalues) - inside)
+class TerminalForms:
+    """Conjecture 1's terminal phase, a part of :class:`attnverify.theory.meanfield.MeanFieldTheory`: the dominant
+    invariant subspace of V, the cluster field and its rates."""
+
+    @derived
+    def _dominant_cached(self, kM: tuple) -> DominantSubspace:
+        return _dominant_of(sp.Matrix(kM[0], kM[0], list(kM[1])))
+
+    def dominant_subspace(self, M) -> DominantSubspace:
+        """The dominant invariant subspace of the real square matrix M (numpy or SymPy; floats are read as the exact
+        binary rationals they are) and the motion of the linear flow inside it (see the module docstring)."""
+        Me = _exact(M, "matrix")
+        if Me.rows < 2:
+            raise ValueError(f"dimension d must be >= 2, got d = {Me.rows}")
+        return self._dominant_cached(_key(Me))
+
+    def value_eigenspace(self, V) -> np.ndarray:
+        """Orthogonal projector onto the dominant invariant subspace S of V: its dominant eigenspace when the
+        dominant eigenvalue is real (for any V, symmetric or not: an oblique eigenspace is projected orthogonally),
+        the real invariant plane of a dominant complex pair.  ValueError when V has no proper dominant subspace (a
+        multiple of the identity) or the case is not covered (see :meth:`dominant_subspace`)."""
+        s = self.dominant_subspace(V)
+        if s.motion == "uncovered":
+            raise ValueError(f"V's dominant invariant subspace is not covered: {s.note}")
+        if s.dim == s.basis.shape[0] or s.approach_rate is None:
+            raise ValueError("V has no spectral gap in real part: its dominant invariant subspace is the whole space")
+        return s.projector
+
+    @derived
+    def cluster_field_jacobian(self, d: int) -> tuple[sp.Matrix, sp.Matrix, sp.Matrix]:
+        """Cluster field g(u) = P_perp_u V u (a cluster at u whose softmax weights are uniform moves by the value
+        average V u, projected): (u, V, Jacobian dg/du) in SymPy, for symbolic u in R^d and V in R^{d x d}."""
+        us = sp.Matrix(sp.symbols(f"u1:{d + 1}", real=True))
+        Vs = sp.Matrix(d, d, sp.symbols(f"V1:{d * d + 1}", real=True))
+        g = (sp.eye(d) - us * us.T / (us.T * us)[0]) * Vs * us
+        return us, Vs, g.jacobian(us)
+
+    @derived
+    def _cluster_jacobian(self, d: int) -> tuple[Callable, sp.Matrix]:
+        """The cluster field's Jacobian (:meth:`cluster_field_jacobian`), lambdified to NumPy in (u, V)."""
+        us, Vs, J = self.cluster_field_jacobian(d)
+        return sp.lambdify((*us, *Vs), J, "numpy"), J
+
+    def _tangent_eigenvalues(self, V: np.ndarray, u: np.ndarray) -> np.ndarray:
+        """Eigenvalues of the cluster field's SymPy Jacobian at the unit vector u, restricted to the tangent
+        space."""
+        Jf, _ = self._cluster_jacobian(V.shape[0])
+        J = np.array(Jf(*u, *V.ravel()), dtype=float)
+        _, _, Vt = np.linalg.svd(u[None, :])
+        T = Vt[1:].T
+        return np.linalg.eigvals(T.T @ J @ T)
+
+    def cluster_flow(self, V, u0, t: float) -> np.ndarray:
+        """The cluster field's flow after time t: e^{tV} u0 / |e^{tV} u0| (the position of a tight cluster that
+        started at u0), for one point u0 (d,) or for the rows of an array (n, d)."""
+        from scipy.linalg import expm
+
+        U = np.asarray(u0, dtype=float)
+        Y = U @ expm(float(t) * np.asarray(V, dtype=float)).T
+        return Y / np.linalg.norm(Y, axis=-1, keepdims=True)
+
+    def terminal_rates(self, V) -> dict:
+        """Derived rates of the terminal phase (Conjecture 1) from the cluster field g(u) = P_perp_u V u.
+
+        ``axis_rate``: the rate r at which a tight cluster approaches V's dominant invariant subspace S.  For a real
+        dominant eigenvalue it is read from the SymPy Jacobian of g at the dominant eigenvector u (tangent eigenvalues
+        lambda_j - lambda_1; the largest, negated, is r; the certified gap in real part, ``axis_rate_enclosure``, must
+        hold it: a test checks that the two derivations agree); for a complex pair from the real Schur form (the module
+        docstring): r = Re lambda_1 - Re lambda_3.  ``rotation_rate``: omega = |Im lambda_1| (0 for a real dominant
+        eigenvalue).  ``collapse_rate``: the contraction rate of a cluster at u in S, <u, V u>: lambda_1 for a real
+        dominant eigenvector, its minimum over the unit circle of S for a rotation.  ``motion``, ``dim_S``,
+        ``dominant_eigenvalues`` ((re, im) pairs) and the certified ``axis_rate_enclosure`` and
+        ``rotation_rate_enclosure`` describe the case."""
+        s = self.dominant_subspace(V)
+        if s.motion == "uncovered" or s.approach_rate is None:
+            self.value_eigenspace(V)                 # raises with the reason
+        Vn = np.asarray(V, dtype=float)
+        out = {"motion": s.motion, "dim_S": s.dim, "dominant_eigenvalues": [(z.real, z.imag) for z in s.dominant],
+               "rotation_rate": s.rotation_rate, "axis_rate_enclosure": s.approach_enclosure,
+               "rotation_rate_enclosure": s.rotation_enclosure, "spectrum_method": s.method}
+        if s.motion == "fixed":
+            u = s.basis[:, 0]
+            ev = np.sort(self._tangent_eigenvalues(Vn, u).real)[::-1]
+            transversal = ev[s.dim - 1:]
+            r = float(-transversal[0])
+            v1 = float(u @ Vn @ u)
+            return {**out, "axis_rate": r, "collapse_rate": v1, "top_eigenvalue": v1,
+                    "tangent_eigenvalues": ev.tolist()}
+        B = s.basis
+        rayleigh = np.linalg.eigvalsh((B.T @ Vn @ B + (B.T @ Vn @ B).T) / 2)
+        return {**out, "axis_rate": float(s.approach_rate), "collapse_rate": float(rayleigh[0]),
+                "top_eigenvalue": float(s.dominant[0].real)}
+
+    def escape_rate(self, V, u) -> float:
+        """Largest tangent eigenvalue of the cluster-field Jacobian at the unit vector u (an eigenvector of V):
+        the rate at which a cluster at u leaves it (<= 0: u attracts)."""
+        Vn = np.asarray(V, dtype=float)
+        u = np.asarray(u, dtype=float)
+        return float(np.max(self._tangent_eigenvalues(Vn, u / np.linalg.norm(u)).real))
+
+    def escape_rate_from(self, V, P_E: np.ndarray, tol: float = 1e-9) -> float | None:
+        """The rate at which a tight cluster on the subspace E = range(P_E) leaves it, when E is V-invariant:
+        Re lambda_1(V) - max Re spectrum(V|_E) (in a basis adapted to E, V = [[V_E, *], [0, V_quotient]], the
+        transverse coordinates grow by e^{t V_quotient}, the ones in E by e^{t V_E}).  None when E is not V-invariant
+        (||(I - P_E) V P_E|| > tol ||V||: a cluster on E moves off it at once, no escape time) and 0 or less when a
+        dominant eigenvalue lies in E."""
+        Vn = np.asarray(V, dtype=float)
+        P = np.asarray(P_E, dtype=float)
+        if np.linalg.norm((np.eye(len(P)) - P) @ Vn @ P, 2) > tol * max(1.0, np.linalg.norm(Vn, 2)):
+            return None
+        w, U = np.linalg.eigh(P)
+        Ub = U[:, w > 0.5]
+        inside = np.linalg.eigvals(Ub.T @ Vn @ Ub).real.max()
+        return float(max(z.real for z in self.dominant_subspace(V).eigenvalues) - inside)

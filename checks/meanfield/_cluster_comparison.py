@@ -1,112 +1,30 @@
-"""The terminal phase of Paper B (Conjecture 1), shared by the check meanfield.terminal_phase (terminal.py): the typed
-findings the claims read, the derived side of one model, and the comparisons of derived with measured and the
-decision (see terminal.py for what is compared and why).  No check is defined here."""
+"""Paper B's terminal phase (Conjecture 1) for one model: the derived cluster field against the measured clusters,
+for the check meanfield.terminal_phase (terminal.py, which says what is compared and why).
+
+* the derived side (:func:`derive`): E (of V B^T), S (of V), the rates and how E and S sit, from the closed forms
+  the check receives;
+* the comparisons at one beta (:func:`compare_beta`: the rates, a tight cluster's transport by the cluster field,
+  where the clusters end) and the decided disagreements that are not rates;
+* one model's assessment (:func:`assess`: every run measured, compared, its findings collected) and the decision
+  over every model (:func:`decide`).  No check is defined here."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
-import attnverify.theory.meanfield as mf
-from attnverify.numerics.meanfield.cluster_motion import LATE, WIDTH_ERROR
+from attnverify.checks.meanfield._model import model_matrices
+from attnverify.checks.meanfield.terminal_findings import RateComparison, SwitchTimeFit, TerminalFindings
+from attnverify.checks.stats import linfit
+from attnverify.numerics.meanfield.cluster_motion import LATE, WIDTH_ERROR, measure_run
+from attnverify.numerics.meanfield.sphere import particles_per_window
+from attnverify.theory.meanfield import subspace_excess
 
-__all__ = ["RateComparison", "SwitchTimeFit", "TerminalFindings", "Derived", "derive", "compare_beta", "decide",
-           "ROUND_OFF", "STEP_FLOOR"]
+__all__ = ["Derived", "derive", "compare_beta", "assess", "decide", "ROUND_OFF", "STEP_FLOOR"]
 
 ROUND_OFF = 1e-16     # smallest offset from an unstable cluster position that float64 round-off can leave
 RATES = ("approach", "rotation", "escape")
 STEP_FLOOR = 1e-4     # transport: predicted steps shorter than this are not compared (integration error ~ rtol)
-
-
-# ----------------------------------------------------------------------------------------------
-# findings (what the claims read)
-# ----------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class RateComparison:
-    """One comparison of derived with measured at one beta.  ``what``: ``approach``, ``rotation`` or ``escape`` (a
-    rate: ``measured`` the worst cluster's value, ``relative_error`` |measured - derived| / derived, ``uncertainty``
-    its relative uncertainty from window halves and refinement samples), ``transport`` (``measured`` the worst
-    one-step error relative to the step, derived 0) or ``position`` (``measured`` the largest distance of a tight
-    cluster from S at t_max, ``tolerance`` the window's top).  ``status``: ``agrees``, ``disagrees``, ``undecided``
-    (within its uncertainty of the tolerance) or ``imprecise`` (uncertainty above a tenth of the tolerance)."""
-
-    what: str
-    beta: float
-    derived: float
-    measured: float
-    relative_error: float
-    uncertainty: float
-    tolerance: float
-    samples: int
-    status: str
-
-
-@dataclass(frozen=True)
-class SwitchTimeFit:
-    """t_switch = slope log(beta) + intercept over the betas that switched: 95 % t-interval of the slope
-    (``ci95``), widened by the refinement samples' spread (``interval``)."""
-
-    slope: float
-    intercept: float
-    ci95: tuple[float, float]
-    interval: tuple[float, float]
-    r2: float
-    refinement_spread: float
-    n: int
-
-
-@dataclass(frozen=True)
-class TerminalFindings:
-    """The terminal phase of one model, as the claims read it (per beta, in the order of ``betas``).
-
-    Structure (derived): ``structure`` is ``switch`` (the tokens must leave E for S), ``nested`` (S lies in E: they
-    stay in E) or ``shared`` (E lies in S and S is at rest: nothing moves after the zero-temperature phase);
-    ``motion`` ``fixed`` or ``rotation``; ``P_E``, ``P_S`` the orthogonal projectors, ``B``, ``V`` the model.
-    Phases (measured): ``dwell_E`` (longest time with q_E >= meta_level), ``metastable`` (dwell_E >= meta_dwell),
-    ``t_meta`` (its start), ``t_switch`` (q_S crossing 1/2 after it; None without), ``t_switch_vs_log_beta``,
-    ``on_E_at_t_max`` (q_E(t_max) >= level), ``escape_horizon`` (when a tight cluster on E must have left it).
-    Terminal state: ``q_S_late`` (min of q_S over the late window ``late_window``), ``late_moments`` (per beta an
-    array (samples, times, d, d) of the second-moment matrices (1/N) sum x x^T over the late window, main sample
-    first) from which a claim reads the mass on any subspace; ``rotation_rate_measured`` (per beta, None when not
-    measured); ``comparisons`` (every rate compared); ``extra_cases`` (the other models' findings)."""
-
-    model: str
-    betas: tuple[float, ...]
-    B: np.ndarray
-    V: np.ndarray
-    structure: str
-    motion: str
-    dominant_eigenvalues: tuple[complex, ...]
-    dim_E: int
-    dim_S: int
-    P_E: np.ndarray
-    P_S: np.ndarray
-    approach_rate: float
-    rotation_rate: float
-    escape_rate: float | None
-    comparisons: tuple[RateComparison, ...]
-    rotation_rate_measured: tuple[float | None, ...]
-    t_max: float
-    level: float
-    meta_level: float
-    meta_dwell: float
-    dwell_E: tuple[float, ...]
-    metastable: tuple[bool, ...]
-    t_meta: tuple[float | None, ...]
-    t_switch: tuple[float | None, ...]
-    t_switch_vs_log_beta: SwitchTimeFit | None
-    on_E_at_t_max: tuple[bool, ...]
-    escape_horizon: tuple[float | None, ...]
-    late_window: tuple[float, float]
-    q_S_late: tuple[float, ...]
-    late_moments: tuple[np.ndarray, ...]
-    n_clusters: tuple[int, ...]
-    particles_per_window: tuple[float, ...]
-    extra_cases: tuple["TerminalFindings", ...] = field(default=())
-
-    @property
-    def switched(self) -> tuple[bool, ...]:
-        return tuple(s is not None for s in self.t_switch)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -126,19 +44,20 @@ class Derived:
     V: np.ndarray
 
 
-def derive(B: np.ndarray, V: np.ndarray) -> Derived:
-    """E (V B^T), S (V), the rates, and how E and S sit: ``shared`` when E lies in S and S is at rest, ``nested``
-    when S lies in E, else ``switch`` (subspace inclusions to 1e-9, far above the certified projector errors)."""
-    spec = mf.spectrum(B, V)
+def derive(theory, B: np.ndarray, V: np.ndarray) -> Derived:
+    """From the closed forms ``theory``: E (V B^T), S (V), the rates, and how E and S sit: ``shared`` when E lies in
+    S and S is at rest, ``nested`` when S lies in E, else ``switch`` (subspace inclusions to 1e-9, far above the
+    certified projector errors)."""
+    spec = theory.spectrum(B, V)
     P_E = spec.P_E
-    P_S = mf.value_eigenspace(V)
-    rates = mf.terminal_rates(V)
+    P_S = theory.value_eigenspace(V)
+    rates = theory.terminal_rates(V)
     w, U = np.linalg.eigh(P_S)
     basis = U[:, w > 0.5]
-    E_in_S = mf.subspace_excess(P_S, P_E) <= 1e-9
-    S_in_E = mf.subspace_excess(P_E, P_S) <= 1e-9
+    E_in_S = subspace_excess(P_S, P_E) <= 1e-9
+    S_in_E = subspace_excess(P_E, P_S) <= 1e-9
     structure = ("shared" if E_in_S and rates["motion"] == "fixed" else "nested" if S_in_E else "switch")
-    esc = mf.escape_rate_from(V, P_E)
+    esc = theory.escape_rate_from(V, P_E)
     return Derived(P_E, P_S, basis, rates, esc if esc is not None and esc > 0 and not S_in_E else None,
                    structure, spec.dim_E, np.asarray(V, dtype=float))
 
@@ -170,7 +89,7 @@ def _compare(what: str, derived: float, beta: float, main: list[tuple], refine: 
                           int(sum(f[2] for f in fits)), _status(rel, u, tol))
 
 
-def _transport(der: Derived, beta: float, runs: list[dict], dt: float, p: dict) -> RateComparison | None:
+def _transport(theory, der: Derived, beta: float, runs: list[dict], dt: float, p: dict) -> RateComparison | None:
     """The cluster field's flow over one output step, e^{dt V} c / |e^{dt V} c|, against the measured next centre,
     at every pair of consecutive tight, isolated samples: the worst |c(t + dt) - predicted| / |predicted - c(t)|
     over the clusters of every run given (main and resolved refinement samples).
@@ -188,7 +107,7 @@ def _transport(der: Derived, beta: float, runs: list[dict], dt: float, p: dict) 
             i = np.nonzero(c["pairs"])[0]
             if not i.size:
                 continue
-            pred = mf.cluster_flow(der.V, c["centre"][i], dt)
+            pred = theory.cluster_flow(der.V, c["centre"][i], dt)
             step = np.linalg.norm(pred - c["centre"][i], axis=1)
             width = np.maximum(c["width"][i], c["width"][i + 1])
             pull = np.maximum(c["pull"][i], c["pull"][i + 1])
@@ -204,10 +123,11 @@ def _transport(der: Derived, beta: float, runs: list[dict], dt: float, p: dict) 
                           "disagrees" if worst > tol else "agrees")
 
 
-def compare_beta(der: Derived, beta: float, main: dict, refine: list[dict], p: dict,
-                  dt: float) -> tuple[list, list[str]]:
+def compare_beta(theory, der: Derived, beta: float, main: dict, refine: list[dict], p: dict,
+                 dt: float) -> tuple[list, list[str]]:
     """The comparisons at one beta and the decided disagreements that are not rates (a plateau near S, a cluster
-    held on E beyond the derived escape from round-off)."""
+    held on E beyond the derived escape from round-off); ``theory`` gives the cluster field's flow and escape rates at
+    the measured centres."""
     rates, problems, out = der.rates, [], []
     pick = (lambda run, key: [c[key] for c in run["clusters"] if key in c])
     out.append(_compare("approach", rates["axis_rate"], beta, pick(main, "approach"),
@@ -215,7 +135,7 @@ def compare_beta(der: Derived, beta: float, main: dict, refine: list[dict], p: d
     if rates["motion"] == "rotation":
         out.append(_compare("rotation", rates["rotation_rate"], beta, pick(main, "rotation"),
                             [pick(r, "rotation") for r in refine], p["rotation_tol"]))
-    out.append(_transport(der, beta, [main] + refine, dt, p))
+    out.append(_transport(theory, der, beta, [main] + refine, dt, p))
     if der.escape_rate is not None:
         out.append(_compare("escape", der.escape_rate, beta, pick(main, "escape"),
                             [pick(r, "escape") for r in refine], p["escape_tol"]))
@@ -232,7 +152,7 @@ def compare_beta(der: Derived, beta: float, main: dict, refine: list[dict], p: d
         problems.append(f"at beta = {beta:g} the distance of {len(flat)} tight cluster(s) to S levels off at "
                         + ", ".join(f"{x:.2g}" for x in flat) + " inside the fit window: they do not approach the "
                         "derived S")
-    problems += _off_S(der, beta, main, p, dt)
+    problems += _off_S(theory, der, beta, main, p)
     hi = max(p["axis_window"])
     ends = [c["dist_S"][-1] for c in main["clusters"] if c["tight"][-1] and c["dist_S"][-1] <= hi]
     if ends:         # where the derived flow ends: on S (within the window's top; farther, _off_S decides)
@@ -241,7 +161,7 @@ def compare_beta(der: Derived, beta: float, main: dict, refine: list[dict], p: d
     return [c for c in out if c is not None], problems
 
 
-def _off_S(der: Derived, beta: float, run: dict, p: dict, dt: float) -> list[str]:
+def _off_S(theory, der: Derived, beta: float, run: dict, p: dict) -> list[str]:
     """Tight clusters that end the run off S without approaching it.  The derived cluster field brings every tight
     cluster to S at the rate r, except one resting at an unstable fixed point (an eigenvector u of V off S, escape
     rate > 0 from the SymPy Jacobian at u) for less time than that rate needs to lift a round-off offset to the
@@ -265,7 +185,7 @@ def _off_S(der: Derived, beta: float, run: dict, p: dict, dt: float) -> list[str
         k = len(steps) - 1
         while k >= 0 and steps[k] < STEP_FLOOR and c["tight"][k]:
             k -= 1
-        rest, esc = float(t[-1] - t[k + 1]), mf.escape_rate(der.V, c["centre"][-1])
+        rest, esc = float(t[-1] - t[k + 1]), theory.escape_rate(der.V, c["centre"][-1])
         horizon = np.log(lo / ROUND_OFF) / esc if esc > 0 else 0.0
         if rest > horizon:
             resting.append((rest, d1, esc, horizon))
@@ -282,6 +202,84 @@ def _off_S(der: Derived, beta: float, run: dict, p: dict, dt: float) -> list[str
                                               if esc <= 0 else f"longer than the derived escape rate {esc:.3g} needs "
                                               f"({horizon:.3g}) to lift a round-off offset {ROUND_OFF:g} to {lo:g}"))
     return out
+
+
+# ----------------------------------------------------------------------------------------------
+# one model: measurements, comparisons, findings
+# ----------------------------------------------------------------------------------------------
+def _switch_fit(betas: np.ndarray, main: list[dict], refine: list[list[dict]]) -> SwitchTimeFit | None:
+    ts = np.array([r["t_switch"] for r in main])
+    ok = np.isfinite(ts)
+    if ok.sum() < 3:
+        return None
+    fit = linfit(np.log(betas[ok]), ts[ok])
+    others = [linfit(np.log(betas[ok]), tsi[ok])["slope"] for tsi in
+              (np.array([r["t_switch"] for r in rs]) for rs in refine) if np.all(np.isfinite(tsi[ok]))]
+    u = float(max((abs(o - fit["slope"]) for o in others), default=0.0))
+    lo, hi = fit["ci95"]
+    return SwitchTimeFit(fit["slope"], fit["intercept"], (float(lo), float(hi)), (float(lo - u), float(hi + u)),
+                         fit["r2"], u, int(ok.sum()))
+
+
+def _horizon(der: Derived, run: dict, hi: float) -> float | None:
+    """When a tight cluster first on E (within ``hi``) must have left it: its first such time plus the derived
+    escape from a round-off offset to ``hi``."""
+    if der.escape_rate is None:
+        return None
+    first = [c["first_tight_on_E"] for c in run["clusters"] if c["first_tight_on_E"] is not None]
+    return float(min(first) + np.log(hi / ROUND_OFF) / der.escape_rate) if first else None
+
+
+def assess(theory, name: str, q: dict, der: Derived, runs: list[list[np.ndarray]], t: np.ndarray) -> dict:
+    """Measure every run of one model (runs[sample][beta]), compare with ``der`` (and the closed forms ``theory``
+    at the measured centres), and collect the findings."""
+    B, V = model_matrices(q)
+    betas = np.array(q["betas"], dtype=float)
+    rot = der.rates["motion"] == "rotation" and der.basis_S.shape[1] == 2     # a turn needs a plane
+    scales = {"approach": float(der.rates["axis_rate"]),
+              "rotation": float(der.rates["rotation_rate"]) if rot else np.inf,
+              "escape": der.escape_rate if der.escape_rate is not None else np.inf}
+    meas = [[measure_run(X, t, float(b), B, V, der.P_E, der.P_S, der.basis_S, q, rot, scales)
+             for X, b in zip(rs, betas)] for rs in runs]
+    main, N = meas[0], q["n_particles"]
+    # the refinement samples (N/2) enter the precision test only at the betas where they meet the same resolution
+    # rule as the main run: an under-resolved sample measures its own discretisation, not the main run's
+    resolved = [particles_per_window(max(N // 2, 2), B, float(b)) >= q["min_per_window"] for b in betas]
+    comps, problems, silent = [], [], []
+    for k, b in enumerate(betas):
+        c, pr = compare_beta(theory, der, float(b), main[k], [m[k] for m in meas[1:] if resolved[k]], q,
+                             float(t[1] - t[0]))
+        comps += c
+        problems += pr
+        if not c and not pr:
+            silent.append(float(b))
+    hi = max(q["axis_window"])
+    rotation_measured = []
+    for k in range(len(betas)):
+        rs = [c["rotation"][0] for c in main[k]["clusters"] if "rotation" in c and np.isfinite(c["rotation"][0])]
+        rotation_measured.append(float(np.mean(rs)) if rs else None)
+    late = t >= t[-1] * (1 - LATE)
+    nan_none = (lambda x: None if not np.isfinite(x) else float(x))
+    findings = TerminalFindings(
+        model=name, betas=tuple(float(b) for b in betas), B=B, V=V, structure=der.structure,
+        motion=der.rates["motion"], dominant_eigenvalues=tuple(complex(*z) for z in der.rates["dominant_eigenvalues"]),
+        dim_E=der.dim_E, dim_S=int(der.rates["dim_S"]), P_E=der.P_E, P_S=der.P_S,
+        approach_rate=float(der.rates["axis_rate"]), rotation_rate=float(der.rates["rotation_rate"]),
+        escape_rate=der.escape_rate, comparisons=tuple(comps), rotation_rate_measured=tuple(rotation_measured),
+        t_max=float(t[-1]), level=float(q["level"]), meta_level=float(q["meta_level"]),
+        meta_dwell=float(q["meta_dwell"]), dwell_E=tuple(r["dwell"] for r in main),
+        metastable=tuple(bool(r["dwell"] >= q["meta_dwell"]) for r in main),
+        t_meta=tuple(nan_none(r["t_meta"]) for r in main),
+        t_switch=tuple(nan_none(r["t_switch"]) if der.structure == "switch" else None for r in main),
+        t_switch_vs_log_beta=_switch_fit(betas, main, meas[1:]) if der.structure == "switch" else None,
+        on_E_at_t_max=tuple(bool(r["qE"][-1] >= q["level"]) for r in main),
+        escape_horizon=tuple(_horizon(der, r, hi) for r in main), late_window=(float(t[late][0]), float(t[-1])),
+        q_S_late=tuple(float(r["qS"][late].min()) for r in main),
+        late_moments=tuple(np.stack([m[k]["M_late"] for m in meas]) for k in range(len(betas))),
+        n_clusters=tuple(r["n_clusters"] for r in main),
+        particles_per_window=tuple(particles_per_window(N, B, float(b)) for b in betas))
+    return {"name": name, "findings": findings, "comparisons": comps, "problems": problems, "silent": silent,
+            "main": main, "t": t, "resolved": resolved, "n_particles": N}
 
 
 def decide(outcomes: list[dict]) -> tuple[bool, float | None, str | None, str]:
