@@ -19,6 +19,7 @@ def _resolve(**fields):
 
 @pytest.mark.parametrize("at, named", [
     ({"R": -5}, "R"), ({"theta": -1}, "theta"), ({"R": 600, "L": 500}, "R"), ({"sigma": "abc"}, "sigma"),
+    ({"rho": 5}, "rho"),
 ])
 def test_an_at_value_outside_the_domain_is_refused_before_any_work(at, named):
     with pytest.raises(InputError) as err:
