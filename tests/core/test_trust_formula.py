@@ -148,3 +148,26 @@ def test_paper_a_objective_wrong_only_for_theta_above_2_is_refuted():
                       "stated": right + " + Max(0, theta - 2)*theta**2*w**2/2"}]}
     (row,) = attnverify.audit(doc, seed=0).claims
     assert row.verdict == "refuted", row.reason
+
+
+def _stated(model: str, name: str, text: str) -> tuple:
+    from attnverify.checks.judges import stated_expression
+    from attnverify.checks.registry import paper
+
+    (q,) = [q for q in paper(model).quantities() if q.name == name]
+    options = {o.name: o.default for o in q.options}
+    claim = StatedClaim(id="my.form", model=model, kind="formula", stated=text, quantity=name)
+    return stated_expression(claim, q, options), q.derive(**options)
+
+
+def test_the_tanh_form_of_paper_a_objective_and_the_atan_form_of_paper_c_risk_are_proven():
+    from attnverify.checks.judges.proof import prove_equal
+
+    # w = R e^a / (L - R + R e^a) = (1 + tanh((a - log((L - R)/R))/2))/2, a = beta rho theta
+    w = "((1 + tanh((beta*rho*theta - log((L - R)/R))/2))/2)"
+    S, D = _stated("signal", "J_limit", f"theta**2*{w}**2 + 2*beta*sigma**2*theta*rho*{w} + beta**2*sigma**4")
+    assert prove_equal(S, D) == "rewrite"
+    # atan(1/u) = pi/2 - atan(u) for u = sqrt(1 + 4 lam^2) > 0
+    S, D = _stated("slr", "risk_on_M", "eps**2 + gamma**2 - 2*gamma**2*nu*erf(lam*sqrt(d/2)*kappa/sqrt(1 + "
+                   "2*lam**2*gamma**2)) + gamma**2*zeta_I + (L - 1)*(1 - 4*(pi/2 - atan(sqrt(1 + 4*lam**2)))/pi)")
+    assert prove_equal(S, D) == "rewrite"
