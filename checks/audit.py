@@ -144,8 +144,11 @@ def evaluate_quantity_claim(r: Resolved, seed: int) -> ClaimVerdict:
     derived = q.derive(**r.options)
     if s.kind == "value":
         d = _number(derived.subs(fixed_symbols(q, s)) if hasattr(derived, "subs") else derived)
+        from attnverify.checks.judges.rounding import within_rounding
+
         measured = _like_with_like(q.measure(values, rng), q, r.options, fixed_symbols(q, s), d)
-        return judges.value(s, measured, derived=d, where=", ".join(f"{k} = {v}" for k, v in s.at.items()))
+        where = ", ".join(f"{k} = {v}" for k, v in s.at.items())
+        return within_rounding(s, measured, d, where=where) or judges.value(s, measured, derived=d, where=where)
     measured = q.measure(values, rng)
     where = ", ".join(f"{k} = {v}" for k, v in s.at.items())
     if s.kind == "threshold":

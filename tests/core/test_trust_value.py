@@ -59,3 +59,20 @@ def test_paper_a_objective_value_one_percent_off_is_refuted_and_the_true_one_hol
     true, wrong = attnverify.audit(doc, seed=0).claims
     assert true.verdict == "holds", true.reason
     assert wrong.verdict == "refuted", wrong.reason
+
+
+def _third() -> Quantity:
+    """D = 1/3, measured by an exact computation (1/3 in floating point, se 1e-15)."""
+    return Quantity("q", "a third", {}, lambda: sp.Rational(1, 3), kinds=("value",),
+                    measure=lambda values, rng: Measured(1 / 3, 1e-15, "exact"))
+
+
+@pytest.mark.parametrize("stated, extra, verdict", [
+    (0.3333, {"resolution": 0.001}, "holds"),        # within the stated resolution
+    (0.3333, {}, "holds"),                           # within half a unit of its last printed digit (5e-5)
+    (0.334, {"resolution": 1e-4}, "refuted"),        # 6.7e-4 away, resolution 1e-4: a wrong figure
+])
+def test_a_figure_is_read_to_its_resolution(stated, extra, verdict):
+    claim = StatedClaim(id="c", model="test", kind="value", stated=stated, quantity="q", extra=extra)
+    v = evaluate_quantity_claim(Resolved(claim, None, quantity=_third(), options={}), seed=0)
+    assert v.verdict == verdict, v.reason
