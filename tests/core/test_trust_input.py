@@ -66,3 +66,19 @@ def test_a_matrix_in_at_takes_the_command_line_syntax():
                                             "quantity": "X_inf", "stated": "phi", "at": {"Q": "1,0;0,2"}}]},
                                 "mine.toml"))
     assert r.options["Q"].tolist() == [[1.0, 0.0], [0.0, 2.0]]
+
+
+def test_an_unknown_symbol_is_named_with_the_file_and_the_claim():
+    with pytest.raises(InputError) as err:
+        _resolve(stated="theta**2*omega + beta**2*sigma**4")
+    line = str(err.value)
+    assert "mine.toml" in line and "mine.objective" in line and "omega" in line and "NameError" not in line
+
+
+def test_a_caret_is_a_power():
+    from attnverify.checks.judges import stated_expression
+
+    (r,) = _resolve(stated="theta^2*w^2 + 2*beta*sigma^2*theta*rho*w + beta^2*sigma^4")
+    (same,) = _resolve()
+    assert stated_expression(r.stated, r.quantity, r.options) == stated_expression(same.stated, same.quantity,
+                                                                                    same.options)
