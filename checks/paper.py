@@ -58,9 +58,17 @@ class Quantity:
     The measured side: ``measure(values, rng)`` returns an :class:`attnverify.checks.judges.Measured` at one
     point (``values``: every symbol and option), computed without the closed form (Monte Carlo, quadrature, a
     simulation). ``measured_as(**options)``, when the measurement estimates something slightly different from
-    ``derive`` (a finite-size version of a limit), is the derived expression of what it estimates; the formula
-    judge then allows the gap between the two. ``sample(rng, n, fixed)`` draws ``n`` admissible points (dicts of
-    symbol values, ``fixed`` ones kept) where a counterexample to a stated formula is searched."""
+    ``derive`` (a finite-size version of a limit), is the derived expression of what it estimates; the judges
+    then compare the measurement with it, and the stated form shifted by the same finite-size terms.
+    ``sample(rng, n, fixed)`` draws ``n`` admissible points (dicts of symbol values, ``fixed`` ones kept) over the
+    whole domain (log-uniform over wide ranges, the boundaries included: :mod:`attnverify.checks.domain`), where a
+    counterexample to a stated formula is searched.
+
+    The domain: ``domain`` gives the range of a symbol (a Param named by it) where the paper's option of that name
+    does not; ``admissible(values)`` raises ValueError when symbol values given together are not admissible (one
+    line). ``measurable(point)``: whether the measurement can run at a point at a practical cost (default: every
+    point); the judges confirm only at such points. ``repeats``: how many independent calls of ``measure`` at one
+    point the judges may pool to grow its sample size (1: a deterministic measurement, never pooled)."""
 
     name: str
     description: str
@@ -72,6 +80,10 @@ class Quantity:
     sample: Callable[[Any, int, dict], list[dict]] | None = None
     measure: Callable[[dict, Any], Any] | None = None
     measured_as: Callable[..., Any] | None = None
+    domain: Mapping[str, Param] = field(default_factory=dict)
+    admissible: Callable[[dict], None] | None = None
+    measurable: Callable[[dict], bool] | None = None
+    repeats: int = 1
 
 
 @dataclass(frozen=True)
@@ -187,7 +199,12 @@ class Paper(metaclass=_Contract):
         if unknown:
             raise InputError(f"{self.model}: unknown option {unknown[0]!r}{did_you_mean(unknown[0], names)} "
                              f"(takes {', '.join(names) or 'none'})")
-        return validated(self.validate, {name: self.param(name).read(raw) for name, raw in given.items()})
+        read = {name: self.param(name).read(raw) for name, raw in given.items()}
+        # the constraints between options are checked with the defaults filling in what is not given: the values a
+        # run would use, so derive, run and the API refuse the same options
+        defaults = {p.name: p.validate(p.default) for p in self.params if p.name not in read}
+        validated(self.validate, {**defaults, **read})
+        return read
 
     # -- the self-test material and the benchmarks, from their modules ------------------------------------------
     def _hook(self, module: str | None, name: str, default: Any) -> Any:

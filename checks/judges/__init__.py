@@ -16,7 +16,9 @@ Every sentence that states a comparison is produced here from the numbers it des
 
 One module per kind: :mod:`.value_judge`, :mod:`.threshold_judge`, :mod:`.rate_judge`, :mod:`.formula_judge`,
 :mod:`.bound_judge`; what they
-share (the decision level, :class:`Measured`, the comparison sentences) in :mod:`.common`.
+share (the decision level, :class:`Measured`, the comparison sentences) in :mod:`.common`. The formula judge's
+SymPy proof routes and Arb evidence are :mod:`.proof`, its measurement that grows until it resolves a difference
+:mod:`.pooling`; a reported figure read to its resolution is :mod:`.rounding`.
 """
 from attnverify.checks.judges.bound_judge import BoundPoint, BoundSeries, bound
 from attnverify.checks.judges.common import Z, Z_POWER, Measured, fmt, ratio_text, relation, sides_disagree

@@ -36,6 +36,26 @@ def fmt(x: float, digits: int = 4) -> str:
     return f"{float(x):.{digits}g}"
 
 
+def fmt_apart(a: float, b: float, digits: int = 6) -> tuple[str, str]:
+    """``a`` and ``b`` as text with at least ``digits`` significant digits and as many more (up to 17) as it takes
+    to print different numbers differently: two numbers said to differ never read the same."""
+    for n in range(digits, 18):
+        ta, tb = fmt(a, n), fmt(b, n)
+        if ta != tb or a == b:
+            return ta, tb
+    return fmt(a, 17), fmt(b, 17)
+
+
+def values_text(values: Any, digits: int = 4) -> str:
+    """A list of tested values as text, each value named once, in the order first seen."""
+    seen: list[str] = []
+    for v in values:
+        t = fmt(v, digits) if isinstance(v, (int, float)) and not isinstance(v, bool) else str(v)
+        if t not in seen:
+            seen.append(t)
+    return ", ".join(seen)
+
+
 def relation(a: float, b: float, tol: float = 0.0) -> str:
     """The word that relates ``a`` to ``b``: "below", "above" or "equal to" (within ``tol``)."""
     if abs(a - b) <= tol:

@@ -1,25 +1,37 @@
-"""The judge of a stated closed form (``kind = "formula"``): a SymPy proof that it is the derived one, or a
-certified (Arb) counterexample confirmed by the measurement."""
+"""The judge of a stated closed form (``kind = "formula"``): a SymPy proof that it is the derived one, a certified
+(Arb) counterexample confirmed by the measurement, or, where neither is found, the Arb evidence of agreement.
+
+Every free symbol of the stated form S, the derived form D and what the measurement estimates (``measured_as``, R)
+is bound at every point before any of them is evaluated: a symbol shared by S and D (eps^2 in a risk) cancels in
+S - D but not in S or D alone. The points are half the quantity's own ``sample`` (where its measurement runs) and
+half those points carried over the whole admissible domain (:func:`attnverify.checks.domain.widened`: every symbol
+with a declared range redrawn log-uniformly over it, the ends included), with the claim's ``at`` values fixed
+everywhere (in the search and in the measurement alike).
+"""
 from __future__ import annotations
 
 import math
 from typing import Any
 
 from attnverify.checks.claims import ClaimVerdict
-from attnverify.checks.judges.common import Z, Measured, evidence_of, fmt, sides_disagree
+from attnverify.checks.judges.common import Z, Measured, evidence_of, fmt, fmt_apart, sides_disagree
+from attnverify.checks.domain import widened
+from attnverify.checks.judges.pooling import Pool, calls_needed, grow
 from attnverify.checks.stated import StatedClaim
+
+MIN_AGREE = 16          # points of agreement inside tight Arb balls that make the evidence of a true formula
 
 
 def stated_expression(stated: StatedClaim, quantity: Any, options: dict) -> Any:
     """The stated formula as a SymPy expression in the quantity's symbols, its aliases (``w``) replaced by their
-    derived expressions and the symbols fixed by ``at`` substituted (InputError naming the claim on a bad
-    expression)."""
+    derived expressions and the symbols fixed by ``at`` substituted (InputError naming the file, the claim and the
+    field on a bad expression)."""
     import sympy as sp
 
     from attnverify.checks.stated import parse_expression
 
     alias_symbols = {name: sp.Symbol(name) for name in quantity.aliases}
-    where = f"claim {stated.id!r}, field 'stated'"
+    where = f"{stated.origin + ': ' if stated.origin else ''}claim {stated.id!r}, field 'stated'"
     expr = parse_expression(stated.stated, {**quantity.symbols, **alias_symbols}, where)
     expr = expr.subs({alias_symbols[n]: f(**options) for n, f in quantity.aliases.items()})
     return expr.subs(fixed_symbols(quantity, stated))
@@ -30,97 +42,216 @@ def fixed_symbols(quantity: Any, stated: StatedClaim) -> dict:
     return {quantity.symbols[k]: v for k, v in stated.at.items() if k in quantity.symbols}
 
 
-def formula(stated: StatedClaim, quantity: Any, options: dict, rng: Any, *, n_points: int = 48,
-            n_confirm: int = 3, z: float = Z) -> ClaimVerdict:
+def _paper_of(stated: StatedClaim) -> Any:
+    """The registered paper of the claim's model, or None (a stand-in quantity of no paper)."""
+    from attnverify.checks.params import InputError
+    from attnverify.checks.registry import paper
+
+    try:
+        return paper(stated.model)
+    except (InputError, KeyError, ValueError):
+        return None
+
+
+def where_text(point: dict) -> str:
+    return ", ".join(f"{k} = {fmt(v, 6)}" for k, v in point.items())
+
+
+def _ranges_text(points: list) -> str:
+    keys = list(points[0]) if points else []
+    parts = []
+    for k in keys:
+        vals = [float(p[k]) for p in points]
+        lo, hi = min(vals), max(vals)
+        parts.append(f"{k} = {fmt(lo, 3)}" if lo == hi else f"{k} in [{fmt(lo, 3)}, {fmt(hi, 3)}]")
+    return ", ".join(parts)
+
+
+def _pilots(candidates: list, n: int) -> list:
+    """Up to ``n`` distinct candidates to measure first: half with the largest |S - D|, the rest with the largest
+    |S - D| relative to |S| + |D|; the measurement's own standard error then ranks them."""
+    by_gap = sorted(candidates, key=lambda b: -b.gap)
+    by_rel = sorted(candidates, key=lambda b: -b.gap / max(abs(b.stated) + abs(b.derived), 1e-300))
+    out: list = []
+    for b in [*by_gap[:(n + 1) // 2], *by_rel]:
+        if len(out) >= n:
+            break
+        if all(b is not c for c in out):
+            out.append(b)
+    return out
+
+
+class _Sides:
+    """S, D and R at a point (Arb midpoints), and what the measurement there is compared with."""
+
+    def __init__(self, S: Any, D: Any, R: Any, syms: list) -> None:
+        self.S, self.D, self.R, self.syms = S, D, R, syms
+
+    def at(self, point: dict) -> tuple[float, float, float]:
+        from attnverify.checks.judges.proof import arb_values
+
+        s, d = arb_values(self.S, self.syms, [point])[0], arb_values(self.D, self.syms, [point])[0]
+        r = d if self.R is self.D else arb_values(self.R, self.syms, [point])[0]
+        return s, d, r
+
+
+def _against(r: float, d: float, finite: bool) -> str:
+    return (f"the derived value with its finite-size terms at this size, {fmt_apart(r, d)[0]} (the limit is "
+            f"{fmt_apart(r, d)[1]})") if finite else f"the derived {fmt(r, 6)}"
+
+
+def formula(stated: StatedClaim, quantity: Any, options: dict, rng: Any, *, n_points: int = 64,
+            n_confirm: int = 4, z: float = Z) -> ClaimVerdict:
     """A stated formula S against the derived D (``quantity.derive(**options)``) and the measurement.
 
-    1. SymPy proves S = D identically: the formula holds if the measurement agrees with D at one sampled point
-       (our derivation and our numerics agree); inconclusive if not.
-    2. Otherwise S - D is evaluated in Arb ball arithmetic at ``n_points`` sampled points; a ball that excludes 0
-       is a certified counterexample. At the (up to ``n_confirm``) points where S and D differ most, relative to
-       D, the quantity is measured (M +- se): refuted at the first point where M agrees with what it estimates
-       (D, or ``measured_as``) within z se and disagrees with S by more than z se plus the gap between D and
-       ``measured_as``; inconclusive when no point resolves the difference, or when D and M disagree there.
-    3. SymPy cannot decide and no point separates S from D: inconclusive, with the largest |S - D| bound found."""
-    import numpy as np
+    1. S - D cancels to 0: holds, once the measurement agrees with D (or with R, what it estimates: ``measured_as``)
+       at one measurable point; inconclusive if not.
+    2. S - D in Arb balls at ``n_points`` points of the whole domain (module docstring). A ball that excludes 0
+       certifies a difference. Of the certified points where the measurement can run (``quantity.measurable``;
+       without it, the quantity's own sample), ``n_confirm``
+       are measured once (pilots); they are ranked by |S - D| in units of their measured standard error, and at
+       each in turn the measurement grows (``quantity.repeats`` calls pooled at most, :mod:`.pooling`) until it
+       resolves |S - D|: refuted at the first point where the measurement M agrees with R within z se and differs
+       from S + (R - D) (the stated form with the same finite-size terms) by more than z se; inconclusive when M
+       and R disagree (our own error) or no point resolves the difference within the budget.
+    3. No point separates S and D: the harder SymPy proof (:func:`.proof.prove_equal`: rewrites in exp, log and
+       atan, cancel, simplify) gives holds as in 1. Without a proof, S and D agreeing inside tight Arb balls at
+       MIN_AGREE points or more is not_refuted with that evidence (once the measurement agrees with the derivation
+       at one point); otherwise inconclusive."""
     import sympy as sp
 
+    from attnverify.checks.judges.proof import balls, cancels, prove_equal
     from attnverify.theory.certified import interval_text
-    from attnverify.theory.compare import equivalent, separate
 
     S = stated_expression(stated, quantity, options)
     fixed = fixed_symbols(quantity, stated)
     D = sp.sympify(quantity.derive(**options)).subs(fixed)
-    ref = sp.sympify(quantity.measured_as(**options)).subs(fixed) if quantity.measured_as else D
+    R = sp.sympify(quantity.measured_as(**options)).subs(fixed) if quantity.measured_as else D
     ev = evidence_of(stated, quantity=quantity.name, options={k: v for k, v in options.items()},
-             stated_expression=sp.sstr(S), derived_expression=sp.sstr(D))
+                     stated_expression=sp.sstr(S), derived_expression=sp.sstr(D))
     fixed_values = {s.name: v for s, v in fixed.items()}
-    points = quantity.sample(rng, n_points, fixed_values) if quantity.sample else []
+    syms = sorted(S.free_symbols | D.free_symbols | R.free_symbols, key=lambda s: s.name)
+    core = quantity.sample(rng, n_points // 2, fixed_values) if quantity.sample else []
+    points = [*core, *widened(_paper_of(stated), quantity, rng, quantity.sample(rng, n_points - len(core),
+                                                                                fixed_values), fixed_values)] \
+        if quantity.sample else []
+    sides = _Sides(S, D, R, syms)
+    finite = R is not D and R != D
+    measurable = core if quantity.measurable is None else [p for p in points if quantity.measurable(p)]
 
-    def measure_at(point: dict) -> tuple[Measured, float, float, float]:
-        values = {**options, **point}
-        subs = {quantity.symbols[k]: v for k, v in point.items() if k in quantity.symbols}
-        m = quantity.measure(values, rng)
-        return m, float(S.subs(subs)), float(D.subs(subs)), float(ref.subs(subs))
-
-    def where(point: dict) -> str:
-        return ", ".join(f"{k} = {fmt(v, 6)}" for k, v in point.items())
-
-    if equivalent(S, D):
-        if quantity.measure is None or not points:
-            return ClaimVerdict("holds", "SymPy proves the stated formula identical to the derived one (no "
-                                "measurement is available to confirm the derivation)", evidence=ev)
-        m, _, d, r = measure_at(points[0])
-        ev["stated"].update(point=points[0], measured=m.value, measured_se=m.se, derived=d)
+    def confirmed(route: str, head: str) -> ClaimVerdict:
+        if quantity.measure is None or not measurable:
+            return ClaimVerdict("holds" if route else "not_refuted", head + " (no measurement is available to "
+                                "confirm the derivation)", evidence=ev)
+        point = measurable[0]
+        m = quantity.measure({**options, **point}, rng)
+        s, d, r = sides.at(point)
+        ev["stated"].update(point=point, measured=m.value, measured_se=m.se, derived=d, measured_as=r)
         gap = sides_disagree(r, m, z, rtol=1e-12)
         if gap:
-            return ClaimVerdict("inconclusive", f"SymPy proves the stated formula identical to the derived one, but "
-                                f"at {where(points[0])} {gap}", evidence=ev)
-        return ClaimVerdict("holds", f"SymPy proves the stated formula identical to the derived one; the measurement "
-                            f"agrees at {where(points[0])} ({fmt(m.value, 6)} +- {fmt(m.se, 2)} against "
-                            f"{fmt(r, 6)}, {m.how})", evidence=ev)
-    syms = sorted((S - D).free_symbols | (ref - D).free_symbols, key=lambda s: s.name)
-    seps = separate(S, D, [{s: p[s.name] for s in syms} for p in points])
-    certified = [x for x in seps if x.certified]
+            return ClaimVerdict("inconclusive", f"{head}, but at {where_text(point)} {gap}", evidence=ev)
+        return ClaimVerdict("holds" if route else "not_refuted",
+                            f"{head}; the measurement agrees at {where_text(point)} ({fmt(m.value, 6)} +- "
+                            f"{fmt(m.se, 2)} against {_against(r, d, finite)}, {m.how})", evidence=ev)
+
+    route = "cancel" if cancels(S, D) else None
+    if route:
+        ev["stated"]["proof"] = route
+        return confirmed(route, "SymPy proves the stated formula identical to the derived one")
+    found = balls(S, D, syms, points) if points else []
+    certified = [b for b in found if b.certified]
     ev["stated"]["certified_points"] = len(certified)
     if not certified:
-        worst = max((max(abs(x.lo), abs(x.hi)) for x in seps), default=0.0)
+        route = prove_equal(S, D)
+        if route:
+            ev["stated"]["proof"] = route
+            how = {"rewrite": " (after rewriting in exp, log and atan)", "simplify": "", "cancel": ""}[route]
+            return confirmed(route, "SymPy proves the stated formula identical to the derived one" + how)
+        agree = [b for b in found if b.agrees]
+        if len(agree) >= MIN_AGREE and len(agree) == len(found):
+            radius = max(b.radius / max(abs(b.stated) + abs(b.derived), 1e-300) for b in agree)
+            ev["stated"].update(agreeing_points=len(agree), largest_relative_radius=radius)
+            return confirmed("", f"SymPy could not prove the stated formula identical to the derived one, but the two "
+                             f"agree inside Arb balls (radius at most {fmt(radius, 2)} relative) at all {len(agree)} "
+                             f"points drawn over the domain ({_ranges_text([b.point for b in agree])}): no "
+                             "counterexample, no proof")
+        worst = max((max(abs(b.lo), abs(b.hi)) for b in found), default=0.0)
         return ClaimVerdict("inconclusive", f"SymPy could not prove the stated formula identical to the derived one, "
                             f"and no sampled point separates them (|stated - derived| <= {fmt(worst, 2)} at "
-                            f"{len(seps)} points, Arb balls)", evidence=ev)
+                            f"{len(found)} points, Arb balls)", evidence=ev)
     if quantity.measure is None:
         top = certified[0]
         return ClaimVerdict("inconclusive", f"the stated formula differs from the derived one (certified: stated - "
-                            f"derived in {interval_text(top.lo, top.hi)} at {where(top.point)}), but no "
+                            f"derived in {interval_text(top.lo, top.hi)} at {where_text(top.point)}), but no "
                             f"measurement of {quantity.name} is available to confirm it", evidence=ev)
-    scale = [abs(x.magnitude) / max(abs(x.b), 1e-300) for x in certified]
-    order = list(np.argsort(scale)[::-1][:n_confirm])
+    candidates = [b for b in certified if any(b.point == p for p in measurable)]
+    if not candidates:
+        top = max(certified, key=lambda b: b.gap)
+        return ClaimVerdict("inconclusive", f"the stated formula differs from the derived one (certified at "
+                            f"{len(certified)} points, e.g. stated - derived in {interval_text(top.lo, top.hi)} at "
+                            f"{where_text(top.point)}), but none of them lies where the measurement can run",
+                            evidence=ev)
+    return _confirm(stated, quantity, options, rng, sides, finite, _pilots(candidates, n_confirm), z, ev,
+                    len(certified))
+
+
+def _confirm(stated: StatedClaim, quantity: Any, options: dict, rng: Any, sides: _Sides, finite: bool, pilots: list,
+             z: float, ev: dict, n_certified: int) -> ClaimVerdict:
+    """Step 2 of :func:`formula` from the pilot points on: measure, rank, grow, decide."""
+    from attnverify.theory.certified import interval_text
+
+    budget = len(pilots) + max(int(quantity.repeats), 1) - 1
+    rows = []
+    for b in pilots:
+        pool = Pool({**options, **b.point})
+        pool.add(quantity.measure(pool.values, rng))
+        s, d, r = sides.at(b.point)
+        rows.append({"ball": b, "pool": pool, "stated": s, "derived": d, "measured_as": r})
+    used = len(pilots)
     tried = []
-    for i in order:
-        point = {**certified[i].point, **{k: v for k, v in fixed_values.items() if k not in certified[i].point}}
-        m, s_val, d_val, r_val = measure_at(point)
-        tried.append({"point": point, "stated": s_val, "derived": d_val, "measured": m.value, "se": m.se})
-        gap = sides_disagree(r_val, m, z, rtol=1e-12)
-        if gap:
-            ev["stated"]["tried"] = tried
-            return ClaimVerdict("inconclusive", f"at {where(point)} {gap}: the stated formula cannot be judged",
+    for row in sorted(rows, key=lambda w: -abs(w["stated"] - w["derived"]) / max(w["pool"].measured().se, 1e-300)):
+        pool, s, d, r, b = row["pool"], row["stated"], row["derived"], row["measured_as"], row["ball"]
+        gap = abs(s - d)
+        first = pool.measured()
+        need = calls_needed(first.se, gap, z)
+        if need <= pool.k + (budget - used):
+            before = pool.k
+            m = grow(pool, quantity.measure, rng, gap, pool.k + budget - used, z)
+            used += pool.k - before
+        else:
+            m = first
+        shifted = s + (r - d)
+        dist = abs(m.value - shifted) / m.se if m.se > 0 else (math.inf if m.value != shifted else 0.0)
+        tried.append({"point": b.point, "stated": s, "derived": d, "measured_as": r, "measured": m.value,
+                      "se": m.se, "runs": pool.k, "runs_needed": need, "distance": dist})
+        ev["stated"]["tried"] = tried
+        disagree = sides_disagree(r, m, z, rtol=1e-12)
+        if disagree:
+            what = "the derived value with its finite-size terms" if finite else "the derived value"
+            said = disagree.replace("the derived value", what, 1)
+            return ClaimVerdict("inconclusive", f"at {where_text(b.point)} {said}"
+                                ": our derivation and our measurement disagree, so the stated formula cannot be judged",
                                 evidence=ev)
-        allowance = abs(r_val - d_val)
-        dist = (abs(s_val - m.value) - allowance) / m.se if m.se > 0 else math.inf
         if dist > z:
-            ev["stated"]["tried"] = tried
-            c = certified[i]
+            ts, td = fmt_apart(s, d)
+            shifted_text = (f" (shifted by the same finite-size terms: {fmt_apart(shifted, m.value)[0]})"
+                            if finite else "")
             return ClaimVerdict(
-                "refuted", f"the stated formula is not the derived one: at {where(point)} stated - derived lies in "
-                f"{interval_text(c.lo, c.hi)} (Arb, certified, printed outward), and the measurement {fmt(m.value, 6)} +- "
-                f"{fmt(m.se, 2)} ({m.how}) agrees with the derivation and is {fmt(dist, 3)} standard errors from "
-                f"the stated value",
-                condition=f"{where(point)}: stated {fmt(s_val, 6)}, derived {fmt(d_val, 6)}, measured "
-                          f"{fmt(m.value, 6)} +- {fmt(m.se, 2)} ({fmt(dist, 3)} standard errors from the stated "
-                          "value)", evidence=ev)
-    ev["stated"]["tried"] = tried
-    best = tried[0]
+                "refuted", f"the stated formula is not the derived one: at {where_text(b.point)} stated - derived "
+                f"lies in {interval_text(b.lo, b.hi)} (Arb, certified, printed outward), and the measurement "
+                f"{fmt(m.value, 6)} +- {fmt(m.se, 2)} ({m.how}) agrees with {_against(r, d, finite)} and is "
+                f"{fmt(dist, 3)} standard errors from the stated value{shifted_text}",
+                condition=f"{where_text(b.point)}: stated {ts}, derived {td}"
+                          + (f" ({fmt(r, 6)} with the finite-size terms)" if finite else "")
+                          + f", measured {fmt(m.value, 6)} +- {fmt(m.se, 2)} ({fmt(dist, 3)} standard errors from "
+                          "the stated value)", evidence=ev)
+    best = max(tried, key=lambda t: abs(t["stated"] - t["derived"]) / max(t["se"], 1e-300))
+    ts, td = fmt_apart(best["stated"], best["derived"])
+    short = min(tried, key=lambda t: t["runs_needed"])
+    extra = ("" if short["runs_needed"] <= short["runs"] else
+             f"; resolving it would need about {fmt(short['runs_needed'], 2)} runs of the measurement at the best "
+             f"point, more than the budget of {budget}")
     return ClaimVerdict("inconclusive", f"the stated formula differs from the derived one (certified at "
-                        f"{len(certified)} points; e.g. {where(best['point'])}: stated {fmt(best['stated'], 6)}, "
-                        f"derived {fmt(best['derived'], 6)}), but the measurement (+- {fmt(best['se'], 2)}) does not "
-                        f"resolve the difference at the {len(tried)} points tried", evidence=ev)
+                        f"{n_certified} points; e.g. {where_text(best['point'])}: stated {ts}, derived {td}), but the "
+                        f"measurement (+- {fmt(best['se'], 2)}) does not resolve the difference at the "
+                        f"{len(tried)} points tried{extra}", evidence=ev)

@@ -40,6 +40,8 @@ SWITCH_DELTA = 1e-3           # the drift next to -xi is measured at rho = -1 + 
 SWITCH_ALPHA = 1e-3           # family-wise false-alarm level of the sign tests of the theta* bracket
 SWITCH_TESTS = 16             # sign tests of the bisection, at most
 _J_SYMBOLS = {k: SYMBOLS[k] for k in ("rho", "theta", "beta", "sigma", "R", "L")}
+# the range of the alignment symbol (the other symbols are the model options, with their own ranges)
+_DOMAIN = {"rho": Param("rho", float, 0.0, "the alignment rho = <q, xi> of a unit query", low=-1.0, high=1.0)}
 _THRESHOLD_OPTIONS = (SIGN,) + tuple(
     dataclasses.replace(p, default={"R": 350, "L": 1050, "d": 2}.get(p.name, p.default))
     for p in MODEL_PARAMS if p.name in ("beta", "sigma", "R", "L", "d")) + (
@@ -65,8 +67,8 @@ def _points(rng: np.random.Generator, n: int, fixed: dict, rho_max: float, theta
 
 
 def sample(rng: np.random.Generator, n: int, fixed: dict) -> list[dict]:
-    """Points for J and w: rho in [-0.95, 0.95], theta in [0.25, 2], R in [20, 400], L in [2R + 20, 20 R]."""
-    return _points(rng, n, fixed, 0.95, (0.25, 2.0), (20, 400), (2.0, 20.0), extra=20)
+    """Points for J and w: rho in [-0.95, 0.95], theta in [0.25, 8], R in [20, 400], L in [2R + 20, 20 R]."""
+    return _points(rng, n, fixed, 0.95, (0.25, 8.0), (20, 400), (2.0, 20.0), extra=20)
 
 
 def sample_field(rng: np.random.Generator, n: int, fixed: dict) -> list[dict]:
@@ -200,14 +202,16 @@ def quantities() -> list[Quantity]:
     return [
         Quantity("J_limit", "the long-sequence objective J(rho) = |f_oo|^2 (R, L - R -> oo); a stated formula may "
                  "use w for the informative attention mass", _J_SYMBOLS, _J, kinds=("formula", "value"),
-                 options=(SIGN,), aliases={"w": _w}, sample=sample, measure=_measure_J, measured_as=_J_measured),
+                 options=(SIGN,), aliases={"w": _w}, sample=sample, measure=_measure_J, measured_as=_J_measured,
+                 repeats=16, domain=_DOMAIN),
         Quantity("w", "the informative attention mass in the long-sequence limit", _J_SYMBOLS, _w,
                  kinds=("formula", "value"), options=(SIGN,), sample=sample, measure=_measure_w,
-                 measured_as=_w_measured),
+                 measured_as=_w_measured, repeats=16, domain=_DOMAIN),
         Quantity("F_limit", "the reduced field F(rho) = (1 - rho^2) J'(rho) of the long-sequence objective (the ODE "
                  "rho' = F(rho) that SGA follows); a stated formula may use w (the attention mass) and dJ "
                  "(dJ_limit/drho)", _J_SYMBOLS, _F, kinds=("formula", "value"), options=(SIGN,),
-                 aliases={"w": _w, "dJ": _dJ}, sample=sample_field, measure=_measure_F, measured_as=_F_measured),
+                 aliases={"w": _w, "dJ": _dJ}, sample=sample_field, measure=_measure_F, measured_as=_F_measured,
+                 repeats=8, domain=_DOMAIN),
         Quantity("theta_star", "the signal strength above which -xi attracts (F'(-1) < 0), with the finite-size "
                  "terms, at the options beta, sigma, R, L, d; derived: its certified enclosure; measured: a bracket "
                  "from the sign of the Monte Carlo drift next to -xi", {"theta": SYMBOLS["theta"]}, _theta_star,

@@ -24,6 +24,7 @@ from attnverify.checks.slr.formulas import SYMBOLS
 
 N_MC = 40000
 N_TRAIN = N_TEST = 40000
+REPEATS = 16          # independent Monte Carlo runs a judge may pool at one point to resolve a difference
 _PARAMS = ("lam", "gamma", "d", "L", "eps")
 _ON_M = ("kappa", "nu") + _PARAMS
 # a stated formula names its symbols as a user types them (``lam``, ``eps``); the theory's symbols print as lambda
@@ -130,11 +131,11 @@ def quantities() -> list[Quantity]:
     return [
         Quantity("risk", "the population risk R = E (Y - T_{k,v}(X))^2 in the overlaps; a stated formula may use "
                  "zeta_I = E erf(lam <X_J0, k>)^2", sym, _risk, kinds=("formula", "value"),
-                 aliases={"zeta_I": _zeta_I}, sample=sample_risk, measure=measure_risk),
+                 aliases={"zeta_I": _zeta_I}, sample=sample_risk, measure=measure_risk, repeats=REPEATS),
         Quantity("risk_on_M", "the population risk on M = {theta = eta = rho = 0}, r(kappa, nu); a stated formula may "
                  "use zeta_I", {k: sym[k] for k in _ON_M}, _risk_on_M, kinds=("formula", "value"),
-                 aliases={"zeta_I": _zeta_I}, sample=sample_on_M, measure=measure_on_M),
+                 aliases={"zeta_I": _zeta_I}, sample=sample_on_M, measure=measure_on_M, repeats=REPEATS),
         Quantity("linear_excess", "R_lin - eps^2, the excess risk of the best linear predictor",
                  {k: sym[k] for k in ("gamma", "L", "d", "eps")}, _linear_excess, kinds=("formula", "value"),
-                 sample=sample_linear, measure=measure_linear, measured_as=_linear_measured_as),
+                 sample=sample_linear, measure=measure_linear, measured_as=_linear_measured_as, repeats=REPEATS),
     ]

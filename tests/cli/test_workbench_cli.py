@@ -95,9 +95,7 @@ def test_bad_output_paths_exit_2_before_any_work(toys, tmp_path, capsys, monkeyp
             "latex": ["latex", "-o", target],
             "bench": ["bench", "--json", target],
             "selftest": ["selftest", "--mutants", "--json", target]}[command]
-    start = time.perf_counter()
-    assert main(argv) == 2
-    assert time.perf_counter() - start < 5
+    assert main(argv) == 2                 # refused before any work: run_one above fails the test if a check runs
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("attnverify: error: ")
     assert {"parent_is_file": "is a file", "is_directory": "is a directory", "exists": "--force"}[case] in err

@@ -1,0 +1,28 @@
+"""A reported figure read as what it is: a number printed to a resolution. A figure S that lies within its
+resolution r (the statement's ``resolution``, default half a unit of its last printed digit) of the derived value D
+agrees with D as far as the figure can say, |S - D| <= r; when the measurement agrees with D as well (within z se),
+the figure holds, however small the measurement's standard error: a figure 0.3333 of 1/3 is not refuted at
+thousands of standard errors of an exact computation. Otherwise the ordinary value rule decides
+(:func:`attnverify.checks.judges.value`)."""
+from __future__ import annotations
+
+from attnverify.checks.claims import ClaimVerdict
+from attnverify.checks.judges.common import Z, Measured, evidence_of, fmt, sides_disagree
+from attnverify.checks.judges.value_judge import half_unit
+from attnverify.checks.stated import StatedClaim
+
+
+def within_rounding(stated: StatedClaim, measured: Measured, derived: float, *, z: float = Z,
+                    where: str = "") -> ClaimVerdict | None:
+    """``holds`` when the figure is the derived value to within its resolution and the measurement agrees with the
+    derived value; None when this rule does not decide (module docstring)."""
+    S = float(stated.stated)
+    resolution = float(stated.get("resolution", half_unit(stated.stated)))
+    if abs(S - derived) > resolution or sides_disagree(derived, measured, z, rtol=1e-12):
+        return None
+    at = f" at {where}" if where else ""
+    ev = evidence_of(stated, stated_value=S, derived=derived, measured=measured.value, measured_se=measured.se,
+                     resolution=resolution, z=z)
+    return ClaimVerdict("holds", f"the stated {fmt(S, 8)} is the derived {fmt(derived, 8)} to within its resolution "
+                        f"{fmt(resolution, 2)}{at}, and the measured {fmt(measured.value, 8)} +- {fmt(measured.se, 2)} "
+                        f"({measured.how}) agrees with the derived value", evidence=ev)
