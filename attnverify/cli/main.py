@@ -15,6 +15,7 @@ import textwrap
 from pathlib import Path
 
 from attnverify import __version__
+from attnverify.cli.models import add_model_option, load_models
 from attnverify.cli import bench as bench_cli
 from attnverify.cli import selftest as selftest_cli
 from attnverify.checks.params import PROFILES, InputError
@@ -69,7 +70,7 @@ def build_parser() -> Parser:
     audit.add_argument("--markdown", action="store_true", help="print the ledger as Markdown")
     _add_force(audit)
     derive = sub.add_parser("derive", help="print a derivation step by step")
-    derive.add_argument("model", help="a paper's model name (attnverify list --models)")
+    derive.add_argument("model", help="a paper's model name (attnverify list --models) or a model file FILE.toml")
     derive.add_argument("--latex", action="store_true", help="print the results as LaTeX")
     derive.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE",
                         help="a model option of the paper (attnverify list --models): the derivation at that value")
@@ -90,6 +91,9 @@ def build_parser() -> Parser:
     for name in ("bench", "selftest"):
         if name in sub.choices and not any("--force" in a.option_strings for a in sub.choices[name]._actions):
             _add_force(sub.choices[name])
+    for name in ("list", "run", "claims", "audit", "derive", "latex", "selftest"):
+        if name in sub.choices:
+            add_model_option(sub.choices[name])
     return parser
 
 
@@ -137,9 +141,9 @@ def cmd_list(args: argparse.Namespace, width: int | None = None) -> int:
 
     width = width or max(60, shutil.get_terminal_size((100, 24)).columns)
     if args.models or args.quantities:
-        if args.ids:
-            raise InputError("list --models / --quantities take no check ids")
-        for p in papers():
+        if any(i not in {p.model for p in papers()} for i in args.ids):
+            raise InputError("list --models / --quantities take no check ids (a model name or FILE.toml selects)")
+        for p in [p for p in papers() if not args.ids or p.model in args.ids]:
             if args.models:
                 print(f"{p.model}  (Paper {p.key}: checks {p.model}.*, claims {p.key}.*)")
                 print(textwrap.fill(f"{p.title}. {p.citation}", width, initial_indent="    ", subsequent_indent="    "))
@@ -182,6 +186,7 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         if getattr(args, "profile", "quick") not in PROFILES:
             raise InputError(f"unknown profile {args.profile!r} (choose from {', '.join(PROFILES)})")
+        load_models(args)                   # a model file named by the command: one line, exit 2, if bad
         validate_outputs(args)
         validate_cache_env(args)
         handler = {"list": lambda: cmd_list(args), "run": lambda: cmd_run(args),
