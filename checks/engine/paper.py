@@ -77,6 +77,7 @@ def _validate(model, values: dict) -> None:
 def build(model, file_name: str) -> ModelPaper:
     """The paper of a loaded model (nothing registered yet)."""
     from attnverify.checks.engine._common import model_params
+    from attnverify.checks.engine.quantities import model_quantities
     from attnverify.theory.engine import derive
 
     theory = ModelTheory(partial(derive, model))
@@ -87,6 +88,7 @@ def build(model, file_name: str) -> ModelPaper:
         package=PACKAGE, modules=TEMPLATES, params=tuple(model_params(model)), validate=partial(_validate, model),
         derive=partial(_derive_steps, model, theory, file_name),
         sections=lambda: [Section(model.id, f"{title} (model file {file_name})", {})],
+        quantities=partial(model_quantities, model, theory),
         file_name=file_name, digest=model.digest, model_object=model, theory_object=theory,
         numerics_object=numerics)
 
