@@ -101,6 +101,20 @@ def family_z(z: Sequence[float] | np.ndarray, level: float) -> tuple[float, floa
     return (float(z.max()) if z.size else 0.0), bonferroni_z(level, m), m
 
 
+def power_rule(passed: bool, z_power: Sequence[np.ndarray], z_star: float, what: str,
+               remedy: str) -> tuple[float, str | None]:
+    """The power rule of a check that passed its family: the z-scores ``z_power`` of a wrong alternative (the limit
+    alone, the zero field) must exceed the threshold somewhere. Returns (their max |z|, the ``unresolved`` reason
+    or None): nothing compared, or ``what`` not rejected (``remedy`` says which size to change)."""
+    z = np.concatenate([np.ravel(x) for x in z_power]) if len(z_power) else np.zeros(0)
+    top = float(np.max(np.abs(z))) if z.size else 0.0
+    if passed and not z.size:
+        return top, "no (point, L) is inside the delta method's range at these sizes: raise Ls"
+    if passed and top <= z_star:
+        return top, f"{what} is not rejected (max |z| {top:.3g} <= {z_star:.3g}): {remedy}"
+    return top, None
+
+
 def t_to_z(diff: np.ndarray, se: np.ndarray, n: int) -> np.ndarray:
     """Normal-equivalent z-scores of Monte Carlo differences with standard errors from n samples."""
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -146,15 +160,16 @@ def comparable(model, vals: dict, rhos: np.ndarray, L: int, corr: np.ndarray, se
     return (ratio <= MAX_EXPANSION_RATIO) & (ratio * np.abs(corr) <= MAX_REMAINDER_OVER_SE * se)
 
 
-def simulate_lengths(p: dict, ctx) -> tuple:
-    """The Monte Carlo at every length: (the model, the grid, the lengths, the values at each length, GridMC per
-    length, the grid as the theory's coordinates)."""
+def simulate_lengths(p: dict, ctx, estimator: str = "grid_mc") -> tuple:
+    """The Monte Carlo at every length: (the model, the grid, the lengths, the values at each length, the estimate
+    per length, the grid as the theory's coordinates); ``estimator`` the simulator of ModelNumerics (``grid_mc``:
+    J and the masses; ``drift_mc``: the overlaps' drift)."""
     N = ctx.numerics
     rhos = check_grid(p["rhos"], N.model.k)
     base = model_point(N.model, p)
     Ls = sorted(set(int(L) for L in p["Ls"]))
     vals = [N.at_length(base, L) for L in Ls]
-    ests = ctx.map(run_grid, [(N.grid_mc, N.spec(v), rhos, p["n_sequences"], s)
+    ests = ctx.map(run_grid, [(getattr(N, estimator), N.spec(v), rhos, p["n_sequences"], s)
                               for v, s in zip(vals, ctx.seeds(len(Ls)))])
     return N.model, rhos, Ls, vals, ests, coordinates(N.model, rhos)
 
@@ -164,14 +179,16 @@ def trained_query(model) -> bool:
     return model.attention.query == "q"
 
 
-def register_grid_check(paper, *, name: str, compares: str, run, formulas: Sequence[str]) -> str:
-    """Register a Monte Carlo check on the overlap grid at growing L (the objective and finite-size templates): the
-    model's parameters, the grid, the lengths, the sequences and the z-level as its parameters, validated by
-    :func:`validate_lengths` before any work."""
+def register_grid_check(paper, *, name: str, compares: str, run, formulas: Sequence[str],
+                        boundary: bool = True) -> str:
+    """Register a Monte Carlo check on the overlap grid at growing L (the objective, finite-size and field
+    templates): the model's parameters, the grid (:func:`standard_grid`, with or without the ``boundary``), the
+    lengths, the sequences and the z-level as its parameters, validated by :func:`validate_lengths` before any
+    work."""
     model = paper.model_object
 
     def validate(p: dict) -> None:
         validate_lengths(model, p, p["Ls"], check_grid(p["rhos"], model.k))
     return register(paper, name=name, compares=compares, run=run, validate=validate,
-                    params=[*model_params(model), grid_param(model.k), LS, N_SEQ, Z_LEVEL],
+                    params=[*model_params(model), grid_param(model.k, boundary), LS, N_SEQ, Z_LEVEL],
                     paper_profile={"n_sequences": 16000, "Ls": (500, 1000, 2000, 4000)}, formulas=formulas)

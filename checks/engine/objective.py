@@ -23,8 +23,8 @@ from __future__ import annotations
 import numpy as np
 
 from attnverify.checks.context import Context
-from attnverify.checks.engine._common import (comparable, family_z, register_grid_check, simulate_lengths,
-                                              t_to_z, trained_query)
+from attnverify.checks.engine._common import (comparable, family_z, power_rule, register_grid_check,
+                                              simulate_lengths, t_to_z, trained_query)
 from attnverify.checks.engine._sizes import MAX_REMAINDER_OVER_SE
 from attnverify.checks.evidence import Evidence, Plot, Series
 
@@ -68,15 +68,9 @@ def run(p: dict, ctx: Context) -> Evidence:
                        "J_mc": mc, "se": se, "compared": keep, "z": t_to_z(mc - J_fin, se, n),
                        "z_limit": t_to_z(mc - J_lim, se, n), "mass_mc": est.mass.mean, "mass_se": est.mass.se})
     max_z, z_star, m = family_z(z_all, p["z_level"])
-    zl = np.concatenate(z_limit) if z_limit else np.zeros(0)
-    max_zl = float(np.max(np.abs(zl))) if zl.size else 0.0
     passed = max_z <= z_star
-    unresolved = None
-    if passed and not zl.size:
-        unresolved = "no (point, L) is inside the delta method's range at these sizes: raise Ls"
-    elif passed and max_zl <= z_star:
-        unresolved = (f"the O(1/L) terms are not resolved: J_limit alone is not rejected (max |z| {max_zl:.3g} <= "
-                      f"{z_star:.3g}): raise n_sequences or lower Ls")
+    max_zl, unresolved = power_rule(passed, z_limit, z_star, "the O(1/L) terms are not resolved: J_limit alone",
+                                    "raise n_sequences or lower Ls")
     x = rhos[:, 0] if model.k == 1 else np.arange(len(rhos))
     series = []
     for b in blocks:

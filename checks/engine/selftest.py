@@ -6,6 +6,8 @@ the check sees a plausible but wrong closed form through its ordinary code path:
 
 * ``<id>.dropped_finite_size``: the O(1/L) terms missing: J_correction = 0, J_finite = J_limit, mass_finite.<c> =
   mass.<c> (caught by the objective check, whose limit-alone test must reject, and by the finite-size check);
+* ``<id>.field_without_sphere_factor``: F = grad_rho J in place of (I - rho rho^T) grad_rho J, for J_limit and
+  J_finite (caught by the reduced-field check);
 * ``<id>.wrong_mixture_weight``: the first component count's size parameter n (not L) read as 2 n in every closed
   form, so that component's mixture weight n / L is doubled and the others' reduced accordingly (caught by the
   objective check); only for models whose counts have such a parameter.
@@ -25,6 +27,14 @@ def _dropped_finite_size(theory):
     wrong = {"J_correction": sp.Integer(0), "J_finite": q["J_limit"]}
     wrong.update({f"mass_finite.{n[len('mass.'):]}": e for n, e in q.items() if n.startswith("mass.")})
     return theory.replace("dropped O(1/L) terms", **wrong)
+
+
+def _no_sphere_factor(theory):
+    q = theory.quantities
+    rho = [theory.symbols[c] for c in theory.coordinates]
+    wrong = {F: sp.Matrix([sp.diff(q[J], r) for r in rho]) for F, J in (("F_limit", "J_limit"),
+                                                                         ("F_finite", "J_finite"))}
+    return theory.replace("F without its sphere factor", **wrong)
 
 
 def _wrong_weight(size: str):
@@ -48,7 +58,7 @@ def _weight_parameter(model) -> str | None:
 
 def mutants(paper) -> list[Mutant]:
     """The generic mutants that apply to ``paper``'s model (module docstring)."""
-    from attnverify.checks.engine import finite_size, objective
+    from attnverify.checks.engine import field, finite_size, objective
 
     model = paper.model_object
     if not objective.applies(model):
@@ -57,6 +67,9 @@ def mutants(paper) -> list[Mutant]:
     obj, fin = f"{model.id}.{objective.NAME}", f"{model.id}.{finite_size.NAME}"
     out = [Mutant(f"{model.id}.dropped_finite_size", _dropped_finite_size, tuple(c for c in (obj, fin) if c in ids),
                   "the O(1/L) terms of J and of the masses dropped (J_finite = J_limit)")]
+    if f"{model.id}.{field.NAME}" in ids:
+        out.append(Mutant(f"{model.id}.field_without_sphere_factor", _no_sphere_factor, (f"{model.id}.{field.NAME}",),
+                          "the reduced field without its sphere factor: grad J in place of (I - rho rho^T) grad J"))
     size = _weight_parameter(model)
     if size is not None:
         out.append(Mutant(f"{model.id}.wrong_mixture_weight", _wrong_weight(size), (obj,),

@@ -32,7 +32,8 @@ def _run(check_id: str, theory=None):
 
 def test_model_file_is_a_paper(two_signals):
     assert isinstance(two_signals, ModelPaper) and two_signals in papers()
-    assert two_signals.check_ids() == ["two_signals.objective_vs_montecarlo", "two_signals.finite_size_correction"]
+    assert two_signals.check_ids() == ["two_signals.objective_vs_montecarlo", "two_signals.finite_size_correction",
+                                       "two_signals.reduced_field_vs_drift"]
     assert add_model(TWO) is two_signals                     # the same content: nothing registered again
     params = {p.name for p in REGISTRY["two_signals.objective_vs_montecarlo"].params}
     assert {"theta1", "theta2", "beta", "sigma", "R1", "R2", "L", "d", "Ls", "n_sequences"} <= params
@@ -47,7 +48,7 @@ def test_token_query_model_has_no_objective_checks():
     assert all(not c.startswith("token_gaussian.") for c in REGISTRY)
 
 
-@pytest.mark.parametrize("check", ["objective_vs_montecarlo", "finite_size_correction"])
+@pytest.mark.parametrize("check", ["objective_vs_montecarlo", "finite_size_correction", "reduced_field_vs_drift"])
 def test_correct_model_passes(two_signals, check):
     r = _run(f"two_signals.{check}")
     assert r.verdict == "pass", (r.error, r.evidence and r.evidence.observed)
@@ -70,6 +71,21 @@ def test_wrong_mixture_weight_is_rejected(two_signals):
     wrong = mutant.make(REGISTRY[cid].theory)
     correct = REGISTRY[cid].theory
     assert wrong.quantities["J_limit"] != correct.quantities["J_limit"]
+    r = _run(cid, wrong)
+    assert r.verdict == "fail", (r.verdict, r.error)
+
+
+def test_field_without_sphere_factor_is_rejected(two_signals):
+    """F = grad J in place of (I - rho rho^T) grad J (built by SymPy from the model's own J): the field check rejects
+    it; the mutant's field differs from the derived one away from the origin."""
+    [mutant] = [m for m in two_signals.mutants() if m.name == "two_signals.field_without_sphere_factor"]
+    [cid] = mutant.checks
+    assert cid == "two_signals.reduced_field_vs_drift"
+    correct = REGISTRY[cid].theory
+    wrong = mutant.make(correct)
+    point = {"rho_xi": 0.6, "rho_zeta": 0.3}
+    values = correct.derivation.values()
+    assert abs(wrong.evaluate("F_limit", values, **point) - correct.evaluate("F_limit", values, **point)).max() > 0.01
     r = _run(cid, wrong)
     assert r.verdict == "fail", (r.verdict, r.error)
 
