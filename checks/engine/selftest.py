@@ -8,6 +8,8 @@ the check sees a plausible but wrong closed form through its ordinary code path:
   mass.<c> (caught by the objective check, whose limit-alone test must reject, and by the finite-size check);
 * ``<id>.field_without_sphere_factor``: F = grad_rho J in place of (I - rho rho^T) grad_rho J, for J_limit and
   J_finite (caught by the reduced-field check);
+* ``<id>.field_sign_flipped``: J and F negated (every equilibrium keeps its place, its stability is reversed;
+  caught by the equilibria check, k = 1);
 * ``<id>.wrong_mixture_weight``: the first component count's size parameter n (not L) read as 2 n in every closed
   form, so that component's mixture weight n / L is doubled and the others' reduced accordingly (caught by the
   objective check); only for models whose counts have such a parameter.
@@ -37,6 +39,11 @@ def _no_sphere_factor(theory):
     return theory.replace("F without its sphere factor", **wrong)
 
 
+def _sign_flipped(theory):
+    q = theory.quantities
+    return theory.replace("J and F negated", **{n: -q[n] for n in ("J_limit", "J_finite", "F_limit", "F_finite")})
+
+
 def _wrong_weight(size: str):
     def make(theory):
         s = theory.symbols[size]
@@ -58,7 +65,7 @@ def _weight_parameter(model) -> str | None:
 
 def mutants(paper) -> list[Mutant]:
     """The generic mutants that apply to ``paper``'s model (module docstring)."""
-    from attnverify.checks.engine import field, finite_size, objective
+    from attnverify.checks.engine import equilibria, field, finite_size, objective
 
     model = paper.model_object
     if not objective.applies(model):
@@ -70,6 +77,9 @@ def mutants(paper) -> list[Mutant]:
     if f"{model.id}.{field.NAME}" in ids:
         out.append(Mutant(f"{model.id}.field_without_sphere_factor", _no_sphere_factor, (f"{model.id}.{field.NAME}",),
                           "the reduced field without its sphere factor: grad J in place of (I - rho rho^T) grad J"))
+    if f"{model.id}.{equilibria.NAME}" in ids:
+        out.append(Mutant(f"{model.id}.field_sign_flipped", _sign_flipped, (f"{model.id}.{equilibria.NAME}",),
+                          "J and F negated: the equilibria in place, their stability reversed"))
     size = _weight_parameter(model)
     if size is not None:
         out.append(Mutant(f"{model.id}.wrong_mixture_weight", _wrong_weight(size), (obj,),

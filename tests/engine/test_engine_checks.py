@@ -90,6 +90,26 @@ def test_field_without_sphere_factor_is_rejected(two_signals):
     assert r.verdict == "fail", (r.verdict, r.error)
 
 
+def test_equilibria_and_stability_against_the_drift():
+    """Paper A's model (k = 1) at its defaults (theta = 0.25): the certified equilibria are rho = -1 (repelling) and
+    +1 (attracting); the drift measured at the probes -0.7 and 0.7 has the signs they imply (positive at both).  With J and F
+    negated the same equilibria have the reversed stability, and the measured drift rejects it."""
+    paper = add_model(MODELS / "paper_a.toml")
+    try:
+        cid = "paper_a.equilibria_stability"
+        assert cid in paper.check_ids() and "two_signals.equilibria_stability" not in REGISTRY
+        [(c, params)] = runner.plan([cid])
+        r = runner.run_one(c, params, seed=0, profile="quick")
+        assert r.verdict == "pass", (r.verdict, r.error)
+        assert [(e["rho"], e["stability"]) for e in r.evidence.details["equilibria"]] == [
+            (-1.0, "repelling"), (1.0, "attracting")]
+        [mutant] = [m for m in paper.mutants() if m.name == "paper_a.field_sign_flipped"]
+        wrong = runner.run_one(c, params, seed=0, profile="quick", arguments={"theory": mutant.make(c.theory)})
+        assert wrong.verdict == "fail", (wrong.verdict, wrong.error)
+    finally:
+        remove_paper(paper.model)
+
+
 def test_installed_paper_names_are_refused(tmp_path):
     text = TWO.read_text().replace('id = "two_signals"', 'id = "signal"')
     path = tmp_path / "clash.toml"
