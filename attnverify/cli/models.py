@@ -23,9 +23,15 @@ def is_model_file(text: str) -> bool:
 
 def load_models(args: argparse.Namespace) -> list[str]:
     """Register every model file the command names (``--model`` and the ``FILE.toml`` words among its ids or its
-    ``derive`` model), replacing each such word by the model's name; returns the names of the models added."""
+    ``derive`` model), replacing each such word by the model's name; returns the names of the models added. The
+    files' paths are kept in ``args.model_sources`` (a cache of the command's output must hash their bytes)."""
     from attnverify.checks.engine import add_model
 
+    sources = list(getattr(args, "model_files", None) or [])
+    sources += [w for w in getattr(args, "ids", None) or [] if is_model_file(w)]
+    if args.command == "derive" and is_model_file(args.model):
+        sources.append(args.model)
+    args.model_sources = sources
     added = [add_model(f).model for f in getattr(args, "model_files", None) or []]
     if isinstance(getattr(args, "ids", None), list):
         ids = []

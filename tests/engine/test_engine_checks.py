@@ -8,7 +8,7 @@ from attnverify.checks import runner
 from attnverify.checks.engine import ModelPaper, add_model
 from attnverify.checks.params import InputError
 from attnverify.checks.registry import REGISTRY, papers, remove_paper
-from attnverify.cli.main import main
+from attnverify.cli import main
 
 MODELS = Path(__file__).resolve().parents[2] / "examples" / "models"
 TWO = MODELS / "two_signals.toml"

@@ -21,7 +21,7 @@ import pytest
 
 from attnverify.checks.engine import add_model
 from attnverify.checks.registry import remove_paper
-from attnverify.cli.main import main
+from attnverify.cli import main
 from attnverify.user_claims import audit
 
 MODELS = Path(__file__).resolve().parents[2] / "examples" / "models"
