@@ -62,8 +62,12 @@ def _options_key(values: dict) -> str:
 
 
 def _cache_name(model: str, values: dict) -> str:
-    """The derivation cache's name (attnverify.cache) of ``model`` at ``values``, without its suffix."""
-    return f"{model}-{_options_key(values)}-{code_version()}"
+    """The derivation cache's name (attnverify.cache) of ``model`` at ``values``, without its suffix; a model
+    file's paper adds its content digest (its derivation depends on the file, not only on the code)."""
+    from attnverify.checks.registry import paper
+
+    digest = getattr(paper(model), "digest", "")
+    return f"{model}-{_options_key(values)}{'-' + digest[:16] if digest else ''}-{code_version()}"
 
 
 def derivation(model: str, **options) -> list:

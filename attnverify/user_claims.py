@@ -13,8 +13,13 @@ from attnverify.checks.stated import read_toml
 
 def prepare(source: str | Path | Mapping[str, Any]) -> list:
     """The claims of ``source`` (a path to a TOML file, or its parsed dict), each matched to what judges it:
-    every problem of the file is an InputError before any work."""
-    return resolve(read_toml(source, origin=str(source) if not isinstance(source, Mapping) else "claims"))
+    every problem of the file is an InputError before any work. A top-level ``model = "FILE.toml"`` (relative to
+    the claims file) registers that model file's paper (attnverify.checks.engine) and is every claim's default
+    model."""
+    from attnverify.checks.engine.claims_file import with_model_file
+
+    doc, model = with_model_file(source)
+    return resolve(read_toml(doc, model=model, origin=str(source) if not isinstance(source, Mapping) else "claims"))
 
 
 def checks_of(resolved: list) -> list[str]:

@@ -1,7 +1,8 @@
 """The registered papers (entry-point group ``attnverify.papers``), their checks and the catalogue order.
 
 Every paper, the built-in ones included, is found through its entry point: a separately installed package adds
-a paper with ``pip install`` and no edit here. Papers are listed in the order of their keys; a paper's checks in
+a paper with ``pip install`` and no edit here. Papers added at run time (:func:`add_paper`: a model file is a paper,
+attnverify.checks.engine.add_model) join them. Papers are listed in the order of their keys; a paper's checks in
 the order its adapter gives (the others after them, sorted by id).
 """
 from __future__ import annotations
@@ -138,9 +139,34 @@ def source_dirs() -> list[str]:
     return sorted(set(out))
 
 
+#: papers added at run time (model files), by model name
+_ADDED: dict[str, Paper] = {}
+
+
+def add_paper(paper: Paper) -> Paper:
+    """Register ``paper`` beside the entry points' (a model file's paper: attnverify.checks.engine.add_model); its
+    checks are registered by the caller with :func:`check`. A paper with the same model name added before is
+    replaced (its checks are removed); a name or key of an installed paper is refused (InputError, one line)."""
+    for p in _discovered():
+        if paper.model in (p.model, p.key) or paper.key in (p.model, p.key):
+            raise InputError(f"{paper.model}: the name is taken by the installed paper {p.model} (Paper {p.key}): "
+                             "rename the model's id")
+    if paper.model in _ADDED:
+        remove_paper(paper.model)
+    _ADDED[paper.model] = paper
+    return paper
+
+
+def remove_paper(model: str) -> None:
+    """Unregister a paper added with :func:`add_paper`, and its checks."""
+    _ADDED.pop(model, None)
+    for cid in [c for c in REGISTRY if c.startswith(f"{model}.")]:
+        del REGISTRY[cid]
+
+
 def papers() -> tuple[Paper, ...]:
     """Every registered paper, by key."""
-    return _discovered()
+    return tuple(sorted((*_discovered(), *_ADDED.values()), key=lambda p: p.key))
 
 
 def paper(name: str) -> Paper:
@@ -175,7 +201,9 @@ def _rank(c: Check, papers_: tuple[Paper, ...]) -> tuple:
     """The catalogue position of a check: its paper (by key), the position of its module in the paper's
     ``modules``, and its line in that module; a check of no registered paper's module comes last, by id."""
     module, line = c.run.__module__, c.run.__code__.co_firstlineno if hasattr(c.run, "__code__") else 0
-    for i, p in enumerate(papers_):
+    prefix = c.id.split(".", 1)[0]
+    # the paper named by the id's prefix first: model-file papers share one package of check templates
+    for i, p in sorted(enumerate(papers_), key=lambda ip: ip[1].model != prefix):
         names = [p.module(m) for m in p.modules]
         if module in names:
             return (i, names.index(module), line, c.id)

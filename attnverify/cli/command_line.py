@@ -17,6 +17,7 @@ import textwrap
 from pathlib import Path
 
 from attnverify import __version__
+from attnverify.cli.models import add_model_option, load_models
 from attnverify.cli import bench as bench_cli
 from attnverify.cli import selftest as selftest_cli
 from attnverify.checks.params import InputError
@@ -79,7 +80,7 @@ def build_parser() -> Parser:
                        "report.html and a figure per claim")
     _add_force(audit)
     derive = sub.add_parser("derive", help="print a derivation step by step")
-    derive.add_argument("model", help="a paper's model name (attnverify list --models)")
+    derive.add_argument("model", help="a paper's model name (attnverify list --models) or a model file FILE.toml")
     derive.add_argument("--latex", action="store_true", help="print the results as LaTeX")
     derive.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE",
                         help="a model option of the paper (attnverify list --models): the derivation at that value")
@@ -102,6 +103,9 @@ def build_parser() -> Parser:
     for name in ("bench", "selftest"):
         if name in sub.choices and not any("--force" in a.option_strings for a in sub.choices[name]._actions):
             _add_force(sub.choices[name])
+    for name in ("list", "run", "claims", "audit", "derive", "latex", "selftest"):
+        if name in sub.choices:
+            add_model_option(sub.choices[name])
     return parser
 
 
@@ -148,9 +152,9 @@ def cmd_list(args: argparse.Namespace, width: int | None = None) -> int:
     from attnverify import list_cache
 
     width = width or max(60, shutil.get_terminal_size((100, 24)).columns)
-    if (args.models or args.quantities) and args.ids:
-        raise InputError("list --models / --quantities take no check ids")
-    arguments = [*args.ids, f"--params={args.params}", f"--models={args.models}", f"--quantities={args.quantities}"]
+    # the model files named (attnverify.cli.models) are hashed by their bytes: an edited file is listed afresh
+    arguments = [*args.ids, *getattr(args, "model_sources", []), f"--params={args.params}", f"--models={args.models}",
+                 f"--quantities={args.quantities}"]
 
     def compute() -> str:
         out = io.StringIO()
@@ -167,9 +171,9 @@ def _print_catalogue(args: argparse.Namespace, width: int) -> None:
     from attnverify.checks.runner import select
 
     if args.models or args.quantities:
-        if args.ids:
-            raise InputError("list --models / --quantities take no check ids")
-        for p in papers():
+        if any(i not in {p.model for p in papers()} for i in args.ids):
+            raise InputError("list --models / --quantities take no check ids (a model name or FILE.toml selects)")
+        for p in [p for p in papers() if not args.ids or p.model in args.ids]:
             if args.models:
                 print(f"{p.model}  (Paper {p.key}: checks {p.model}.*, claims {p.key}.*)")
                 print(textwrap.fill(f"{p.title}. {p.citation}", width, initial_indent="    ", subsequent_indent="    "))
@@ -210,6 +214,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command is None:            # a bare 'attnverify': the help
             build_parser().print_help()
             return 0
+        load_models(args)                   # a model file named by the command: one line, exit 2, if bad
         if args.command in ("run", "claims", "audit"):   # read and validated once: every later step reads it
             args.options = RunOptions.from_args(args)
         validate_outputs(args)

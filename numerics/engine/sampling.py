@@ -2,8 +2,9 @@
 
 Full coordinates (``sample_full``): n sequences X of shape (n, L, d); component c fills positions ``spec.slices[c]``
 with x = eps_c m_c + z, z ~ N(0, diag(sd^2, sd_perp^2 ...)) (law "gaussian") or z = r u, u uniform on S^{d-1}
-(law "sphere", u = g / |g| for g ~ N(0, I_d)); eps_c is 1, or one uniform random sign per sequence for a
-``rademacher`` component.
+(law "sphere", u = g / |g| for g ~ N(0, I_d)); eps_c is 1, or, for a ``rademacher`` component, the sequence's one
+uniform random sign eps, shared by every rademacher component of the sequence (the model file's semantics: one
+sign per sequence, docs/models.md).
 
 Reduced coordinates (``sample_reduced``, trained queries): the first k + 1 coordinates only (the directions and the
 query's orthogonal axis e_{k+1}), plus for each token the conditional energy of its other d - k - 1 coordinates,
@@ -14,7 +15,7 @@ coordinates are r g_S / sqrt(|g_S|^2 + |g_R|^2) (sampled exactly from k + 1 norm
 them, z^rest is uniform on the sphere of radius r |g_R| / |g|: W_i = r^2 |g_R|^2 / |g|^2.
 
 I.i.d. tokens (``sample_iid``, token queries): n tokens per repetition with component labels drawn i.i.d. from the
-mixture weights pi_c = n_c / L, one sign per repetition and rademacher component.
+mixture weights pi_c = n_c / L, one sign per repetition shared by its rademacher components.
 
 Random numbers are drawn in a fixed order from the generator passed in (signs, then the normals of all tokens, then
 the chi-squares), so the same generator state gives the same tokens.
@@ -52,11 +53,12 @@ def check_spec(spec: object, query: str | None = None) -> MixtureSpec:
 
 
 def signs(spec: MixtureSpec, n: int, rng: np.random.Generator) -> np.ndarray:
-    """Per-sequence signs eps, shape (n, C): uniform +-1 for rademacher components, 1 otherwise."""
+    """Per-sequence signs, shape (n, C): column c is the sequence's one uniform sign eps = +-1 for every rademacher
+    component (the same eps in each of their columns), 1 for the others."""
     eps = np.ones((n, len(spec.components)))
     rad = [c.rademacher for c in spec.components]
     if any(rad):
-        eps[:, rad] = 2.0 * rng.integers(0, 2, size=(n, sum(rad))) - 1.0
+        eps[:, rad] = 2.0 * rng.integers(0, 2, size=(n, 1)) - 1.0
     return eps
 
 
@@ -116,7 +118,7 @@ def sample_reduced(spec: MixtureSpec, n: int, rng: np.random.Generator) -> tuple
 
 def sample_iid(spec: MixtureSpec, n: int, reps: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """``reps`` independent sets of n i.i.d. tokens from the mixture (weights n_c / L), shape (reps, n, d), and their
-    component labels (reps, n). Each repetition has its own signs for rademacher components."""
+    component labels (reps, n). Each repetition has its own sign, shared by its rademacher components."""
     eps = signs(spec, reps, rng)
     labels = rng.choice(len(spec.components), size=(reps, n), p=spec.weights)
     return _draw(spec, labels, reps, eps, rng, spec.d)[0], labels

@@ -13,8 +13,8 @@ and so on, in the order given):
   sd_perp^2) (per-axis standard deviations along the directions, one value for the orthogonal rest: isotropic or
   direction-aligned);
 - law "sphere": x = eps_c m_c + r_c u with u uniform on the unit sphere S^{d-1} (no sd fields);
-- eps_c = 1, or with ``rademacher`` one uniform random sign per sequence (independent across components and
-  sequences) multiplying the component's mean.
+- eps_c = 1, or with ``rademacher`` the sequence's one uniform random sign eps (independent across sequences,
+  the same for every rademacher component of a sequence) multiplying the component's mean.
 
 Attention. The score of token x for a trained query q is (beta / tau) <q, A x>; for a token query y it is
 (beta / tau) <A y, x> (self-attention, tau the temperature; beta / tau is the inverse temperature in both cases,

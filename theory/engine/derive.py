@@ -38,6 +38,31 @@ def _exact(v) -> sp.Rational:
     return sp.nsimplify(v, rational=True)
 
 
+def model_values(model: Model, values: Mapping | None = None) -> dict[str, sp.Rational]:
+    """Validated exact parameter values of ``model`` (no derivation needed): ``values`` (name -> number) over the
+    defaults.  An unknown name, a value outside its domain, a count that is not an integer >= 1, a variance or radius
+    that is not > 0: ValueError, one line."""
+    values = dict(values or {})
+    out = dict(model.defaults)
+    params = model.params
+    for name, v in values.items():
+        if name not in params:
+            raise ValueError(f"{model.id}: unknown parameter {name!r}{did_you_mean(name, params)}")
+        why = params[name].problem(v)
+        if why:
+            raise ValueError(f"{model.id}: {why} (domain {params[name].domain_text})")
+        out[name] = _exact(v)
+    sub = {params[n].symbol: v for n, v in out.items()}
+    for c in model.components:
+        n = c.count.subs(sub)
+        if not (n.is_Integer and n >= 1):
+            raise ValueError(f"{model.id}: component {c.name!r} has count {c.count} = {n}: needs an integer >= 1")
+        for v in (*c.cov, c.cov_rest) if c.law == "gaussian" else (c.radius,):
+            if not v.subs(sub).is_positive:
+                raise ValueError(f"{model.id}: component {c.name!r}: {v} = {v.subs(sub)} is not > 0")
+    return out
+
+
 class Derivation:
     """A derived model.
 
@@ -78,27 +103,8 @@ class Derivation:
         return tuple(n for n in self.symbols if n not in self.parameters)
 
     def values(self, values: Mapping | None = None) -> dict[str, sp.Rational]:
-        """Validated exact parameter values: ``values`` (name -> number) over the defaults.  An unknown name, a value
-        outside its domain, a count that is not an integer >= 1, a variance or radius that is not > 0: ValueError,
-        one line."""
-        values = dict(values or {})
-        out = dict(self.model.defaults)
-        for name, v in values.items():
-            if name not in self.parameters:
-                raise ValueError(f"{self.id}: unknown parameter {name!r}{did_you_mean(name, self.parameters)}")
-            why = self.parameters[name].problem(v)
-            if why:
-                raise ValueError(f"{self.id}: {why} (domain {self.parameters[name].domain_text})")
-            out[name] = _exact(v)
-        sub = {self.parameters[n].symbol: v for n, v in out.items()}
-        for c in self.model.components:
-            n = c.count.subs(sub)
-            if not (n.is_Integer and n >= 1):
-                raise ValueError(f"{self.id}: component {c.name!r} has count {c.count} = {n}: needs an integer >= 1")
-            for v in (*c.cov, c.cov_rest) if c.law == "gaussian" else (c.radius,):
-                if not v.subs(sub).is_positive:
-                    raise ValueError(f"{self.id}: component {c.name!r}: {v} = {v.subs(sub)} is not > 0")
-        return out
+        """Validated exact parameter values: ``values`` (name -> number) over the defaults (:func:`model_values`)."""
+        return model_values(self.model, values)
 
     def evaluate(self, name: str, values: Mapping | None = None, **point) -> float | sp.Matrix:
         """The quantity ``name`` at the parameter ``values`` and the coordinates ``point`` (e.g. rho_xi=0.3), in

@@ -1,0 +1,194 @@
+r"""What the generated checks of a model file share: the model's parameters as check parameters, the overlap grids,
+the validation of a check's parameters before any work, and the z-test family.
+
+Every generated check takes the model's parameters (the file's defaults and domains, ``--set`` as for any check),
+so it runs at the model's point; the sizes it simulates are its own (``Ls``, ``L_sim``): the mixture's fractions
+n_c / L at the model's values are kept while the sequence length grows (attnverify.checks.engine._bridge).
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from attnverify.checks.engine._bridge import scaled_values
+from attnverify.checks.engine._numerics import run_grid
+from attnverify.checks.engine._sizes import MAX_EXPANSION_RATIO, MAX_REMAINDER_OVER_SE, expansion_ratio
+from attnverify.checks.params import Param
+from attnverify.checks.stats import bonferroni_z, normal_equivalent
+from attnverify.theory.engine.derive import model_values
+
+LS = Param("Ls", "ints", (250, 500, 1000), "the sequence lengths simulated (the model's mixture fractions kept)",
+           low=2)
+N_SEQ = Param("n_sequences", int, 4000, "Monte Carlo sequences per length", low=50)
+Z_LEVEL = Param("z_level", float, 1e-3, "family-wise false-alarm rate of the check's z-tests", low=0.0, high=1.0,
+                low_open=True, high_open=True)
+
+
+def register(paper, *, name: str, compares: str, params: Sequence[Param], run, validate, formulas: Sequence[str] = (),
+             paper_profile: dict | None = None) -> str:
+    """Register the template ``run`` as the check ``<model>.<name>`` of the model-file ``paper`` (its theory and
+    numerics objects as the check's arguments); returns the id."""
+    from attnverify.checks.registry import check
+
+    cid = f"{paper.model}.{name}"
+    check(id=cid, compares=compares, source=f"model file {paper.file_name}", params=params,
+          paper_profile=paper_profile, validate=validate, formulas=formulas, theory=paper.theory_object,
+          numerics=paper.numerics_object)(run)
+    return cid
+
+
+def model_params(model) -> list[Param]:
+    """The model's parameters as check parameters (defaults and domains of the file)."""
+    out = []
+    for p in model.parameters:
+        kind = int if p.integer else float
+        default = int(p.default) if p.integer else float(p.default)
+        what = p.description or ("the sequence length; with the counts it fixes the mixture's fractions n_c / L, "
+                                 "which the checks keep at the lengths they simulate" if p.name == "L" else
+                                 "the ambient dimension" if p.name == "d" else "a parameter of the model")
+        out.append(Param(p.name, kind, default, f"{what} (model file; domain {p.domain_text})",
+                         low=None if p.lo is None else float(p.lo), high=None if p.hi is None else float(p.hi),
+                         low_open=p.strict, high_open=p.strict_max))
+    return out
+
+
+def model_point(model, p: Mapping) -> dict:
+    """The model's parameter values among a check's parameters ``p``."""
+    names = {q.name for q in model.parameters}
+    return {k: v for k, v in p.items() if k in names}
+
+
+def standard_grid(k: int, boundary: bool = True) -> np.ndarray:
+    """Overlap points in the closed unit ball: the origin, +-0.6 e_j, (with ``boundary``) +-e_j, and for k >= 2 the
+    diagonal 0.7 (1, ..., 1)/sqrt(k); k = 1 with ``boundary``: -1, -0.6, 0, 0.6, 1; without: 7 points in
+    [-0.8, 0.8]."""
+    if k == 1:
+        return (np.array([-1.0, -0.6, 0.0, 0.6, 1.0]) if boundary else np.linspace(-0.8, 0.8, 7))[:, None]
+    eye = np.eye(k)
+    pts = [np.zeros(k)] + [s * 0.6 * e for e in eye for s in (1, -1)]
+    if boundary:
+        pts += [s * e for e in eye for s in (1, -1)]
+    pts.append(0.7 * np.ones(k) / np.sqrt(k))
+    return np.array(pts)
+
+
+def grid_param(k: int, boundary: bool = True) -> Param:
+    return Param("rhos", "matrix", standard_grid(k, boundary), f"the query's overlaps with the {k} direction(s), one "
+                 "point per row (each of sum of squares <= 1)")
+
+
+def check_grid(rhos, k: int) -> np.ndarray:
+    """``rhos`` as an (r, k) array in the closed unit ball (ValueError naming the problem otherwise)."""
+    arr = np.asarray(rhos, dtype=float)
+    if arr.ndim != 2 or arr.shape[1] != k:
+        raise ValueError(f"rhos: expected rows of {k} overlap(s), got shape {arr.shape}")
+    norm2 = np.einsum("rk,rk->r", arr, arr)
+    if np.any(norm2 > 1 + 1e-12):
+        raise ValueError(f"rhos: every point needs sum of squares <= 1 (a unit query), got {norm2.max():.6g}")
+    return arr
+
+
+def coordinates(model, rhos: np.ndarray) -> dict[str, np.ndarray]:
+    """The theory's coordinate names (rho_<dir>) -> their values on the grid."""
+    return {f"rho_{n}": rhos[:, j] for j, n in enumerate(model.directions)}
+
+
+def family_z(z: Sequence[float] | np.ndarray, level: float) -> tuple[float, float, int]:
+    """(max |z|, the Bonferroni threshold for the family at family-wise rate ``level``, family size)."""
+    z = np.abs(np.concatenate([np.ravel(x) for x in z])) if len(z) else np.zeros(0)
+    m = max(1, z.size)
+    return (float(z.max()) if z.size else 0.0), bonferroni_z(level, m), m
+
+
+def power_rule(passed: bool, z_power: Sequence[np.ndarray], z_star: float, what: str,
+               remedy: str) -> tuple[float, str | None]:
+    """The power rule of a check that passed its family: the z-scores ``z_power`` of a wrong alternative (the limit
+    alone, the zero field) must exceed the threshold somewhere. Returns (their max |z|, the ``unresolved`` reason
+    or None): nothing compared, or ``what`` not rejected (``remedy`` says which size to change)."""
+    z = np.concatenate([np.ravel(x) for x in z_power]) if len(z_power) else np.zeros(0)
+    top = float(np.max(np.abs(z))) if z.size else 0.0
+    if passed and not z.size:
+        return top, "no (point, L) is inside the delta method's range at these sizes: raise Ls"
+    if passed and top <= z_star:
+        return top, f"{what} is not rejected (max |z| {top:.3g} <= {z_star:.3g}): {remedy}"
+    return top, None
+
+
+def t_to_z(diff: np.ndarray, se: np.ndarray, n: int) -> np.ndarray:
+    """Normal-equivalent z-scores of Monte Carlo differences with standard errors from n samples."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.where(se > 0, diff / np.where(se > 0, se, 1.0), np.where(diff == 0, 0.0, np.inf))
+    return normal_equivalent(t, max(n - 1, 1))
+
+
+def weighted_ratio(measured: np.ndarray, derived: np.ndarray, cov: np.ndarray) -> tuple[float, float]:
+    """The scale c of ``measured`` ~ c ``derived`` by weighted least squares (weights 1/var) and its standard error
+    from the full covariance ``cov`` of ``measured`` (common random numbers): (c, se); (nan, nan) when ``derived``
+    vanishes."""
+    m, dv = np.ravel(measured), np.ravel(derived)
+    var = np.clip(np.diag(cov), 1e-300, None)
+    w = dv / var
+    den = float(w @ dv)
+    if not np.isfinite(den) or den <= 0:
+        return float("nan"), float("nan")
+    a = w / den
+    return float(a @ m), float(np.sqrt(max(float(a @ cov @ a), 0.0)))
+
+
+def validate_lengths(model, p: Mapping, Ls: Sequence[int], rhos: np.ndarray | None = None) -> None:
+    """The model's values among ``p`` (domains, counts) at each simulated length L (fractions kept), and, with
+    ``rhos``, the delta method's range: ValueError (one line) when at every L and point the predicted O(1/L^2)
+    remainder exceeds MAX_EXPANSION_RATIO of the O(1/L) terms (attnverify.checks.engine._sizes)."""
+    base = model_values(model, model_point(model, p))
+    worst = []
+    for L in Ls:
+        vals = scaled_values(model, base, int(L))
+        if rhos is not None:
+            worst.append(float(np.min(expansion_ratio(model, vals, rhos, int(L)))))
+    if rhos is not None and min(worst) > MAX_EXPANSION_RATIO:
+        raise ValueError(f"{model.id}: the delta method's O(1/L^2) remainder is predicted above "
+                         f"{MAX_EXPANSION_RATIO:g} of the O(1/L) terms at every point and length (at best "
+                         f"{min(worst):.3g} of them, L = {max(Ls)}): simulate longer sequences (Ls) or points of "
+                         "smaller score variance")
+
+
+def comparable(model, vals: dict, rhos: np.ndarray, L: int, corr: np.ndarray, se: np.ndarray) -> np.ndarray:
+    """The points where the predicted remainder is below MAX_EXPANSION_RATIO of the O(1/L) terms ``corr`` and
+    below MAX_REMAINDER_OVER_SE of the measured standard error ``se`` (attnverify.checks.engine._sizes)."""
+    ratio = expansion_ratio(model, vals, rhos, L)
+    return (ratio <= MAX_EXPANSION_RATIO) & (ratio * np.abs(corr) <= MAX_REMAINDER_OVER_SE * se)
+
+
+def simulate_lengths(p: dict, ctx, estimator: str = "grid_mc") -> tuple:
+    """The Monte Carlo at every length: (the model, the grid, the lengths, the values at each length, the estimate
+    per length, the grid as the theory's coordinates); ``estimator`` the simulator of ModelNumerics (``grid_mc``:
+    J and the masses; ``drift_mc``: the overlaps' drift)."""
+    N = ctx.numerics
+    rhos = check_grid(p["rhos"], N.model.k)
+    base = model_point(N.model, p)
+    Ls = sorted(set(int(L) for L in p["Ls"]))
+    vals = [N.at_length(base, L) for L in Ls]
+    ests = ctx.map(run_grid, [(getattr(N, estimator), N.spec(v), rhos, p["n_sequences"], s)
+                              for v, s in zip(vals, ctx.seeds(len(Ls)))])
+    return N.model, rhos, Ls, vals, ests, coordinates(N.model, rhos)
+
+
+def trained_query(model) -> bool:
+    """Whether the model's query is a trained unit vector (the objective templates apply)."""
+    return model.attention.query == "q"
+
+
+def register_grid_check(paper, *, name: str, compares: str, run, formulas: Sequence[str],
+                        boundary: bool = True) -> str:
+    """Register a Monte Carlo check on the overlap grid at growing L (the objective, finite-size and field
+    templates): the model's parameters, the grid (:func:`standard_grid`, with or without the ``boundary``), the
+    lengths, the sequences and the z-level as its parameters, validated by :func:`validate_lengths` before any
+    work."""
+    model = paper.model_object
+
+    def validate(p: dict) -> None:
+        validate_lengths(model, p, p["Ls"], check_grid(p["rhos"], model.k))
+    return register(paper, name=name, compares=compares, run=run, validate=validate,
+                    params=[*model_params(model), grid_param(model.k, boundary), LS, N_SEQ, Z_LEVEL],
+                    paper_profile={"n_sequences": 16000, "Ls": (500, 1000, 2000, 4000)}, formulas=formulas)

@@ -1,0 +1,87 @@
+r"""The mutants of a model file's paper (``attnverify selftest --mutants``): generic wrong closed forms, made from the
+model's own derivation, that its generated checks must reject.
+
+Each mutant replaces some quantities of the check's theory (``ModelTheory.replace``: a mutant is an argument), so
+the check sees a plausible but wrong closed form through its ordinary code path:
+
+* ``<id>.dropped_finite_size``: the O(1/L) terms missing: J_correction = 0, J_finite = J_limit, mass_finite.<c> =
+  mass.<c> (caught by the objective check, whose limit-alone test must reject, and by the finite-size check);
+* ``<id>.field_without_sphere_factor``: F = grad_rho J in place of (I - rho rho^T) grad_rho J, for J_limit and
+  J_finite (caught by the reduced-field check);
+* ``<id>.field_sign_flipped``: J and F negated (every equilibrium keeps its place, its stability is reversed;
+  caught by the equilibria check, k = 1);
+* ``<id>.wrong_mixture_weight``: the first component count's size parameter n (not L) read as 2 n in every closed
+  form, so that component's mixture weight n / L is doubled and the others' reduced accordingly (caught by the
+  objective check); only for models whose counts have such a parameter.
+
+The power families of the generic checks are not generated yet (the checks' own power rules apply: a limit that
+cannot be told from its O(1/L) terms is ``unresolved``, never a pass).
+"""
+from __future__ import annotations
+
+import sympy as sp
+
+from attnverify.checks.perturb import Mutant
+
+
+def _dropped_finite_size(theory):
+    q = theory.quantities
+    wrong = {"J_correction": sp.Integer(0), "J_finite": q["J_limit"]}
+    wrong.update({f"mass_finite.{n[len('mass.'):]}": e for n, e in q.items() if n.startswith("mass.")})
+    return theory.replace("dropped O(1/L) terms", **wrong)
+
+
+def _no_sphere_factor(theory):
+    q = theory.quantities
+    rho = [theory.symbols[c] for c in theory.coordinates]
+    wrong = {F: sp.Matrix([sp.diff(q[J], r) for r in rho]) for F, J in (("F_limit", "J_limit"),
+                                                                         ("F_finite", "J_finite"))}
+    return theory.replace("F without its sphere factor", **wrong)
+
+
+def _sign_flipped(theory):
+    q = theory.quantities
+    return theory.replace("J and F negated", **{n: -q[n] for n in ("J_limit", "J_finite", "F_limit", "F_finite")})
+
+
+def _wrong_weight(size: str):
+    def make(theory):
+        s = theory.symbols[size]
+        q = theory.quantities
+        wrong = {n: e.subs(s, 2 * s) for n, e in q.items() if isinstance(e, (sp.Basic, sp.MatrixBase))}
+        return theory.replace(f"mixture weight of {size} doubled", **wrong)
+    return make
+
+
+def _weight_parameter(model) -> str | None:
+    """The size parameter (an integer parameter other than L and d) of the first count that has one."""
+    sizes = {p.symbol: p.name for p in model.parameters if p.integer and p.name not in ("L", "d")}
+    for c in model.components:
+        for s in sorted(c.count.free_symbols, key=str):
+            if s in sizes:
+                return sizes[s]
+    return None
+
+
+def mutants(paper) -> list[Mutant]:
+    """The generic mutants that apply to ``paper``'s model (module docstring)."""
+    from attnverify.checks.engine import equilibria, field, finite_size, objective
+
+    model = paper.model_object
+    if not objective.applies(model):
+        return []
+    ids = set(paper.check_ids())
+    obj, fin = f"{model.id}.{objective.NAME}", f"{model.id}.{finite_size.NAME}"
+    out = [Mutant(f"{model.id}.dropped_finite_size", _dropped_finite_size, tuple(c for c in (obj, fin) if c in ids),
+                  "the O(1/L) terms of J and of the masses dropped (J_finite = J_limit)")]
+    if f"{model.id}.{field.NAME}" in ids:
+        out.append(Mutant(f"{model.id}.field_without_sphere_factor", _no_sphere_factor, (f"{model.id}.{field.NAME}",),
+                          "the reduced field without its sphere factor: grad J in place of (I - rho rho^T) grad J"))
+    if f"{model.id}.{equilibria.NAME}" in ids:
+        out.append(Mutant(f"{model.id}.field_sign_flipped", _sign_flipped, (f"{model.id}.{equilibria.NAME}",),
+                          "J and F negated: the equilibria in place, their stability reversed"))
+    size = _weight_parameter(model)
+    if size is not None:
+        out.append(Mutant(f"{model.id}.wrong_mixture_weight", _wrong_weight(size), (obj,),
+                          f"the mixture weight {size}/L read as 2 {size}/L in every closed form"))
+    return out

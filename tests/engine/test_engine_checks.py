@@ -1,0 +1,150 @@
+"""A model file as a paper: its generated checks pass on the file's own (correct) derivation, reject a wrong closed
+form handed to them (a mutant), and a bad file is one line, exit code 2, on the command line."""
+from pathlib import Path
+
+import pytest
+
+from attnverify.checks import runner
+from attnverify.checks.engine import ModelPaper, add_model
+from attnverify.checks.params import InputError
+from attnverify.checks.registry import REGISTRY, papers, remove_paper
+from attnverify.cli import main
+
+MODELS = Path(__file__).resolve().parents[2] / "examples" / "models"
+TWO = MODELS / "two_signals.toml"
+#: small sizes: two lengths, the default grid; the file's own parameter values
+SMALL = {"Ls": (250, 500), "n_sequences": 4000}
+
+
+@pytest.fixture(scope="module")
+def two_signals():
+    paper = add_model(TWO)
+    paper.theory_object.derivation          # derived once for the module
+    yield paper
+    remove_paper(paper.model)
+
+
+def _run(check_id: str, theory=None):
+    [(c, params)] = runner.plan([check_id], overrides=SMALL)
+    return runner.run_one(c, params, seed=0, profile="quick",
+                          arguments={"theory": theory} if theory is not None else None)
+
+
+def test_model_file_is_a_paper(two_signals):
+    assert isinstance(two_signals, ModelPaper) and two_signals in papers()
+    assert two_signals.check_ids() == ["two_signals.objective_vs_montecarlo", "two_signals.finite_size_correction",
+                                       "two_signals.reduced_field_vs_drift"]
+    assert add_model(TWO) is two_signals                     # the same content: nothing registered again
+    params = {p.name for p in REGISTRY["two_signals.objective_vs_montecarlo"].params}
+    assert {"theta1", "theta2", "beta", "sigma", "R1", "R2", "L", "d", "Ls", "n_sequences"} <= params
+
+
+def test_token_query_model_has_no_objective_checks():
+    paper = add_model(MODELS / "token_gaussian.toml")
+    try:
+        assert paper.check_ids() == [] and paper.mutants() == []
+    finally:
+        remove_paper(paper.model)
+    assert all(not c.startswith("token_gaussian.") for c in REGISTRY)
+
+
+@pytest.mark.parametrize("check", ["objective_vs_montecarlo", "finite_size_correction", "reduced_field_vs_drift"])
+def test_correct_model_passes(two_signals, check):
+    r = _run(f"two_signals.{check}")
+    assert r.verdict == "pass", (r.error, r.evidence and r.evidence.observed)
+
+
+def test_missing_finite_size_terms_are_rejected(two_signals):
+    """J_finite = J_limit (the O(1/L) terms dropped): the objective check's limit-alone test and the finite-size
+    check's fitted scale (0 instead of 1, resolved to 0.05 at these sizes) both reject it."""
+    [mutant] = [m for m in two_signals.mutants() if m.name == "two_signals.dropped_finite_size"]
+    assert set(mutant.checks) == {"two_signals.objective_vs_montecarlo", "two_signals.finite_size_correction"}
+    for cid in mutant.checks:
+        r = _run(cid, mutant.make(REGISTRY[cid].theory))
+        assert r.verdict == "fail", (cid, r.verdict, r.error)
+
+
+def test_wrong_mixture_weight_is_rejected(two_signals):
+    """R1 read as 2 R1 in every closed form (signal1's weight doubled): the objective check rejects it."""
+    [mutant] = [m for m in two_signals.mutants() if m.name == "two_signals.wrong_mixture_weight"]
+    [cid] = mutant.checks
+    wrong = mutant.make(REGISTRY[cid].theory)
+    correct = REGISTRY[cid].theory
+    assert wrong.quantities["J_limit"] != correct.quantities["J_limit"]
+    r = _run(cid, wrong)
+    assert r.verdict == "fail", (r.verdict, r.error)
+
+
+def test_field_without_sphere_factor_is_rejected(two_signals):
+    """F = grad J in place of (I - rho rho^T) grad J (built by SymPy from the model's own J): the field check rejects
+    it; the mutant's field differs from the derived one away from the origin."""
+    [mutant] = [m for m in two_signals.mutants() if m.name == "two_signals.field_without_sphere_factor"]
+    [cid] = mutant.checks
+    assert cid == "two_signals.reduced_field_vs_drift"
+    correct = REGISTRY[cid].theory
+    wrong = mutant.make(correct)
+    point = {"rho_xi": 0.6, "rho_zeta": 0.3}
+    values = correct.derivation.values()
+    assert abs(wrong.evaluate("F_limit", values, **point) - correct.evaluate("F_limit", values, **point)).max() > 0.01
+    r = _run(cid, wrong)
+    assert r.verdict == "fail", (r.verdict, r.error)
+
+
+def test_equilibria_and_stability_against_the_drift():
+    """Paper A's model (k = 1) at its defaults (theta = 0.25): the certified equilibria are rho = -1 (repelling) and
+    +1 (attracting); the drift measured at the probes -0.7 and 0.7 has the signs they imply (positive at both).  With J and F
+    negated the same equilibria have the reversed stability, and the measured drift rejects it."""
+    paper = add_model(MODELS / "paper_a.toml")
+    try:
+        cid = "paper_a.equilibria_stability"
+        assert cid in paper.check_ids() and "two_signals.equilibria_stability" not in REGISTRY
+        [(c, params)] = runner.plan([cid])
+        r = runner.run_one(c, params, seed=0, profile="quick")
+        assert r.verdict == "pass", (r.verdict, r.error)
+        assert [(e["rho"], e["stability"]) for e in r.evidence.details["equilibria"]] == [
+            (-1.0, "repelling"), (1.0, "attracting")]
+        [mutant] = [m for m in paper.mutants() if m.name == "paper_a.field_sign_flipped"]
+        wrong = runner.run_one(c, params, seed=0, profile="quick", arguments={"theory": mutant.make(c.theory)})
+        assert wrong.verdict == "fail", (wrong.verdict, wrong.error)
+    finally:
+        remove_paper(paper.model)
+
+
+def test_installed_paper_names_are_refused(tmp_path):
+    text = TWO.read_text().replace('id = "two_signals"', 'id = "signal"')
+    path = tmp_path / "clash.toml"
+    path.write_text(text)
+    with pytest.raises(InputError, match="taken by the installed paper"):
+        add_model(path)
+
+
+@pytest.mark.parametrize("edit, field", [
+    (('title = "Two planted directions"', 'title = "x"\ncolour = "red"'), "colour"),
+    (('count = "R1"', 'count = "R1 + 1"'), "count"),
+    (('mean = "theta1*xi"', 'mean = "theta1*xi**2"'), "mean"),
+    (('score = "beta*<q, x>"', 'score = "beta*<q, x>**2"'), "score"),
+])
+def test_bad_model_file_is_one_line_exit_2(tmp_path, capsys, edit, field):
+    path = tmp_path / "bad.toml"
+    path.write_text(TWO.read_text().replace(*edit))
+    for argv in (["run", str(path)], ["list", "--quantities", str(path)], ["derive", str(path)],
+                 ["audit", str(path), "--model", str(path)]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith("attnverify: error: bad.toml:") and field in err, err
+    assert all(not c.startswith("two_signals.") or c in REGISTRY for c in REGISTRY)
+
+
+def test_cli_takes_a_model_file(two_signals, capsys):
+    assert main(["list", str(TWO)]) == 0
+    out = capsys.readouterr().out
+    assert "two_signals.objective_vs_montecarlo" in out and "two_signals.finite_size_correction" in out
+    assert "signal.objective" not in out
+    assert main(["list", "--models", str(TWO)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("two_signals  (Paper two_signals") and "--set theta1=0.5" in out
+    assert main(["run", str(TWO), "--set", "n_sequences=10"]) == 2                # below the parameter's floor
+    assert "n_sequences" in capsys.readouterr().err
+    assert main(["derive", str(TWO), "--latex", "--width", "100"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Two planted directions (model file two_signals.toml)") and "\\beta" in out
