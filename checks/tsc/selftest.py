@@ -1,0 +1,92 @@
+"""Paper D's self-test material: wrong closed forms (and one wrong simulator), each patched in for the function it
+replaces; each must make the checks named beside it fail.
+
+* ``tsc_map_missing_sigma``: Gamma_mu(x) = V (m + A x / tau) (the tilting without Sigma);
+* ``tsc_cov_missing_sigma``: the push-forward covariance B B^T instead of B Sigma B^T;
+* ``tsc_sphere_bessel_order``: R I_{d/2+1}/I_{d/2} instead of R I_{d/2}/I_{d/2-1};
+* ``tsc_horizon_one_sided``: the two-sided horizon computed as the one-sided one (conventions confused);
+* ``tsc_recycled_tokens`` (numerics): every other repetition reuses a sixteenth of its tokens sixteen times (an
+  effective sample of n/16), which the curves' split-half consistency test must see.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from attnverify.checks.plugin import PatchMutant
+
+_THEORY = "attnverify.checks.tsc._model"
+
+
+def _map_missing_sigma(original):
+    def gaussian_moments(A, V, Sigma, m, tau=1.0, x=None):
+        out = dict(original(A, V, np.eye(len(m)), m, tau, x))
+        out["pushforward_cov"] = original(A, V, Sigma, m, tau)["pushforward_cov"]
+        return out
+    return gaussian_moments
+
+
+def _cov_missing_sigma(original):
+    def gaussian_moments(A, V, Sigma, m, tau=1.0, x=None):
+        out = dict(original(A, V, Sigma, m, tau, x))
+        B = np.asarray(V) @ np.asarray(Sigma) @ np.asarray(A) / tau
+        out["pushforward_cov"] = B @ B.T
+        return out
+    return gaussian_moments
+
+
+def _bessel_order(original):
+    def sphere_gain(R, r, d, order_shift=0):
+        return original(R, r, d, order_shift + 1)
+    return sphere_gain
+
+
+def _horizon_one_sided(original):
+    def horizon_forms(A, Sigma, tau=1.0):
+        h = dict(original(A, Sigma, tau))
+        h["two_sided"], h["two_sided_tau"] = h["one_sided"], h["one_sided_tau"]
+        return h
+    return horizon_forms
+
+
+def _recycled(law):
+    """A copy of ``law`` (same class, so the numerics accept it) whose every other sample repeats its first
+    sixteenth sixteen times."""
+    from dataclasses import fields
+
+    calls = [0]
+    base = type(law)
+
+    def sample(self, rng, n, reps=None):
+        calls[0] += 1
+        Y = base.sample(self, rng, n, reps)
+        if calls[0] % 2 == 0:
+            q = max(1, n // 16)
+            Y = np.concatenate([Y[..., :q, :]] * 16 + [Y[..., :n - 16 * q, :]], axis=-2)[..., :n, :]
+        return Y
+    cls = type(f"Recycled{base.__name__}", (base,), {"sample": sample})
+    return cls(**{f.name: getattr(law, f.name) for f in fields(law) if f.init})
+
+
+def _recycled_tokens(original):
+    def run_experiment(exp, seed, exact_mean=None, exact_cov=None, control=None, empirical=True):
+        return original(exp.with_(law=_recycled(exp.law)), seed, exact_mean, exact_cov, control, empirical)
+    return run_experiment
+
+
+MUTANTS = [
+    PatchMutant("tsc_map_missing_sigma", _THEORY, "gaussian_moments", _map_missing_sigma,
+                ("tsc.gaussian_map", "tsc.pushforward_moments"),
+                "Gamma_mu(x) = V (m + A x / tau): Sigma left out of the tilted mean"),
+    PatchMutant("tsc_cov_missing_sigma", _THEORY, "gaussian_moments", _cov_missing_sigma,
+                ("tsc.pushforward_moments",), "push-forward covariance B B^T instead of B Sigma B^T"),
+    PatchMutant("tsc_sphere_bessel_order", _THEORY, "sphere_gain", _bessel_order, ("tsc.sphere_map",),
+                "sphere gain R I_{d/2+1} / I_{d/2}: the Bessel orders one too high"),
+    PatchMutant("tsc_horizon_one_sided", _THEORY, "horizon_forms", _horizon_one_sided, ("tsc.horizons",),
+                "the two-sided horizon computed as ||Sigma^{1/2} A||_2"),
+    PatchMutant("tsc_recycled_tokens", "attnverify.numerics.tsc.curves", "run_experiment", _recycled_tokens,
+                ("tsc.error_curves",), "every other repetition draws n/16 tokens and repeats them sixteen times"),
+]
+
+
+def mutants() -> list[PatchMutant]:
+    return list(MUTANTS)
