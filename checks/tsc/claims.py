@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from attnverify.checks.plugin import ClaimVerdict, claim, claim_rng, judges
+from attnverify.checks.plugin import ClaimVerdict, Perturbation, claim, claim_rng, judges
 
 CONVENTIONS = {"two_sided": "H", "two_sided_tau": "H_tau", "one_sided": "H_one_sided",
                "one_sided_tau": "H_one_sided_tau"}
@@ -74,7 +74,14 @@ def _convention_H(points, convention: str) -> np.ndarray:
     return np.array([getattr(p, CONVENTIONS[convention]) for p in points])
 
 
-@claim(id="D.moment_rate", paper="D", needs=("tsc.error_curves",))
+def _wrong_betas(stated, _results) -> list[Perturbation]:
+    """beta(H) = 1/(1 + H^2): twice the stated exponent, 1 as H -> 0, faster than any measured decay at small H.
+    (The other wrong forms of the issue, 1/(2(1 + H)) and the one-sided H, state slower or equal rates where the
+    measurement resolves them, so as upper bounds they are still true on this evidence: the ledger shows them.)"""
+    return [Perturbation("beta = 1/(1 + H^2)", None, stated.restated("n**(-1/(1 + H**2))"))]
+
+
+@claim(id="D.moment_rate", paper="D", needs=("tsc.error_curves",), perturbations=_wrong_betas)
 def moment_rate_claim(results: dict, stated) -> ClaimVerdict:
     """Does the stated rate hold, and is it sharp (module docstring)."""
     f = results["tsc.error_curves"].findings
@@ -117,7 +124,9 @@ def moment_rate_claim(results: dict, stated) -> ClaimVerdict:
     return ClaimVerdict("holds", text, evidence=ev)
 
 
-@claim(id="D.beta_below_half", paper="D", needs=("tsc.error_curves",))
+@claim(id="D.beta_below_half", paper="D", needs=("tsc.error_curves",),
+       perturbations=lambda stated, _r: [Perturbation("limit 1 (beta = 1/(1 + H^2))", None,
+                                                      stated.restated(stated.stated, target="1"))])
 def beta_below_half_claim(results: dict, stated) -> ClaimVerdict:
     """beta < 1/2 with beta -> target as H -> 0, from the mean's fitted exponents (module docstring)."""
     f = results["tsc.error_curves"].findings
@@ -145,7 +154,9 @@ def beta_below_half_claim(results: dict, stated) -> ClaimVerdict:
                         "-1/2, so beta < 1/2 is not resolved by these curves", evidence=ev)
 
 
-@claim(id="D.horizon_convention", paper="D", needs=("tsc.horizons",), uses=("tsc.error_curves",))
+@claim(id="D.horizon_convention", paper="D", needs=("tsc.horizons",), uses=("tsc.error_curves",),
+       perturbations=lambda stated, _r: [Perturbation("one-sided invariant", None,
+                                                      stated.restated("one_sided_invariant"))])
 def horizon_convention_claim(results: dict, stated) -> ClaimVerdict:
     """Which horizon is transpose invariant, from the horizon check; and, when the error curves ran, at how many
     horizons the stated beta(H) = 1/(2(1 + H^2)) is a valid (and a sharp) rate in each convention."""
