@@ -18,10 +18,16 @@ from attnverify.checks.tsc import _model as THEORY
 from attnverify.checks.tsc.findings import MapFindings, gaussian_problem, sphere_problem
 from attnverify.numerics.tsc.attention import attention_at
 from attnverify.numerics.tsc.laws import GaussianLaw, SphereLaw
-from attnverify.numerics.tsc.selfnormalised import tilted_average
+from attnverify.numerics.tsc.selfnormalised import TiltedAverage, tilted_average
 
 ALPHA = 1e-3
 SOURCE = "Paper D, the attention map of a measure and its infinite-token limit (reconstructed; authors' code)"
+
+
+#: the Gaussian problem's parameters, shared by its checks
+DIMENSION = Param("d", int, 4, "dimension", low=2, high=64)
+PROBLEM = (Param("scale", float, 1.0, "entries of A are N(0, scale^2/d)", low=0.0, low_open=True, high=10.0),
+           Param("tau", float, 1.0, "temperature", low=0.0, low_open=True))
 
 
 def _z_threshold(m: int) -> float:
@@ -50,11 +56,8 @@ def _z_evidence(what: str, closed: np.ndarray, mc, n: int, extra: str = "") -> E
 @check(id="tsc.gaussian_map", compares="Gamma_mu(x) of a Gaussian token law (the engine's exponential tilting, "
        "V (m + Sigma A x / tau)) agrees with self-normalised Monte Carlo at random queries", source=SOURCE,
        theory=THEORY, formulas=(r"\Gamma_\mu(x)",),
-       params=[Param("d", int, 4, "dimension", low=2, high=64),
-               Param("n", int, 200_000, "Monte Carlo tokens", low=1000),
-               Param("points", int, 6, "query points", low=1, high=200),
-               Param("scale", float, 1.0, "entries of A are N(0, scale^2/d)", low=0.0, low_open=True, high=10.0),
-               Param("tau", float, 1.0, "temperature", low=0.0, low_open=True)],
+       params=[DIMENSION, Param("n", int, 200_000, "Monte Carlo tokens", low=1000),
+               Param("points", int, 6, "query points", low=1, high=200), *PROBLEM],
        paper_profile={"d": 8, "n": 2_000_000, "points": 20})
 def gaussian_map(p: dict, ctx: Context) -> Evidence:
     A, V, Sigma, m = gaussian_problem(ctx.rng("problem"), p["d"], p["scale"])
@@ -101,8 +104,6 @@ def sphere_map(p: dict, ctx: Context) -> Evidence:
         closed.append(ctx.theory.sphere_map(A, X, p["R"], p["tau"], V, gain=ctx.theory.sphere_gain))
         mc = tilted_average(Y, Y @ V.T, X @ A.T, 1.0 / p["tau"])
         est.append(mc.estimate), se.append(mc.se), neff.append(mc.n_eff)
-    from attnverify.numerics.tsc.selfnormalised import TiltedAverage
-
     mc = TiltedAverage(np.concatenate(est), np.concatenate(se), np.concatenate(neff))
     return _z_evidence("Gamma_mu(x)", np.concatenate(closed), mc, p["n"], f"; ||A||_2 in {p['scales']}")
 
@@ -111,12 +112,9 @@ def sphere_map(p: dict, ctx: Context) -> Evidence:
        "Gaussian (the engine's closed forms c + B m and B Sigma B^T) agree with Monte Carlo over independent "
        "batches, each computing Gamma on its own two token samples through the fused attention kernel", source=SOURCE,
        theory=THEORY, formulas=(r"\mathbb{E}\,\Gamma_\mu(X)", r"\operatorname{Cov}\Gamma_\mu(X)"),
-       params=[Param("d", int, 4, "dimension", low=2, high=64),
-               Param("batches", int, 16, "independent batches", low=4, high=1000),
+       params=[DIMENSION, Param("batches", int, 16, "independent batches", low=4, high=1000),
                Param("tokens", int, 10_000, "tokens per sample (two samples per batch)", low=100),
-               Param("queries", int, 400, "queries per batch", low=10),
-               Param("scale", float, 1.0, "entries of A are N(0, scale^2/d)", low=0.0, low_open=True, high=10.0),
-               Param("tau", float, 1.0, "temperature", low=0.0, low_open=True)],
+               Param("queries", int, 400, "queries per batch", low=10), *PROBLEM],
        paper_profile={"batches": 50, "tokens": 50_000, "queries": 2000})
 def pushforward_moments(p: dict, ctx: Context) -> Evidence:
     A, V, Sigma, m = gaussian_problem(ctx.rng("problem"), p["d"], p["scale"])

@@ -6,7 +6,8 @@ replaces; each must make the checks named beside it fail.
 * ``tsc_sphere_bessel_order``: R I_{d/2+1}/I_{d/2} instead of R I_{d/2}/I_{d/2-1};
 * ``tsc_horizon_one_sided``: the two-sided horizon computed as the one-sided one (conventions confused);
 * ``tsc_recycled_tokens`` (numerics): every other repetition reuses a sixteenth of its tokens sixteen times (an
-  effective sample of n/16), which the curves' split-half consistency test must see.
+  effective sample of n/16), which the curves' split-half consistency test must see; ``..._uniform`` the same in
+  the sup-error curves.
 
 Power: each closed form scaled by (1 + delta) (``families``), each check with a smoke row at a target delta set
 from its resolution (``power_rows``): Monte Carlo standard errors of ~0.2 % (maps, 200 000 tokens), ~2 % (the
@@ -78,6 +79,12 @@ def _recycled_tokens(original):
     return run_experiment
 
 
+def _recycled_uniform(original):
+    def uniform_errors(law, A, W_v, tau, n_values, reps, points, seed, reference):
+        return original(_recycled(law), A, W_v, tau, n_values, reps, points, seed, reference)
+    return uniform_errors
+
+
 MUTANTS = [
     PatchMutant("tsc_map_missing_sigma", _THEORY, "gaussian_moments", _map_missing_sigma,
                 ("tsc.gaussian_map", "tsc.pushforward_moments"),
@@ -90,6 +97,9 @@ MUTANTS = [
                 "the two-sided horizon computed as ||Sigma^{1/2} A||_2"),
     PatchMutant("tsc_recycled_tokens", "attnverify.numerics.tsc.curves", "run_experiment", _recycled_tokens,
                 ("tsc.error_curves",), "every other repetition draws n/16 tokens and repeats them sixteen times"),
+    PatchMutant("tsc_recycled_tokens_uniform", "attnverify.numerics.tsc.uniform", "uniform_errors",
+                _recycled_uniform, ("tsc.uniform_curves",),
+                "the sup-error curves: every other repetition draws n/16 tokens and repeats them sixteen times"),
 ]
 
 
@@ -111,6 +121,8 @@ def families() -> tuple[Family, ...]:
                patch("tsc_horizon_scale", "horizon_forms", lambda f: scale_entry("two_sided", f))),
         Family("tsc_recycled_tokens", "fixed", "every other repetition reuses n/16 tokens sixteen times",
                lambda _dl: [m for m in MUTANTS if m.name == "tsc_recycled_tokens"]),
+        Family("tsc_recycled_tokens_uniform", "fixed", "the sup-error curves with recycled tokens",
+               lambda _dl: [m for m in MUTANTS if m.name == "tsc_recycled_tokens_uniform"]),
     )
 
 
@@ -126,4 +138,7 @@ def power_rows() -> tuple[PowerRow, ...]:
         PowerRow("tsc.horizons", "tsc_horizon_scale", 1e-6, smoke=True),
         PowerRow("tsc.error_curves", "tsc_recycled_tokens", smoke=True),
         PowerRow("tsc.error_curves", "tsc_pushforward_cov_scale", not_applicable=_CONSISTENCY_ONLY),
+        PowerRow("tsc.uniform_curves", "tsc_recycled_tokens_uniform", smoke=True),
+        PowerRow("tsc.uniform_curves", "tsc_gaussian_map_scale", not_applicable=_CONSISTENCY_ONLY.replace(
+            "tsc.pushforward_moments", "tsc.gaussian_map")),
     )

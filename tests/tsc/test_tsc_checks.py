@@ -15,7 +15,7 @@ from attnverify.checks.tsc.selftest import mutants
 from attnverify.numerics.tsc.selfnormalised import tilted_average
 from attnverify.selftest.mutation import run_mutant
 
-FAST = ["tsc.gaussian_map", "tsc.sphere_map", "tsc.pushforward_moments", "tsc.horizons"]
+FAST = ["tsc.gaussian_map", "tsc.sphere_map", "tsc.pushforward_moments", "tsc.horizons", "tsc.uniform_curves"]
 MUTANTS = {m.name: m for m in mutants()}
 
 
@@ -26,7 +26,7 @@ def test_the_fast_checks_pass_at_their_quick_defaults():
 
 
 @pytest.mark.parametrize("name", ["tsc_map_missing_sigma", "tsc_cov_missing_sigma", "tsc_sphere_bessel_order",
-                                  "tsc_horizon_one_sided"])
+                                  "tsc_horizon_one_sided", "tsc_recycled_tokens_uniform"])
 def test_each_wrong_closed_form_is_rejected_by_every_check_it_names(name):
     row = run_mutant(MUTANTS[name])
     assert sorted(row["caught_by"]) == sorted(MUTANTS[name].checks), row["results"]

@@ -13,6 +13,7 @@ from attnverify.checks.evidence import Evidence, Result
 from attnverify.checks.registry import load
 from attnverify.checks.runner import run
 from attnverify.checks.tsc.findings import CurveFindings, HorizonFindings, SlopePoint
+from attnverify.checks.tsc.uniform import RadiusPoint, UniformFindings
 
 load()
 
@@ -112,13 +113,26 @@ def test_formula_claims_hold_and_refute_a_missing_sigma_and_a_wrong_bessel_order
     assert wrong.verdict == "refuted", wrong.reason
 
 
+def test_the_uniform_rate_holds_reports_the_constant_growth_and_refutes_1_over_n():
+    """C(R) = e^{R/2} at R = 1, 2, 4: log C grows by exactly 1/2 per unit R."""
+    radii = tuple(RadiusPoint(R, -0.5, (-0.7, -0.3), 0.98, R / 2, 0.01) for R in (1.0, 2.0, 4.0))
+    ev = Evidence(metric="m", observed=0.0, threshold=1.0, reason="r", passed=True,
+                  findings=UniformFindings((250, 1000, 4000), 12, radii))
+    results = {"tsc.uniform_curves": Result("tsc.uniform_curves", "", "", "pass", {}, 0.0, evidence=ev, seed=0)}
+    row = _judge("D.uniform_rate", results=results)
+    assert row.verdict == "holds"
+    assert row.evidence["stated"]["growth_per_unit_R"] == pytest.approx(0.5, rel=1e-9)
+    wrong = _judge("D.uniform_rate", statement_of("D.uniform_rate").restated("n**(-1)"), results)
+    assert wrong.verdict == "refuted" and "R = 1" in wrong.condition
+
+
 @pytest.mark.slow
 def test_the_quick_ledger_gives_every_claim_a_verdict_from_evidence():
     report = run(["tsc"], seed=0)
     assert all(r.verdict == "pass" for r in report.results), [(r.id, r.verdict, r.error) for r in report.results]
     claims = {c.id: c for c in report.claims}
     assert set(claims) == {"D.gaussian_map", "D.sphere_map", "D.moment_rate", "D.beta_below_half",
-                           "D.horizon_convention"}
+                           "D.horizon_convention", "D.uniform_rate"}
     assert all(c.verdict != "inconclusive" for c in claims.values()), {c.id: c.reason for c in claims.values()}
     rate = claims["D.moment_rate"].evidence["stated"]
     assert len(rate["mean"]) >= 4 and len(rate["covariance"]) >= 4
