@@ -1,0 +1,53 @@
+"""Paper D as an attnverify plugin: L. Bohbot, C. Letrouit, G. Peyre, F.-X. Vialard, *Token Sample Complexity of
+Attention* (ICML 2026, arXiv:2512.10656). Model ``tsc``, checks ``tsc.*``, claims ``D.*``. Its closed forms come
+from the model engine on the paper's model files (``gaussian.toml``, ``sphere.toml`` in this package)."""
+from __future__ import annotations
+
+from attnverify.checks.plugin import Paper, Section, lazy
+
+_PKG = "attnverify.checks.tsc"
+TITLE = "Paper D: token sample complexity of attention"
+
+
+def derive(values: dict) -> tuple[str, list]:
+    """The engine's derivation of Paper D's Gaussian and sphere models: Gamma_mu, the push-forward's moments, and
+    the sphere map's small- and large-argument limits (SymPy limits of the engine's Bessel ratio)."""
+    import sympy as sp
+
+    from attnverify.checks.tsc._model import derivation, sphere_limits
+    from attnverify.theory.derivation import Step
+
+    G, S = derivation("gaussian"), derivation("sphere")
+    lim = sphere_limits()
+    return TITLE, [
+        Step("The attention map of a Gaussian token law, by exponential tilting (affine in the query)",
+             G.quantities["attention_map"], "the engine: grad log M(b) of sympy.stats' Gaussian MGF at b = A x/tau, "
+             "times V", r"\Gamma_\mu(x)", "gaussian-map"),
+        Step("The mean of the push-forward $(\\Gamma_\\mu)_\\#\\mu$", G.quantities["pushforward_mean"],
+             "an affine map commutes with the expectation", r"\mathbb{E}\,\Gamma_\mu(X)", "pushforward-mean"),
+        Step("The covariance of the push-forward: $B \\Sigma B^T$", G.quantities["pushforward_cov"],
+             "the push-forward of a Gaussian by an affine map x -> c + B x", r"\operatorname{Cov}\Gamma_\mu(X)",
+             "pushforward-cov"),
+        Step("The attention map of the uniform law on a sphere: a Bessel ratio times the direction of $A x$",
+             S.quantities["attention_map"], "the engine: the derivative of the log of the sphere's MGF "
+             "Gamma(d/2) (2/(R r))^{d/2-1} I_{d/2-1}(R r), in the normal form I_{d/2}, I_{d/2-1}",
+             r"\Gamma_\mu^{\mathrm{sphere}}(x)", "sphere-map"),
+        Step("Small $\\|A\\|$: the gain over $r = |b|$ tends to $R^2/d$ (the linearisation $\\Sigma A x$, "
+             "$\\Sigma = (R^2/d) I$)", sp.Eq(sp.Symbol("g_0"), lim["small"]), "sympy.limit of g(r)/r, r -> 0",
+             r"\lim_{r\to 0} g(r)/r", "sphere-small", kind="limit"),
+        Step("Large $\\|A\\|$: the gain tends to $R$ (the hardmax $R\\, A x/\\|A x\\|$)",
+             sp.Eq(sp.Symbol("g_oo"), lim["large"]), "sympy.limit of g(r), r -> oo", r"\lim_{r\to\infty} g(r)",
+             "sphere-large", kind="limit"),
+    ]
+
+
+def sections() -> list[Section]:
+    return [Section("D", TITLE)]
+
+
+PAPER = Paper(
+    key="D", model="tsc", title="Token Sample Complexity of Attention",
+    citation="L. Bohbot, C. Letrouit, G. Peyre, F.-X. Vialard, ICML 2026 (arXiv:2512.10656)",
+    package=_PKG, modules=("maps", "curves", "uniform", "claims"), derive=derive, sections=sections,
+    quantities=lazy(f"{_PKG}.quantities", "quantities"), selftest="selftest",
+)

@@ -1,0 +1,144 @@
+"""Paper D's self-test material: wrong closed forms (and one wrong simulator), each patched in for the function it
+replaces; each must make the checks named beside it fail.
+
+* ``tsc_map_missing_sigma``: Gamma_mu(x) = V (m + A x / tau) (the tilting without Sigma);
+* ``tsc_cov_missing_sigma``: the push-forward covariance B B^T instead of B Sigma B^T;
+* ``tsc_sphere_bessel_order``: R I_{d/2+1}/I_{d/2} instead of R I_{d/2}/I_{d/2-1};
+* ``tsc_horizon_one_sided``: the two-sided horizon computed as the one-sided one (conventions confused);
+* ``tsc_recycled_tokens`` (numerics): every other repetition reuses a sixteenth of its tokens sixteen times (an
+  effective sample of n/16), which the curves' split-half consistency test must see; ``..._uniform`` the same in
+  the sup-error curves.
+
+Power: each closed form scaled by (1 + delta) (``families``), each check with a smoke row at a target delta set
+from its resolution (``power_rows``): Monte Carlo standard errors of ~0.2 % (maps, 200 000 tokens), ~2 % (the
+push-forward covariance over 16 x 400 queries), float64 round-off (horizons).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from attnverify.checks.perturb import scale_entry, scale_result
+from attnverify.checks.plugin import Family, PatchMutant, PowerRow
+
+_THEORY = "attnverify.checks.tsc._model"
+
+
+def _map_missing_sigma(original):
+    def gaussian_moments(A, V, Sigma, m, tau=1.0, x=None):
+        out = dict(original(A, V, np.eye(len(m)), m, tau, x))
+        out["pushforward_cov"] = original(A, V, Sigma, m, tau)["pushforward_cov"]
+        return out
+    return gaussian_moments
+
+
+def _cov_missing_sigma(original):
+    def gaussian_moments(A, V, Sigma, m, tau=1.0, x=None):
+        out = dict(original(A, V, Sigma, m, tau, x))
+        B = np.asarray(V) @ np.asarray(Sigma) @ np.asarray(A) / tau
+        out["pushforward_cov"] = B @ B.T
+        return out
+    return gaussian_moments
+
+
+def _bessel_order(original):
+    def sphere_gain(R, r, d, order_shift=0):
+        return original(R, r, d, order_shift + 1)
+    return sphere_gain
+
+
+def _horizon_one_sided(original):
+    def horizon_forms(A, Sigma, tau=1.0):
+        h = dict(original(A, Sigma, tau))
+        h["two_sided"], h["two_sided_tau"] = h["one_sided"], h["one_sided_tau"]
+        return h
+    return horizon_forms
+
+
+def _recycled(law):
+    """A copy of ``law`` (same class, so the numerics accept it) whose every other sample repeats its first
+    sixteenth sixteen times."""
+    from dataclasses import fields
+
+    calls = [0]
+    base = type(law)
+
+    def sample(self, rng, n, reps=None):
+        calls[0] += 1
+        Y = base.sample(self, rng, n, reps)
+        if calls[0] % 2 == 0:
+            q = max(1, n // 16)
+            Y = np.concatenate([Y[..., :q, :]] * 16 + [Y[..., :n - 16 * q, :]], axis=-2)[..., :n, :]
+        return Y
+    cls = type(f"Recycled{base.__name__}", (base,), {"sample": sample})
+    return cls(**{f.name: getattr(law, f.name) for f in fields(law) if f.init})
+
+
+def _recycled_tokens(original):
+    def run_experiment(exp, seed, exact_mean=None, exact_cov=None, control=None, empirical=True):
+        return original(exp.with_(law=_recycled(exp.law)), seed, exact_mean, exact_cov, control, empirical)
+    return run_experiment
+
+
+def _recycled_uniform(original):
+    def uniform_errors(law, A, W_v, tau, n_values, reps, points, seed, reference):
+        return original(_recycled(law), A, W_v, tau, n_values, reps, points, seed, reference)
+    return uniform_errors
+
+
+MUTANTS = [
+    PatchMutant("tsc_map_missing_sigma", _THEORY, "gaussian_moments", _map_missing_sigma,
+                ("tsc.gaussian_map", "tsc.pushforward_moments"),
+                "Gamma_mu(x) = V (m + A x / tau): Sigma left out of the tilted mean"),
+    PatchMutant("tsc_cov_missing_sigma", _THEORY, "gaussian_moments", _cov_missing_sigma,
+                ("tsc.pushforward_moments",), "push-forward covariance B B^T instead of B Sigma B^T"),
+    PatchMutant("tsc_sphere_bessel_order", _THEORY, "sphere_gain", _bessel_order, ("tsc.sphere_map",),
+                "sphere gain R I_{d/2+1} / I_{d/2}: the Bessel orders one too high"),
+    PatchMutant("tsc_horizon_one_sided", _THEORY, "horizon_forms", _horizon_one_sided, ("tsc.horizons",),
+                "the two-sided horizon computed as ||Sigma^{1/2} A||_2"),
+    PatchMutant("tsc_recycled_tokens", "attnverify.numerics.tsc.curves", "run_experiment", _recycled_tokens,
+                ("tsc.error_curves",), "every other repetition draws n/16 tokens and repeats them sixteen times"),
+    PatchMutant("tsc_recycled_tokens_uniform", "attnverify.numerics.tsc.uniform", "uniform_errors",
+                _recycled_uniform, ("tsc.uniform_curves",),
+                "the sup-error curves: every other repetition draws n/16 tokens and repeats them sixteen times"),
+]
+
+
+def mutants() -> list[PatchMutant]:
+    return list(MUTANTS)
+
+
+def families() -> tuple[Family, ...]:
+    def patch(name, attribute, make):
+        return lambda dl: [PatchMutant(name, _THEORY, attribute, make(1 + dl), (), "")]
+    return (
+        Family("tsc_gaussian_map_scale", "scale", "Gamma_mu(x) of the Gaussian x (1 + delta)",
+               patch("tsc_gaussian_map_scale", "gaussian_moments", lambda f: scale_entry("attention_map", f))),
+        Family("tsc_pushforward_cov_scale", "scale", "the push-forward covariance x (1 + delta)",
+               patch("tsc_pushforward_cov_scale", "gaussian_moments", lambda f: scale_entry("pushforward_cov", f))),
+        Family("tsc_sphere_gain_scale", "scale", "the sphere gain R I_{d/2}/I_{d/2-1} x (1 + delta)",
+               patch("tsc_sphere_gain_scale", "sphere_gain", scale_result)),
+        Family("tsc_horizon_scale", "scale", "the two-sided horizon's definition x (1 + delta)",
+               patch("tsc_horizon_scale", "horizon_forms", lambda f: scale_entry("two_sided", f))),
+        Family("tsc_recycled_tokens", "fixed", "every other repetition reuses n/16 tokens sixteen times",
+               lambda _dl: [m for m in MUTANTS if m.name == "tsc_recycled_tokens"]),
+        Family("tsc_recycled_tokens_uniform", "fixed", "the sup-error curves with recycled tokens",
+               lambda _dl: [m for m in MUTANTS if m.name == "tsc_recycled_tokens_uniform"]),
+    )
+
+
+_CONSISTENCY_ONLY = ("the check tests the measured curves' internal consistency only: a wrong exact reference "
+                     "shifts the errors of every repetition alike and is tsc.pushforward_moments' to catch")
+
+
+def power_rows() -> tuple[PowerRow, ...]:
+    return (
+        PowerRow("tsc.gaussian_map", "tsc_gaussian_map_scale", 0.02, smoke=True),
+        PowerRow("tsc.sphere_map", "tsc_sphere_gain_scale", 0.02, smoke=True),
+        PowerRow("tsc.pushforward_moments", "tsc_pushforward_cov_scale", 0.2, smoke=True),
+        PowerRow("tsc.horizons", "tsc_horizon_scale", 1e-6, smoke=True),
+        PowerRow("tsc.error_curves", "tsc_recycled_tokens", smoke=True),
+        PowerRow("tsc.error_curves", "tsc_pushforward_cov_scale", not_applicable=_CONSISTENCY_ONLY),
+        PowerRow("tsc.uniform_curves", "tsc_recycled_tokens_uniform", smoke=True),
+        PowerRow("tsc.uniform_curves", "tsc_gaussian_map_scale", not_applicable=_CONSISTENCY_ONLY.replace(
+            "tsc.pushforward_moments", "tsc.gaussian_map")),
+    )
