@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
+
+import sympy as sp
 
 from attnverify.checks.claims import ClaimVerdict
-from attnverify.checks.judges.common import Z, Measured, evidence_of, fmt, relation, sides_disagree
+from attnverify.checks.judges.common import Z, Measured, evidence_of, relation, sides_disagree
+from attnverify.checks.reason import Math, Number, listing, pm, reason
 from attnverify.checks.stated import StatedClaim
 
 
@@ -15,7 +19,6 @@ def stated_exponent(stated: StatedClaim, points: Sequence[float]) -> float:
     slope of log s against log v (``scale = "power"``) or against v (``"exponential"``), so that a rate with a
     logarithmic factor (sqrt(log(beta + 1)/beta)) is compared over the range where it was measured."""
     import numpy as np
-    import sympy as sp
 
     from attnverify.checks.stated import parse_expression
 
@@ -30,7 +33,7 @@ def stated_exponent(stated: StatedClaim, points: Sequence[float]) -> float:
 
 
 def rate(stated: StatedClaim, measured: Measured, points: Sequence[float], *, derived: float | None = None,
-         z: float = Z, what: str = "the quantity") -> ClaimVerdict:
+         z: float = Z, what: Any = "the quantity") -> ClaimVerdict:
     """A stated rate against the measured exponent (or exponential rate, as a slope: negative for decay) +- se
     over the variable's ``points``, and the derived one when given.
 
@@ -45,24 +48,30 @@ def rate(stated: StatedClaim, measured: Measured, points: Sequence[float], *, de
              variable=var, range=[lo_v, hi_v], direction=stated.get("direction", "exact"),
              scale=stated.get("scale", "power"))
     gap = sides_disagree(derived, measured, z)
+    what = what if isinstance(what, (str, Math)) else Math(what)
     if gap:
-        return ClaimVerdict("inconclusive", f"our derivation and our measurement disagree on the rate of {what}: "
-                            + gap, evidence=ev)
-    unit = f"log {var}" if stated.get("scale", "power") == "power" else var
-    over = f"over {var} = {fmt(lo_v)}..{fmt(hi_v)}"
-    text = (f"{what} has slope {fmt(m, 4)} +- {fmt(se, 2)} in {unit} {over} ({measured.how}), "
-            f"{relation(m, p, z * se)} the stated rate's {fmt(p, 4)}")
+        return ClaimVerdict("inconclusive", reason("our derivation and our measurement disagree on the rate of ",
+                                                   what, ": " + gap), evidence=ev)
+    x = sp.Symbol(var)
+    unit = Math(sp.log(x) if stated.get("scale", "power") == "power" else x)
+    over = ("over ", Math(x), " = ", listing((lo_v, hi_v), last=" to ", sep=" to "))
+    slope = pm(m, se, digits=4)
+    text = reason(what, " has slope ", slope, " in ", unit, " ", *over, f" ({measured.how}), ",
+                  relation(m, p, z * se), " the stated rate's ", Number(p))
+    distance = Number(abs(m - p) / se if se else math.inf, digits=3)
     if stated.get("direction", "exact") == "upper":
         if m > p + z * se:
             return ClaimVerdict("refuted", text + ": it decays slower than the stated bound allows",
-                                condition=f"{over}: measured slope {fmt(m, 4)} +- {fmt(se, 2)} > stated {fmt(p, 4)} "
-                                          f"({fmt((m - p) / se if se else math.inf, 3)} standard errors)", evidence=ev)
+                                condition=reason(*over, ": measured slope ", slope, " > stated ", Number(p), " (",
+                                                 distance, " standard errors)"), evidence=ev)
         if m < p - z * se:
-            return ClaimVerdict("holds", text + f": the bound holds and is loose by a factor {var}^"
-                                f"{fmt(m - p, 3)} over this range", evidence=ev)
+            factor = sp.Float(float(f"{m - p:.3g}"), 3)
+            loose = Math(x ** factor if stated.get("scale", "power") == "power" else sp.exp(factor * x, evaluate=False))
+            return ClaimVerdict("holds", text + reason(": the bound holds and is loose by a factor ", loose,
+                                                       " over this range"), evidence=ev)
         return ClaimVerdict("holds", text + ": the bound holds and is sharp over this range", evidence=ev)
     if abs(m - p) > z * se:
-        return ClaimVerdict("refuted", text, condition=f"{over}: measured slope {fmt(m, 4)} +- {fmt(se, 2)} against "
-                            f"the stated {fmt(p, 4)} ({fmt(abs(m - p) / se if se else math.inf, 3)} standard errors)",
+        return ClaimVerdict("refuted", text, condition=reason(*over, ": measured slope ", slope, " against the stated ",
+                                                              Number(p), " (", distance, " standard errors)"),
                             evidence=ev)
     return ClaimVerdict("holds", text, evidence=ev)

@@ -3,7 +3,8 @@ bracket that contains the switch and the derived (certified) enclosure."""
 from __future__ import annotations
 
 from attnverify.checks.claims import ClaimVerdict
-from attnverify.checks.judges.common import Measured, evidence_of, fmt, relation
+from attnverify.checks.judges.common import Measured, evidence_of, relation
+from attnverify.checks.reason import Number, bracket, reason
 from attnverify.checks.stated import StatedClaim
 
 
@@ -23,19 +24,24 @@ def threshold(stated: StatedClaim, measured: Measured, *, derived: tuple[float, 
     ev = evidence_of(stated, stated_value=T, measured_bracket=[lo, hi], derived_enclosure=list(derived) if derived else None,
              resolution=resolution)
     at = f" ({where})" if where else ""
+    measured_bracket = ("the measured bracket ", bracket(lo, hi, digits=5), f" ({measured.how})")
     if derived is not None and (derived[1] < lo or derived[0] > hi):
-        return ClaimVerdict("inconclusive", f"our derivation and our measurement disagree{at}: the derived "
-                            f"enclosure [{fmt(derived[0], 6)}, {fmt(derived[1], 6)}] lies outside the measured bracket "
-                            f"[{fmt(lo, 6)}, {fmt(hi, 6)}] ({measured.how})", evidence=ev)
-    bracket = f"the measured bracket [{fmt(lo, 5)}, {fmt(hi, 5)}] ({measured.how})"
+        return ClaimVerdict("inconclusive", reason(
+            f"our derivation and our measurement disagree{at}: the derived enclosure ",
+            bracket(*derived, digits=6), " lies outside ", *measured_bracket), evidence=ev)
+    stated_number = Number(T, digits=5)
     if T < lo or T > hi:
         edge = lo if T < lo else hi
-        return ClaimVerdict("refuted", f"the stated {fmt(T, 5)} lies {relation(T, edge)} {bracket}{at}",
-                            condition=f"the switch lies in [{fmt(lo, 5)}, {fmt(hi, 5)}]{at}, not at the stated "
-                                      f"{fmt(T, 5)} (distance {fmt(abs(T - edge), 3)}, "
-                                      f"{fmt(abs(T - edge) / (hi - lo), 3) if hi > lo else 'inf'} bracket widths)",
+        widths = abs(T - edge) / (hi - lo) if hi > lo else float("inf")
+        return ClaimVerdict("refuted", reason("the stated ", stated_number, f" lies {relation(T, edge)} ",
+                                              *measured_bracket, at),
+                            condition=reason("the switch lies in ", bracket(lo, hi, digits=5), f"{at}, not at the "
+                                             "stated ", stated_number, " (distance ", Number(abs(T - edge), digits=3),
+                                             ", ", Number(widths, digits=3), " bracket widths)"),
                             evidence=ev)
     if hi - lo > resolution:
-        return ClaimVerdict("inconclusive", f"the stated {fmt(T, 5)} lies in {bracket}{at}, but the bracket is "
-                            f"{fmt(hi - lo, 3)} wide, wider than the resolution {fmt(resolution, 3)}", evidence=ev)
-    return ClaimVerdict("holds", f"the stated {fmt(T, 5)} lies in {bracket}{at}, {fmt(hi - lo, 3)} wide", evidence=ev)
+        return ClaimVerdict("inconclusive", reason("the stated ", stated_number, " lies in ", *measured_bracket, at,
+                                                   ", but the bracket is ", Number(hi - lo, digits=3), " wide, wider "
+                                                   "than the resolution ", Number(resolution, digits=3)), evidence=ev)
+    return ClaimVerdict("holds", reason("the stated ", stated_number, " lies in ", *measured_bracket, at, ", ",
+                                        Number(hi - lo, digits=3), " wide"), evidence=ev)

@@ -22,7 +22,7 @@ from attnverify.checks.claims import ClaimVerdict, claim
 from attnverify.checks.judges import fmt, relation
 from attnverify.checks.judges import BoundPoint, BoundSeries, bound
 from attnverify.checks.plugin import Perturbation
-from attnverify.checks.reason import Math, Number, as_reason, bracket, item, listing, pm
+from attnverify.checks.reason import Math, Number, as_reason, bracket, item, listing, pm, reason
 from attnverify.checks.stated import parse_expression
 
 LIMIT, FLOW, PROJ, W2, TERM = ("meanfield.zero_temperature_limit", "meanfield.zero_temperature_flow",
@@ -140,15 +140,18 @@ def _zero_temperature_rate(results, stated) -> ClaimVerdict:
         return _no_findings(LIMIT)
     measured = judges.Measured(f.measured_slope, f.slope_se, how="certified quadrature; se: change of the slope "
                               "from the pair of betas before, plus the certified brackets")
-    v = judges.rate(stated, measured, f.slope_betas, derived=f.derived_slope,
-                   what="sup_x |X_beta - X_inf| (certified quadrature on the grid)")
-    if f.leading_order == 0:
-        tail = (f"; the derived expansion has a non-vanishing zeroth-order term (sup {f.leading_coefficient:.3g}): "
-                "the field does not converge to X_inf, and the quadrature agrees")
+    v = judges.rate(stated, measured, f.slope_betas, derived=f.derived_slope, what=SUP_ERROR)
+    k = f.leading_order
+    if k == 0:
+        tail = reason("; the derived expansion has a non-vanishing zeroth-order term (sup ",
+                      Number(f.leading_coefficient, digits=3), "): the field does not converge to ",
+                      Math(sp.Symbol(r"X_{\infty}")), ", and the quadrature agrees")
     else:
-        tail = (f"; derived: the Laplace expansion's first non-vanishing term is e_{f.leading_order} beta^-"
-                f"{f.leading_order} (max over the grid |e_{f.leading_order}| = {f.leading_coefficient:.4g})")
-    v.reason += tail
+        e_k = sp.Symbol(f"e_{k}")
+        tail = reason("; derived: the Laplace expansion's first non-vanishing term is ",
+                      Math(e_k * sp.Symbol("beta") ** -k), " (max over the grid ", Math(sp.Abs(e_k)), " = ",
+                      Number(f.leading_coefficient), ")")
+    v.reason = as_reason(v.reason) + tail
     v.evidence.setdefault(LIMIT, {}).update(leading_order=f.leading_order, leading_coefficient=f.leading_coefficient,
                                             sup_error=list(f.sup_error), beta=list(f.betas))
     return v
@@ -267,7 +270,9 @@ def _bound_perturbations(stated, results) -> list:
     return out
 
 
-#: the left-hand sides of the bounds, as mathematics (a name SymPy cannot spell is LaTeX with braces)
+#: the sup over the grid of the field's error, and the left-hand sides of the bounds, as mathematics (a name SymPy
+#: cannot spell is LaTeX with braces)
+SUP_ERROR = Math(r"\sup_x |X_\beta(x) - X_\infty(x)|")
 PI_MU0 = sp.Symbol(r"\Pi_{\#}\mu_{0}")
 W2_INF = sp.Function("W_2")(sp.Symbol(r"\mu^{\infty}_{t}"), PI_MU0)
 W2_BETA = sp.Function("W_2")(sp.Symbol("mu_t^beta"), PI_MU0)

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from attnverify.checks.judges import BoundPoint, BoundSeries, bound
+from attnverify.checks.reason import Number, as_reason
 from attnverify.checks.stated import parse_claims
 
 T = np.linspace(0.0, 30.0, 61)
@@ -32,21 +33,22 @@ def _lhs(rate: float, amp: float = 2.0) -> np.ndarray:
 
 def test_a_valid_bound_with_the_true_rate_is_not_refuted_and_called_sharp():
     v = bound(_stated("K*exp(-c*t)"), _series(_lhs(0.5)), derived={"c": 0.5})
-    assert v.verdict == "not_refuted" and "sharp along t" in v.reason
+    assert v.verdict == "not_refuted" and "sharp along $t$" in v.reason
 
 
 def test_a_looser_bound_is_not_refuted_and_the_text_says_how_loose():
     v = bound(_stated("K*exp(-c*t)"), _series(_lhs(0.5)), derived={"c": 0.25})
     assert v.verdict == "not_refuted"
-    assert "loose by a factor e^(-0.25 t)" in v.reason and "below it" in v.reason
+    assert "loose by a factor $e^{- 0.25 t}$" in v.reason and "below it" in v.reason
 
 
 @pytest.mark.parametrize("factor", [2.0, 1.01])
 def test_a_faster_stated_rate_is_refuted_with_the_lower_end_above_the_bound(factor):
     v = bound(_stated("K*exp(-c*t)"), _series(_lhs(0.5)), derived={"c": 0.5 * factor})
     assert v.verdict == "refuted", v.reason
-    lo = float(v.condition.split("in [")[1].split(",")[0])
-    kg = float(v.condition.split("K g = ")[1].split(" ")[0])
+    numbers = [p for p in as_reason(v.condition).parts() if isinstance(p, Number)]
+    lhs = next(p for p in numbers if p.interval is not None)          # the certified bracket, then K g
+    lo, kg = lhs.interval[0], numbers[numbers.index(lhs) + 1].value
     assert lo > kg and "(certified)" in v.condition
 
 
