@@ -106,7 +106,8 @@ def mutant_table(mutants, width: int | None = None) -> str:
     import textwrap
 
     width = width or shutil.get_terminal_size((120, 24)).columns
-    rows = [(m.name, f"{m.module}.{m.attribute}", m.description) for m in mutants]
+    rows = [(m.name, f"{m.module}.{m.attribute}" if hasattr(m, "module") else m.target, m.description)
+            for m in mutants]
     a = max((len(r[0]) for r in rows), default=0)
     b = max((len(r[1]) for r in rows), default=0)
     indent = a + b + 4
