@@ -29,16 +29,16 @@ def derivation_steps(theory: Any, sign: str) -> tuple[Step, ...]:
         Step(r"Informative attention mass in the long-sequence limit: $R\,\mathbb{E}_I[e^s] / (R\,\mathbb{E}_I[e^s] + "
              r"(L-R)\,\mathbb{E}_N[e^s])$",
              w, r"law of large numbers for numerator and denominator; $\mathbb{E}_I[e^s] = e^{\beta\theta\rho}\,"
-             r"\mathbb{E}\,e^{\beta g}$", r"w(\rho)", "w"),
+             r"\mathbb{E}\,e^{\beta g}$", r"w(\rho)", "w", kind="limit"),
         Step("Its derivative is logistic", beta * theta * w_sym * (1 - w_sym),
              r"$dw/d\rho - \beta\theta w (1 - w)$ simplifies to "
              f"${sp.latex(sp.simplify(sp.diff(w, rho) - beta * theta * w * (1 - w)))}$",
              r"w'(\rho)", "w-prime"),
         Step(r"Limit output $f_\infty = a_\xi\,\xi + a_q\,q$: its coordinate on $\xi$", theta * w_sym,
              rf"$a_\xi - \theta w$ simplifies to ${sp.latex(sp.simplify(lim['a_xi'] - theta * w))}$", r"a_\xi",
-             "a-xi"),
+             "a-xi", kind="limit"),
         Step(r"Coordinate on $q$ (the tilted mean of $g$)", lim["a_q"],
-             r"$\mathbb{E}[g e^{\beta g}] / \mathbb{E}[e^{\beta g}]$, simplified", r"a_q", "a-q"),
+             r"$\mathbb{E}[g e^{\beta g}] / \mathbb{E}[e^{\beta g}]$, simplified", r"a_q", "a-q", kind="limit"),
     ]
     J_w = sp.expand((theta * w_sym) ** 2 + 2 * rho * theta * w_sym * lim["a_q"] + lim["a_q"] ** 2)
     steps.append(Step(r"$J(\rho) = |f_\infty|^2$ with $\langle\xi, q\rangle = \rho$ (fixed sign), in terms of $w$",
@@ -64,7 +64,7 @@ def derivation_steps(theory: Any, sign: str) -> tuple[Step, ...]:
                       theory.finite_size_term(sign),
                       r"ratio law of large numbers: $\mathbb{E}\sum_i a_i^2 \sim (R\,\mathbb{E}_I e^{2s} + (L-R)\,"
                       r"\mathbb{E}_N e^{2s}) / (R\,\mathbb{E}_I e^s + (L-R)\,\mathbb{E}_N e^s)^2$",
-                      r"\Delta_d(\rho)", "Delta-d"))
+                      r"\Delta_d(\rho)", "Delta-d", kind="approximation", order="O(1/L^2)"))
     u, m_ = sp.symbols("u m", positive=True)
     steps.append(Step(r"In-plane $O(1/L)$ term: the bias of $(A_\xi^2 + 2\rho A_\xi A_q + A_q^2)/D^2$ (noise along "
                       r"$q$, ratio bias, fluctuation of the informative mass); no factor $d$. Written with "
@@ -73,7 +73,8 @@ def derivation_steps(theory: Any, sign: str) -> tuple[Step, ...]:
                                       (theta, rho)),
                       r"second-order delta method: $\frac{1}{2}\operatorname{tr}(H_h \Sigma)$ with $H_h$ the Hessian "
                       r"of $h$ and the token moments $\mathbb{E}\,e^{2\beta g}$, $\mathbb{E}\,g e^{2\beta g}$, "
-                      r"$\mathbb{E}\,g^2 e^{2\beta g}$ (sympy.stats)", r"\Delta_\parallel(\rho)", "Delta-parallel"))
+                      r"$\mathbb{E}\,g^2 e^{2\beta g}$ (sympy.stats)", r"\Delta_\parallel(\rho)", "Delta-parallel",
+                      kind="approximation", order="O(1/L^2)"))
     ident = theory.reduction_identity()
     steps.append(Step(r"Riemannian reduction: $\langle\xi, P^\perp_q \nabla G(\langle q, \xi\rangle, |q|^2)\rangle = "
                       r"(1 - \rho^2)\,\partial_1 G$ on the sphere",
