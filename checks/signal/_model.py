@@ -1,14 +1,16 @@
 """Paper A model options shared by its checks (THEORY.md, Paper A, "Model"), the model of a check's parameters, and
-the numeric evaluation of its closed forms (J and F of attnverify.theory.signal.recovery)."""
+the numeric evaluation of its closed forms (J and F of a theory object, attnverify.theory.signal.SignalTheory: the
+one a check receives as ``ctx.theory``)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import mpmath as mp
 import numpy as np
 import sympy as sp
 
-import attnverify.theory.signal.recovery as S
+from attnverify.theory.signal import ARGS
 from attnverify.checks.params import Param
 from attnverify.numerics.signal.model import SignalModel
 
@@ -23,7 +25,6 @@ MODEL_PARAMS = (
     Param("d", int, 20, "token dimension d", low=2),
 )
 _MODEL_KEYS = ("theta", "beta", "sigma", "R", "L", "d")
-ARGS = (S.rho, S.theta, S.beta, S.sigma, S.R, S.L, S.d)
 
 
 #: smallest score scale beta theta and beta sigma (score_scales)
@@ -126,11 +127,12 @@ def model_args(model: SignalModel) -> tuple:
     return (model.theta, model.beta, model.sigma, model.R, model.L, model.d)
 
 
-def closed_form(sign: str, finite_size: bool) -> Callable[..., np.ndarray]:
-    """J(rho, theta, beta, sigma, R, L, d) from attnverify.theory.signal.recovery as a NumPy function (numeric_function)."""
-    return numeric_function(S.population_objective(sign, finite_size), ARGS)
+def closed_form(theory: Any, sign: str, finite_size: bool) -> Callable[..., np.ndarray]:
+    """J(rho, theta, beta, sigma, R, L, d) of ``theory`` (its population_objective) as a NumPy function
+    (numeric_function)."""
+    return numeric_function(theory.population_objective(sign, finite_size), ARGS)
 
 
-def field_function(sign: str, finite_size: bool = True) -> Callable[..., np.ndarray]:
-    """F(rho, theta, beta, sigma, R, L, d) from attnverify.theory.signal.recovery.reduced_field (numeric_function)."""
-    return numeric_function(S.reduced_field(sign, finite_size), ARGS)
+def field_function(theory: Any, sign: str, finite_size: bool = True) -> Callable[..., np.ndarray]:
+    """F(rho, theta, beta, sigma, R, L, d) of ``theory`` (its reduced_field) as a NumPy function (numeric_function)."""
+    return numeric_function(theory.reduced_field(sign, finite_size), ARGS)

@@ -2,14 +2,15 @@
 and the final alignment of every schedule length the runs pass through (the paper's experiment, 30 runs, R = 500,
 L - R = 10000, theta = 0.25, reports a mean final |rho|; d and the schedule are not given).
 
-Numeric side: independent projected-SGA runs (attnverify.numerics.signal.sga.projected_sga, full d-dim tokens, batched over
-runs), q_0 uniform on the sphere, eta_k = a/(k + b); and the ingredients of the O(eta) terms, S(rho) = Var<xi, g> and
-G(rho) = E||g||^2 on a rho grid (attnverify.numerics.signal.tangent_field.tangent_gradient_moments). d and the schedule are
-parameters here and are reported.
+Numeric side (the simulators the check receives as ``ctx.numerics``): independent projected-SGA runs
+(attnverify.numerics.signal.sga.projected_sga, full d-dim tokens, batched over runs), q_0 uniform on the sphere,
+eta_k = a/(k + b); and the ingredients of the O(eta) terms, S(rho) = Var<xi, g> and G(rho) = E||g||^2 on a rho grid
+(attnverify.numerics.signal.tangent_field.tangent_gradient_moments). d and the schedule are parameters here and are
+reported.
 Analytic side: each run's mean path from its own state by the second-order recursion of signal.ode_tracks_sga
 (attnverify.numerics.signal.reduced_ode.second_order_mean: the ODE rho' = F(rho) in t_k = sum eta_j plus its O(eta) terms,
 the normalisation drift -(eta^2/2) rho G and the noise term F'' V / 2, with V the variance recursion), F the closed form
-with the finite-size term. The expansion in eta needs eta_k^2 max G <= 0.05: each run is predicted from its own rho at
+with the finite-size term (the reduced_field of the theory the check receives as ``ctx.theory``). The expansion in eta needs eta_k^2 max G <= 0.05: each run is predicted from its own rho at
 the first record past that step (rho_0 at the quick defaults; SGA is Markov in rho). Its end point is the SGA noise
 floor: near rho = 1, u = 1 - rho has the quasi-stationary mean u* = eta G(1) / (4 J'(1)) (J'(1) = -F'(1)/2), set by
 the final step size and the noise/drift ratio.
@@ -27,6 +28,7 @@ and the derived (predicted) mean where the expansion applies. The check never re
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy.stats import t as student_t
@@ -37,9 +39,10 @@ from attnverify.checks.params import Param
 from attnverify.checks.registry import check
 from attnverify.checks.signal._model import MODEL_PARAMS, field_function, model_args, model_of, validate_model
 from attnverify.numerics.signal.reduced_ode import S_DIFF, second_order_mean
-from attnverify.numerics.signal.sga import projected_sga, step_sizes
 from attnverify.numerics.signal.model import SignalModel
-from attnverify.numerics.signal.tangent_field import tangent_gradient_moments
+from attnverify.numerics.signal.sga import step_sizes
+from attnverify.numerics.signal.simulators import NUMERICS, SignalNumerics
+from attnverify.theory.signal import THEORY
 
 N_TASKS = 4
 MAX_STEP_ENERGY = 0.05       # eta^2 E|g|^2 below which the expansion in eta is used (remainder ~ its 3/2 power)
@@ -106,31 +109,33 @@ class AlignmentFindings:
 # ----------------------------------------------------------------------------------------------------------------
 # numeric side
 # ----------------------------------------------------------------------------------------------------------------
-def run_batch(model_kw: dict, n_runs: int, n_steps: int, a: float, b: float, n_records: int,
-              seed: np.random.SeedSequence) -> dict:
-    """n_runs SGA runs from q_0 uniform on the sphere (batched): initial rho, recorded steps, times, rho paths,
-    final nuisance attention mass."""
+def run_batch(numerics: SignalNumerics, model_kw: dict, n_runs: int, n_steps: int, a: float, b: float,
+              n_records: int, seed: np.random.SeedSequence) -> dict:
+    """n_runs SGA runs from q_0 uniform on the sphere (batched; ``numerics.projected_sga`` with
+    ``numerics.tangent``): initial rho, recorded steps, times, rho paths, final nuisance attention mass."""
     rng = np.random.default_rng(seed)
     model = SignalModel(**model_kw)
     v = rng.standard_normal((n_runs, model.d))
     rho0 = v[:, 0] / np.linalg.norm(v, axis=1)          # <q_0, xi> for q_0 uniform on the sphere
-    path = projected_sga(model, rho0, n_steps, a, b, rng, record_every=max(1, n_steps // n_records),
-                         dtype=np.float32)
+    path = numerics.projected_sga(model, rho0, n_steps, a, b, rng, record_every=max(1, n_steps // n_records),
+                                  dtype=np.float32, tangent=numerics.tangent)
     return {"rho0": rho0, "step": path.step, "time": path.time, "rho": path.rho,
             "nuisance_mass_final": path.nuisance_mass[:, -1]}
 
 
-def gradient_moments(model_kw: dict, grid: np.ndarray, n: int, seed: np.random.SeedSequence) -> dict:
-    """Var<xi, g> and E||g||^2 on a rho grid (numeric side, one task)."""
-    return tangent_gradient_moments(SignalModel(**model_kw), grid, n, np.random.default_rng(seed))
+def gradient_moments(numerics: SignalNumerics, model_kw: dict, grid: np.ndarray, n: int,
+                     seed: np.random.SeedSequence) -> dict:
+    """Var<xi, g> and E||g||^2 on a rho grid (numeric side, one task; ``numerics.tangent_gradient_moments``)."""
+    return numerics.tangent_gradient_moments(SignalModel(**model_kw), grid, n, np.random.default_rng(seed),
+                                             tangent=numerics.tangent)
 
 
 def numeric_side(p: dict, mkw: dict, ctx: Context) -> tuple[dict, dict]:
     """The gradient moments on GRID (one task) and the SGA runs (N_TASKS batches): (moments, runs)."""
-    moments = ctx.map(gradient_moments, [(mkw, GRID, p["n_energy"], ctx.seed_sequence("moments"))])[0]
+    moments = ctx.map(gradient_moments, [(ctx.numerics, mkw, GRID, p["n_energy"], ctx.seed_sequence("moments"))])[0]
     n_runs = p["n_runs"]
     sizes = [n_runs // N_TASKS + (i < n_runs % N_TASKS) for i in range(N_TASKS)]
-    parts = ctx.map(run_batch, [(mkw, n, p["n_steps"], p["a"], p["b"], p["n_records"], s)
+    parts = ctx.map(run_batch, [(ctx.numerics, mkw, n, p["n_steps"], p["a"], p["b"], p["n_records"], s)
                                 for n, s in zip(sizes, ctx.seeds(N_TASKS, "runs")) if n > 0])
     runs = {"rho0": np.concatenate([q["rho0"] for q in parts]), "step": parts[0]["step"],
             "time": parts[0]["time"], "rho": np.vstack([q["rho"] for q in parts]),
@@ -141,11 +146,12 @@ def numeric_side(p: dict, mkw: dict, ctx: Context) -> tuple[dict, dict]:
 # ----------------------------------------------------------------------------------------------------------------
 # analytic side
 # ----------------------------------------------------------------------------------------------------------------
-def analytic_side(p: dict, model: SignalModel, moments: dict, runs: dict) -> dict:
+def analytic_side(p: dict, theory: Any, model: SignalModel, moments: dict, runs: dict) -> dict:
     """Each run's predicted mean path (second-order recursion from its own state at the first record where the
-    expansion applies), its sensitivity to a scale of F, the plain-ODE path, the floor coefficient G(1)/(4 J'(1))."""
+    expansion applies, with F from ``theory``), its sensitivity to a scale of F, the plain-ODE path, the floor
+    coefficient G(1)/(4 J'(1))."""
     S_grid, G_grid = moments["var_y"], moments["energy"]
-    Fs = field_function(p["sign"], True)
+    Fs = field_function(theory, p["sign"], True)
     args = model_args(model)
 
     def F(r):
@@ -239,12 +245,13 @@ def protocol_points(runs: dict, an: dict, eta: np.ndarray) -> list[ProtocolPoint
            "n_records": 60, "n_energy": 1000},
     validate=lambda p: (validate_model(p), validate_schedule(p)),
     formulas=(r'F(\rho)',),
+    theory=THEORY, numerics=NUMERICS,
 )
 def alignment_30_runs(p: dict, ctx: Context) -> Evidence:
     model = model_of(p)
     mkw = {k: getattr(model, k) for k in ("theta", "beta", "sigma", "R", "L", "d", "sign")}
     moments, runs = numeric_side(p, mkw, ctx)
-    an = analytic_side(p, model, moments, runs)
+    an = analytic_side(p, ctx.theory, model, moments, runs)
     dec = decide(p, an)
     return _evidence(p, model, moments, runs, an, dec)
 

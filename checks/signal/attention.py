@@ -1,10 +1,10 @@
 """Paper A, claim 4: the attention mass on nuisance tokens against its closed form, over a design of alignments rho
 and densities R/L; and its limit along three scalings of (R, L).
 
-Analytic side: attnverify.theory.signal.recovery.nuisance_mass(sign, finite_size=True): 1 - w(rho) plus the O(1/L) ratio bias
-of E[A/(A + B)] (second-order delta method; the remainder is O(1/R^2, 1/(L - R)^2)).
-Numeric side (stands alone, never reads the theory): attnverify.numerics.signal.mc.nuisance_mass_mc, a scores-only Monte Carlo
-in log-space on a fixed design, (R, L) in {(R, L), (f L, L) for f in R_fractions} x rho in an even grid on [-1, 1],
+Analytic side: nuisance_mass(sign, finite_size=True) of the theory the check receives as ``ctx.theory``: 1 - w(rho)
+plus the O(1/L) ratio bias of E[A/(A + B)] (second-order delta method; the remainder is O(1/R^2, 1/(L - R)^2)).
+Numeric side (stands alone, never reads the theory): nuisance_mass_mc of ``ctx.numerics``
+(attnverify.numerics.signal.mc), a scores-only Monte Carlo in log-space on a fixed design, (R, L) in {(R, L), (f L, L) for f in R_fractions} x rho in an even grid on [-1, 1],
 with common random numbers across the whole design (one draw of the noise scores per sequence) and control variates
 of known mean (the normalised informative and nuisance sums of e^{beta g}) regressed out. The mass does not depend
 on d (the scores only see <q, z_i>).
@@ -20,21 +20,24 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import sympy as sp
 
-import attnverify.theory.signal.recovery as S
 from attnverify.checks.context import Context
 from attnverify.checks.evidence import Evidence, Plot, Series
 from attnverify.checks.params import Param
 from attnverify.checks.registry import check
 from attnverify.checks.signal._model import MODEL_PARAMS, model_of, numeric_function, validate_model
 from attnverify.checks.stats import bonferroni_z, family_statistics, normal_equivalent
-from attnverify.numerics.signal.mc import Estimate, nuisance_mass_mc
+from attnverify.numerics.signal.mc import Estimate
 from attnverify.numerics.signal.model import SignalModel
+from attnverify.numerics.signal.simulators import NUMERICS, SignalNumerics
+from attnverify.theory.signal import THEORY, L, R, beta, d, rho, sigma, theta
 
 SCALING_EXPONENTS = (0, 2, 4, 6)
+SYMBOLS = {"theta": theta, "beta": beta, "sigma": sigma, "d": d}
 
 
 @dataclass(frozen=True)
@@ -65,16 +68,18 @@ class AttentionFindings:
     scalings: Mapping[str, tuple[ScalingPoint, ...]]
 
 
-def mass_function(vals: dict, sign: str, finite_size: bool):
-    """(rho, R, L) -> expected nuisance mass (NumPy), from the SymPy closed form at vals' theta, beta, sigma, d."""
-    subs = {getattr(S, k): v for k, v in vals.items() if k in ("theta", "beta", "sigma", "d")}
-    return numeric_function(S.nuisance_mass(sign, finite_size).subs(subs), (S.rho, S.R, S.L))
+def mass_function(theory: Any, vals: dict, sign: str, finite_size: bool):
+    """(rho, R, L) -> expected nuisance mass (NumPy), from ``theory``'s SymPy closed form at vals' theta, beta, sigma,
+    d."""
+    subs = {SYMBOLS[k]: v for k, v in vals.items() if k in ("theta", "beta", "sigma", "d")}
+    return numeric_function(theory.nuisance_mass(sign, finite_size).subs(subs), (rho, R, L))
 
 
-def mass_task(theta: float, beta: float, sigma: float, sign: str, pairs: tuple, rhos: np.ndarray, n: int,
-              seed: np.random.SeedSequence) -> Estimate:
-    """Scores-only Monte Carlo of the nuisance mass on the (R, L) x rho design (pair-major)."""
-    return nuisance_mass_mc(theta, beta, sigma, list(pairs), rhos, n, np.random.default_rng(seed), sign)
+def mass_task(numerics: SignalNumerics, theta: float, beta: float, sigma: float, sign: str, pairs: tuple,
+              rhos: np.ndarray, n: int, seed: np.random.SeedSequence) -> Estimate:
+    """Scores-only Monte Carlo of the nuisance mass on the (R, L) x rho design (pair-major;
+    ``numerics.nuisance_mass_mc``)."""
+    return numerics.nuisance_mass_mc(theta, beta, sigma, list(pairs), rhos, n, np.random.default_rng(seed), sign)
 
 
 def design_pairs(p: dict) -> list[tuple[int, int]]:
@@ -95,17 +100,18 @@ def scaling_pairs(R: int, L: int) -> dict[str, list[tuple[int, int]]]:
             "R = sqrt(L)": [(int(round(np.sqrt(L * 2**j))), L * 2**j) for j in SCALING_EXPONENTS]}
 
 
-def scaling_limits(vals: dict, sign: str = "fixed") -> dict:
-    """SymPy limits of the rho = 1 nuisance mass (long-sequence closed form) along the three scalings of (R, L)."""
+def scaling_limits(theory: Any, vals: dict, sign: str = "fixed") -> dict:
+    """SymPy limits of the rho = 1 nuisance mass (``theory``'s long-sequence closed form) along the three scalings
+    of (R, L)."""
     th, be = sp.nsimplify(vals["theta"]), sp.nsimplify(vals["beta"])
-    M1 = (1 - S.informative_mass(sign)).subs({S.rho: 1, S.theta: th, S.beta: be})
+    M1 = (1 - theory.informative_mass(sign)).subs({rho: 1, SYMBOLS["theta"]: th, SYMBOLS["beta"]: be})
     k = sp.Symbol("k", positive=True)
     r0 = sp.Rational(vals["R"], vals["L"])
     M = vals["L"] - vals["R"]
     out = {
-        "R/(L-R) growing": sp.limit(M1.subs(S.L, k + M).subs(S.R, k), k, sp.oo),
-        "R/L fixed": sp.limit(M1.subs(S.R, r0 * S.L), S.L, sp.oo),
-        "R = sqrt(L)": sp.limit(M1.subs(S.R, sp.sqrt(S.L)), S.L, sp.oo),
+        "R/(L-R) growing": sp.limit(M1.subs(L, k + M).subs(R, k), k, sp.oo),
+        "R/L fixed": sp.limit(M1.subs(R, r0 * L), L, sp.oo),
+        "R = sqrt(L)": sp.limit(M1.subs(R, sp.sqrt(L)), L, sp.oo),
     }
     return {name: float(v) for name, v in out.items()}
 
@@ -135,6 +141,7 @@ def _validate(p: dict) -> None:
     paper_profile={"n_sequences": 20000, "n_scaling_mc": 2000, "n_rho": 21},
     validate=_validate,
     formulas=(r'w(\rho)',),
+    theory=THEORY, numerics=NUMERICS,
 )
 def attention_on_noise(p: dict, ctx: Context) -> Evidence:
     sign = p["sign"]
@@ -146,14 +153,14 @@ def attention_on_noise(p: dict, ctx: Context) -> Evidence:
     model = (p["theta"], p["beta"], p["sigma"], sign)
     seeds = ctx.seeds(1 + len(scal_points))
     one = np.array([1.0])
-    tasks = [(*model, tuple(pairs), rhos, p["n_sequences"], seeds[0])]
-    tasks += [(*model, (pt,), one, max(20, min(p["n_scaling_mc"], 4_000_000 // pt[1])), s)
+    tasks = [(ctx.numerics, *model, tuple(pairs), rhos, p["n_sequences"], seeds[0])]
+    tasks += [(ctx.numerics, *model, (pt,), one, max(20, min(p["n_scaling_mc"], 4_000_000 // pt[1])), s)
               for pt, s in zip(scal_points, seeds[1:])]
     design, *scal_est = ctx.map(mass_task, tasks)
     ctx.progress(0.8)
 
-    # analytic side, evaluated at run time from attnverify.theory (closed forms with and without the O(1/L) ratio bias)
-    mass = {fs: mass_function(vals, sign, fs) for fs in (True, False)}
+    # analytic side, evaluated at run time from ctx.theory (closed forms with and without the O(1/L) ratio bias)
+    mass = {fs: mass_function(ctx.theory, vals, sign, fs) for fs in (True, False)}
 
     def closed(R: int, L: int, x: np.ndarray, finite_size: bool = True) -> np.ndarray:
         return np.broadcast_to(mass[finite_size](x, R, L), x.shape).astype(float)
@@ -176,7 +183,7 @@ def attention_on_noise(p: dict, ctx: Context) -> Evidence:
             rows.append({"R": R_, "L": L_, "R_over_L_minus_R": R_ / (L_ - R_), "closed_form_rho1": c,
                          "monte_carlo": float(est.mean[0]), "mc_se": float(est.se[0]), "z": z, "n_sequences": est.n})
         scaling[name] = rows
-    limits = scaling_limits(vals, sign)
+    limits = scaling_limits(ctx.theory, vals, sign)
     all_z = np.concatenate([fam["all_z"], z_scal])
     m = all_z.size
     z_star = bonferroni_z(p["z_level"], m)

@@ -1,13 +1,14 @@
 """Paper A, claims 2-3: equilibria of the reduced field rho' = F(rho) and their stability, against the simulation.
 
-Theory (the analytic side): the certified classification attnverify.theory.signal.recovery.equilibria (interval root
-isolation of J' and the sign of F'(rho*)) and the threshold theta* = attnverify.theory.signal.recovery.minus_xi_threshold
-above which -xi attracts (fixed-sign model).  In 1-D a classification of simple zeros fixes the sign of F between
+Theory (the analytic side, from the theory the check receives as ``ctx.theory``): the certified classification
+``equilibria`` (interval root isolation of J' and the sign of F'(rho*)) and the threshold theta* =
+``minus_xi_threshold`` above which -xi attracts (fixed-sign model; attnverify.theory.signal.SignalTheory).  In 1-D a classification of simple zeros fixes the sign of F between
 consecutive equilibria: F > 0 below an attractor and above a repeller, F < 0 above an attractor and below a repeller.
 
 Simulation (the numeric side, no closed form): on (-1, 1) the sign of F = (1 - rho^2) J_d'(rho) is the sign of the
 mean SGA drift, and J_d'(rho) is estimated by Monte Carlo over sampled sequences with full d-dimensional tokens
-(attnverify.numerics.signal.drift: pathwise derivative, antithetic pair, common random numbers across rho).  It is
+(``ctx.numerics.alignment_derivative_samples``, attnverify.numerics.signal.drift: pathwise derivative, antithetic
+pair, common random numbers across rho).  It is
 measured
   * at rho* - delta and rho* + delta for every certified equilibrium rho* (probes; delta at most a quarter of the gap
     to the neighbour): the certified class decides the sign expected on each side;
@@ -26,20 +27,19 @@ tried (from which they bracket the switch of -xi's stability, without quoting th
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any
 
 import numpy as np
 
-import attnverify.theory.signal.recovery as S
 from attnverify.checks.context import Context
 from attnverify.checks.evidence import Evidence, Plot, Series
 from attnverify.checks.params import Param
 from attnverify.checks.registry import check
-from attnverify.checks.signal._model import (MODEL_PARAMS, model_of, model_values, numeric_function,
-                                             validate_model)
+from attnverify.checks.signal._model import MODEL_PARAMS, model_of, model_values, validate_model
 from attnverify.checks.stats import bonferroni_z
-from attnverify.numerics.signal.drift import alignment_derivative_samples
 from attnverify.numerics.signal.model import SignalModel
+from attnverify.numerics.signal.simulators import NUMERICS, SignalNumerics
+from attnverify.theory.signal import THEORY
 
 _LABEL = {1: "repelling", -1: "attracting", 0: "inconclusive"}   # the sign of J' next to -xi -> -xi's stability
 
@@ -117,28 +117,23 @@ class EquilibriaFindings:
 # ----------------------------------------------------------------------------------------------------------------
 # pieces
 # ----------------------------------------------------------------------------------------------------------------
-def field_function(vals: dict, sign: str, finite_size: bool) -> Callable:
-    """F(rho) of attnverify.theory.signal.recovery.reduced_field at numeric params, as a NumPy function."""
-    subs = {getattr(S, k): v for k, v in vals.items()}
-    return numeric_function(S.reduced_field(sign, finite_size).subs(subs), (S.rho,))
-
-
-def drift_sign_task(model_kwargs: dict, rhos: np.ndarray, required: np.ndarray, n0: int, n_max: int, z: float,
-                    seed: np.random.SeedSequence) -> dict:
-    """Numeric side: mean and standard error of J_d'(rho) (attnverify.numerics.signal.drift) at each rho, with the
-    sample size doubled from n0 (up to n_max) until every ``required`` rho has |mean| > z se.  No theory is read."""
+def drift_sign_task(numerics: SignalNumerics, model_kwargs: dict, rhos: np.ndarray, required: np.ndarray, n0: int,
+                    n_max: int, z: float, seed: np.random.SeedSequence) -> dict:
+    """Numeric side: mean and standard error of J_d'(rho) (``numerics.alignment_derivative_samples``) at each rho,
+    with the sample size doubled from n0 (up to n_max) until every ``required`` rho has |mean| > z se.  No theory is
+    read."""
     model = SignalModel(**model_kwargs)
     rng = np.random.default_rng(seed)
     rhos = np.asarray(rhos, dtype=float)
     req = np.asarray(required, dtype=bool)
-    samples = alignment_derivative_samples(model, rhos, n0, rng)
+    samples = numerics.alignment_derivative_samples(model, rhos, n0, rng)
     while True:
         n = samples.shape[0]
         mean = samples.mean(axis=0)
         se = samples.std(axis=0, ddof=1) / np.sqrt(n)
         if n >= n_max or np.all(np.abs(mean[req]) > z * se[req]):
             return {"rho": rhos, "mean": mean, "se": se, "n": n}
-        samples = np.vstack([samples, alignment_derivative_samples(model, rhos, min(n, n_max - n), rng)])
+        samples = np.vstack([samples, numerics.alignment_derivative_samples(model, rhos, min(n, n_max - n), rng)])
 
 
 def measured_sign(mean: float, se: float, z: float) -> int:
@@ -189,27 +184,29 @@ def observed_class(signs: dict[int, int]) -> str:
 # ----------------------------------------------------------------------------------------------------------------
 # the check: analytic side, numeric tasks, decision, evidence
 # ----------------------------------------------------------------------------------------------------------------
-def analytic_side(p: dict) -> dict:
-    """The certified equilibria at the run's theta, the probes and grid they imply, and the -xi threshold tests at
-    theta* (1 -+ threshold_margin) with the certified class there (fixed sign)."""
+def analytic_side(p: dict, theory: Any) -> dict:
+    """From ``theory``: the certified equilibria at the run's theta, the probes and grid they imply, and the -xi
+    threshold tests at theta* (1 -+ threshold_margin) with the certified class there (fixed sign)."""
     sign, fs = p["sign"], p["finite_size"]
     vals = model_values(p)
-    eqs = S.equilibria(vals, sign, fs)
-    th_star = S.minus_xi_threshold(vals, "fixed", fs)
+    eqs = theory.equilibria(vals, sign, fs)
+    th_star = theory.minus_xi_threshold(vals, "fixed", fs)
     thr = []
     if th_star is not None and th_star > 0:
         for factor in (1 - p["threshold_margin"], 1 + p["threshold_margin"]):
             v = model_values(p, theta=th_star * factor)
-            eqs_t = S.equilibria(v, "fixed", fs)
+            eqs_t = theory.equilibria(v, "fixed", fs)
             gap = eqs_t[1].rho + 1.0
             thr.append({"theta": th_star * factor, "expected": "attracting" if factor > 1 else "repelling",
                         "certified": "attracting" if eqs_t[0].stable else "repelling",
                         "probe": -1.0 + min(p["delta"], 0.25 * gap), "vals": v})
-    cert = S.minus_xi_certificate(vals, "fixed", fs)
+    cert = theory.minus_xi_certificate(vals, "fixed", fs)
     return {"vals": vals, "eqs": eqs, "probes": probe_points(eqs, p["delta"]),
             "grid": np.linspace(-1.0, 1.0, p["grid_points"] + 2)[1:-1], "theta_star": th_star, "thresholds": thr,
-            "theta_star_symmetric": S.minus_xi_threshold(vals, "symmetric", fs) if sign == "symmetric" else None,
-            "certificate": cert}
+            "theta_star_symmetric": theory.minus_xi_threshold(vals, "symmetric", fs) if sign == "symmetric" else None,
+            "certificate": cert, "sign_changes": theory.minus_xi_sign_changes(vals, "fixed", fs),
+            "certificate_symmetric": theory.minus_xi_certificate(vals, "symmetric", fs) if sign == "symmetric"
+            else None}
 
 
 def sign_tests(p: dict, plan: dict, ctx: Context) -> tuple[float, dict, list[dict]]:
@@ -222,9 +219,9 @@ def sign_tests(p: dict, plan: dict, ctx: Context) -> tuple[float, dict, list[dic
     rhos = np.concatenate([plan["grid"], [q["rho"] for q in plan["probes"]]])
     required = np.concatenate([np.zeros(len(plan["grid"]), bool), np.ones(len(plan["probes"]), bool)])
     n0, n_max = p["n_samples"], max(p["n_samples"], p["max_samples"])
-    tasks = [(dict(plan["vals"], sign=p["sign"]), rhos, required, n0, n_max, z, seeds[0])]
-    tasks += [(dict(t["vals"], sign="fixed"), np.array([t["probe"]]), np.array([True]), n0, n_max, z, seeds[1 + i])
-              for i, t in enumerate(plan["thresholds"])]
+    tasks = [(ctx.numerics, dict(plan["vals"], sign=p["sign"]), rhos, required, n0, n_max, z, seeds[0])]
+    tasks += [(ctx.numerics, dict(t["vals"], sign="fixed"), np.array([t["probe"]]), np.array([True]), n0, n_max, z,
+               seeds[1 + i]) for i, t in enumerate(plan["thresholds"])]
     out = ctx.map(drift_sign_task, tasks)
     return z, out[0], out[1:]
 
@@ -333,9 +330,10 @@ def findings_of(p: dict, plan: dict, dec: dict, z: float, main: dict) -> Equilib
     paper_profile={"n_samples": 4000, "max_samples": 128000, "grid_points": 19},
     validate=validate_model,
     formulas=(r'F_{\mathrm{fixed}}(\rho)', "F'(1) + 2 J'(1)"),
+    theory=THEORY, numerics=NUMERICS,
 )
 def equilibria_stability(p: dict, ctx: Context) -> Evidence:
-    plan = analytic_side(p)
+    plan = analytic_side(p, ctx.theory)
     z, main, thr_out = sign_tests(p, plan, ctx)
     dec = decide(plan, main, thr_out, z)
     return _evidence(p, plan, dec, z, main)
@@ -383,13 +381,11 @@ def _evidence(p: dict, plan: dict, dec: dict, z: float, main: dict) -> Evidence:
             "theta_star_meaning": ("fixed sign: -xi is attracting iff theta > theta_star (F'(-1) = 2 J'(-1) < 0); "
                                    "symmetric sign: J is even so F'(-1) = F'(1), both poles share one eigenvalue and "
                                    "theta_star_symmetric = 0 means both attract for every theta > 0"),
-            "theta_star_sign_changes_fixed": S.minus_xi_sign_changes(vals, "fixed", fs),
+            "theta_star_sign_changes_fixed": plan["sign_changes"],
             "threshold_tests": dec["thresholds"],
             "z": z, "n_samples_main": int(main["n"]),
             "certificates": [e.certificate for e in eqs if e.certificate]
-            + [c for c in (plan["certificate"],
-                           S.minus_xi_certificate(vals, "symmetric", fs) if sign == "symmetric" else None)
-               if c is not None],
+            + [c for c in (plan["certificate"], plan["certificate_symmetric"]) if c is not None],
         },
         plots=plots,
         findings=findings,

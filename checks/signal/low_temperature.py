@@ -5,9 +5,10 @@ informative mass w(rho) = R e^{beta theta rho} / (R e^{beta theta rho} + (L - R)
 1/(beta theta) centred at rho_0 = log((L - R)/R) / (beta theta): attention filtering at its sharpest. The rho grid
 resolves that step (rho_0 + k/(beta theta), k = -4..4) and the plateaus on both sides.
 
-Analytic side: attnverify.theory.signal.recovery.population_objective(sign, finite_size=True), evaluated by
-attnverify.checks.signal._model.numeric_function (mpmath where double overflows). Numeric side: attnverify.numerics.signal.mc in
-log-space, full d-dim tokens, common random numbers (the covariance across the grid is estimated). Decision: one
+Analytic side: population_objective(sign, finite_size=True) of the theory the check receives as ``ctx.theory``,
+evaluated by attnverify.checks.signal._model.numeric_function (mpmath where double overflows). Numeric side:
+objective_samples of ``ctx.numerics`` (attnverify.numerics.signal.mc) with its softmax in log-space, full d-dim
+tokens, common random numbers (the covariance across the grid is estimated). Decision: one
 family of two-sided z-tests, Bonferroni-corrected: the level at every rho, the contrasts against the first grid point
 (common random numbers cancel most of the shared noise) and the fitted scale ratio sum MC / sum closed with its
 standard error (attnverify.checks.stats.family_statistics).
@@ -35,8 +36,10 @@ from attnverify.checks.params import Param
 from attnverify.checks.registry import check
 from attnverify.checks.signal._model import MODEL_PARAMS, closed_form, validate_model
 from attnverify.checks.stats import bonferroni_z, family_statistics
-from attnverify.numerics.signal.mc import Estimate, estimate, objective_samples
+from attnverify.numerics.signal.mc import Estimate, estimate
 from attnverify.numerics.signal.model import SignalModel
+from attnverify.numerics.signal.simulators import NUMERICS, SignalNumerics
+from attnverify.theory.signal import THEORY
 
 MAX_BIAS_OVER_SE = 0.25
 
@@ -56,12 +59,15 @@ class LowTemperatureFindings:
 _DEFAULTS = {"theta": 1.0, "beta": 1000.0, "sigma": 1e-5, "d": 5}
 
 
-def mc_task(model_kw: dict, rhos: np.ndarray, n: int, seed: np.random.SeedSequence) -> Estimate:
-    """Full-dimensional Monte Carlo of ||f_q(X)||^2 on the rho grid: mean and covariance across the grid. Floating
-    point exceptions are not raised here: an overflowing implementation gives non-finite values, which the check
-    judges (the same in this process and in a worker process, whose floating-point state the runner does not set)."""
+def mc_task(numerics: SignalNumerics, model_kw: dict, rhos: np.ndarray, n: int, seed: np.random.SeedSequence
+            ) -> Estimate:
+    """Full-dimensional Monte Carlo of ||f_q(X)||^2 on the rho grid (``numerics.objective_samples`` with
+    ``numerics.softmax_weights``): mean and covariance across the grid. Floating point exceptions are not raised
+    here: an overflowing implementation gives non-finite values, which the check judges (the same in this process
+    and in a worker process, whose floating-point state the runner does not set)."""
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        return estimate(objective_samples(SignalModel(**model_kw), rhos, n, np.random.default_rng(seed)))
+        return estimate(numerics.objective_samples(SignalModel(**model_kw), rhos, n, np.random.default_rng(seed),
+                                                   softmax=numerics.softmax_weights))
 
 
 def non_finite_evidence(p: dict, rhos: np.ndarray, mu: np.ndarray, analytic: np.ndarray) -> Evidence:
@@ -122,13 +128,14 @@ def _validate(p: dict) -> None:
     paper_profile={"n_sequences": 20000, "R": 100, "L": 2100},
     validate=_validate,
     formulas=(r'w(\rho)', r"w'(\rho)", r'J_{\mathrm{fixed}}(\rho)'),
+    theory=THEORY, numerics=NUMERICS,
 )
 def low_temperature(p: dict, ctx: Context) -> Evidence:
     rhos = alignment_grid(p["theta"], p["beta"], p["R"], p["L"], p["sign"])
     model = {k: p[k] for k in ("theta", "beta", "sigma", "R", "L", "d", "sign")}
-    est, = ctx.map(mc_task, [(model, rhos, p["n_sequences"], ctx.seeds(1)[0])])
+    est, = ctx.map(mc_task, [(ctx.numerics, model, rhos, p["n_sequences"], ctx.seeds(1)[0])])
     mu, se = est.mean, est.se
-    J = closed_form(p["sign"], True)
+    J = closed_form(ctx.theory, p["sign"], True)
     args = (p["theta"], p["beta"], p["sigma"], p["R"], p["L"], p["d"])
     analytic = np.broadcast_to(J(rhos, *args), rhos.shape).astype(float)
     if not np.all(np.isfinite(mu)) or not np.all(np.isfinite(est.cov)):

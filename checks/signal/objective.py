@@ -1,14 +1,15 @@
 """Paper A, claim 1: the closed-form population objective J(rho) against Monte Carlo.
 
-Analytic side: attnverify.theory.signal.recovery.population_objective(sign, finite_size=True), the long-sequence limit
-J(rho) plus the O(1/L) terms: the orthogonal-noise term (d-1) sigma^2 E sum a_i^2 and the in-plane delta-method
-term (q-direction noise, ratio bias, informative-mass fluctuation), evaluated by numeric_function.
+Analytic side: population_objective(sign, finite_size=True) of the theory the check receives (``ctx.theory``,
+attnverify.theory.signal.SignalTheory), the long-sequence limit J(rho) plus the O(1/L) terms: the orthogonal-noise
+term (d-1) sigma^2 E sum a_i^2 and the in-plane delta-method term (q-direction noise, ratio bias, informative-mass
+fluctuation), evaluated by numeric_function.
 
-Numeric side: attnverify.numerics.signal.mc.objective_rb_cv, a Monte Carlo of E||f_q(X)||^2 that stands alone: conditional
-Monte Carlo over the (d - 2) token directions orthogonal to span(xi, q) (exact: E[|sum_i a_i z_i^C|^2 | scores] =
-(d - 2) sigma^2 sum_i a_i^2), control variates of known mean 0 (Gaussian tilting identities) regressed out, and
-common random numbers across the rho grid, so the full covariance of the grid is estimated and any contrast has its
-own standard error.
+Numeric side: objective_rb_cv of the numerics it receives (``ctx.numerics``, attnverify.numerics.signal.mc), a Monte
+Carlo of E||f_q(X)||^2 that stands alone: conditional Monte Carlo over the (d - 2) token directions orthogonal to
+span(xi, q) (exact: E[|sum_i a_i z_i^C|^2 | scores] = (d - 2) sigma^2 sum_i a_i^2), control variates of known mean 0
+(Gaussian tilting identities) regressed out, and common random numbers across the rho grid, so the full covariance
+of the grid is estimated and any contrast has its own standard error.
 
 Decision: one family of two-sided z-tests with a Bonferroni correction at family-wise false-alarm rate ``z_level``:
   - levels: (MC - closed) / se at every (theta, d, rho);
@@ -42,8 +43,10 @@ from attnverify.checks.params import Param
 from attnverify.checks.registry import check
 from attnverify.checks.signal._model import MODEL_PARAMS, closed_form, validate_model
 from attnverify.checks.stats import bonferroni_z, family_statistics
-from attnverify.numerics.signal.mc import Estimate, objective_rb_cv
+from attnverify.numerics.signal.mc import Estimate
 from attnverify.numerics.signal.model import SignalModel
+from attnverify.numerics.signal.simulators import NUMERICS, SignalNumerics
+from attnverify.theory.signal import THEORY
 
 _DEFAULTS = {"R": 400, "L": 8400}
 #: measured at beta = sigma = 1 (module docstring): remainder of the closed form <= REMAINDER_K d / (L R) of J (the
@@ -94,9 +97,11 @@ def _validate(p: dict) -> None:
                          f"{MAX_REMAINDER_OVER_SE:g}): raise R and L, or lower n_sequences or d")
 
 
-def mc_task(model_kw: dict, rhos: np.ndarray, n: int, seed: np.random.SeedSequence) -> Estimate:
-    """Monte Carlo estimate (mean, covariance across the grid) of ||f_q(X)||^2 on the rho grid for one model."""
-    return objective_rb_cv(SignalModel(**model_kw), rhos, n, np.random.default_rng(seed))
+def mc_task(numerics: SignalNumerics, model_kw: dict, rhos: np.ndarray, n: int, seed: np.random.SeedSequence
+            ) -> Estimate:
+    """Monte Carlo estimate (mean, covariance across the grid) of ||f_q(X)||^2 on the rho grid for one model
+    (``numerics.objective_rb_cv``)."""
+    return numerics.objective_rb_cv(SignalModel(**model_kw), rhos, n, np.random.default_rng(seed))
 
 
 @check(
@@ -116,15 +121,16 @@ def mc_task(model_kw: dict, rhos: np.ndarray, n: int, seed: np.random.SeedSequen
     paper_profile={"n_sequences": 1000, "n_rho": 21, "R": 800, "L": 16800},
     validate=_validate,
     formulas=(r'w(\rho)', r'J_{\mathrm{fixed}}(\rho)', r'\Delta_d(\rho)'),
+    theory=THEORY, numerics=NUMERICS,
 )
 def objective_vs_montecarlo(p: dict, ctx: Context) -> Evidence:
     rhos = np.linspace(-1.0, 1.0, p["n_rho"])
     combos = [(th, d) for th in p["thetas"] for d in p["ds"]]
     base = {k: p[k] for k in ("beta", "sigma", "R", "L", "sign")}
     seeds = ctx.seeds(len(combos))
-    ests = ctx.map(mc_task, [({**base, "theta": th, "d": d}, rhos, p["n_sequences"], s)
+    ests = ctx.map(mc_task, [(ctx.numerics, {**base, "theta": th, "d": d}, rhos, p["n_sequences"], s)
                              for (th, d), s in zip(combos, seeds)])
-    J_fs, J_inf = closed_form(p["sign"], True), closed_form(p["sign"], False)
+    J_fs, J_inf = closed_form(ctx.theory, p["sign"], True), closed_form(ctx.theory, p["sign"], False)
 
     def evaluate(J) -> list[np.ndarray]:
         return [np.broadcast_to(J(rhos, th, p["beta"], p["sigma"], p["R"], p["L"], d), rhos.shape).astype(float)

@@ -1,11 +1,12 @@
 """Paper A, claim 3: projected SGA follows the reduced ODE rho' = F(rho) under the time change t_k = sum_{j<k} eta_j.
 
-Numeric side: independent SGA runs from rho0 (attnverify.numerics.signal.sga.projected_sga, full d-dim tokens, batched over runs),
-eta_k = a/(k + b), at one or more step scales eta_0 = a/b; and, as ingredients of the O(eta) terms, the variance
-S(rho) = Var<xi, g> and the energy G(rho) = E||g||^2 of the tangent gradient on a rho grid
-(attnverify.numerics.signal.tangent_field.tangent_gradient_moments). No closed form enters the numeric side.
-Analytic side: the mean path of SGA to second order in the step, from F (attnverify.theory.signal.recovery.reduced_field with
-the finite-size term; F', F'' by central differences of F). One step is rho' = (rho + eta y)/sqrt(1 + eta^2 |g|^2)
+Numeric side (the simulators the check receives as ``ctx.numerics``): independent SGA runs from rho0
+(attnverify.numerics.signal.sga.projected_sga, full d-dim tokens, batched over runs), eta_k = a/(k + b), at one or more
+step scales eta_0 = a/b; and, as ingredients of the O(eta) terms, the variance S(rho) = Var<xi, g> and the energy
+G(rho) = E||g||^2 of the tangent gradient on a rho grid (attnverify.numerics.signal.tangent_field
+.tangent_gradient_moments). No closed form enters the numeric side.
+Analytic side: the mean path of SGA to second order in the step, from F (the reduced_field of the theory the check
+receives as ``ctx.theory``, with the finite-size term; F', F'' by central differences of F). One step is rho' = (rho + eta y)/sqrt(1 + eta^2 |g|^2)
 with E y = F(rho), so E[rho' | rho] = rho + eta F(rho) - (eta^2/2) rho G(rho) + O(eta^3), and with the mean m_k and
 variance V_k of rho_k over runs (moment closure, third moments dropped):
     m_{k+1} = m_k + eta_k (F(m_k) + F''(m_k) V_k / 2) - (eta_k^2 / 2) m_k G(m_k),
@@ -32,9 +33,10 @@ from attnverify.checks.params import Param
 from attnverify.checks.registry import check
 from attnverify.checks.signal._model import MODEL_PARAMS, field_function, model_args, model_of, validate_model
 from attnverify.numerics.signal.reduced_ode import S_DIFF, second_order_mean, solve_reduced_ode
-from attnverify.numerics.signal.sga import projected_sga, step_sizes
 from attnverify.numerics.signal.model import SignalModel
-from attnverify.numerics.signal.tangent_field import tangent_gradient_moments
+from attnverify.numerics.signal.sga import step_sizes
+from attnverify.numerics.signal.simulators import NUMERICS, SignalNumerics
+from attnverify.theory.signal import THEORY
 
 N_TASKS = 4                 # run batches per step scale (parallel tasks)
 
@@ -69,17 +71,21 @@ class OdeTrackingFindings:
         return max(s.fitted_scale_se for s in self.scales)
 
 
-def run_sga(model_kw: dict, rho0: float, n_runs: int, n_steps: int, a: float, b: float, record_every: int,
-            seed: np.random.SeedSequence) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Record steps, ODE times and alignments (n_runs, n_rec) of n_runs independent SGA runs from rho0 (batched)."""
-    path = projected_sga(SignalModel(**model_kw), np.full(n_runs, rho0), n_steps, a, b,
-                         np.random.default_rng(seed), record_every=record_every, dtype=np.float32)
+def run_sga(numerics: SignalNumerics, model_kw: dict, rho0: float, n_runs: int, n_steps: int, a: float, b: float,
+            record_every: int, seed: np.random.SeedSequence) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Record steps, ODE times and alignments (n_runs, n_rec) of n_runs independent SGA runs from rho0 (batched;
+    ``numerics.projected_sga`` with ``numerics.tangent``)."""
+    path = numerics.projected_sga(SignalModel(**model_kw), np.full(n_runs, rho0), n_steps, a, b,
+                                  np.random.default_rng(seed), record_every=record_every, dtype=np.float32,
+                                  tangent=numerics.tangent)
     return path.step, path.time, path.rho
 
 
-def gradient_moments(model_kw: dict, grid: np.ndarray, n: int, seed: np.random.SeedSequence) -> dict:
-    """Var<xi, g> and E||g||^2 on a rho grid (numeric side, one task)."""
-    return tangent_gradient_moments(SignalModel(**model_kw), grid, n, np.random.default_rng(seed))
+def gradient_moments(numerics: SignalNumerics, model_kw: dict, grid: np.ndarray, n: int,
+                     seed: np.random.SeedSequence) -> dict:
+    """Var<xi, g> and E||g||^2 on a rho grid (numeric side, one task; ``numerics.tangent_gradient_moments``)."""
+    return numerics.tangent_gradient_moments(SignalModel(**model_kw), grid, n, np.random.default_rng(seed),
+                                             tangent=numerics.tangent)
 
 
 def validate_scales(eta0s: tuple) -> None:
@@ -116,6 +122,7 @@ def steps_for_horizon(a: float, b: float, t_end: float) -> int:
     paper_profile={"n_runs": 400, "eta0s": (0.02, 0.01), "n_grid_samples": 2000, "n_records": 24},
     validate=lambda p: (validate_model(p), validate_scales(p["eta0s"])),
     formulas=(r'F(\rho)',),
+    theory=THEORY, numerics=NUMERICS,
 )
 def ode_tracks_sga(p: dict, ctx: Context) -> Evidence:
     eta0s = tuple(p["eta0s"])
@@ -124,20 +131,20 @@ def ode_tracks_sga(p: dict, ctx: Context) -> Evidence:
     a, rho0 = p["a"], p["rho0"]
     grid = np.linspace(max(-1.0, rho0 - 0.5), 1.0, 16)
     sizes = [p["n_runs"] // N_TASKS + (i < p["n_runs"] % N_TASKS) for i in range(N_TASKS)]
-    tasks, meta = [(mkw, grid, p["n_grid_samples"], ctx.seed_sequence("moments"))], []
+    tasks, meta = [(ctx.numerics, mkw, grid, p["n_grid_samples"], ctx.seed_sequence("moments"))], []
     seeds = iter(ctx.seeds(N_TASKS * len(eta0s)))
     for eta0 in eta0s:
         b = a / eta0
         K = steps_for_horizon(a, b, p["t_end"])
         every = max(1, K // p["n_records"])
         for n in sizes:
-            tasks.append((mkw, rho0, n, K, a, b, every, next(seeds)))
+            tasks.append((ctx.numerics, mkw, rho0, n, K, a, b, every, next(seeds)))
         meta.append((eta0, b, K))
     out = ctx.map(_task, tasks)
     moments = out[0]
     S_grid, G_grid = moments["var_y"], moments["energy"]
 
-    Ffs = field_function(p["sign"], True)
+    Ffs = field_function(ctx.theory, p["sign"], True)
     args = model_args(model)
 
     def F(r):
@@ -204,5 +211,5 @@ def ode_tracks_sga(p: dict, ctx: Context) -> Evidence:
 
 
 def _task(*task):
-    """Dispatch of the check's tasks: the gradient moments (4 arguments) or a batch of SGA runs (8)."""
-    return gradient_moments(*task) if len(task) == 4 else run_sga(*task)
+    """Dispatch of the check's tasks: the gradient moments (5 arguments) or a batch of SGA runs (9)."""
+    return gradient_moments(*task) if len(task) == 5 else run_sga(*task)

@@ -9,7 +9,7 @@ _PKG = "attnverify.checks.signal"
 TITLE = "Paper A: signal-subspace recovery by a learned softmax query"
 
 def _steps(sign: str) -> list:
-    from attnverify.theory.signal.recovery import derivation
+    from attnverify.theory.signal import derivation
 
     return derivation(sign)
 

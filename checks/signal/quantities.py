@@ -15,7 +15,7 @@
                 along the sphere, whose mean is J_d'(rho)) at d = 2, which estimates F plus its O(1/L) terms.
 ``theta_star``  the signal strength above which -xi attracts (fixed sign: F'(-1) = 2 J'(-1) < 0), at the model
                 options beta, sigma, R, L, d (with the finite-size terms: the simulation has finite L). Derived: the
-                certified enclosure of theta* (``theory.signal_recovery.minus_xi_certificate``). Measured: a bracket
+                certified enclosure of theta* (``attnverify.theory.signal.minus_xi_certificate``). Measured: a bracket
                 from the sign of the Monte Carlo drift next to -xi, J_d'(-1 + 0.001), scanned up from 0.1/beta in
                 factors of 2 and bisected in log theta (``numerics.signal_drift.minus_xi_switch``), as signal.equilibria_stability
                 measures the stability of -xi; no closed form enters it.
@@ -141,37 +141,37 @@ def _measure_theta_star(values: dict, rng: np.random.Generator) -> Measured:
 
 
 def _J(sign: str = "fixed"):
-    from attnverify.theory.signal.recovery import population_objective
+    from attnverify.theory.signal import population_objective
 
     return population_objective(sign, False)
 
 
 def _J_measured(sign: str = "fixed"):
-    from attnverify.theory.signal.recovery import d, population_objective
+    from attnverify.theory.signal import d, population_objective
 
     return population_objective(sign, True).subs(d, D_MEASURE)
 
 
 def _w(sign: str = "fixed"):
-    from attnverify.theory.signal.recovery import informative_mass
+    from attnverify.theory.signal import informative_mass
 
     return informative_mass(sign)
 
 
 def _w_measured(sign: str = "fixed"):
-    from attnverify.theory.signal.recovery import nuisance_mass
+    from attnverify.theory.signal import nuisance_mass
 
     return 1 - nuisance_mass(sign, True)
 
 
 def _F(sign: str = "fixed"):
-    from attnverify.theory.signal.recovery import reduced_field
+    from attnverify.theory.signal import reduced_field
 
     return reduced_field(sign, False)
 
 
 def _F_measured(sign: str = "fixed"):
-    from attnverify.theory.signal.recovery import d, reduced_field
+    from attnverify.theory.signal import d, reduced_field
 
     return reduced_field(sign, True).subs(d, D_MEASURE)
 
@@ -179,7 +179,7 @@ def _F_measured(sign: str = "fixed"):
 def _dJ(sign: str = "fixed"):
     import sympy as sp
 
-    from attnverify.theory.signal.recovery import population_objective, rho
+    from attnverify.theory.signal import population_objective, rho
 
     return sp.diff(population_objective(sign, False), rho)
 
@@ -188,7 +188,7 @@ def _theta_star(sign: str = "fixed", beta: float = 1.0, sigma: float = 1.0, R: i
                 max_samples: int = 32000) -> tuple[float, float]:
     """The certified enclosure (lo, hi) of theta* (finite-size terms) at the model options."""
     from attnverify.checks.params import InputError
-    from attnverify.theory.signal.recovery import minus_xi_certificate
+    from attnverify.theory.signal import minus_xi_certificate
 
     cert = minus_xi_certificate({"theta": 1.0, "beta": beta, "sigma": sigma, "R": R, "L": L, "d": d}, sign, True)
     if cert is None:

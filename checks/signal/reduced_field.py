@@ -1,9 +1,10 @@
 """Paper A, claim 2: the learning dynamics reduce to the 1-D field rho' = F(rho) = (1 - rho^2) J'(rho).
 
-Symbolic part: attnverify.theory.signal.recovery.reduction_identity() (the xi-component of the Riemannian gradient of an
-arbitrary G(<q, xi>, |q|^2), minus (1 - rho^2) d1G) must simplify to 0. It holds for every G: it shows the reduction
-to rho, not the closed form of F, which the numeric part tests.
-Numeric part (attnverify.numerics.signal.tangent_field, no step expansion): the mean xi-component of the tangent gradient
+Symbolic part: reduction_identity() of the theory the check receives (``ctx.theory``): the xi-component of the
+Riemannian gradient of an arbitrary G(<q, xi>, |q|^2), minus (1 - rho^2) d1G, must simplify to 0. It holds for every
+G: it shows the reduction to rho, not the closed form of F, which the numeric part tests.
+Numeric part (plane_moments of ``ctx.numerics``, attnverify.numerics.signal.tangent_field, no step expansion): the
+mean xi-component of the tangent gradient
 g = (I - q q^T) grad_q ||f_q(X)||^2 over fresh sequences, at q = rho xi + sqrt(1 - rho^2) e_2. Its expectation is
     E<xi, g> = (1 - rho^2) J_d'(rho)
 exactly (J_d the exact finite-L objective; derivative and expectation commute since ||f_q||^2 is smooth in q with
@@ -11,7 +12,7 @@ Gaussian-integrable derivatives), so it is the reduced field itself, with no O(e
 Rao-Blackwellised over the d - 2 out-of-plane coordinates (exact Gaussian moments) and uses 12 control variates per
 rho with known means (tilted Gaussian moments), with the same sequences on the whole rho grid; the covariance of
 the estimates across rho comes from the regression residuals.
-Analytic side: F from attnverify.theory.signal.recovery.reduced_field with the finite-size terms. Its remainder against
+Analytic side: F, the theory's reduced_field with the finite-size terms. Its remainder against
 (1 - rho^2) J_d' is O(L^-2) (the closed form keeps the O(1/L) terms). Measured at the quick defaults with 40000
 sequences on 19 rho (seed 0): a smooth pattern of relative size <= 0.7 % (1.2 % at rho = -0.9, where F is small),
 within 1.9 standard errors; fitted scale 0.9990 +- 0.0008. The quick profile (8000 sequences, scale resolved to
@@ -28,7 +29,6 @@ import numpy as np
 import sympy as sp
 from scipy.stats import norm
 
-import attnverify.theory.signal.recovery as S
 from attnverify.checks.context import Context
 from attnverify.checks.evidence import Evidence, Plot, Series
 from attnverify.checks.params import Param
@@ -36,15 +36,19 @@ from attnverify.checks.registry import check
 from attnverify.checks.signal._model import MODEL_PARAMS, field_function, model_args, model_of, validate_model
 from attnverify.checks.stats import bonferroni_z
 from attnverify.numerics.signal.model import SignalModel
-from attnverify.numerics.signal.tangent_field import cv_estimate, plane_moments
+from attnverify.numerics.signal.simulators import NUMERICS, SignalNumerics
+from attnverify.numerics.signal.tangent_field import cv_estimate
+from attnverify.theory.signal import THEORY
 
 N_TASKS = 4                 # independent chunks of the sequences (parallel tasks, pooled by sufficient statistics)
 
 
-def field_moments(model_kw: dict, rhos: np.ndarray, n: int, seed: np.random.SeedSequence) -> dict:
+def field_moments(numerics: SignalNumerics, model_kw: dict, rhos: np.ndarray, n: int,
+                  seed: np.random.SeedSequence) -> dict:
     """Numeric side, one task: sufficient statistics of the conditional-MC samples of <xi, g> and their control
-    variates at every rho (attnverify.numerics.signal.tangent_field.plane_moments)."""
-    return plane_moments(SignalModel(**model_kw), rhos, n, np.random.default_rng(seed))
+    variates at every rho (``numerics.plane_moments`` with ``numerics.tangent``)."""
+    return numerics.plane_moments(SignalModel(**model_kw), rhos, n, np.random.default_rng(seed),
+                                  tangent=numerics.tangent)
 
 
 def scale_fit(F: np.ndarray, mean: np.ndarray, cov: np.ndarray) -> tuple[float, float]:
@@ -69,20 +73,23 @@ def scale_fit(F: np.ndarray, mean: np.ndarray, cov: np.ndarray) -> tuple[float, 
     paper_profile={"n_samples": 40000, "n_rho": 19},
     validate=validate_model,
     formulas=(r'F(\rho)', r'F_{\mathrm{fixed}}(\rho)'),
+    theory=THEORY, numerics=NUMERICS,
 )
 def reduced_field_identity(p: dict, ctx: Context) -> Evidence:
-    identity = sp.simplify(S.reduction_identity())
+    identity = sp.simplify(ctx.theory.reduction_identity())
     identity_ok = identity == 0
     model = model_of(p)
     mkw = {k: getattr(model, k) for k in ("theta", "beta", "sigma", "R", "L", "d", "sign")}
     rhos = np.linspace(-0.9, 0.9, p["n_rho"])
     sizes = [p["n_samples"] // N_TASKS + (i < p["n_samples"] % N_TASKS) for i in range(N_TASKS)]
-    parts = ctx.map(field_moments, [(mkw, rhos, n, s) for n, s in zip(sizes, ctx.seeds(N_TASKS))])
+    parts = ctx.map(field_moments, [(ctx.numerics, mkw, rhos, n, s) for n, s in zip(sizes, ctx.seeds(N_TASKS))])
     est = cv_estimate(parts, rhos.size)
     mean, se, cov = est["mean"], est["se"], est["cov"]
 
-    F = np.broadcast_to(field_function(p["sign"], True)(rhos, *model_args(model)), rhos.shape).astype(float)
-    F_inf = np.broadcast_to(field_function(p["sign"], False)(rhos, *model_args(model)), rhos.shape).astype(float)
+    F = np.broadcast_to(field_function(ctx.theory, p["sign"], True)(rhos, *model_args(model)),
+                        rhos.shape).astype(float)
+    F_inf = np.broadcast_to(field_function(ctx.theory, p["sign"], False)(rhos, *model_args(model)),
+                            rhos.shape).astype(float)
     level = p["z_level"]
     z_scale_star = float(norm.isf(level / 4))
     z_grid_star = bonferroni_z(level / 2, rhos.size)

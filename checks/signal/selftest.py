@@ -2,19 +2,24 @@
 ``attnverify selftest --mutants``) and the perturbation families and rows of the power self-test
 (``attnverify selftest --power``).
 
-Each mutant wraps the original object (same signature, same return type) and changes one piece of mathematics,
-so a check that runs with it injected sees a plausible but wrong result through its ordinary code path.
+A mutant is an argument: ``make`` turns the theory a check receives (attnverify.theory.signal.SignalTheory) into a
+copy with one closed form replaced everywhere (:meth:`~attnverify.theory.closed_forms.ClosedForms.replace`: a wrong
+derivation, seen by every closed form derived from it), or the numerics it receives
+(attnverify.numerics.signal.simulators.SignalNumerics) into a copy with one inner piece replaced; the checks run with
+it through their ordinary code path and see a plausible but wrong result.
 The claim scenarios (``attnverify selftest --claims``) give, per claim, the check overrides under which the evidence
 has nothing to decide (``null``: expect inconclusive) and the model parameters at which the paper's statement is
 false (``counterexample``: expect refuted), where the mathematics has one.
 A perturbation family changes the analytic side by a size delta while the simulation runs at the true
-parameters: a *scale* of a closed form (J, F, the nuisance mass), a *parameter mismatch* (every closed form of
-``theory.signal_recovery`` at theta, beta or sigma times (1 + delta)), the *regime* family (the theory at a theta
-on the other side of the threshold theta*: theta -> theta*^2/theta), or one *fixed* wrong closed form.
+parameters: a *scale* of a closed form (J, F, the nuisance mass; replaced everywhere, so F and the equilibria
+differentiate the scaled J), a *parameter mismatch* (every closed form of Paper A (:func:`closed_forms`) at theta,
+beta or sigma times (1 + delta), seen by the caller only (:func:`~attnverify.theory.closed_forms.overlay`): a closed
+form derived from another one is shifted once, not twice), the *regime* family (the theory at a theta on the other
+side of the threshold theta*: theta -> theta*^2/theta, the same way), or one *fixed* wrong closed form.
 """
 from __future__ import annotations
 
-import functools
+import dataclasses
 import inspect
 from collections.abc import Callable
 from typing import Any
@@ -22,161 +27,148 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
-from attnverify.checks.perturb import module_functions, outermost, scale_result
-from attnverify.checks.plugin import Family, PatchMutant, PowerRow
+from attnverify.checks.plugin import Family, Mutant, PowerRow
+from attnverify.theory.closed_forms import ClosedForms, overlay
+from attnverify.theory.signal import Equilibrium, L, SignalTheory, beta, d, rho, sigma, theta
 
-SR = "attnverify.theory.signal.recovery"
+SYMBOLS = {"theta": theta, "beta": beta, "sigma": sigma}
+
+
+def replacing(**methods: Callable[..., Any]) -> Callable[[Any], Any]:
+    """make(theory): a copy of ``theory`` with these closed forms replaced everywhere (each ``fn(self, ...)``)."""
+    return lambda theory: theory.replace(**methods)
 
 
 # ------------------------------------------------------------------------------- mutants: closed forms
-def _sign_flip(original):
+def sign_flip(self: SignalTheory, sign: str = "fixed", finite_size: bool = False) -> sp.Expr:
     """J(rho) -> J(-rho): the informative tokens pull towards -xi."""
-    from attnverify.theory.signal.recovery import rho
-
-    @functools.wraps(original)
-    def population_objective(sign: str = "fixed", finite_size: bool = False) -> sp.Expr:
-        return original(sign, finite_size).subs(rho, -rho)
-    return population_objective
+    return self.original("population_objective")(sign, finite_size).subs(rho, -rho)
 
 
-def _cross_term_x2(original):
+def cross_term_x2(self: SignalTheory, c: sp.Expr) -> dict:
     """|a_xi xi + a_q q|^2 = a_xi^2 + 2 rho a_xi a_q + a_q^2 with the cross term counted twice (4 rho a_xi a_q)."""
-    from attnverify.theory.signal.recovery import rho
-
-    @functools.wraps(original)
-    def _limit_for_shift(c: sp.Expr) -> dict:
-        out = dict(original(c))
-        out["J"] = sp.expand(out["J"] + 2 * rho * out["a_xi"] * out["a_q"])
-        return out
-    return _limit_for_shift
+    out = dict(self.original("limit_for_shift")(c))
+    out["J"] = sp.expand(out["J"] + 2 * rho * out["a_xi"] * out["a_q"])
+    return out
 
 
-def _finite_size_dropped(original):
+def finite_size_dropped(self: SignalTheory, sign: str = "fixed") -> sp.Expr:
     """The (d - 1) sigma^2 E sum a_i^2 term replaced by 0."""
-    @functools.wraps(original)
-    def finite_size_term(sign: str = "fixed") -> sp.Expr:
-        original(sign)                      # same validation of ``sign``
-        return sp.Integer(0)
-    return finite_size_term
+    self.original("finite_size_term")(sign)          # same validation of ``sign``
+    return sp.Integer(0)
 
 
-def _finite_size_wrong_power(original):
+def finite_size_wrong_power(self: SignalTheory, sign: str = "fixed") -> sp.Expr:
     """The finite-size term with (d/L)^2 in place of d/L: multiplied by an extra factor d/L."""
-    from attnverify.theory.signal.recovery import L, d
-
-    @functools.wraps(original)
-    def finite_size_term(sign: str = "fixed") -> sp.Expr:
-        return original(sign) * d / L
-    return finite_size_term
+    return self.original("finite_size_term")(sign) * d / L
 
 
-def _w_wrong_exponent(original):
+def w_wrong_exponent(self: SignalTheory, sign: str = "fixed") -> sp.Expr:
     """w(rho) with the exponent 2 beta theta rho instead of beta theta rho."""
-    from attnverify.theory.signal.recovery import rho
-
-    @functools.wraps(original)
-    def informative_mass(sign: str = "fixed") -> sp.Expr:
-        return original(sign).subs(rho, 2 * rho)
-    return informative_mass
+    return self.original("informative_mass")(sign).subs(rho, 2 * rho)
 
 
-def _field_without_sphere_factor(original):
+def field_without_sphere_factor(self: SignalTheory, sign: str = "fixed", finite_size: bool = False) -> sp.Expr:
     """F(rho) = J'(rho): the (1 - rho^2) factor of the Riemannian gradient on the sphere dropped."""
-    import attnverify.theory.signal.recovery as S
-
-    @functools.wraps(original)
-    def reduced_field(sign: str = "fixed", finite_size: bool = False) -> sp.Expr:
-        return sp.diff(S.population_objective(sign, finite_size), S.rho)
-    return reduced_field
+    return sp.diff(self.population_objective(sign, finite_size), rho)
 
 
-def _stability_flipped(original):
+def stability_flipped(self: SignalTheory, params: dict, sign: str = "fixed", finite_size: bool = False) -> list:
     """Every equilibrium reported with the opposite stability (F'(rho) > 0 read as attracting)."""
-    from attnverify.theory.signal.recovery import Equilibrium
-
-    @functools.wraps(original)
-    def equilibria(params: dict, sign: str = "fixed", finite_size: bool = False) -> list:
-        eqs = original(params, sign, finite_size)
-        return [Equilibrium(e.rho, e.eigenvalue, not e.stable, e.certified) for e in eqs]
-    return equilibria
+    eqs = self.original("equilibria")(params, sign, finite_size)
+    return [Equilibrium(e.rho, e.eigenvalue, not e.stable, e.certified) for e in eqs]
 
 
 # ------------------------------------------------------------------------------- mutants: numerics
-def _naive_softmax(original):
+def naive_softmax(scores: np.ndarray, axis: int = -1) -> np.ndarray:
     """softmax as exp(s) / sum exp(s), without subtracting the maximum (overflows for scores > ~709)."""
-    @functools.wraps(original)
-    def softmax_weights(scores: np.ndarray, axis: int = -1) -> np.ndarray:
-        e = np.exp(scores)
-        return e / e.sum(axis=axis, keepdims=True)
-    return softmax_weights
+    e = np.exp(scores)
+    return e / e.sum(axis=axis, keepdims=True)
 
 
-def _no_tangent_projection(original):
+def no_tangent_projection(grad: np.ndarray, q: np.ndarray) -> np.ndarray:
     """The SGA step uses the full Euclidean gradient instead of its tangent part (I - q q^T) grad."""
-    @functools.wraps(original)
-    def tangent(grad: np.ndarray, q: np.ndarray) -> np.ndarray:
-        return np.array(grad, dtype=float, copy=True)
-    return tangent
+    return np.array(grad, dtype=float, copy=True)
 
 
-MUTANTS: tuple[PatchMutant, ...] = (
-    PatchMutant("J_sign_flip", SR, "population_objective", _sign_flip, ("signal.objective_vs_montecarlo",),
+def with_numerics(**pieces: Callable[..., Any]) -> Callable[[Any], Any]:
+    """make(numerics): a copy of the numerics a check receives with these pieces replaced."""
+    return lambda numerics: dataclasses.replace(numerics, **pieces)
+
+
+MUTANTS: tuple[Mutant, ...] = (
+    Mutant("J_sign_flip", replacing(population_objective=sign_flip), ("signal.objective_vs_montecarlo",),
            "J(rho) replaced by J(-rho) (sign flip of the alignment)"),
-    PatchMutant("J_cross_term_x2", SR, "_limit_for_shift", _cross_term_x2, ("signal.objective_vs_montecarlo",),
+    Mutant("J_cross_term_x2", replacing(limit_for_shift=cross_term_x2), ("signal.objective_vs_montecarlo",),
            "J = a_xi^2 + 4 rho a_xi a_q + a_q^2: factor 2 in the cross term of |f_inf|^2"),
-    PatchMutant("finite_size_dropped", SR, "finite_size_term", _finite_size_dropped, ("signal.objective_vs_montecarlo",),
-           "the (d-1) sigma^2 E sum a_i^2 finite-size term dropped"),
-    PatchMutant("finite_size_wrong_power", SR, "finite_size_term", _finite_size_wrong_power,
+    Mutant("finite_size_dropped", replacing(finite_size_term=finite_size_dropped),
+           ("signal.objective_vs_montecarlo",), "the (d-1) sigma^2 E sum a_i^2 finite-size term dropped"),
+    Mutant("finite_size_wrong_power", replacing(finite_size_term=finite_size_wrong_power),
            ("signal.objective_vs_montecarlo",), "finite-size term with (d/L)^2 instead of d/L"),
-    PatchMutant("w_wrong_exponent", SR, "informative_mass", _w_wrong_exponent, ("signal.attention_on_noise",),
+    Mutant("w_wrong_exponent", replacing(informative_mass=w_wrong_exponent), ("signal.attention_on_noise",),
            "informative mass w(rho) with exponent 2 beta theta rho"),
-    PatchMutant("F_missing_sphere_factor", SR, "reduced_field", _field_without_sphere_factor,
+    Mutant("F_missing_sphere_factor", replacing(reduced_field=field_without_sphere_factor),
            ("signal.reduced_field_identity", "signal.equilibria_stability"),
            "reduced field F = J' without the (1 - rho^2) factor"),
-    PatchMutant("stability_flipped", SR, "equilibria", _stability_flipped, ("signal.equilibria_stability",),
+    Mutant("stability_flipped", replacing(equilibria=stability_flipped), ("signal.equilibria_stability",),
            "wrong stability classification: every equilibrium's attracting/repelling label flipped"),
-    PatchMutant("softmax_no_max_subtraction", "attnverify.numerics.signal.model", "softmax_weights", _naive_softmax,
-           ("signal.low_temperature",),
-           "Paper A softmax without max-subtraction (exp overflow at large beta)"),
-    PatchMutant("sga_no_tangent_projection", "attnverify.numerics.signal.sga", "tangent", _no_tangent_projection,
+    Mutant("softmax_no_max_subtraction", with_numerics(softmax_weights=naive_softmax), ("signal.low_temperature",),
+           "Paper A softmax without max-subtraction (exp overflow at large beta)", target="numerics"),
+    Mutant("sga_no_tangent_projection", with_numerics(tangent=no_tangent_projection),
            ("signal.reduced_field_identity", "signal.ode_tracks_sga", "signal.alignment_30_runs"),
-           "SGA step with the Euclidean gradient, no tangent projection (I - q q^T)"),
+           "SGA step with the Euclidean gradient, no tangent projection (I - q q^T)", target="numerics"),
 )
 
 
-def mutants() -> tuple[PatchMutant, ...]:
+def mutants() -> tuple[Mutant, ...]:
     return MUTANTS
 
 
 # ------------------------------------------------------------------------------- power: perturbation families
-# Functions of theory.signal_recovery that are not closed forms of the model (derivation records, the symbolic
-# reduction identity for an arbitrary G, the Gaussian moments, the search range).
-_NOT_CLOSED_FORMS = {"derivation", "reduction_identity", "gaussian_moments", "isolate_roots", "default_theta_max"}
+#: Public methods of SignalTheory that are not closed forms of the model: the derivation record, the symbolic
+#: reduction identity for an arbitrary G, and the Gaussian moments and the limit in a shift c from which the closed
+#: forms are built (a mismatch of the closed forms reaches them through the closed forms).
+_NOT_CLOSED_FORMS = {"derivation", "reduction_identity", "gaussian_moments", "limit_for_shift"}
 
 
-def _param_mismatch(name: str, to_value: Callable[[float], float], to_expr: Callable[[Any], Any]) -> list[PatchMutant]:
-    """Every closed form of Paper A evaluated with parameter ``name`` replaced: symbol -> to_expr(symbol) in the
-    SymPy results, params[name] -> to_value(params[name]) for the functions of numeric parameters."""
-    import attnverify.theory.signal.recovery as S
+def closed_forms() -> list[str]:
+    """The closed forms of Paper A, in the order SignalTheory defines them: its public methods (not those of the
+    ClosedForms base), less the ones that are not closed forms of the model."""
+    base = set(dir(ClosedForms))
+    return [n for n, v in vars(SignalTheory).items()
+            if callable(v) and not n.startswith("_") and n not in base and n not in _NOT_CLOSED_FORMS]
 
-    sym = getattr(S, name)
 
-    def make(original: Callable) -> Callable:
-        sig = inspect.signature(original)
+def scaled(name: str, factor: float) -> Callable[[Any], Any]:
+    """make(theory): a copy of ``theory`` whose closed form ``name`` is multiplied by ``factor``, everywhere (the
+    closed forms derived from it see the scaled one)."""
+    def scaled_form(self: Any, *args: Any, **kwargs: Any) -> Any:
+        return self.original(name)(*args, **kwargs) * factor
+    return replacing(**{name: scaled_form})
 
-        def call(fn, args, kwargs):
-            bound = sig.bind(*args, **kwargs)
+
+def param_mismatch(name: str, to_value: Callable[[float], float],
+                   to_expr: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """make(theory): a view of ``theory`` in which every closed form (:func:`closed_forms`) is evaluated with
+    parameter ``name`` replaced: symbol -> to_expr(symbol) in the SymPy results, params[name] ->
+    to_value(params[name]) for the closed forms of numeric parameters. Seen by the caller only (an overlay): the closed
+    forms of ``theory`` keep calling the originals, so F, which differentiates J, is shifted once."""
+    sym = SYMBOLS[name]
+
+    def at_mismatch(fn_name: str) -> Callable[..., Any]:
+        def call(theory: Any, *args: Any, **kwargs: Any) -> Any:
+            original = getattr(theory, fn_name)
+            bound = inspect.signature(original).bind(*args, **kwargs)
             if "params" in bound.arguments:
                 params = dict(bound.arguments["params"])
                 params[name] = to_value(float(params[name]))
                 bound.arguments["params"] = params
-                return fn(*bound.args, **bound.kwargs)
-            out = fn(*args, **kwargs)
+                return original(*bound.args, **bound.kwargs)
+            out = original(*args, **kwargs)
             return out.subs(sym, to_expr(sym)) if isinstance(out, sp.Basic) else out
-        return outermost(original, call)
+        return call
 
-    names = module_functions(SR, lambda n, s: n not in _NOT_CLOSED_FORMS)
-    return [PatchMutant(f"{name}_mismatch:{fn}", SR, fn, make, (), "") for fn in names]
+    return lambda theory: overlay(theory, **{fn: at_mismatch(fn) for fn in closed_forms()})
 
 
 def mismatch_factor(delta: float) -> float:
@@ -189,46 +181,47 @@ def mismatch_factor(delta: float) -> float:
 def theta_star(check_params: dict | None = None) -> float:
     """theta* (fixed sign, finite-size terms) at the check's model point (beta, sigma, R, L, d; the shared
     defaults for those it does not set): below it -xi repels, above it attracts."""
-    import attnverify.theory.signal.recovery as S
-
     from attnverify.checks.signal._model import MODEL_PARAMS
+    from attnverify.theory.signal import minus_xi_threshold
 
     keys = ("theta", "beta", "sigma", "R", "L", "d")
     params = {p.name: p.default for p in MODEL_PARAMS if p.name in keys}
     params.update({k: v for k, v in (check_params or {}).items() if k in keys})
-    value = S.minus_xi_threshold(params, "fixed", True)
+    value = minus_xi_threshold(params, "fixed", True)
     if value is None:
         raise ValueError("no theta* at the default parameters: the regime family has no other side")
     return float(value)
 
 
-def _regime(_delta: float, params: dict | None = None) -> list[PatchMutant]:
+def _mismatch(name: str, delta: float) -> list[Mutant]:
+    factor = mismatch_factor(delta)
+    return [Mutant(f"{name}_mismatch", param_mismatch(name, lambda v: v * factor, lambda s: s * factor), (), "")]
+
+
+def _regime(_delta: float, params: dict | None = None) -> list[Mutant]:
     ts = theta_star(params)
-    return _param_mismatch("theta", lambda th: ts * ts / th, lambda sym: ts * ts / sym)
+    return [Mutant("theta_other_side", param_mismatch("theta", lambda th: ts * ts / th, lambda sym: ts * ts / sym),
+                   (), "")]
 
 
-def _fixed(mutant_name: str) -> Callable[[float], list[PatchMutant]]:
+def _fixed(mutant_name: str) -> Callable[[float], list[Mutant]]:
     return lambda _delta: [next(m for m in MUTANTS if m.name == mutant_name)]
 
 
 def families() -> tuple[Family, ...]:
     return (
-        Family("J_scale", "scale", "J(rho) x (1 + delta) (attnverify.theory.signal.recovery.population_objective)",
-               lambda dl: [PatchMutant("J_scale", SR, "population_objective", scale_result(1 + dl), (), "")]),
-        Family("F_scale", "scale", "F(rho) x (1 + delta) (attnverify.theory.signal.recovery.reduced_field)",
-               lambda dl: [PatchMutant("F_scale", SR, "reduced_field", scale_result(1 + dl), (), "")]),
-        Family("mass_scale", "scale", "nuisance mass 1 - w(rho) x (1 + delta) "
-               "(attnverify.theory.signal.recovery.nuisance_mass)",
-               lambda dl: [PatchMutant("mass_scale", SR, "nuisance_mass", scale_result(1 + dl), (), "")]),
-        Family("theta_mismatch", "mismatch", "every Paper A closed form at theta (1 + delta) (1/(1 - delta) for delta <= -1)",
-               lambda dl: _param_mismatch("theta", lambda v: v * mismatch_factor(dl),
-                                          lambda s: s * mismatch_factor(dl))),
-        Family("beta_mismatch", "mismatch", "every Paper A closed form at beta (1 + delta) (1/(1 - delta) for delta <= -1)",
-               lambda dl: _param_mismatch("beta", lambda v: v * mismatch_factor(dl),
-                                          lambda s: s * mismatch_factor(dl))),
-        Family("sigma_mismatch", "mismatch", "every Paper A closed form at sigma (1 + delta) (1/(1 - delta) for delta <= -1)",
-               lambda dl: _param_mismatch("sigma", lambda v: v * mismatch_factor(dl),
-                                          lambda s: s * mismatch_factor(dl))),
+        Family("J_scale", "scale", "J(rho) x (1 + delta) (SignalTheory.population_objective)",
+               lambda dl: [Mutant("J_scale", scaled("population_objective", 1 + dl), (), "")]),
+        Family("F_scale", "scale", "F(rho) x (1 + delta) (SignalTheory.reduced_field)",
+               lambda dl: [Mutant("F_scale", scaled("reduced_field", 1 + dl), (), "")]),
+        Family("mass_scale", "scale", "nuisance mass 1 - w(rho) x (1 + delta) (SignalTheory.nuisance_mass)",
+               lambda dl: [Mutant("mass_scale", scaled("nuisance_mass", 1 + dl), (), "")]),
+        Family("theta_mismatch", "mismatch", "every Paper A closed form at theta (1 + delta) (1/(1 - delta) for "
+               "delta <= -1)", lambda dl: _mismatch("theta", dl)),
+        Family("beta_mismatch", "mismatch", "every Paper A closed form at beta (1 + delta) (1/(1 - delta) for "
+               "delta <= -1)", lambda dl: _mismatch("beta", dl)),
+        Family("sigma_mismatch", "mismatch", "every Paper A closed form at sigma (1 + delta) (1/(1 - delta) for "
+               "delta <= -1)", lambda dl: _mismatch("sigma", dl)),
         Family("theta_other_side", "regime", "Paper A theory at theta*^2/theta, the other side of theta* "
                "(-xi attracting <-> repelling)", _regime),
         Family("F_without_sphere_factor", "fixed", "F = J'(rho) without its (1 - rho^2) factor",

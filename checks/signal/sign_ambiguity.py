@@ -1,7 +1,8 @@
 """Paper A, claim 3: SGA converges to xi "up to sign" -- which of +-xi are limits, per model option and signal strength.
 
-For sign in {fixed, symmetric} and each theta, batched projected SGA runs (attnverify.numerics.signal.sga.projected_sga, full
-d-dimensional tokens) start from rho0 on both sides of 0.  The numeric side stands alone: each run is continued in
+For sign in {fixed, symmetric} and each theta, batched projected SGA runs (projected_sga of the simulators the check
+receives as ``ctx.numerics``, attnverify.numerics.signal.sga; full d-dimensional tokens) start from rho0 on both sides
+of 0.  The numeric side stands alone: each run is continued in
 chunks (step sizes eta_k = a/(k + b), b = a/eta0, the schedule carried over; a chunk restarts from the run's rho with
 a fresh orthogonal direction, exact in law since the model is invariant under rotations that fix xi) until every run
 has *settled* or max_steps is reached.  A run has settled when, over its final window (the last ``window`` fraction of
@@ -10,8 +11,8 @@ max(settle_tol, 3 x the standard error of that difference from the run's own flu
 its observed limit is the mean of the final quarter; a window shorter than min_window ODE time never counts as
 settled.  No closed form sizes or judges the runs.
 
-Theory (attnverify.theory.signal.recovery.equilibria with the (d-1)/L term, the simulation having finite L): the certified
-equilibria and their labels.  Each run is judged: its observed limit must lie within reach_tol of an equilibrium
+Theory (``equilibria`` of the theory the check receives as ``ctx.theory``, with the (d-1)/L term, the simulation
+having finite L): the certified equilibria and their labels.  Each run is judged: its observed limit must lie within reach_tol of an equilibrium
 (else: it rests where the theory lists none -- fail), that equilibrium must be attracting (a run resting at a
 repeller -- fail), and it must be the attractor the labels predict from rho0 (of the two equilibria around rho0,
 the attracting one -- else fail).  A run that has not settled makes the check raise (verdict error, with the reason).
@@ -23,14 +24,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-import attnverify.theory.signal.recovery as S
 from attnverify.checks.context import Context
 from attnverify.checks.evidence import Evidence, Plot, Series
 from attnverify.checks.params import Param
 from attnverify.checks.registry import check
 from attnverify.checks.signal._model import MODEL_PARAMS, model_of, model_values, validate_model
-from attnverify.numerics.signal.sga import projected_sga
 from attnverify.numerics.signal.model import SignalModel
+from attnverify.numerics.signal.simulators import NUMERICS, SignalNumerics
+from attnverify.theory.signal import THEORY
 
 @dataclass(frozen=True)
 class LimitRow:
@@ -111,19 +112,20 @@ def settle_state(time: np.ndarray, rho: np.ndarray, window: float, settle_tol: f
             "window_points": int(idx.size)}
 
 
-def sga_until_settled(model_kwargs: dict, rho0: np.ndarray, a: float, b: float, chunk: int, min_steps: int,
-                      max_steps: int, window: float, settle_tol: float, min_window: float,
+def sga_until_settled(numerics: SignalNumerics, model_kwargs: dict, rho0: np.ndarray, a: float, b: float, chunk: int,
+                      min_steps: int, max_steps: int, window: float, settle_tol: float, min_window: float,
                       seed: np.random.SeedSequence) -> tuple[np.ndarray, np.ndarray, int]:
-    """Numeric side: batched projected SGA from rho0, continued chunk by chunk until every run has settled
-    (settle_state) after at least min_steps, or max_steps; returns (ODE times, rho record (n_runs, m), steps)."""
+    """Numeric side: batched projected SGA from rho0 (``numerics.projected_sga`` with ``numerics.tangent``),
+    continued chunk by chunk until every run has settled (settle_state) after at least min_steps, or max_steps;
+    returns (ODE times, rho record (n_runs, m), steps)."""
     model = SignalModel(**model_kwargs)
     rng = np.random.default_rng(seed)
     times, recs = [np.zeros(1)], [np.asarray(rho0, float)[:, None]]
     rho, done = np.asarray(rho0, float), 0
     while done < max_steps:
         n = min(chunk, max_steps - done)
-        path = projected_sga(model, np.clip(rho, -1.0, 1.0), n, a, b + done, rng,
-                             record_every=max(1, n // 50))
+        path = numerics.projected_sga(model, np.clip(rho, -1.0, 1.0), n, a, b + done, rng,
+                                      record_every=max(1, n // 50), tangent=numerics.tangent)
         times.append(times[-1][-1] + path.time[1:])
         recs.append(path.rho[:, 1:])
         rho, done = path.rho[:, -1], done + n
@@ -191,6 +193,7 @@ def judge_run(eqs: list, rho0: float, limit: float, reach_tol: float) -> str:
     paper_profile={"runs_per_start": 10, "eta0": 0.01, "max_steps": 40000, "settle_tol": 0.01},
     validate=validate_model,
     formulas=(r'F_{\mathrm{fixed}}(\rho)', r'J_{\mathrm{sym}}(\rho)'),
+    theory=THEORY, numerics=NUMERICS,
 )
 def sign_ambiguity(p: dict, ctx: Context) -> Evidence:
     starts = np.asarray(p["starts"], dtype=float)
@@ -198,7 +201,7 @@ def sign_ambiguity(p: dict, ctx: Context) -> Evidence:
     b = p["a"] / p["eta0"]
     configs = [(sign, float(th)) for sign in ("fixed", "symmetric") for th in p["thetas"]]
     seeds = ctx.seeds(len(configs))
-    tasks = [(dict(model_values(p, theta=th), sign=sign), rho0, p["a"], b, p["chunk"], p["min_steps"],
+    tasks = [(ctx.numerics, dict(model_values(p, theta=th), sign=sign), rho0, p["a"], b, p["chunk"], p["min_steps"],
               max(p["max_steps"], 1), p["window"], p["settle_tol"], p["min_window"], seeds[i])
              for i, (sign, th) in enumerate(configs)]
     results = ctx.map(sga_until_settled, tasks)
@@ -206,7 +209,7 @@ def sign_ambiguity(p: dict, ctx: Context) -> Evidence:
     table, plots, unsettled, bad_runs, rows = [], [], [], [], []
     for (sign, th), (times, paths, steps) in zip(configs, results):
         st = settle_state(times, paths, p["window"], p["settle_tol"], p["min_window"])
-        eqs = S.equilibria(model_values(p, theta=th), sign, True)
+        eqs = ctx.theory.equilibria(model_values(p, theta=th), sign, True)
         attractors = [e.rho for e in eqs if e.stable]
         verdicts = []
         for i, r0 in enumerate(rho0):
@@ -263,9 +266,9 @@ def sign_ambiguity(p: dict, ctx: Context) -> Evidence:
         numeric=[row["observed_limits"] for row in table],
         details={"table": table, "runs_contradicting_theory": bad_runs, "unsettled_runs": unsettled,
                  "meaning_of_up_to_sign": _MEANING,
-                 "theta_star_fixed": S.minus_xi_threshold(model_values(p, theta=1.0), "fixed", True),
-                 "certificates": [c for c in [S.minus_xi_certificate(model_values(p, theta=1.0), "fixed", True)]
-                                  if c is not None],
+                 "theta_star_fixed": ctx.theory.minus_xi_threshold(model_values(p, theta=1.0), "fixed", True),
+                 "certificates": [c for c in [ctx.theory.minus_xi_certificate(model_values(p, theta=1.0), "fixed",
+                                                                               True)] if c is not None],
                  "step_sizes": f"eta_k = {p['a']:g}/(k + {b:g})", "starts": starts.tolist(),
                  "runs_per_start": p["runs_per_start"], "reach_tol": p["reach_tol"]},
         plots=plots,

@@ -7,11 +7,13 @@ differences across rho are much less noisy than each value. The estimate at each
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
-from attnverify.numerics.signal.model import SignalModel, check_rhos, check_rng, query_at, readout_grid, sample_tokens
+from attnverify.numerics.signal.model import (SignalModel, check_rhos, check_rng, query_at, readout_grid, sample_tokens,
+                                              softmax_weights)
 
 _BATCH_ELEMENTS = 4_000_000  # float64 entries per work array (~32 MB)
 
@@ -28,8 +30,9 @@ def _check_inputs(model, rhos, rng, n_sequences) -> tuple:
     return check_rhos(rhos), check_rng(rng)
 
 def objective_samples(model: SignalModel, rhos: np.ndarray, n_sequences: int, rng: np.random.Generator,
-                      batch: int | None = None) -> np.ndarray:
-    """Samples ||f_q(X_j)||^2, shape (n_sequences, len(rhos)); row j uses the same sequence X_j for every rho."""
+                      batch: int | None = None, *, softmax: Callable[..., np.ndarray] = softmax_weights) -> np.ndarray:
+    """Samples ||f_q(X_j)||^2, shape (n_sequences, len(rhos)); row j uses the same sequence X_j for every rho.
+    ``softmax``: the attention softmax (:func:`attnverify.numerics.signal.model.softmax_weights`)."""
     rhos, rng = _check_inputs(model, rhos, rng, n_sequences)
     if batch is None:
         batch = max(1, _BATCH_ELEMENTS // (model.L * max(model.d, rhos.size)))
@@ -40,7 +43,7 @@ def objective_samples(model: SignalModel, rhos: np.ndarray, n_sequences: int, rn
     for start in range(0, n_sequences, batch):
         n = min(batch, n_sequences - start)
         X = sample_tokens(model, n, rng)                         # (n, L, d)
-        _, f = readout_grid(X, Q, model.beta)                    # (n, r, d)
+        _, f = readout_grid(X, Q, model.beta, softmax=softmax)   # (n, r, d)
         out[start:start + n] = np.einsum("nrd,nrd->nr", f, f)
     return out
 

@@ -8,6 +8,7 @@ Scores s_i = beta <q, x_i>, weights a = softmax(s) (computed in log-space), read
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -138,9 +139,11 @@ def readout(X: np.ndarray, q: np.ndarray, beta: float) -> tuple[np.ndarray, np.n
     return a, np.einsum("nl,nld->nd", a, X)
 
 
-def readout_grid(X: np.ndarray, Q: np.ndarray, beta: float) -> tuple[np.ndarray, np.ndarray]:
+def readout_grid(X: np.ndarray, Q: np.ndarray, beta: float, *, softmax: Callable[..., np.ndarray] = softmax_weights
+                 ) -> tuple[np.ndarray, np.ndarray]:
     """For sequences X (n, L, d) and a grid of queries Q (r, d): weights a (n, L, r), a[:, :, k] = softmax(beta X Q_k),
-    and read-outs f (n, r, d), f[:, k] = sum_i a_ik x_i (one GEMM for the scores: a broadcast matmul is slow)."""
+    and read-outs f (n, r, d), f[:, k] = sum_i a_ik x_i (one GEMM for the scores: a broadcast matmul is slow).
+    ``softmax(scores, axis)``: the softmax used (:func:`softmax_weights`)."""
     n, L, d = X.shape
-    a = softmax_weights(beta * (X.reshape(-1, d) @ Q.T).reshape(n, L, -1), axis=1)
+    a = softmax(beta * (X.reshape(-1, d) @ Q.T).reshape(n, L, -1), axis=1)
     return a, np.swapaxes(a, 1, 2) @ X

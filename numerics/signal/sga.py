@@ -9,6 +9,7 @@ The alignment then moves by rho_{k+1} = (rho_k + eta <xi, g>) / sqrt(1 + eta^2 |
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -37,11 +38,13 @@ def tangent(grad: np.ndarray, q: np.ndarray) -> np.ndarray:
     return grad - (np.sum(grad * q, axis=-1, keepdims=True) / np.sum(q * q, axis=-1, keepdims=True)) * q
 
 
-def sga_step(q: np.ndarray, grad: np.ndarray, eta: float) -> tuple[np.ndarray, np.ndarray]:
+def sga_step(q: np.ndarray, grad: np.ndarray, eta: float, *,
+             tangent: Callable[[np.ndarray, np.ndarray], np.ndarray] = tangent) -> tuple[np.ndarray, np.ndarray]:
     """One projected SGA step on the sphere: g = (I - q q^T) grad, q' = (q + eta g) / |q + eta g|.
 
     For a unit q, |q + eta g| = sqrt(1 + eta^2 |g|^2) since g is orthogonal to q. Returns (q', |g|^2); q broadcasts
     against grad along the leading axes. Both the SGA runs and the one-step drift estimator use this step.
+    ``tangent(grad, q)``: the projection onto the tangent space (:func:`tangent`).
     """
     g = tangent(grad, q)
     step = q + eta * g
@@ -77,8 +80,10 @@ def step_sizes(n_steps: int, a: float, b: float) -> np.ndarray:
 
 
 def projected_sga(model: SignalModel, rho0: np.ndarray, n_steps: int, a: float, b: float,
-                  rng: np.random.Generator, *, record_every: int = 1, dtype=np.float64) -> SGAPath:
-    """Run len(rho0) independent projected-SGA chains for n_steps steps; q_0 = query_at(rho0, d, rng)."""
+                  rng: np.random.Generator, *, record_every: int = 1, dtype=np.float64,
+                  tangent: Callable[[np.ndarray, np.ndarray], np.ndarray] = tangent) -> SGAPath:
+    """Run len(rho0) independent projected-SGA chains for n_steps steps; q_0 = query_at(rho0, d, rng).
+    ``tangent``: the tangent projection of each step (:func:`sga_step`)."""
     if not isinstance(model, SignalModel):
         raise TypeError(f"model must be a SignalModel, got {type(model).__name__}")
     rng = check_rng(rng)
@@ -104,7 +109,7 @@ def projected_sga(model: SignalModel, rho0: np.ndarray, n_steps: int, a: float, 
             break
         X = sample_tokens(model, n_runs, rng, dtype)
         _, grad, att = objective_gradient(X, q.astype(dtype, copy=False), model.beta)
-        q_next, energy = sga_step(q, grad.astype(np.float64), eta[k] if k < n_steps else 0.0)
+        q_next, energy = sga_step(q, grad.astype(np.float64), eta[k] if k < n_steps else 0.0, tangent=tangent)
         if recorded:
             rho_rec[:, j] = q[:, 0]
             mass_rec[:, j] = att[:, model.R:].sum(axis=1)

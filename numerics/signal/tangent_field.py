@@ -24,6 +24,8 @@ estimates across rho comes from the residuals.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from attnverify.numerics.signal.sga import tangent
@@ -33,10 +35,11 @@ N_CV = 12                   # control variates per rho: 6 tilted moments x 2 tok
 _BATCH_ELEMENTS = 2_000_000  # float64 entries of the (n, L, r) work arrays
 
 
-def plane_samples(model: SignalModel, rhos: np.ndarray, n: int, rng: np.random.Generator
-                  ) -> tuple[np.ndarray, np.ndarray]:
+def plane_samples(model: SignalModel, rhos: np.ndarray, n: int, rng: np.random.Generator, *,
+                  tangent: Callable[[np.ndarray, np.ndarray], np.ndarray] = tangent) -> tuple[np.ndarray, np.ndarray]:
     """For n fresh sequences (in-plane coordinates only): Y (n, r) = E[<xi, g> | plane] at each rho, and the centred
-    control variates C (n, r, 12) (exact mean zero). Same sequences for every rho."""
+    control variates C (n, r, 12) (exact mean zero). Same sequences for every rho. ``tangent``: the tangent
+    projection (:func:`attnverify.numerics.signal.sga.tangent`)."""
     if not isinstance(model, SignalModel):
         raise TypeError(f"model must be a SignalModel, got {type(model).__name__}")
     rhos = check_rhos(rhos)
@@ -82,10 +85,11 @@ def plane_samples(model: SignalModel, rhos: np.ndarray, n: int, rng: np.random.G
     return Y, C
 
 
-def plane_moments(model: SignalModel, rhos: np.ndarray, n: int, rng: np.random.Generator) -> dict:
+def plane_moments(model: SignalModel, rhos: np.ndarray, n: int, rng: np.random.Generator, *,
+                  tangent: Callable[[np.ndarray, np.ndarray], np.ndarray] = tangent) -> dict:
     """Sufficient statistics of :func:`plane_samples` for pooling across tasks: n, the sum of Z and of Z Z^T,
     Z = (Y_1..Y_r, C_1..C_r) flattened (length r (1 + 12))."""
-    Y, C = plane_samples(model, rhos, n, rng)
+    Y, C = plane_samples(model, rhos, n, rng, tangent=tangent)
     Z = np.concatenate([Y, C.reshape(n, -1)], axis=1)
     return {"n": n, "sum": Z.sum(axis=0), "outer": Z.T @ Z}
 
@@ -116,11 +120,13 @@ def cv_estimate(parts: list[dict], r: int) -> dict:
             "variance_ratio": np.diag(res_cov) / plain_var}
 
 
-def tangent_gradient_moments(model: SignalModel, rhos: np.ndarray, n: int, rng: np.random.Generator
+def tangent_gradient_moments(model: SignalModel, rhos: np.ndarray, n: int, rng: np.random.Generator, *,
+                             tangent: Callable[[np.ndarray, np.ndarray], np.ndarray] = tangent
                              ) -> dict[str, np.ndarray]:
     """Full d-dimensional sampling at q = rho e_1 + sqrt(1 - rho^2) e_2 (same sequences for every rho): the mean
     and variance of y = <xi, g> and the mean of ||g||^2 (g the tangent gradient), with the standard errors of the
-    mean of y and of ||g||^2 (sd / sqrt(n)). These are the ingredients of the O(eta) terms of SGA's mean path."""
+    mean of y and of ||g||^2 (sd / sqrt(n)). These are the ingredients of the O(eta) terms of SGA's mean path.
+    ``tangent``: the tangent projection (:func:`attnverify.numerics.signal.sga.tangent`)."""
     from attnverify.numerics.signal.model import query_at, readout_grid, sample_tokens
 
     if not isinstance(model, SignalModel):

@@ -28,12 +28,7 @@ ROOTS = {"attnverify": "attnverify", "attnverify.theory": "theory", "attnverify.
 LOWER = ("attnverify.theory", "attnverify.numerics", "attnverify.checks")
 MAX_LINES = 500
 # Modules allowed over MAX_LINES, each with the reason.
-LONG_MODULES = {
-    "attnverify.theory.signal.recovery": "Paper A's SymPy model in one namespace: the closed forms, the equilibria "
-                                         "and threshold certified from them and the derivation share its symbols "
-                                         "and caches, and the self-tests patch its functions (the private "
-                                         "_limit_for_shift too) and list its closed forms by this module's path",
-}
+LONG_MODULES: dict[str, str] = {}
 
 
 @dataclass(frozen=True)

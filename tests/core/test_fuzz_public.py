@@ -15,9 +15,10 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
+import sympy as sp
 
 import attnverify.theory.meanfield as MF
-import attnverify.theory.signal.recovery as SR
+import attnverify.theory.signal as SR
 from attnverify.numerics.meanfield.laplace import laplace_field
 from attnverify.numerics.meanfield.particles import attention_field, simulate
 from attnverify.numerics.signal.reduced_ode import solve_reduced_ode
@@ -88,7 +89,7 @@ def test_equilibria_bad_params(name, value, sign):
     assert rhos == sorted(rhos) and rhos[0] == -1.0 and rhos[-1] == 1.0      # +-xi are always equilibria
     assert all(-1.0 <= r <= 1.0 and math.isfinite(e.eigenvalue) for r, e in zip(rhos, eqs))
     # F'(+-1) = -+2 J'(+-1): stability of +xi is the sign of J'(1) > 0, checked on the closed form by SymPy
-    Jp1 = float(SR.sp.diff(SR.population_objective(sign), SR.rho).subs(
+    Jp1 = float(sp.diff(SR.population_objective(sign), SR.rho).subs(
         {SR.rho: 1, **{getattr(SR, k): v for k, v in params.items()}}))
     if abs(Jp1) > 1e-9:
         assert eqs[-1].stable == (Jp1 > 0)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-import attnverify.theory.signal.recovery as S
+import attnverify.theory.signal as S
 from attnverify.theory.engine import derive
 from attnverify.theory.engine.identity import proves_zero
 

@@ -1,5 +1,5 @@
 """Two independent derivations of Paper A: the engine, from examples/models/paper_a*.toml, and the signal plugin
-(attnverify.theory.signal.recovery), written by hand for that one model.  Their closed forms must be the same
+(attnverify.theory.signal), written by hand for that one model.  Their closed forms must be the same
 functions, proved by SymPy (attnverify.theory.engine.identity.proves_zero: the exponentials become indeterminates
 and the difference cancels to 0 in the field of rational functions), for both sign options."""
 from pathlib import Path
@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import sympy as sp
 
-import attnverify.theory.signal.recovery as S
+import attnverify.theory.signal as S
 from attnverify.theory.engine import derive
 from attnverify.theory.engine.identity import proves_zero
 

@@ -82,7 +82,7 @@ def test_compact_display_forms_equal_the_derived_expressions():
     """The printed J_sym and Delta_parallel are display forms: the same expressions as the derivation's."""
     import random
 
-    import attnverify.theory.signal.recovery as S
+    import attnverify.theory.signal as S
 
     steps = {s.name: s.result for s in S.derivation("symmetric")}
     fixed = {s.name: s.result for s in S.derivation("fixed")}

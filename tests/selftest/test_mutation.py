@@ -13,12 +13,14 @@ import sympy as sp
 import attnverify.numerics.signal.sga
 import attnverify.numerics.signal.mc
 import attnverify.numerics.signal.model
-import attnverify.theory.signal.recovery as S
+import attnverify.theory.signal as S
 from attnverify.selftest.mutants import all_mutants, by_name, known_gaps
 
 MUTANTS = all_mutants()
 from attnverify.selftest.mutation import PatchMutant, injected, is_crash, run_mutant, selftest
-from attnverify.checks.registry import all_checks
+from attnverify.checks.plugin import Mutant
+from attnverify.checks.registry import REGISTRY, all_checks
+from attnverify.checks.signal.selftest import naive_softmax, no_tangent_projection
 
 
 # ------------------------------------------------------------------------------------------------ machinery
@@ -26,7 +28,8 @@ def test_every_reference_is_patched_and_restored():
     """softmax_weights is imported by name into two modules: both see the mutant, then the original."""
     original = attnverify.numerics.signal.model.softmax_weights
     holders = (attnverify.numerics.signal.model, attnverify.numerics.signal.sga)
-    m = by_name("softmax_no_max_subtraction")
+    m = PatchMutant("naive_softmax", "attnverify.numerics.signal.model", "softmax_weights",
+                    lambda orig: naive_softmax, (), "the softmax without max-subtraction")
     with injected(m):
         patched = {mod.softmax_weights for mod in holders}
         assert len(patched) == 1 and original not in patched
@@ -37,15 +40,15 @@ def test_every_reference_is_patched_and_restored():
     assert np.allclose(original(np.array([[800.0, 801.0]])).sum(), 1.0)
 
 
-def test_caches_cleared_so_dependent_results_see_the_mutant():
-    """reduced_field is cached and built from population_objective: inside the block it is the mutant's
-    F = (1 - rho^2) d/drho J(-rho); after the block it is the original again (no stale cache either way)."""
+def test_a_replaced_closed_form_reaches_what_is_derived_from_it():
+    """reduced_field is memoised and built from population_objective: in the mutant's theory it is the mutant's
+    F = (1 - rho^2) d/drho J(-rho); the original theory still gives the original (no stale memo either way)."""
     F0 = S.reduced_field("fixed")
     J0 = S.population_objective("fixed")
-    with injected(by_name("J_sign_flip")):
-        F1 = S.reduced_field("fixed")
-        assert sp.simplify(F1 - (1 - S.rho**2) * sp.diff(J0.subs(S.rho, -S.rho), S.rho)) == 0
-        assert sp.simplify(F1 - F0) != 0
+    wrong = by_name("J_sign_flip").make(S.THEORY)
+    F1 = wrong.reduced_field("fixed")
+    assert sp.simplify(F1 - (1 - S.rho**2) * sp.diff(J0.subs(S.rho, -S.rho), S.rho)) == 0
+    assert sp.simplify(F1 - F0) != 0
     assert sp.simplify(S.reduced_field("fixed") - F0) == 0
 
 
@@ -73,8 +76,10 @@ def test_a_mutant_of_a_closed_form_reaches_the_closed_forms_that_call_it():
 
 def test_restored_after_an_exception():
     original = attnverify.numerics.signal.sga.tangent
+    m = PatchMutant("no_tangent", "attnverify.numerics.signal.sga", "tangent", lambda orig: no_tangent_projection, (),
+                    "the Euclidean gradient")
     with pytest.raises(RuntimeError, match="boom"):
-        with injected(by_name("sga_no_tangent_projection")):
+        with injected(m):
             assert attnverify.numerics.signal.sga.tangent is not original
             raise RuntimeError("boom")
     assert attnverify.numerics.signal.sga.tangent is original
@@ -128,8 +133,7 @@ def test_mutants_change_the_mathematics():
     w = sp.E / (sp.E + 2)
     assert sp.simplify(S.informative_mass("fixed").subs(subs) - w) == 0
     assert sp.simplify(S.population_objective("fixed").subs(subs) - (w + 1) ** 2) == 0
-    with injected(by_name("J_cross_term_x2")):
-        Jm = S.population_objective("fixed").subs(subs)
+    Jm = by_name("J_cross_term_x2").make(S.THEORY).population_objective("fixed").subs(subs)
     assert sp.simplify(Jm - (w**2 + 4 * w + 1)) == 0
 
 

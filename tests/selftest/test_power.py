@@ -11,7 +11,7 @@ import pytest
 import sympy as sp
 
 import attnverify.theory.meanfield as MF
-import attnverify.theory.signal.recovery as S
+import attnverify.theory.signal as S
 from attnverify.checks.plugin import PowerRow as Row
 from attnverify.selftest.power import families, measure_row, perturbed, plan
 
@@ -25,12 +25,20 @@ def _value(expr: sp.Expr, rho: float, **over) -> float:
     return float(expr.subs({S.rho: rho, **{getattr(S, k): v for k, v in vals.items()}}))
 
 
+def _theory(arguments) -> object:
+    """The theory a Paper A check receives inside a perturbation (``arguments`` from ``perturbed``)."""
+    from attnverify.checks.registry import REGISTRY
+
+    return arguments(REGISTRY["signal.objective_vs_montecarlo"])["theory"]
+
+
 # ------------------------------------------------------------------------------------------- families
 def test_scale_family_multiplies_the_closed_form():
     J = _value(S.population_objective("fixed", True), 0.3)
-    with perturbed(FAMILIES["J_scale"], -0.05):
-        Jm = _value(S.population_objective("fixed", True), 0.3)
-        Fm = _value(S.reduced_field("fixed", True), 0.3)       # F is derived from the scaled J
+    with perturbed(FAMILIES["J_scale"], -0.05) as arguments:
+        T = _theory(arguments)
+        Jm = _value(T.population_objective("fixed", True), 0.3)
+        Fm = _value(T.reduced_field("fixed", True), 0.3)       # F is derived from the scaled J
     F = _value(S.reduced_field("fixed", True), 0.3)
     assert Jm == pytest.approx(0.95 * J, rel=1e-12) and Fm == pytest.approx(0.95 * F, rel=1e-12)
     assert _value(S.population_objective("fixed", True), 0.3) == J        # restored
@@ -40,9 +48,10 @@ def test_theta_mismatch_is_applied_once_even_through_nested_closed_forms():
     """reduced_field differentiates population_objective: theta must become theta(1 + delta), not
     theta(1 + delta)^2."""
     F_true_at_shifted = _value(S.reduced_field("fixed", True), 0.4, theta=0.7 * 1.2)
-    with perturbed(FAMILIES["theta_mismatch"], 0.2):
-        F_mis = _value(S.reduced_field("fixed", True), 0.4)
-        eqs = S.equilibria(dict(PARAMS, theta=2.0), "fixed", True)
+    with perturbed(FAMILIES["theta_mismatch"], 0.2) as arguments:
+        T = _theory(arguments)
+        F_mis = _value(T.reduced_field("fixed", True), 0.4)
+        eqs = T.equilibria(dict(PARAMS, theta=2.0), "fixed", True)
     eqs_true = S.equilibria(dict(PARAMS, theta=2.4), "fixed", True)
     assert F_mis == pytest.approx(F_true_at_shifted, rel=1e-12)
     assert [e.rho for e in eqs] == pytest.approx([e.rho for e in eqs_true], abs=1e-12)
@@ -53,8 +62,8 @@ def test_regime_family_crosses_theta_star():
     """At theta = 0.25 (below theta*) -xi repels; the regime family's theory says it attracts."""
     low = dict(PARAMS, theta=0.25, R=50, L=1050, d=20)
     assert not S.equilibria(low, "fixed", True)[0].stable
-    with perturbed(FAMILIES["theta_other_side"], 0.0):
-        assert S.equilibria(low, "fixed", True)[0].stable
+    with perturbed(FAMILIES["theta_other_side"], 0.0) as arguments:
+        assert _theory(arguments).equilibria(low, "fixed", True)[0].stable
 
 
 def _paper_b_theory(arguments) -> object:

@@ -5,12 +5,12 @@ what the evidence measured, and the reason text that compares numbers is compute
 Each test below failed on the code before this change (the claims read ``details`` keys and typed constants, had no
 refuted branch, quoted the theory's theta*, counted a crash as a detection); the evidence is built from typed
 findings (synthetic where the point is the claim's logic, from real runs where it is the check's), wrong statements
-are injected with ``StatedClaim.restated`` and wrong closed forms with ``attnverify.selftest.mutation.injected``.
+are injected with ``StatedClaim.restated`` and wrong closed forms are handed to the checks as their theory
+(``attnverify.selftest.mutation.receives``, as a mutant is).
 """
 from __future__ import annotations
 
 import dataclasses
-import functools
 import math
 import re
 
@@ -208,16 +208,15 @@ def _rows(spec: dict) -> SignAmbiguityFindings:
 def test_up_to_sign_quotes_the_runs_bracket_not_an_injected_theta_star():
     """theta* x 0.6 injected (0.80 instead of 1.337) and only sign_ambiguity run: the check passes (its runs are
     judged by the equilibria, not by theta*), and the condition is the bracket the runs measured."""
-    from attnverify.selftest.mutation import PatchMutant, injected
+    from attnverify.checks.plugin import Mutant
+    from attnverify.selftest.mutation import receives
 
-    def scaled(orig):
-        @functools.wraps(orig)
-        def minus_xi_threshold(*a, **k):
-            v = orig(*a, **k)
-            return None if v is None else 0.6 * v
-        return minus_xi_threshold
-    with injected(PatchMutant("ts06", "attnverify.theory.signal.recovery", "minus_xi_threshold", scaled, (), "")):
-        rep = checks.run([SA], profile="quick", seed=0, overrides={"runs_per_start": 1, "starts": (-0.95, 0.95)})
+    def minus_xi_threshold(self, *a, **k):
+        v = self.original("minus_xi_threshold")(*a, **k)
+        return None if v is None else 0.6 * v
+    ts06 = Mutant("ts06", lambda theory: theory.replace(minus_xi_threshold=minus_xi_threshold), (), "")
+    rep = checks.run([SA], profile="quick", seed=0, overrides={"runs_per_start": 1, "starts": (-0.95, 0.95)},
+                     arguments=receives([ts06]))
     (res,) = rep.results
     assert res.verdict == "pass", res.error
     row = next(c for c in rep.claims if c.id == "A.up_to_sign")
@@ -346,8 +345,8 @@ def test_theta_mismatch_keeps_theta_admissible():
     assert mismatch_factor(-1.0) == 0.5 and mismatch_factor(-0.05) == 0.95 and mismatch_factor(0.2) == 1.2
     (chk, params), = plan([SA], profile="quick", overrides={"thetas": (2.0,), "runs_per_start": 1,
                                                            "starts": (-0.95, 0.95)})
-    with perturbed(families()["theta_mismatch"], -1.0, params):
-        res = run_one(chk, params, seed=0, profile="quick")
+    with perturbed(families()["theta_mismatch"], -1.0, params) as arguments:
+        res = run_one(chk, params, seed=0, profile="quick", arguments=arguments(chk))
     assert res.verdict == "fail", res.error
 
 

@@ -1,24 +1,24 @@
 """Power of the three Paper A checks whose analytic side is the reduced field F = (1 - rho^2) J'(rho), and the claims
-they feed. A realistic wrong closed form (F x 1.2, F without its (1 - rho^2) factor, theta 20 % off) is injected
-through the mutants' code path (attnverify.selftest.mutation.injected) and must give `fail`; the claims must reach the
+they feed. A realistic wrong closed form (F x 1.2, F without its (1 - rho^2) factor, theta 20 % off) is handed to the
+checks as their theory through the mutants' code path (attnverify.selftest.mutation.receives) and must give `fail`; the claims must reach the
 verdicts other than their default."""
 from __future__ import annotations
 
 import dataclasses
-import functools
 
 import numpy as np
 import pytest
 
+import attnverify.theory.signal as S
 from attnverify import checks
+from attnverify.checks.plugin import Mutant
 from attnverify.selftest.mutants import all_mutants
-from attnverify.selftest.mutation import PatchMutant, injected
+from attnverify.selftest.mutation import receives
 from attnverify.checks.claims import CLAIMS, evaluate_claim
 from attnverify.checks.registry import load
 
 load()
 
-SR = "attnverify.theory.signal.recovery"
 FAST = {
     "signal.reduced_field_identity": {"n_samples": 2000, "n_rho": 5},
     "signal.ode_tracks_sga": {"n_runs": 40, "n_grid_samples": 150},
@@ -27,27 +27,22 @@ FAST = {
 
 
 def _scaled(factor: float) -> Mutant:
-    def make(orig):
-        @functools.wraps(orig)
-        def reduced_field(*a, **k):
-            return orig(*a, **k) * factor
-        return reduced_field
-    return PatchMutant(f"F_x{factor:g}", SR, "reduced_field", make, (), f"F x {factor:g}")
+    def reduced_field(self, *a, **k):
+        return self.original("reduced_field")(*a, **k) * factor
+    return Mutant(f"F_x{factor:g}", lambda theory: theory.replace(reduced_field=reduced_field), (), f"F x {factor:g}")
 
 
 def _theta_off(factor: float) -> Mutant:
-    import attnverify.theory.signal.recovery as S
-
-    def make(orig):
-        @functools.wraps(orig)
-        def reduced_field(*a, **k):
-            return orig(*a, **k).subs(S.theta, S.theta * factor)
-        return reduced_field
-    return PatchMutant(f"F_theta_x{factor:g}", SR, "reduced_field", make, (), f"F at theta x {factor:g}")
+    def reduced_field(self, *a, **k):
+        return self.original("reduced_field")(*a, **k).subs(S.theta, S.theta * factor)
+    return Mutant(f"F_theta_x{factor:g}", lambda theory: theory.replace(reduced_field=reduced_field), (),
+                  f"F at theta x {factor:g}")
 
 
-def _run(check_id: str, seed: int = 0, **extra):
-    return checks.run([check_id], profile="quick", seed=seed, overrides={**FAST[check_id], **extra}).results[0]
+def _run(check_id: str, seed: int = 0, mutant: Mutant | None = None, **extra):
+    arguments = receives([mutant]) if mutant is not None else None
+    return checks.run([check_id], profile="quick", seed=seed, overrides={**FAST[check_id], **extra},
+                      arguments=arguments).results[0]
 
 
 MISSING_SPHERE = next(m for m in all_mutants() if m.name == "F_missing_sphere_factor")
@@ -63,8 +58,7 @@ def test_fast_settings_pass_with_the_right_field(check_id):
 @pytest.mark.parametrize("mutant", [_scaled(1.2), _scaled(0.8), _theta_off(1.2), MISSING_SPHERE],
                          ids=["F_x1.2", "F_x0.8", "theta_x1.2", "no_sphere_factor"])
 def test_wrong_field_fails(check_id, mutant):
-    with injected(mutant):
-        res = _run(check_id)
+    res = _run(check_id, mutant=mutant)
     assert res.verdict == "fail", (mutant.name, res.error, res.observed, res.threshold)
 
 
@@ -77,8 +71,7 @@ def test_reduced_field_resolves_the_scale_of_F():
 
 @pytest.mark.parametrize("mutant", [_scaled(1.2), MISSING_SPHERE], ids=["F_x1.2", "no_sphere_factor"])
 def test_alignment_rejects_a_wrong_field(mutant):
-    with injected(mutant):
-        res = _run("signal.alignment_30_runs")
+    res = _run("signal.alignment_30_runs", mutant=mutant)
     assert res.verdict == "fail", (mutant.name, res.error, res.observed, res.threshold)
 
 

@@ -4,50 +4,47 @@ does not settle or a sign that cannot be resolved is an error with the reason, a
 reach verdicts other than their default ones."""
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 import pytest
 
 from attnverify import checks
-import attnverify.theory.signal.recovery as S
 from attnverify.checks.claims import CLAIMS, evaluate_claim
 from attnverify.checks.evidence import Evidence, Result
+from attnverify.checks.plugin import Mutant
+from attnverify.selftest.mutation import receives
 
 
-def _theory_at(mapping=None, factor=None):
-    """S.equilibria evaluated at another theta: mapped (wrong side of theta*) or scaled (theta mismatch)."""
-    real = S.equilibria
-
-    @functools.wraps(real)
-    def wrong(params, sign="fixed", finite_size=False):
+def _theory_at(mapping=None, factor=None) -> Mutant:
+    """The theory's equilibria evaluated at another theta: mapped (wrong side of theta*) or scaled (theta mismatch),
+    handed to the check as its theory (as a mutant is)."""
+    def wrong(self, params, sign="fixed", finite_size=False):
         th = params["theta"]
         if mapping is not None:
             th = next((dst for src, dst in mapping.items() if abs(th - src) < 1e-12), th)
         if factor is not None:
             th = th * factor
-        return real(dict(params, theta=th), sign, finite_size)
-    return wrong
+        return self.original("equilibria")(dict(params, theta=th), sign, finite_size)
+    return Mutant("equilibria_at_another_theta", lambda theory: theory.replace(equilibria=wrong), (), "")
 
 
-def _run(check_id, **overrides):
-    return checks.run([check_id], profile="quick", seed=0, overrides=overrides or None).results[0]
+def _run(check_id, wrong: Mutant | None = None, **overrides):
+    arguments = receives([wrong]) if wrong is not None else None
+    return checks.run([check_id], profile="quick", seed=0, overrides=overrides or None,
+                      arguments=arguments).results[0]
 
 
 # --------------------------------------------------------------------------- wrong side of theta* (theta* ~ 1.34)
 @pytest.mark.parametrize("sim, theory", [(0.25, 2.0), (2.0, 0.25)])
-def test_equilibria_rejects_theory_on_the_wrong_side(monkeypatch, sim, theory):
-    monkeypatch.setattr(S, "equilibria", _theory_at({sim: theory}))
-    res = _run("signal.equilibria_stability", theta=sim, grid_points=5)
+def test_equilibria_rejects_theory_on_the_wrong_side(sim, theory):
+    res = _run("signal.equilibria_stability", _theory_at({sim: theory}), theta=sim, grid_points=5)
     assert res.verdict == "fail", res.error
     # the probe next to -xi measures the true sign: repelling at 0.25, attracting at 2
     m1 = res.details["equilibria"][0]
     assert m1["observed"] == ("repelling" if sim < 1 else "attracting") != m1["expected"]
 
 
-def test_sign_ambiguity_rejects_theory_on_the_wrong_side(monkeypatch):
-    monkeypatch.setattr(S, "equilibria", _theory_at({0.25: 2.0, 2.0: 0.25}))
-    res = _run("signal.sign_ambiguity", runs_per_start=1, starts=(-0.95, 0.95))
+def test_sign_ambiguity_rejects_theory_on_the_wrong_side():
+    res = _run("signal.sign_ambiguity", _theory_at({0.25: 2.0, 2.0: 0.25}), runs_per_start=1, starts=(-0.95, 0.95))
     assert res.verdict == "fail", res.error
     whys = {(b["sign"], b["theta"]): b["why"] for b in res.details["runs_contradicting_theory"]}
     # SGA at theta = 2 rests at -xi, which the theta = 0.25 theory calls repelling
@@ -56,12 +53,11 @@ def test_sign_ambiguity_rejects_theory_on_the_wrong_side(monkeypatch):
     assert "predicts -1" in whys[("fixed", 0.25)]
 
 
-def test_equilibria_rejects_theta_mismatch_of_its_mdp(monkeypatch):
+def test_equilibria_rejects_theta_mismatch_of_its_mdp():
     """theta (1 + 0.2), the claimed MDP: at the threshold test's 0.85 theta* the theory is evaluated at 1.02 theta* and
     calls -xi attracting, against its own theta*; the measured drift never agrees with that label (its probe, a quarter
     of the 0.015-wide basin the wrong theory claims, may be too close to -xi for the sign to be resolved)."""
-    monkeypatch.setattr(S, "equilibria", _theory_at(factor=1.2))
-    res = _run("signal.equilibria_stability", grid_points=5)
+    res = _run("signal.equilibria_stability", _theory_at(factor=1.2), grid_points=5)
     assert res.verdict == "fail", res.error
     low = [t for t in res.details["threshold_tests"] if t["expected"] == "repelling"][0]
     assert low["certified"] == "attracting" and low["observed"] in ("repelling", "inconclusive")

@@ -1,15 +1,14 @@
 """Power of the Paper A checks on J and on the attention mass, and the claims they feed.
 
 Each check must reject a realistic wrong closed form (a per-cent error of J, J or the mass at a slightly wrong theta,
-J at a slightly wrong beta) injected through the same code path as the mutants (attnverify.selftest.mutation.injected), while
-passing with the right one at the same settings. The variance-reduced estimators are tested against independent
+J at a slightly wrong beta) handed to the check as its theory through the same code path as the mutants
+(attnverify.selftest.mutation.receives), while passing with the right one at the same settings. The variance-reduced estimators are tested against independent
 references (two-token Gauss-Hermite quadrature, the full-dimensional Monte Carlo). The claims reach their verdicts
 from the evidence.
 """
 from __future__ import annotations
 
 import dataclasses
-import functools
 import math
 
 import numpy as np
@@ -17,45 +16,40 @@ import pytest
 from scipy.stats import norm
 
 from attnverify import checks
-import attnverify.theory.signal.recovery as S
-from attnverify.selftest.mutation import PatchMutant, injected
+import attnverify.theory.signal as S
+from attnverify.checks.plugin import Mutant
+from attnverify.selftest.mutation import receives
 from attnverify.checks.claims import CLAIMS, evaluate_claim, statement_of
 from attnverify.checks.stats import normal_equivalent
 from attnverify.numerics.signal.mc import nuisance_mass_mc, objective_mc, objective_rb_cv
 from attnverify.numerics.signal.model import SignalModel
-
-SR = "attnverify.theory.signal.recovery"
 
 # reduced settings that keep each check's design (all its test families) but run in a few seconds
 OBJECTIVE_FAST = {"R": 200, "L": 4200, "n_sequences": 100, "n_rho": 5, "ds": (5,), "thetas": (0.25, 2.0)}
 ATTENTION_FAST = {"n_sequences": 500, "n_rho": 5, "n_scaling_mc": 20}
 
 
-def _run(check_id: str, **overrides):
-    return checks.run([check_id], profile="quick", seed=0, overrides=overrides or None).results[0]
+def _run(check_id: str, mutant: Mutant | None = None, **overrides):
+    arguments = receives([mutant]) if mutant is not None else None
+    return checks.run([check_id], profile="quick", seed=0, overrides=overrides or None,
+                      arguments=arguments).results[0]
 
 
 def _scaled(factor: float):
-    def make(orig):
-        @functools.wraps(orig)
-        def wrong(*args, **kwargs):
-            return orig(*args, **kwargs) * factor
-        return wrong
-    return make
+    return lambda value: value * factor
 
 
 def _at(symbol, factor: float):
     """The closed form evaluated at symbol * factor (a parameter mismatch: theta(1 + delta), beta(1 + delta))."""
-    def make(orig):
-        @functools.wraps(orig)
-        def wrong(*args, **kwargs):
-            return orig(*args, **kwargs).subs(symbol, symbol * factor)
-        return wrong
-    return make
+    return lambda value: value.subs(symbol, symbol * factor)
 
 
-def _wrong(attribute: str, make, name: str) -> Mutant:
-    return PatchMutant(name, SR, attribute, make, (), name)
+def _wrong(attribute: str, change, name: str) -> Mutant:
+    """The theory with its closed form ``attribute`` changed by ``change`` (seen by every closed form derived from
+    it, as a mutant's)."""
+    def wrong(self, *args, **kwargs):
+        return change(self.original(attribute)(*args, **kwargs))
+    return Mutant(name, lambda theory: theory.replace(**{attribute: wrong}), (), name)
 
 
 # ------------------------------------------------------------------------------------------------ numerics
@@ -128,8 +122,8 @@ def test_normal_equivalent_of_student_t():
 # ------------------------------------------------------------------------------------------------ objective
 def test_objective_passes_and_rejects_a_two_per_cent_error_of_J():
     assert _run("signal.objective_vs_montecarlo", **OBJECTIVE_FAST).verdict == "pass"
-    with injected(_wrong("population_objective", _scaled(1.02), "J_x1.02")):
-        res = _run("signal.objective_vs_montecarlo", **OBJECTIVE_FAST)
+    res = _run("signal.objective_vs_montecarlo", _wrong("population_objective", _scaled(1.02), "J_x1.02"),
+               **OBJECTIVE_FAST)
     assert res.verdict == "fail" and abs(res.details["z_ratio"]) > res.threshold, res.details["z_ratio"]
     assert res.details["ratio_mc_over_closed"] == pytest.approx(1 / 1.02, rel=2e-3)
 
@@ -139,8 +133,8 @@ def test_objective_rejects_J_at_a_ten_per_cent_wrong_theta_even_at_weak_signal()
     """theta = 0.25 only: the theta-dependent part of J is a few per cent of J; the contrasts across rho see it."""
     fast = dict(OBJECTIVE_FAST, thetas=(0.25,))
     assert _run("signal.objective_vs_montecarlo", **fast).verdict == "pass"
-    with injected(_wrong("population_objective", _at(S.theta, 1.1), "J_theta_x1.1")):
-        res = _run("signal.objective_vs_montecarlo", **fast)
+    res = _run("signal.objective_vs_montecarlo", _wrong("population_objective", _at(S.theta, 1.1), "J_theta_x1.1"),
+               **fast)
     assert res.verdict == "fail"
     assert np.max(np.abs(res.details["blocks"][0]["z_contrast_vs_rho_minus_1"])) > res.threshold
 
@@ -154,8 +148,8 @@ def test_objective_refuses_runs_that_would_resolve_the_closed_forms_remainder():
 # ------------------------------------------------------------------------------------------------ attention
 def test_attention_rejects_the_mass_at_a_five_per_cent_wrong_theta():
     assert _run("signal.attention_on_noise", **ATTENTION_FAST).verdict == "pass"
-    with injected(_wrong("nuisance_mass", _at(S.theta, 1.05), "mass_theta_x1.05")):
-        res = _run("signal.attention_on_noise", **ATTENTION_FAST)
+    res = _run("signal.attention_on_noise", _wrong("nuisance_mass", _at(S.theta, 1.05), "mass_theta_x1.05"),
+               **ATTENTION_FAST)
     assert res.verdict == "fail" and res.observed > res.threshold
 
 
@@ -163,8 +157,8 @@ def test_attention_rejects_the_mass_at_a_five_per_cent_wrong_theta():
 def test_attention_design_does_not_come_from_the_theory():
     """The numeric side's design is fixed: a wrong theory leaves the Monte Carlo (design and means) unchanged."""
     ok = _run("signal.attention_on_noise", **ATTENTION_FAST)
-    with injected(_wrong("nuisance_mass", _at(S.theta, 2.0), "mass_theta_x2")):
-        bad = _run("signal.attention_on_noise", **ATTENTION_FAST)
+    bad = _run("signal.attention_on_noise", _wrong("nuisance_mass", _at(S.theta, 2.0), "mass_theta_x2"),
+               **ATTENTION_FAST)
     for a, b in zip(ok.details["design"], bad.details["design"]):
         assert (a["R"], a["L"]) == (b["R"], b["L"])
         np.testing.assert_array_equal(a["mass_mc"], b["mass_mc"])
@@ -173,15 +167,13 @@ def test_attention_design_does_not_come_from_the_theory():
 
 # ------------------------------------------------------------------------------------------------ low temperature
 def test_low_temperature_rejects_J_at_a_two_per_cent_wrong_beta():
-    with injected(_wrong("population_objective", _at(S.beta, 1.02), "J_beta_x1.02")):
-        res = _run("signal.low_temperature")
+    res = _run("signal.low_temperature", _wrong("population_objective", _at(S.beta, 1.02), "J_beta_x1.02"))
     assert res.verdict == "fail" and res.observed > res.threshold
 
 
 @pytest.mark.slow  # one more SymPy derivation under injection (~10 s)
 def test_low_temperature_rejects_a_one_per_cent_error_of_J():
-    with injected(_wrong("population_objective", _scaled(0.99), "J_x0.99")):
-        res = _run("signal.low_temperature")
+    res = _run("signal.low_temperature", _wrong("population_objective", _scaled(0.99), "J_x0.99"))
     assert res.verdict == "fail" and abs(res.details["z_ratio"]) > res.threshold
 
 

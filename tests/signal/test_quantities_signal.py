@@ -18,7 +18,7 @@ def test_quantities_list_and_audit_know_the_field_and_the_threshold(capsys, tmp_
     # the enclosure brackets the sign change of J'(-1) (with the finite-size terms): -xi repels below, attracts above
     import sympy as sp
 
-    import attnverify.theory.signal.recovery as S
+    import attnverify.theory.signal as S
 
     dJ = sp.diff(S.population_objective("fixed", True), S.rho).subs(
         {S.rho: -1, S.beta: 1, S.sigma: 1, S.R: 350, S.L: 1050, S.d: 2})

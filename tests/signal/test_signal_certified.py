@@ -6,7 +6,7 @@ import mpmath as mp
 import pytest
 import sympy as sp
 
-import attnverify.theory.signal.recovery as S
+import attnverify.theory.signal as S
 
 PA = dict(theta=2.0, beta=1.0, sigma=1.0, R=50, L=1050, d=20)
 

@@ -9,13 +9,18 @@ import attnverify.checks.signal.alignment as alignment
 import attnverify.checks.signal.objective as objective
 import attnverify.checks.signal.ode_tracking as ode_tracking
 import attnverify.checks.signal.reduced_field as reduced_field
+from attnverify.checks.plugin import Mutant
+from attnverify.selftest.mutation import receives
 
 IDS = ["signal.objective_vs_montecarlo", "signal.reduced_field_identity", "signal.ode_tracks_sga",
        "signal.alignment_30_runs"]
 
 
-def run(check_id: str, **overrides):
-    return checks.run([check_id], profile="quick", seed=0, overrides=overrides or None).results[0]
+def run(check_id: str, mutant: Mutant | None = None, **overrides):
+    """Run ``check_id``; with ``mutant``, the check receives the theory or numerics it makes (as a mutant's run)."""
+    arguments = receives([mutant]) if mutant is not None else None
+    return checks.run([check_id], profile="quick", seed=0, overrides=overrides or None,
+                      arguments=arguments).results[0]
 
 
 @pytest.mark.parametrize("check_id", IDS)
@@ -32,7 +37,7 @@ def test_objective_check_details():
 
 def test_objective_fails_without_finite_size_term(monkeypatch):
     orig = objective.closed_form
-    monkeypatch.setattr(objective, "closed_form", lambda sign, finite_size: orig(sign, False))
+    monkeypatch.setattr(objective, "closed_form", lambda theory, sign, finite_size: orig(theory, sign, False))
     res = run("signal.objective_vs_montecarlo", n_sequences=300, thetas=(0.25,), ds=(20,), n_rho=5)
     assert res.verdict == "fail" and res.observed > res.threshold
 
@@ -40,8 +45,8 @@ def test_objective_fails_without_finite_size_term(monkeypatch):
 def _scaled_field(module, factor):
     orig = module.field_function
 
-    def wrong(sign, finite_size=True):
-        F = orig(sign, finite_size)
+    def wrong(theory, sign, finite_size=True):
+        F = orig(theory, sign, finite_size)
         return lambda *args: factor * F(*args)
     return wrong
 
@@ -52,10 +57,12 @@ def test_reduced_field_fails_with_flipped_sign(monkeypatch):
     assert res.verdict == "fail"
 
 
-def test_reduced_field_fails_when_identity_is_not_zero(monkeypatch):
+def test_reduced_field_fails_when_identity_is_not_zero():
     import sympy as sp
-    monkeypatch.setattr(reduced_field.S, "reduction_identity", lambda: sp.Symbol("x") ** 2)
-    res = run("signal.reduced_field_identity", n_samples=200, n_rho=3)
+    def not_zero(self, n=3):
+        return sp.Symbol("x") ** 2
+    wrong = Mutant("identity_x2", lambda theory: theory.replace(reduction_identity=not_zero), (), "")
+    res = run("signal.reduced_field_identity", wrong, n_samples=200, n_rho=3)
     assert res.verdict == "fail" and not res.details["symbolic_identity_is_zero"]
 
 
@@ -93,27 +100,27 @@ def test_low_temperature_passes_and_has_scores_beyond_exp_range():
     assert res.details["scores_beyond_exp_range"] and res.details["power_1.1_beta_rejected"]
 
 
-def test_low_temperature_with_a_naive_softmax_fails(monkeypatch):
+def test_low_temperature_with_a_naive_softmax_fails():
     """exp(s)/sum exp(s) without max-subtraction overflows at scores ~ 900: the check must not pass, and it says so
     as a disagreement of a finite closed form with a non-finite simulation (a fail), not by raising."""
-    import attnverify.numerics.signal.model as sm
+    import dataclasses
 
     def naive(scores, axis=-1):
         e = np.exp(scores)
         return e / e.sum(axis=axis, keepdims=True)
-    monkeypatch.setattr(sm, "softmax_weights", naive)
-    res = run("signal.low_temperature")
+    res = run("signal.low_temperature", Mutant("naive_softmax", lambda n: dataclasses.replace(n, softmax_weights=naive),
+                                               (), "", target="numerics"))
     assert res.verdict == "fail" and "overflowed" in res.reason and res.observed >= 1
 
 
 def test_low_temperature_fails_without_the_in_plane_term(monkeypatch):
     """On the nuisance plateau (rho < rho_0) the q-direction noise sigma^2 / (L - R) is 1/d of J: resolved."""
     import attnverify.checks.signal.low_temperature as lt
-    import attnverify.theory.signal.recovery as SR
+    import attnverify.theory.signal as SR
     from attnverify.checks.signal._model import numeric_function
 
-    def without(sign, finite_size):
-        expr = SR.population_objective(sign, False) + SR.finite_size_term(sign)
+    def without(theory, sign, finite_size):
+        expr = theory.population_objective(sign, False) + theory.finite_size_term(sign)
         return numeric_function(expr, (SR.rho, SR.theta, SR.beta, SR.sigma, SR.R, SR.L, SR.d))
     monkeypatch.setattr(lt, "closed_form", without)
     res = run("signal.low_temperature")

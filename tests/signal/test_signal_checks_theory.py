@@ -1,23 +1,29 @@
-"""The three Paper A checks built on attnverify.theory.signal.recovery: each passes in the quick profile at seed 0, and each
-fails when its closed form / classification is deliberately wrong or the simulation cannot match it."""
+"""The three Paper A checks built on attnverify.theory.signal's certified results: each passes in the quick profile at
+seed 0, and each fails when its closed form / classification is deliberately wrong (a wrong theory handed to the check
+as its argument, as a mutant is) or the simulation cannot match it."""
 from __future__ import annotations
 
 from attnverify import checks
-import attnverify.theory.signal.recovery as S
+import attnverify.theory.signal as S
+from attnverify.checks.plugin import Mutant
+from attnverify.selftest.mutation import receives
 
 
-def _run(check_id, **overrides):
-    rep = checks.run([check_id], profile="quick", seed=0, overrides=overrides or None)
+def _run(check_id, wrong=None, **overrides):
+    """Run ``check_id``; with ``wrong`` (make(theory) -> a wrong theory), the check receives that theory."""
+    arguments = receives([Mutant("wrong", wrong, (), "")]) if wrong is not None else None
+    rep = checks.run([check_id], profile="quick", seed=0, overrides=overrides or None, arguments=arguments)
     res = rep.results[0]
     assert res.verdict in ("pass", "fail"), res.error
     return res
 
 
-def _flipped(real):
-    """An equilibria() that reports every stability the wrong way round."""
-    def wrong(params, sign="fixed", finite_size=False):
-        return [S.Equilibrium(e.rho, -e.eigenvalue, not e.stable) for e in real(params, sign, finite_size)]
-    return wrong
+def _flipped(theory):
+    """A theory whose equilibria() reports every stability the wrong way round."""
+    def wrong(self, params, sign="fixed", finite_size=False):
+        return [S.Equilibrium(e.rho, -e.eigenvalue, not e.stable)
+                for e in self.original("equilibria")(params, sign, finite_size)]
+    return theory.replace(equilibria=wrong)
 
 
 # ------------------------------------------------------------------------------ signal.equilibria_stability
@@ -42,9 +48,8 @@ def test_equilibria_stability_strong_signal_has_interior_repeller():
     assert not f.monotone_on_grid and f.decreasing_points and f.decreasing_points[0].rho < -0.7
 
 
-def test_equilibria_stability_fails_with_wrong_classification(monkeypatch):
-    monkeypatch.setattr(S, "equilibria", _flipped(S.equilibria))
-    res = _run("signal.equilibria_stability")
+def test_equilibria_stability_fails_with_wrong_classification():
+    res = _run("signal.equilibria_stability", _flipped)
     assert res.verdict == "fail" and res.observed >= 2
 
 
@@ -59,9 +64,8 @@ def test_sign_ambiguity_passes():
         assert row["observed_limits"] == row["predicted_limits_from_starts"]
 
 
-def test_sign_ambiguity_fails_when_theory_is_wrong(monkeypatch):
-    monkeypatch.setattr(S, "equilibria", _flipped(S.equilibria))
-    res = _run("signal.sign_ambiguity", thetas=(2.0,), runs_per_start=1)
+def test_sign_ambiguity_fails_when_theory_is_wrong():
+    res = _run("signal.sign_ambiguity", _flipped, thetas=(2.0,), runs_per_start=1)
     assert res.verdict == "fail"
 
 
@@ -85,10 +89,10 @@ def test_attention_on_noise_passes():
     assert rows[-1]["closed_form_rho1"] < rows[0]["closed_form_rho1"] / 20
 
 
-def test_attention_on_noise_fails_with_wrong_closed_form(monkeypatch):
+def test_attention_on_noise_fails_with_wrong_closed_form():
     """A closed form with the exponent off by 30% (theta -> 1.3 theta) is rejected."""
-    real = S.nuisance_mass
-    monkeypatch.setattr(S, "nuisance_mass",
-                        lambda sign="fixed", finite_size=False: real(sign, finite_size).subs(S.theta, 1.3 * S.theta))
-    res = _run("signal.attention_on_noise", n_sequences=500, n_scaling_mc=20)
+    def wrong(self, sign="fixed", finite_size=False):
+        return self.original("nuisance_mass")(sign, finite_size).subs(S.theta, 1.3 * S.theta)
+    res = _run("signal.attention_on_noise", lambda theory: theory.replace(nuisance_mass=wrong), n_sequences=500,
+               n_scaling_mc=20)
     assert res.verdict == "fail" and res.observed > res.threshold

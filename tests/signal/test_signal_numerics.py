@@ -245,7 +245,7 @@ def test_drift_estimator_and_sga_runs_take_the_same_step(monkeypatch):
 
     calls = []
     original = sga.sga_step
-    monkeypatch.setattr(sga, "sga_step", lambda *a: calls.append(1) or original(*a))
+    monkeypatch.setattr(sga, "sga_step", lambda *a, **k: calls.append(1) or original(*a, **k))
     model = SignalModel(theta=1.0, beta=1.0, sigma=1.0, R=2, L=6, d=3)
     sga.sga_drift(model, np.array([0.1]), 0.1, 4, np.random.default_rng(0))
     n_drift = len(calls)

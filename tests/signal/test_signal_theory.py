@@ -1,4 +1,4 @@
-"""Tests of attnverify.theory.signal.recovery against independent evidence (quadrature, limits, dense scans, hand algebra)."""
+"""Tests of attnverify.theory.signal against independent evidence (quadrature, limits, dense scans, hand algebra)."""
 from __future__ import annotations
 
 import math
@@ -11,8 +11,8 @@ import pytest
 import sympy as sp
 from scipy.stats import norm
 
-import attnverify.theory.signal.recovery as S
-from attnverify.theory.signal.recovery import L, R, beta, d, rho, sigma, theta
+import attnverify.theory.signal as S
+from attnverify.theory.signal import L, R, beta, d, rho, sigma, theta
 
 P0 = dict(theta=0.25, beta=1.0, sigma=1.0, R=50, L=1050, d=20)
 
@@ -287,7 +287,7 @@ def test_minus_xi_threshold_symmetric_is_zero():
 
 
 def test_minus_xi_threshold_phi_equals_Jprime_over_theta():
-    phi = S._minus_xi_functions("fixed", True)[0]
+    phi = S.THEORY._minus_xi_functions("fixed", True)[0]
     Jp = sp.diff(S.population_objective("fixed", True), rho).subs(rho, -1)
     vals = {sp.Symbol(k, positive=True): v for k, v in dict(P0, theta=0.77).items()}
     assert float((phi * theta).subs(vals)) == pytest.approx(float(Jp.subs(vals)), rel=1e-12)
@@ -339,11 +339,9 @@ def test_derivation_steps(sign):
 
 
 def test_import_is_cheap_and_derives_nothing():
-    # no derivation at import (the caches are empty); how long the import takes is not asserted: a wall-clock
-    # bound fails under load, and the empty caches are what "derives nothing" means
-    code = ("import attnverify.theory.signal.recovery as S; "
-            "assert S.population_objective.cache_info().currsize == 0; "
-            "assert S.gaussian_moments.cache_info().currsize == 0")
+    # no derivation at import (the theory's memo is empty); how long the import takes is not asserted: a wall-clock
+    # bound fails under load, and the empty memo is what "derives nothing" means
+    code = "import attnverify.theory.signal as S; assert not vars(S.THEORY).get('_memo')"
     subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
 
 
