@@ -19,7 +19,7 @@ from attnverify.selftest.mutants import all_mutants, by_name, known_gaps
 MUTANTS = all_mutants()
 from attnverify.selftest.mutation import PatchMutant, injected, is_crash, run_mutant, selftest
 from attnverify.checks.plugin import Mutant
-from attnverify.checks.registry import REGISTRY, all_checks
+from attnverify.checks.registry import all_checks
 from attnverify.checks.signal.selftest import naive_softmax, no_tangent_projection
 
 
