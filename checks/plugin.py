@@ -22,11 +22,20 @@ from attnverify.checks.evidence import Evidence, Plot, Series
 from attnverify.checks.judges import Measured
 from attnverify.checks.paper import Paper, Quantity, Section, cached_formula, lazy
 from attnverify.checks.params import InputError, Param
-from attnverify.checks.perturb import Family, Mutant, PatchMutant, Perturbation, PowerRow
+from attnverify.checks.perturb import Family, Mutant, Perturbation, PowerRow
 from attnverify.checks.registry import check
 from attnverify.checks.stated import StatedClaim
 from attnverify.theory.derivation import Step
 
-__all__ = ["ClaimVerdict", "Context", "Evidence", "Family", "InputError", "Measured", "Mutant", "Paper", "PatchMutant",
+__all__ = ["ClaimVerdict", "Context", "Evidence", "Family", "InputError", "Measured", "Mutant", "Paper",
            "Param", "Perturbation", "Plot", "PowerRow", "Quantity", "Section", "Series", "StatedClaim", "Step",
            "cached_formula", "check", "claim", "claim_rng", "judges", "lazy"]
+
+
+def __getattr__(name: str):
+    """A name of the contract before 0.2: one line saying what replaced it."""
+    if name == "PatchMutant":
+        raise ImportError("attnverify.checks.plugin.PatchMutant was removed in 0.2: a mutant is an argument, "
+                          "Mutant(name, make, checks, description, target='theory' | 'numerics') with make(original) "
+                          "returning the wrong object the checks receive (docs/adding-a-paper.md)")
+    raise AttributeError(f"module 'attnverify.checks.plugin' has no attribute {name!r}")

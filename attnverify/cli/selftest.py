@@ -99,17 +99,14 @@ def _check_json_path(path: str | None) -> None:
 
 
 def mutant_table(mutants, width: int | None = None) -> str:
-    """Name, patched target and description of each mutant in aligned columns; the description is wrapped to the
+    """Name, target (the argument it replaces: theory or numerics) and description of each mutant in aligned columns; the description is wrapped to the
     terminal (``width`` columns) under its own column, or set on a line of its own when the terminal is too narrow
     for the first two columns."""
     import shutil
     import textwrap
 
-    from attnverify.checks.plugin import Mutant
-
     width = width or shutil.get_terminal_size((120, 24)).columns
-    rows = [(m.name, m.target if isinstance(m, Mutant) else f"{m.module}.{m.attribute}", m.description)
-            for m in mutants]                               # an argument mutant names what it replaces
+    rows = [(m.name, m.target, m.description) for m in mutants]
     a = max((len(r[0]) for r in rows), default=0)
     b = max((len(r[1]) for r in rows), default=0)
     indent = a + b + 4

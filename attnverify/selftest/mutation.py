@@ -3,20 +3,15 @@
 A mutant (:class:`attnverify.checks.plugin.Mutant`, listed by each paper's self-test module) is an argument: the
 checks it names receive ``mutant.make(original)`` as their ``ctx.theory`` or ``ctx.numerics`` instead of their
 decorator's object (:func:`receives`), so nothing global changes and a mutant's run cannot leak into another.
-
-(:class:`attnverify.checks.plugin.PatchMutant`, the older form still used by papers not yet converted, names its
-target by a string path; :func:`injected` replaces it in every module that references it and clears the caches
-before and after.)
 """
 from __future__ import annotations
 
-import importlib
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import ExitStack, contextmanager
+from contextlib import contextmanager
 from typing import Any
 
-from attnverify.checks.plugin import Mutant, PatchMutant
+from attnverify.checks.plugin import Mutant
 
 PACKAGES = ("attnverify.theory", "attnverify.numerics", "attnverify.checks")
 
@@ -34,10 +29,9 @@ def clear_caches() -> None:
                 value.cache_clear()
 
 
-def receives(mutants: Sequence[Mutant | PatchMutant]) -> Callable[[Any], dict[str, Any]]:
+def receives(mutants: Sequence[Mutant]) -> Callable[[Any], dict[str, Any]]:
     """``arguments(check)`` for the runner: what a check receives with ``mutants`` applied, in order, to its
-    decorator's ``theory`` and ``numerics`` (each replacement built once per original object). Patch mutants are not
-    arguments (see :func:`applied`)."""
+    decorator's ``theory`` and ``numerics`` (each replacement built once per original object)."""
     built: dict[tuple[int, int], Any] = {}
 
     def arguments(check: Any) -> dict[str, Any]:
@@ -45,7 +39,7 @@ def receives(mutants: Sequence[Mutant | PatchMutant]) -> Callable[[Any], dict[st
         for target in ("theory", "numerics"):
             obj = getattr(check, target)
             for m in mutants:
-                if isinstance(m, Mutant) and m.target == target:
+                if m.target == target:
                     key = (id(m), id(obj))
                     if key not in built:
                         built[key] = (obj, m.make(obj))       # keeps the original alive: its id stays unique
@@ -56,33 +50,13 @@ def receives(mutants: Sequence[Mutant | PatchMutant]) -> Callable[[Any], dict[st
 
 
 @contextmanager
-def applied(mutants: Sequence[Mutant | PatchMutant]) -> Iterator[Callable[[Any], dict[str, Any]]]:
-    """Within the block the patch mutants among ``mutants`` are injected; yields the runner's ``arguments`` for the
-    argument mutants (:func:`receives`)."""
-    with ExitStack() as stack:
-        for m in mutants:
-            if isinstance(m, PatchMutant):
-                stack.enter_context(injected(m))
-        yield receives(mutants)
-
-
-@contextmanager
-def injected(mutant: PatchMutant) -> Iterator[None]:
-    """Within the block, every reference to ``mutant.module.attribute`` is the mutant (the older form)."""
-    from attnverify.checks.registry import load
-
-    load()
-    original = getattr(importlib.import_module(mutant.module), mutant.attribute)
-    replacement = mutant.make(original)
-    patched = [m for m in project_modules() if vars(m).get(mutant.attribute) is original]
+def applied(mutants: Sequence[Mutant]) -> Iterator[Callable[[Any], dict[str, Any]]]:
+    """The runner's ``arguments`` with ``mutants`` applied (:func:`receives`); the project's caches are cleared
+    before and after, so that no result computed with a mutant outlives its block."""
     clear_caches()
     try:
-        for module in patched:
-            setattr(module, mutant.attribute, replacement)
-        yield
+        yield receives(mutants)
     finally:
-        for module in patched:
-            setattr(module, mutant.attribute, original)
         clear_caches()
 
 
@@ -137,8 +111,7 @@ def run_mutant(mutant: Mutant, *, seed: int = 0, profile: str = "quick", baselin
 
     with applied([mutant]) as arguments:
         report = run(list(mutant.checks), profile=profile, seed=seed, arguments=arguments)
-    target = f"{mutant.module}.{mutant.attribute}" if isinstance(mutant, PatchMutant) else mutant.target
-    return _judge({"mutant": mutant.name, "target": target,
+    return _judge({"mutant": mutant.name, "target": mutant.target,
                    "description": mutant.description, "equivalent": mutant.equivalent or None,
                    "checks": list(mutant.checks), "results": [result_row(r) for r in report.results]}, baseline)
 

@@ -1,8 +1,8 @@
 """The power self-test: how small an error in a check's closed form the check rejects.
 
 A *perturbation family* changes the analytic side of the checks by a size delta, through the same code path as
-the mutants (:func:`attnverify.selftest.mutation.injected`: the theory functions are replaced in every module that
-references them, caches cleared), while the simulation runs at the true parameters:
+the mutants (:func:`attnverify.selftest.mutation.applied`: the checks receive the perturbed closed forms as their
+argument, caches cleared), while the simulation runs at the true parameters:
 
 - a *scale* family multiplies a closed form by (1 + delta);
 - a *parameter-mismatch* family evaluates every closed form of a paper at a wrong parameter or model (a

@@ -1,5 +1,6 @@
-"""Paper D's self-test material: wrong closed forms (and one wrong simulator), each patched in for the function it
-replaces; each must make the checks named beside it fail.
+"""Paper D's self-test material: wrong closed forms (and one wrong simulator), each given to the checks named beside
+it as their argument (``ctx.theory``: the closed forms of ``_model``; ``ctx.numerics``: the simulator), each of which
+must then fail.
 
 * ``tsc_map_missing_sigma``: Gamma_mu(x) = V (m + A x / tau) (the tilting without Sigma);
 * ``tsc_cov_missing_sigma``: the push-forward covariance B B^T instead of B Sigma B^T;
@@ -17,10 +18,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from attnverify.checks.perturb import scale_entry, scale_result
-from attnverify.checks.plugin import Family, PatchMutant, PowerRow
+from types import SimpleNamespace
+from typing import Any, Callable
 
-_THEORY = "attnverify.checks.tsc._model"
+from attnverify.checks.perturb import scale_entry, scale_result
+from attnverify.checks.plugin import Family, Mutant, PowerRow
+
+
+def with_function(original: Any, name: str, wrong: Callable[[Callable], Callable]) -> SimpleNamespace:
+    """A copy of the argument ``original`` (the closed forms or a simulator module a check receives) whose function
+    ``name`` is ``wrong(original.name)``; every other public attribute is the original's."""
+    public = {k: getattr(original, k) for k in dir(original) if not k.startswith("_")}
+    return SimpleNamespace(**{**public, name: wrong(getattr(original, name))})
+
+
+def _replace(name: str, wrong: Callable[[Callable], Callable]) -> Callable[[Any], SimpleNamespace]:
+    return lambda original: with_function(original, name, wrong)
 
 
 def _map_missing_sigma(original):
@@ -86,39 +99,39 @@ def _recycled_uniform(original):
 
 
 MUTANTS = [
-    PatchMutant("tsc_map_missing_sigma", _THEORY, "gaussian_moments", _map_missing_sigma,
-                ("tsc.gaussian_map", "tsc.pushforward_moments"),
-                "Gamma_mu(x) = V (m + A x / tau): Sigma left out of the tilted mean"),
-    PatchMutant("tsc_cov_missing_sigma", _THEORY, "gaussian_moments", _cov_missing_sigma,
-                ("tsc.pushforward_moments",), "push-forward covariance B B^T instead of B Sigma B^T"),
-    PatchMutant("tsc_sphere_bessel_order", _THEORY, "sphere_gain", _bessel_order, ("tsc.sphere_map",),
-                "sphere gain R I_{d/2+1} / I_{d/2}: the Bessel orders one too high"),
-    PatchMutant("tsc_horizon_one_sided", _THEORY, "horizon_forms", _horizon_one_sided, ("tsc.horizons",),
-                "the two-sided horizon computed as ||Sigma^{1/2} A||_2"),
-    PatchMutant("tsc_recycled_tokens", "attnverify.numerics.tsc.curves", "run_experiment", _recycled_tokens,
-                ("tsc.error_curves",), "every other repetition draws n/16 tokens and repeats them sixteen times"),
-    PatchMutant("tsc_recycled_tokens_uniform", "attnverify.numerics.tsc.uniform", "uniform_errors",
-                _recycled_uniform, ("tsc.uniform_curves",),
-                "the sup-error curves: every other repetition draws n/16 tokens and repeats them sixteen times"),
+    Mutant("tsc_map_missing_sigma", _replace("gaussian_moments", _map_missing_sigma),
+           ("tsc.gaussian_map", "tsc.pushforward_moments"),
+           "Gamma_mu(x) = V (m + A x / tau): Sigma left out of the tilted mean"),
+    Mutant("tsc_cov_missing_sigma", _replace("gaussian_moments", _cov_missing_sigma),
+           ("tsc.pushforward_moments",), "push-forward covariance B B^T instead of B Sigma B^T"),
+    Mutant("tsc_sphere_bessel_order", _replace("sphere_gain", _bessel_order), ("tsc.sphere_map",),
+           "sphere gain R I_{d/2+1} / I_{d/2}: the Bessel orders one too high"),
+    Mutant("tsc_horizon_one_sided", _replace("horizon_forms", _horizon_one_sided), ("tsc.horizons",),
+           "the two-sided horizon computed as ||Sigma^{1/2} A||_2"),
+    Mutant("tsc_recycled_tokens", _replace("run_experiment", _recycled_tokens), ("tsc.error_curves",),
+           "every other repetition draws n/16 tokens and repeats them sixteen times", target="numerics"),
+    Mutant("tsc_recycled_tokens_uniform", _replace("uniform_errors", _recycled_uniform), ("tsc.uniform_curves",),
+           "the sup-error curves: every other repetition draws n/16 tokens and repeats them sixteen times",
+           target="numerics"),
 ]
 
 
-def mutants() -> list[PatchMutant]:
+def mutants() -> list[Mutant]:
     return list(MUTANTS)
 
 
 def families() -> tuple[Family, ...]:
-    def patch(name, attribute, make):
-        return lambda dl: [PatchMutant(name, _THEORY, attribute, make(1 + dl), (), "")]
+    def scaled(name, attribute, make):
+        return lambda dl: [Mutant(name, _replace(attribute, make(1 + dl)), (), "")]
     return (
         Family("tsc_gaussian_map_scale", "scale", "Gamma_mu(x) of the Gaussian x (1 + delta)",
-               patch("tsc_gaussian_map_scale", "gaussian_moments", lambda f: scale_entry("attention_map", f))),
+               scaled("tsc_gaussian_map_scale", "gaussian_moments", lambda f: scale_entry("attention_map", f))),
         Family("tsc_pushforward_cov_scale", "scale", "the push-forward covariance x (1 + delta)",
-               patch("tsc_pushforward_cov_scale", "gaussian_moments", lambda f: scale_entry("pushforward_cov", f))),
+               scaled("tsc_pushforward_cov_scale", "gaussian_moments", lambda f: scale_entry("pushforward_cov", f))),
         Family("tsc_sphere_gain_scale", "scale", "the sphere gain R I_{d/2}/I_{d/2-1} x (1 + delta)",
-               patch("tsc_sphere_gain_scale", "sphere_gain", scale_result)),
+               scaled("tsc_sphere_gain_scale", "sphere_gain", scale_result)),
         Family("tsc_horizon_scale", "scale", "the two-sided horizon's definition x (1 + delta)",
-               patch("tsc_horizon_scale", "horizon_forms", lambda f: scale_entry("two_sided", f))),
+               scaled("tsc_horizon_scale", "horizon_forms", lambda f: scale_entry("two_sided", f))),
         Family("tsc_recycled_tokens", "fixed", "every other repetition reuses n/16 tokens sixteen times",
                lambda _dl: [m for m in MUTANTS if m.name == "tsc_recycled_tokens"]),
         Family("tsc_recycled_tokens_uniform", "fixed", "the sup-error curves with recycled tokens",

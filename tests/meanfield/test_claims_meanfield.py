@@ -77,7 +77,7 @@ def test_the_limit_check_compares_our_expansion_with_the_quadrature(limit_run):
     assert f.measured_slope == pytest.approx(-1.0, abs=3 * f.slope_se + 1e-9)
     assert claims["B.zero_temperature_limit"].verdict == "holds"
     assert claims["B.zero_temperature_rate"].verdict == "holds"
-    assert "loose by a factor $\\beta^{-0.5}$" in claims["B.zero_temperature_rate"].reason
+    assert "loose by a factor $\\beta^{-0.5" in claims["B.zero_temperature_rate"].reason
 
 
 def test_a_quadrature_that_levels_off_alone_fails_the_check_and_leaves_the_claims_inconclusive():
@@ -110,7 +110,7 @@ def test_the_rate_claim_reads_its_stated_form(limit_run):
     assert _verdict(results, "B.zero_temperature_rate", "beta**(-2)").verdict == "refuted"     # faster than O(1/beta)
     assert _verdict(results, "B.zero_temperature_rate", "1/beta").verdict == "holds"          # the sharp rate
     looser = _verdict(results, "B.zero_temperature_rate", "beta**(-0.25)")
-    assert looser.verdict == "holds" and "loose by a factor $\\beta^{-0.75}$" in looser.reason
+    assert looser.verdict == "holds" and "loose by a factor $\\beta^{-0.75" in looser.reason
 
 
 def test_a_wrong_stated_field_is_refuted_at_a_certified_point(limit_run):

@@ -1,4 +1,4 @@
-"""The mutation self-test: injection machinery, the catalogue, a few fast mutants caught; the seed-sweep helpers."""
+"""The mutation self-test: mutants as arguments, the catalogue, a few fast mutants caught; the seed-sweep helpers."""
 from __future__ import annotations
 
 import argparse
@@ -10,34 +10,24 @@ import numpy as np
 import pytest
 import sympy as sp
 
-import attnverify.numerics.signal.sga
-import attnverify.numerics.signal.mc
-import attnverify.numerics.signal.model
 import attnverify.theory.signal as S
-from attnverify.selftest.mutants import all_mutants, by_name, known_gaps
-
-MUTANTS = all_mutants()
-from attnverify.selftest.mutation import PatchMutant, injected, is_crash, run_mutant, selftest
 from attnverify.checks.plugin import Mutant
 from attnverify.checks.registry import all_checks
-from attnverify.checks.signal.selftest import naive_softmax, no_tangent_projection
+from attnverify.selftest.mutants import all_mutants, by_name, known_gaps
+from attnverify.selftest.mutation import is_crash, run_mutant, selftest
+
+MUTANTS = all_mutants()
 
 
 # ------------------------------------------------------------------------------------------------ machinery
-def test_every_reference_is_patched_and_restored():
-    """softmax_weights is imported by name into two modules: both see the mutant, then the original."""
-    original = attnverify.numerics.signal.model.softmax_weights
-    holders = (attnverify.numerics.signal.model, attnverify.numerics.signal.sga)
-    m = PatchMutant("naive_softmax", "attnverify.numerics.signal.model", "softmax_weights",
-                    lambda orig: naive_softmax, (), "the softmax without max-subtraction")
-    with injected(m):
-        patched = {mod.softmax_weights for mod in holders}
-        assert len(patched) == 1 and original not in patched
-        s = np.array([[0.0, 1.0, 2.0]])
-        with np.errstate(over="raise"), pytest.raises(FloatingPointError):
-            attnverify.numerics.signal.sga.softmax_weights(s + 800.0)                     # the naive softmax overflows
-    assert all(mod.softmax_weights is original for mod in holders)
-    assert np.allclose(original(np.array([[800.0, 801.0]])).sum(), 1.0)
+def test_the_patcher_is_gone_and_an_old_plugin_is_told_what_replaced_it():
+    """Mutants are arguments: nothing in the project patches a module attribute, and a plugin that imports the old
+    string-path PatchMutant gets one line naming its replacement."""
+    import attnverify.selftest.mutation as mutation
+
+    assert not hasattr(mutation, "injected")
+    with pytest.raises(ImportError, match=r"removed in 0\.2: a mutant is an argument, Mutant\(name, make"):
+        from attnverify.checks.plugin import PatchMutant  # noqa: F401
 
 
 def test_a_replaced_closed_form_reaches_what_is_derived_from_it():
@@ -74,17 +64,6 @@ def test_a_mutant_of_a_closed_form_reaches_the_closed_forms_that_call_it():
     assert MF.zero_temperature_field is original and MF.THEORY.zero_temperature_field == original
 
 
-def test_restored_after_an_exception():
-    original = attnverify.numerics.signal.sga.tangent
-    m = PatchMutant("no_tangent", "attnverify.numerics.signal.sga", "tangent", lambda orig: no_tangent_projection, (),
-                    "the Euclidean gradient")
-    with pytest.raises(RuntimeError, match="boom"):
-        with injected(m):
-            assert attnverify.numerics.signal.sga.tangent is not original
-            raise RuntimeError("boom")
-    assert attnverify.numerics.signal.sga.tangent is original
-
-
 # ------------------------------------------------------------------------------------------------ catalogue
 def params(sig: inspect.Signature) -> list[tuple]:
     """Names, kinds and defaults of a signature (annotations aside)."""
@@ -94,8 +73,6 @@ def params(sig: inspect.Signature) -> list[tuple]:
 def test_catalogue_is_faithful():
     """>= 12 uniquely named mutants over every registered paper; every target exists, every listed check is registered,
     and each replacement keeps the original's call signature (so a catch is not a TypeError)."""
-    import importlib
-
     ids = {c.id for c in all_checks()}
     assert len(MUTANTS) >= 12 and len({m.name for m in MUTANTS}) == len(MUTANTS)
     from attnverify.checks.registry import papers
@@ -105,23 +82,13 @@ def test_catalogue_is_faithful():
     checks = {c.id: c for c in all_checks()}
     for m in MUTANTS:
         assert set(m.checks) <= ids, m.name
-        if not isinstance(m, PatchMutant):          # an argument: built from what its checks receive
-            for original in {id(o): o for o in (getattr(checks[c], m.target) for c in m.checks)}.values():
-                replacement = m.make(original)
-                assert replacement is not original and original is not None, m.name
-                for name in (n for n in dir(original) if not n.startswith("_") and callable(getattr(original, n))):
-                    mine, theirs = getattr(replacement, name), getattr(original, name)
-                    if mine != theirs and not isinstance(theirs, type):
-                        assert params(inspect.signature(mine)) == params(inspect.signature(theirs)), (m.name, name)
-            continue
-        original = getattr(importlib.import_module(m.module), m.attribute)
-        replacement = m.make(original)
-        assert replacement is not original
-        if inspect.isfunction(replacement):
-            mine = inspect.signature(replacement, follow_wrapped=False)
-            assert params(mine) == params(inspect.signature(original)), m.name
-        else:
-            assert isinstance(replacement, type) and issubclass(replacement, original), m.name
+        for original in {id(o): o for o in (getattr(checks[c], m.target) for c in m.checks)}.values():
+            replacement = m.make(original)                  # an argument: built from what its checks receive
+            assert replacement is not original and original is not None, m.name
+            for name in (n for n in dir(original) if not n.startswith("_") and callable(getattr(original, n))):
+                mine, theirs = getattr(replacement, name), getattr(original, name)
+                if mine != theirs and not isinstance(theirs, type):
+                    assert params(inspect.signature(mine)) == params(inspect.signature(theirs)), (m.name, name)
 
 
 def test_mutants_change_the_mathematics():
@@ -155,8 +122,6 @@ def test_fast_mutants_are_caught_and_baseline_passes():
 
 def test_crash_is_not_a_catch():
     """A mutant with the wrong signature errors with TypeError: recorded as a crash, not as caught."""
-    from attnverify.checks.plugin import Mutant
-
     broken = Mutant("broken", lambda theory: theory.replace(convergence_rate=lambda self: 1.0),
                     ("meanfield.projection_stationary",), "wrong signature")
     row = run_mutant(broken)
