@@ -305,7 +305,7 @@ def parse_expression(text: str, symbols: Mapping[str, Any], where: str) -> Any:
     symbols, the functions with a certified evaluation and pi, E). ``^`` is a power (SymPy's ``convert_xor``).
 
     Refused with one :class:`InputError` line naming the claim (``where``): an empty or over-long text, LaTeX
-    (with a hint to write SymPy syntax or use ``stated_latex``), a syntax error, an unknown function (with the
+    (with a hint to write it in SymPy syntax), a syntax error, an unknown function (with the
     functions there are), an unknown symbol, a tree of more than MAX_EXPRESSION_NODES nodes, or a power of numbers
     too large to evaluate. Nothing is evaluated before these checks, so a bad expression is refused at once."""
     import re
@@ -320,8 +320,8 @@ def parse_expression(text: str, symbols: Mapping[str, Any], where: str) -> Any:
         raise InputError(f"{where}: the expression has {len(text)} characters, more than the {MAX_EXPRESSION_CHARS} "
                          "this tool reads")
     if "\\" in text or re.search(r"[{}$]", text):
-        raise InputError(f"{where}: {_short(text)} looks like LaTeX; write it in SymPy syntax (e.g. exp(-x**2)/2, "
-                         "sqrt(x)), or give it as stated_latex = '...'")
+        raise InputError(f"{where}: {_short(text)} looks like LaTeX; write it in SymPy syntax (e.g. \\frac{{a}}{{b}} "
+                         "as a/b, e^{x} as exp(x), \\sqrt{x} as sqrt(x), x^{2} as x**2)")
     if any(bad in text for bad in ("__", "lambda", "import", ";")) or re.search(r"\.[A-Za-z_]", text):
         raise InputError(f"{where}: {_short(text)} is not an expression")
     for name in re.findall(r"([A-Za-z_][A-Za-z_0-9]*)\s*\(", text):
