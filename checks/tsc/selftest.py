@@ -4,6 +4,9 @@ replaces; each must make the checks named beside it fail.
 * ``tsc_map_missing_sigma``: Gamma_mu(x) = V (m + A x / tau) (the tilting without Sigma);
 * ``tsc_cov_missing_sigma``: the push-forward covariance B B^T instead of B Sigma B^T;
 * ``tsc_sphere_bessel_order``: R I_{d/2+1}/I_{d/2} instead of R I_{d/2}/I_{d/2-1};
+* ``tsc_sphere_cov_missing_factor``: the hardmax sphere covariance's integrand without the selected coordinate's
+  factor (c_i = E[1/q] for all i); ``tsc_sphere_cov_missing_radius``: without R^2 (the hardmax form has no Bessel
+  function: the wrong Bessel order is ``tsc_sphere_bessel_order``'s, on the sphere map);
 * ``tsc_horizon_one_sided``: the two-sided horizon computed as the one-sided one (conventions confused);
 * ``tsc_recycled_tokens`` (numerics): every other repetition reuses a sixteenth of its tokens sixteen times (an
   effective sample of n/16), which the curves' split-half consistency test must see; ``..._uniform`` the same in
@@ -11,7 +14,7 @@ replaces; each must make the checks named beside it fail.
 
 Power: each closed form scaled by (1 + delta) (``families``), each check with a smoke row at a target delta set
 from its resolution (``power_rows``): Monte Carlo standard errors of ~0.2 % (maps, 200 000 tokens), ~2 % (the
-push-forward covariance over 16 x 400 queries), float64 round-off (horizons).
+push-forward covariance over 16 x 400 queries), ~0.3 % (the hardmax sphere covariance over 20 x 20 000 queries), float64 round-off (horizons).
 """
 from __future__ import annotations
 
@@ -44,6 +47,18 @@ def _bessel_order(original):
     def sphere_gain(R, r, d, order_shift=0):
         return original(R, r, d, order_shift + 1)
     return sphere_gain
+
+
+def _sphere_cov_missing_factor(original):
+    def sphere_hardmax_covariance(A, V, R, exponents=None):
+        return original(A, V, R, (-0.5, -0.5))
+    return sphere_hardmax_covariance
+
+
+def _sphere_cov_missing_radius(original):
+    def sphere_hardmax_covariance(A, V, R, exponents=None):
+        return original(A, V, 1.0, exponents)
+    return sphere_hardmax_covariance
 
 
 def _horizon_one_sided(original):
@@ -93,6 +108,11 @@ MUTANTS = [
                 ("tsc.pushforward_moments",), "push-forward covariance B B^T instead of B Sigma B^T"),
     PatchMutant("tsc_sphere_bessel_order", _THEORY, "sphere_gain", _bessel_order, ("tsc.sphere_map",),
                 "sphere gain R I_{d/2+1} / I_{d/2}: the Bessel orders one too high"),
+    PatchMutant("tsc_sphere_cov_missing_factor", _THEORY, "sphere_hardmax_covariance", _sphere_cov_missing_factor,
+                ("tsc.sphere_covariance",), "the sphere covariance's integrand without the selected coordinate's "
+                "factor (1 + 2 t lambda_i)^{-1}: c_i = E[1/q] instead of E[z_i^2/q]"),
+    PatchMutant("tsc_sphere_cov_missing_radius", _THEORY, "sphere_hardmax_covariance", _sphere_cov_missing_radius,
+                ("tsc.sphere_covariance",), "the sphere covariance without its factor R^2"),
     PatchMutant("tsc_horizon_one_sided", _THEORY, "horizon_forms", _horizon_one_sided, ("tsc.horizons",),
                 "the two-sided horizon computed as ||Sigma^{1/2} A||_2"),
     PatchMutant("tsc_recycled_tokens", "attnverify.numerics.tsc.curves", "run_experiment", _recycled_tokens,
@@ -117,6 +137,8 @@ def families() -> tuple[Family, ...]:
                patch("tsc_pushforward_cov_scale", "gaussian_moments", lambda f: scale_entry("pushforward_cov", f))),
         Family("tsc_sphere_gain_scale", "scale", "the sphere gain R I_{d/2}/I_{d/2-1} x (1 + delta)",
                patch("tsc_sphere_gain_scale", "sphere_gain", scale_result)),
+        Family("tsc_sphere_cov_scale", "scale", "the hardmax sphere covariance x (1 + delta)",
+               patch("tsc_sphere_cov_scale", "sphere_hardmax_covariance", scale_result)),
         Family("tsc_horizon_scale", "scale", "the two-sided horizon's definition x (1 + delta)",
                patch("tsc_horizon_scale", "horizon_forms", lambda f: scale_entry("two_sided", f))),
         Family("tsc_recycled_tokens", "fixed", "every other repetition reuses n/16 tokens sixteen times",
@@ -135,6 +157,7 @@ def power_rows() -> tuple[PowerRow, ...]:
         PowerRow("tsc.gaussian_map", "tsc_gaussian_map_scale", 0.02, smoke=True),
         PowerRow("tsc.sphere_map", "tsc_sphere_gain_scale", 0.02, smoke=True),
         PowerRow("tsc.pushforward_moments", "tsc_pushforward_cov_scale", 0.2, smoke=True),
+        PowerRow("tsc.sphere_covariance", "tsc_sphere_cov_scale", 0.02, smoke=True),
         PowerRow("tsc.horizons", "tsc_horizon_scale", 1e-6, smoke=True),
         PowerRow("tsc.error_curves", "tsc_recycled_tokens", smoke=True),
         PowerRow("tsc.error_curves", "tsc_pushforward_cov_scale", not_applicable=_CONSISTENCY_ONLY),
