@@ -48,6 +48,6 @@ def sections() -> list[Section]:
 PAPER = Paper(
     key="D", model="tsc", title="Token Sample Complexity of Attention",
     citation="L. Bohbot, C. Letrouit, G. Peyre, F.-X. Vialard, ICML 2026 (arXiv:2512.10656)",
-    package=_PKG, modules=("maps", "sphere_covariance", "curves", "uniform", "claims"), derive=derive, sections=sections,
+    package=_PKG, modules=("maps", "sphere_covariance", "sphere_curves", "curves", "uniform", "claims"), derive=derive, sections=sections,
     quantities=lazy(f"{_PKG}.quantities", "quantities"), selftest="selftest",
 )

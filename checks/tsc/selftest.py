@@ -10,11 +10,12 @@ replaces; each must make the checks named beside it fail.
 * ``tsc_horizon_one_sided``: the two-sided horizon computed as the one-sided one (conventions confused);
 * ``tsc_recycled_tokens`` (numerics): every other repetition reuses a sixteenth of its tokens sixteen times (an
   effective sample of n/16), which the curves' split-half consistency test must see; ``..._uniform`` the same in
-  the sup-error curves.
+  the sup-error curves, ``..._sphere`` in the sphere curves (moment constants, hardmax).
 
 Power: each closed form scaled by (1 + delta) (``families``), each check with a smoke row at a target delta set
 from its resolution (``power_rows``): Monte Carlo standard errors of ~0.2 % (maps, 200 000 tokens), ~2 % (the
-push-forward covariance over 16 x 400 queries), ~0.3 % (the hardmax sphere covariance over 20 x 20 000 queries), float64 round-off (horizons).
+push-forward covariance over 16 x 400 queries),
+~0.3 % (the hardmax sphere covariance over 20 x 20 000 queries), float64 round-off (horizons).
 """
 from __future__ import annotations
 
@@ -94,6 +95,14 @@ def _recycled_tokens(original):
     return run_experiment
 
 
+def _recycled_curves(original):
+    def run_error_curves(law, A, W_v, tau, n_values, reps, seed, exact_mean=None, exact_cov=None, n_reference=None,
+                         query_rows=None, reference_rows=None, control=None, scales=None):
+        return original(_recycled(law), A, W_v, tau, n_values, reps, seed, exact_mean, exact_cov, n_reference,
+                        query_rows, reference_rows, control, scales)
+    return run_error_curves
+
+
 def _recycled_uniform(original):
     def uniform_errors(law, A, W_v, tau, n_values, reps, points, seed, reference):
         return original(_recycled(law), A, W_v, tau, n_values, reps, points, seed, reference)
@@ -117,6 +126,9 @@ MUTANTS = [
                 "the two-sided horizon computed as ||Sigma^{1/2} A||_2"),
     PatchMutant("tsc_recycled_tokens", "attnverify.numerics.tsc.curves", "run_experiment", _recycled_tokens,
                 ("tsc.error_curves",), "every other repetition draws n/16 tokens and repeats them sixteen times"),
+    PatchMutant("tsc_recycled_tokens_sphere", "attnverify.numerics.tsc.curves", "run_error_curves", _recycled_curves,
+                ("tsc.moment_constants", "tsc.hardmax_curves"),
+                "the sphere curves: every other repetition draws n/16 tokens and repeats them sixteen times"),
     PatchMutant("tsc_recycled_tokens_uniform", "attnverify.numerics.tsc.uniform", "uniform_errors",
                 _recycled_uniform, ("tsc.uniform_curves",),
                 "the sup-error curves: every other repetition draws n/16 tokens and repeats them sixteen times"),
@@ -143,6 +155,8 @@ def families() -> tuple[Family, ...]:
                patch("tsc_horizon_scale", "horizon_forms", lambda f: scale_entry("two_sided", f))),
         Family("tsc_recycled_tokens", "fixed", "every other repetition reuses n/16 tokens sixteen times",
                lambda _dl: [m for m in MUTANTS if m.name == "tsc_recycled_tokens"]),
+        Family("tsc_recycled_tokens_sphere", "fixed", "the sphere curves with recycled tokens",
+               lambda _dl: [m for m in MUTANTS if m.name == "tsc_recycled_tokens_sphere"]),
         Family("tsc_recycled_tokens_uniform", "fixed", "the sup-error curves with recycled tokens",
                lambda _dl: [m for m in MUTANTS if m.name == "tsc_recycled_tokens_uniform"]),
     )
@@ -162,6 +176,10 @@ def power_rows() -> tuple[PowerRow, ...]:
         PowerRow("tsc.error_curves", "tsc_recycled_tokens", smoke=True),
         PowerRow("tsc.error_curves", "tsc_pushforward_cov_scale", not_applicable=_CONSISTENCY_ONLY),
         PowerRow("tsc.uniform_curves", "tsc_recycled_tokens_uniform", smoke=True),
+        PowerRow("tsc.moment_constants", "tsc_recycled_tokens_sphere", smoke=True),
+        PowerRow("tsc.hardmax_curves", "tsc_recycled_tokens_sphere", smoke=True),
+        PowerRow("tsc.hardmax_curves", "tsc_sphere_cov_scale", not_applicable=_CONSISTENCY_ONLY.replace(
+            "tsc.pushforward_moments", "tsc.sphere_covariance")),
         PowerRow("tsc.uniform_curves", "tsc_gaussian_map_scale", not_applicable=_CONSISTENCY_ONLY.replace(
             "tsc.pushforward_moments", "tsc.gaussian_map")),
     )

@@ -20,18 +20,11 @@ from scipy import stats
 
 from attnverify.checks.plugin import Context, Evidence, Param, check
 from attnverify.checks.tsc import _model as THEORY
-from attnverify.checks.tsc.findings import MapFindings
+from attnverify.checks.tsc.findings import MapFindings, sphere_cov_problem
 from attnverify.numerics.tsc import hardmax as HARDMAX
 from attnverify.numerics.tsc.laws import SphereLaw
 
 ALPHA = 1e-3
-
-
-def sphere_cov_problem(rng: np.random.Generator, d: int) -> tuple[np.ndarray, np.ndarray]:
-    """The authors' sphere experiment's matrices (scale dropped: the hardmax map is scale-free): A = G_k^T G_q / d,
-    V = G_v / sqrt(d), G standard normal; A's singular values spread over about two decades."""
-    Gq, Gk, Gv = rng.standard_normal((3, d, d))
-    return Gk.T @ Gq / d, Gv / np.sqrt(d)
 
 
 @check(id="tsc.sphere_covariance", compares="the covariance of the hardmax push-forward x -> R V A x/|A x| of the "
