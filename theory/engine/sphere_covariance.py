@@ -62,6 +62,17 @@ def coefficient_integrand(lambdas, i: int) -> tuple[sp.Expr, sp.Symbol]:
     return expr, _t
 
 
+def symbolic_form() -> sp.Eq:
+    """c_i = int_0^oo (1 + 2 t lambda_i)^{p_sel - p_rest} prod_{j=1}^d (1 + 2 t lambda_j)^{p_rest} dt, the powers
+    from :func:`factor_exponents` (for the derivation document)."""
+    sel, rest = factor_exponents()
+    i, j, d = sp.symbols("i j d", integer=True, positive=True)
+    lam = sp.IndexedBase("lambda")
+    body = (1 + 2 * _t * lam[i]) ** (sel - rest) * sp.Product((1 + 2 * _t * lam[j]) ** rest, (j, 1, d))
+    t = sp.Symbol("t", positive=True)
+    return sp.Eq(sp.Indexed(sp.IndexedBase("c"), i), sp.Integral(body.subs(_t, t), (t, 0, sp.oo)))
+
+
 def _check_lambdas(lambdas) -> list:
     lam = [sp.nsimplify(x) if isinstance(x, float) else sp.sympify(x) for x in lambdas]
     if len(lam) < 2 or any(not (x.is_number and x.is_real and x > 0) for x in lam):
