@@ -145,3 +145,22 @@ def sphere_hardmax_covariance(A, V, R: float, exponents=None) -> np.ndarray:
     c = sphere_hardmax_coefficients(lam, exponents)
     M = (U * (lam * c)) @ U.T
     return float(R) ** 2 * V @ M @ V.T
+
+
+def sphere_hardmax_certificate(A) -> float:
+    """The largest relative distance of the quadrature's c_i (:func:`sphere_hardmax_coefficients`) from their Arb
+    enclosures (:func:`attnverify.theory.engine.sphere_covariance.certified_coefficients`, at the exact binary
+    values of the float lambdas of A); 0 when every quadrature value lies in its ball. Small d only (the Arb
+    integral's cost grows with d); d > 8 raises."""
+    from attnverify.theory.engine.sphere_covariance import certified_coefficients
+
+    s = np.linalg.svd(np.asarray(A, dtype=float), compute_uv=False)
+    if s.size > 8:
+        raise ValueError(f"the certificate is for d <= 8, got d = {s.size}")
+    lam = s**2 / (s**2).max()
+    quad = sphere_hardmax_coefficients(lam)
+    gap = 0.0
+    for q, ball in zip(quad, certified_coefficients([float(x) for x in lam])):
+        lo, hi = float(ball.mid() - ball.rad()), float(ball.mid() + ball.rad())
+        gap = max(gap, max(lo - q, q - hi, 0.0) / abs(q))
+    return gap

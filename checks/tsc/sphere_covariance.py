@@ -10,7 +10,8 @@ the d(d+1)/2 entries; threshold: the Bonferroni Student-t quantile (B - 1 degree
 false-alarm rate 1e-3. Why that is the right threshold: each batch's ddof = 1 covariance is unbiased and the
 batches are independent, so under a right closed form each entry's statistic is a t variable; the quadrature's
 relative error (< 1e-10) is five orders below the standard errors (~1e-3 relative at the defaults), so it cannot
-move the statistic. A wrong power in the integrand (the selected coordinate's factor z_i^2 left out: c_i = E[1/q]
+move the statistic. At d <= 6 the quadrature's c_i must also lie within 1e-9 (relative) of their Arb enclosures
+(:func:`~attnverify.checks.tsc._model.sphere_hardmax_certificate`). A wrong power in the integrand (the selected coordinate's factor z_i^2 left out: c_i = E[1/q]
 for all i) or a missing R^2 or lambda_i changes entries by tens of percent, hundreds of standard errors.
 """
 from __future__ import annotations
@@ -25,6 +26,8 @@ from attnverify.numerics.tsc import hardmax as HARDMAX
 from attnverify.numerics.tsc.laws import SphereLaw
 
 ALPHA = 1e-3
+#: up to this d the quadrature's coefficients are also checked against their Arb enclosures (1e-9 relative)
+CERTIFY_D = 6
 
 
 @check(id="tsc.sphere_covariance", compares="the covariance of the hardmax push-forward x -> R V A x/|A x| of the "
@@ -51,12 +54,19 @@ def sphere_covariance(p: dict, ctx: Context) -> Evidence:
     t = np.abs(rows.mean(axis=0) - target) / np.maximum(se, 1e-300)
     thr = float(stats.t.ppf(1 - ALPHA / (2 * k), B - 1))
     worst = int(np.argmax(t))
+    cert = ""
+    passed = bool(t.max() <= thr)
+    if d <= CERTIFY_D:
+        gap = ctx.theory.sphere_hardmax_certificate(A)
+        passed = passed and gap <= 1e-9
+        cert = (f"; the quadrature's c_i are within {gap:.1e} (relative) of their Arb enclosures (certified at "
+                f"d = {d} <= {CERTIFY_D}; tolerance 1e-9, the quadrature's requested accuracy 1e-11 with margin)")
     return Evidence(
         metric=f"max |batch-mean covariance - closed form| / standard error over {k} entries",
-        observed=float(t.max()), threshold=thr, passed=bool(t.max() <= thr),
+        observed=float(t.max()), threshold=thr, passed=passed,
         reason=f"Bonferroni Student t ({B - 1} degrees of freedom, {B} independent batches of {p['queries']} "
                f"queries) at family-wise false-alarm rate {ALPHA:g} over {k} entries; each batch's covariance is "
                f"unbiased and the quadrature's relative error (< 1e-10) is far below the standard errors (median "
-               f"relative {np.median(se / np.maximum(np.abs(target), 1e-300)):.1e})",
+               f"relative {np.median(se / np.maximum(np.abs(target), 1e-300)):.1e}){cert}",
         analytic=float(target[worst]), numeric=float(rows.mean(axis=0)[worst]), uncertainty=float(se[worst]),
         findings=MapFindings(float(t.max()), thr, k, float(B * p["queries"])))

@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 from attnverify.checks.runner import run
-from attnverify.checks.tsc._model import sphere_hardmax_coefficients, sphere_hardmax_covariance
+from attnverify.checks.tsc._model import (sphere_hardmax_certificate, sphere_hardmax_coefficients,
+                                          sphere_hardmax_covariance)
 from attnverify.checks.tsc.selftest import mutants
 from attnverify.numerics.tsc.hardmax import hardmax_covariance_batches, hardmax_outputs
 from attnverify.numerics.tsc.laws import SphereLaw
@@ -62,6 +63,19 @@ def test_d3_coefficients_match_an_angular_quadrature():
         return dblquad(f, 0, np.pi, 0, 2 * np.pi, epsabs=1e-13, epsrel=1e-11)[0]
     ref = [moment(i) for i in range(3)]
     assert np.allclose(sphere_hardmax_coefficients(lam), ref, rtol=1e-8)
+
+
+def test_the_certificate_sees_a_quadrature_off_its_ball(monkeypatch):
+    """The certificate is 0-ish for the real quadrature and about 1e-3 when the quadrature is moved by 0.1 %."""
+    import attnverify.checks.tsc._model as M
+
+    A = np.diag([1.0, 0.5, 0.25])
+    assert sphere_hardmax_certificate(A) <= 1e-12
+    original = M.sphere_hardmax_coefficients
+    monkeypatch.setattr(M, "sphere_hardmax_coefficients", lambda lam, exponents=None: original(lam) * 1.001)
+    assert 0.9e-3 < sphere_hardmax_certificate(A) < 1.1e-3
+    with pytest.raises(ValueError, match="d <= 8"):
+        sphere_hardmax_certificate(np.eye(9))
 
 
 def test_isotropic_covariance_is_r2_over_d_v_vt():
