@@ -15,7 +15,7 @@ replaces; each must make the checks named beside it fail.
 Power: each closed form scaled by (1 + delta) (``families``), each check with a smoke row at a target delta set
 from its resolution (``power_rows``): Monte Carlo standard errors of ~0.2 % (maps, 200 000 tokens), ~2 % (the
 push-forward covariance over 16 x 400 queries),
-~0.3 % (the hardmax sphere covariance over 20 x 20 000 queries), float64 round-off (horizons).
+~0.13 % (the hardmax sphere covariance over 20 x 20 000 queries), float64 round-off (horizons).
 """
 from __future__ import annotations
 

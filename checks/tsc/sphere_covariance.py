@@ -39,7 +39,7 @@ CERTIFY_D = 6
                Param("R", float, 2.0, "sphere radius", low=0.0, low_open=True, high=100.0),
                Param("queries", int, 20_000, "queries per batch", low=10),
                Param("batches", int, 20, "independent batches", low=4, high=1000)],
-       paper_profile={"d": 50, "queries": 200_000, "batches": 50})
+       paper_profile={"d": 50, "queries": 100_000, "batches": 40})
 def sphere_covariance(p: dict, ctx: Context) -> Evidence:
     d = p["d"]
     A, V = sphere_cov_problem(ctx.rng("problem"), d)

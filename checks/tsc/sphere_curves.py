@@ -98,7 +98,7 @@ def _unit_problem(rng: np.random.Generator, d: int) -> tuple[np.ndarray, np.ndar
                Param("radii", str, "0.5,1,2,4", "sphere radii (support sizes)"),
                Param("reps", int, 16, "repetitions per (R, n)", low=4, high=1000),
                Param("n_max", int, 2000, "largest n (five sizes geometric from n_max/16)", low=160)],
-       paper_profile={"reps": 48, "n_max": 8000}, validate=lambda p: _radii(p["radii"]))
+       paper_profile={"reps": 32, "n_max": 8000}, validate=lambda p: _radii(p["radii"]))
 def moment_constants(p: dict, ctx: Context) -> Evidence:
     d = p["d"]
     A, V = _unit_problem(ctx.rng("problem"), d)
