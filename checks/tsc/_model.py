@@ -108,3 +108,59 @@ def horizon_forms(A, Sigma, tau: float = 1.0) -> dict[str, float]:
     two = float(np.sqrt(np.linalg.eigvalsh(M.T @ M)[-1]))
     one = float(np.sqrt(np.linalg.eigvalsh(A.T @ S @ A)[-1]))
     return {"two_sided": two, "one_sided": one, "two_sided_tau": two / tau, "one_sided_tau": one / tau}
+
+
+def sphere_hardmax_coefficients(lambdas, exponents=None) -> np.ndarray:
+    """c_i = int_0^oo (1 + 2 t lambda_i)^{p_sel - p_rest} prod_j (1 + 2 t lambda_j)^{p_rest} dt (the engine's
+    one-dimensional form of E[z_i^2 / sum_j lambda_j z_j^2], :mod:`attnverify.theory.engine.sphere_covariance`; its
+    powers p_sel = -3/2, p_rest = -1/2 derived there), by adaptive quadrature in log-space on [0, oo).
+    ``exponents`` = (p_sel, p_rest) overrides the derived powers (a mutant)."""
+    from scipy.integrate import quad
+
+    from attnverify.theory.engine.sphere_covariance import factor_exponents
+
+    lam = np.asarray(lambdas, dtype=float)
+    if lam.ndim != 1 or lam.size < 2 or not np.all(np.isfinite(lam)) or np.any(lam < 0) or not np.any(lam > 0):
+        raise ValueError("lambdas must be a vector of >= 2 finite numbers >= 0, not all 0")
+    sel, rest = (float(p) for p in (exponents or factor_exponents()))
+    out = np.zeros(lam.size)
+    for i in np.flatnonzero(lam > 0):
+        def f(t, i=i):
+            logs = np.log1p(2.0 * t * lam)
+            return np.exp((sel - rest) * logs[i] + rest * logs.sum())
+        out[i] = sum(quad(f, a, b, epsabs=0.0, epsrel=1e-11, limit=200)[0]
+                     for a, b in ((0.0, 1.0 / lam.max()), (1.0 / lam.max(), np.inf)))
+    return out
+
+
+def sphere_hardmax_covariance(A, V, R: float, exponents=None) -> np.ndarray:
+    """The covariance R^2 V U diag(lambda_i c_i) U^T V^T of the hardmax push-forward x -> R V A x/|A x| of the
+    uniform law on the sphere of radius R (A = U S W^T, lambda = S^2; c_i: :func:`sphere_hardmax_coefficients`).
+    Its mean is 0 (the map is odd)."""
+    A, V = np.asarray(A, dtype=float), np.asarray(V, dtype=float)
+    if A.ndim != 2 or A.shape[0] != A.shape[1] or not np.all(np.isfinite(A)) or not np.any(A):
+        raise ValueError("A must be a finite nonzero square matrix")
+    U, s, _ = np.linalg.svd(A)
+    lam = s**2 / (s**2).max()                       # the form is invariant under A -> c A
+    c = sphere_hardmax_coefficients(lam, exponents)
+    M = (U * (lam * c)) @ U.T
+    return float(R) ** 2 * V @ M @ V.T
+
+
+def sphere_hardmax_certificate(A) -> float:
+    """The largest relative distance of the quadrature's c_i (:func:`sphere_hardmax_coefficients`) from their Arb
+    enclosures (:func:`attnverify.theory.engine.sphere_covariance.certified_coefficients`, at the exact binary
+    values of the float lambdas of A); 0 when every quadrature value lies in its ball. Small d only (the Arb
+    integral's cost grows with d); d > 8 raises."""
+    from attnverify.theory.engine.sphere_covariance import certified_coefficients
+
+    s = np.linalg.svd(np.asarray(A, dtype=float), compute_uv=False)
+    if s.size > 8:
+        raise ValueError(f"the certificate is for d <= 8, got d = {s.size}")
+    lam = s**2 / (s**2).max()
+    quad = sphere_hardmax_coefficients(lam)
+    gap = 0.0
+    for q, ball in zip(quad, certified_coefficients([float(x) for x in lam])):
+        lo, hi = float(ball.mid() - ball.rad()), float(ball.mid() + ball.rad())
+        gap = max(gap, max(lo - q, q - hi, 0.0) / abs(q))
+    return gap

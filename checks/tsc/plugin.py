@@ -15,6 +15,7 @@ def derive(values: dict) -> tuple[str, list]:
     import sympy as sp
 
     from attnverify.checks.tsc._model import derivation, sphere_limits
+    from attnverify.theory.engine.sphere_covariance import symbolic_form as cov_form
     from attnverify.theory.derivation import Step
 
     G, S = derivation("gaussian"), derivation("sphere")
@@ -38,6 +39,10 @@ def derive(values: dict) -> tuple[str, list]:
         Step("Large $\\|A\\|$: the gain tends to $R$ (the hardmax $R\\, A x/\\|A x\\|$)",
              sp.Eq(sp.Symbol("g_oo"), lim["large"]), "sympy.limit of g(r), r -> oo", r"\lim_{r\to\infty} g(r)",
              "sphere-large", kind="limit"),
+        Step("The hardmax push-forward's covariance on the sphere: $R^2 V U \\operatorname{diag}(\\lambda_i c_i) U^T V^T$ "
+             "($A = U S W^T$, $\\lambda = S^2$), $c_i = E[z_i^2/\\sum_j \\lambda_j z_j^2]$ a Dirichlet(1/2, ..., 1/2) "
+             "average as one integral", cov_form(), "the engine: 1/q = int e^{-tq} dt over Gaussian coordinates, "
+             "whose factors sympy.stats integrates", r"c_i", "sphere-hardmax-cov"),
     ]
 
 
@@ -48,6 +53,6 @@ def sections() -> list[Section]:
 PAPER = Paper(
     key="D", model="tsc", title="Token Sample Complexity of Attention",
     citation="L. Bohbot, C. Letrouit, G. Peyre, F.-X. Vialard, ICML 2026 (arXiv:2512.10656)",
-    package=_PKG, modules=("maps", "curves", "uniform", "claims"), derive=derive, sections=sections,
+    package=_PKG, modules=("maps", "sphere_covariance", "sphere_curves", "curves", "uniform", "claims"), derive=derive, sections=sections,
     quantities=lazy(f"{_PKG}.quantities", "quantities"), selftest="selftest",
 )

@@ -5,14 +5,18 @@ must then fail.
 * ``tsc_map_missing_sigma``: Gamma_mu(x) = V (m + A x / tau) (the tilting without Sigma);
 * ``tsc_cov_missing_sigma``: the push-forward covariance B B^T instead of B Sigma B^T;
 * ``tsc_sphere_bessel_order``: R I_{d/2+1}/I_{d/2} instead of R I_{d/2}/I_{d/2-1};
+* ``tsc_sphere_cov_missing_factor``: the hardmax sphere covariance's integrand without the selected coordinate's
+  factor (c_i = E[1/q] for all i); ``tsc_sphere_cov_missing_radius``: without R^2 (the hardmax form has no Bessel
+  function: the wrong Bessel order is ``tsc_sphere_bessel_order``'s, on the sphere map);
 * ``tsc_horizon_one_sided``: the two-sided horizon computed as the one-sided one (conventions confused);
 * ``tsc_recycled_tokens`` (numerics): every other repetition reuses a sixteenth of its tokens sixteen times (an
   effective sample of n/16), which the curves' split-half consistency test must see; ``..._uniform`` the same in
-  the sup-error curves.
+  the sup-error curves, ``..._sphere`` in the sphere curves (moment constants, hardmax).
 
 Power: each closed form scaled by (1 + delta) (``families``), each check with a smoke row at a target delta set
 from its resolution (``power_rows``): Monte Carlo standard errors of ~0.2 % (maps, 200 000 tokens), ~2 % (the
-push-forward covariance over 16 x 400 queries), float64 round-off (horizons).
+push-forward covariance over 16 x 400 queries),
+~0.13 % (the hardmax sphere covariance over 20 x 20 000 queries), float64 round-off (horizons).
 """
 from __future__ import annotations
 
@@ -59,6 +63,18 @@ def _bessel_order(original):
     return sphere_gain
 
 
+def _sphere_cov_missing_factor(original):
+    def sphere_hardmax_covariance(A, V, R, exponents=None):
+        return original(A, V, R, (-0.5, -0.5))
+    return sphere_hardmax_covariance
+
+
+def _sphere_cov_missing_radius(original):
+    def sphere_hardmax_covariance(A, V, R, exponents=None):
+        return original(A, V, 1.0, exponents)
+    return sphere_hardmax_covariance
+
+
 def _horizon_one_sided(original):
     def horizon_forms(A, Sigma, tau=1.0):
         h = dict(original(A, Sigma, tau))
@@ -92,6 +108,14 @@ def _recycled_tokens(original):
     return run_experiment
 
 
+def _recycled_curves(original):
+    def run_error_curves(law, A, W_v, tau, n_values, reps, seed, exact_mean=None, exact_cov=None, n_reference=None,
+                         query_rows=None, reference_rows=None, control=None, scales=None):
+        return original(_recycled(law), A, W_v, tau, n_values, reps, seed, exact_mean, exact_cov, n_reference,
+                        query_rows, reference_rows, control, scales)
+    return run_error_curves
+
+
 def _recycled_uniform(original):
     def uniform_errors(law, A, W_v, tau, n_values, reps, points, seed, reference):
         return original(_recycled(law), A, W_v, tau, n_values, reps, points, seed, reference)
@@ -106,10 +130,19 @@ MUTANTS = [
            ("tsc.pushforward_moments",), "push-forward covariance B B^T instead of B Sigma B^T"),
     Mutant("tsc_sphere_bessel_order", _replace("sphere_gain", _bessel_order), ("tsc.sphere_map",),
            "sphere gain R I_{d/2+1} / I_{d/2}: the Bessel orders one too high"),
+    Mutant("tsc_sphere_cov_missing_factor", _replace("sphere_hardmax_covariance", _sphere_cov_missing_factor),
+           ("tsc.sphere_covariance",), "the sphere covariance's integrand without the selected coordinate's "
+           "factor (1 + 2 t lambda_i)^{-1}: c_i = E[1/q] instead of E[z_i^2/q]"),
+    Mutant("tsc_sphere_cov_missing_radius", _replace("sphere_hardmax_covariance", _sphere_cov_missing_radius),
+           ("tsc.sphere_covariance",), "the sphere covariance without its factor R^2"),
     Mutant("tsc_horizon_one_sided", _replace("horizon_forms", _horizon_one_sided), ("tsc.horizons",),
            "the two-sided horizon computed as ||Sigma^{1/2} A||_2"),
     Mutant("tsc_recycled_tokens", _replace("run_experiment", _recycled_tokens), ("tsc.error_curves",),
            "every other repetition draws n/16 tokens and repeats them sixteen times", target="numerics"),
+    Mutant("tsc_recycled_tokens_sphere", _replace("run_error_curves", _recycled_curves),
+           ("tsc.moment_constants", "tsc.hardmax_curves"),
+           "the sphere curves: every other repetition draws n/16 tokens and repeats them sixteen times",
+           target="numerics"),
     Mutant("tsc_recycled_tokens_uniform", _replace("uniform_errors", _recycled_uniform), ("tsc.uniform_curves",),
            "the sup-error curves: every other repetition draws n/16 tokens and repeats them sixteen times",
            target="numerics"),
@@ -130,10 +163,14 @@ def families() -> tuple[Family, ...]:
                scaled("tsc_pushforward_cov_scale", "gaussian_moments", lambda f: scale_entry("pushforward_cov", f))),
         Family("tsc_sphere_gain_scale", "scale", "the sphere gain R I_{d/2}/I_{d/2-1} x (1 + delta)",
                scaled("tsc_sphere_gain_scale", "sphere_gain", scale_result)),
+        Family("tsc_sphere_cov_scale", "scale", "the hardmax sphere covariance x (1 + delta)",
+               scaled("tsc_sphere_cov_scale", "sphere_hardmax_covariance", scale_result)),
         Family("tsc_horizon_scale", "scale", "the two-sided horizon's definition x (1 + delta)",
                scaled("tsc_horizon_scale", "horizon_forms", lambda f: scale_entry("two_sided", f))),
         Family("tsc_recycled_tokens", "fixed", "every other repetition reuses n/16 tokens sixteen times",
                lambda _dl: [m for m in MUTANTS if m.name == "tsc_recycled_tokens"]),
+        Family("tsc_recycled_tokens_sphere", "fixed", "the sphere curves with recycled tokens",
+               lambda _dl: [m for m in MUTANTS if m.name == "tsc_recycled_tokens_sphere"]),
         Family("tsc_recycled_tokens_uniform", "fixed", "the sup-error curves with recycled tokens",
                lambda _dl: [m for m in MUTANTS if m.name == "tsc_recycled_tokens_uniform"]),
     )
@@ -148,10 +185,15 @@ def power_rows() -> tuple[PowerRow, ...]:
         PowerRow("tsc.gaussian_map", "tsc_gaussian_map_scale", 0.02, smoke=True),
         PowerRow("tsc.sphere_map", "tsc_sphere_gain_scale", 0.02, smoke=True),
         PowerRow("tsc.pushforward_moments", "tsc_pushforward_cov_scale", 0.2, smoke=True),
+        PowerRow("tsc.sphere_covariance", "tsc_sphere_cov_scale", 0.02, smoke=True),
         PowerRow("tsc.horizons", "tsc_horizon_scale", 1e-6, smoke=True),
         PowerRow("tsc.error_curves", "tsc_recycled_tokens", smoke=True),
         PowerRow("tsc.error_curves", "tsc_pushforward_cov_scale", not_applicable=_CONSISTENCY_ONLY),
         PowerRow("tsc.uniform_curves", "tsc_recycled_tokens_uniform", smoke=True),
+        PowerRow("tsc.moment_constants", "tsc_recycled_tokens_sphere", smoke=True),
+        PowerRow("tsc.hardmax_curves", "tsc_recycled_tokens_sphere", smoke=True),
+        PowerRow("tsc.hardmax_curves", "tsc_sphere_cov_scale", not_applicable=_CONSISTENCY_ONLY.replace(
+            "tsc.pushforward_moments", "tsc.sphere_covariance")),
         PowerRow("tsc.uniform_curves", "tsc_gaussian_map_scale", not_applicable=_CONSISTENCY_ONLY.replace(
             "tsc.pushforward_moments", "tsc.gaussian_map")),
     )

@@ -18,6 +18,7 @@ import numpy as np
 
 from attnverify.checks.plugin import ClaimVerdict, Context, Evidence, Param, Perturbation, check, claim, judges
 from attnverify.checks.tsc import _model as THEORY
+from attnverify.checks.tsc.findings import consistency_evidence
 from attnverify.numerics.tsc import uniform as UNIFORM
 from attnverify.numerics.tsc.consistency import curve_consistency
 from attnverify.numerics.tsc.fit import fit_slope
@@ -82,14 +83,8 @@ def uniform_curves(p: dict, ctx: Context) -> Evidence:
         logc = np.log(e * np.sqrt(n_values)[:, None]).ravel()
         out.append(RadiusPoint(float(R), float(f.slope), tuple(map(float, f.interval)), level, float(logc.mean()),
                                float(logc.std(ddof=1) / np.sqrt(logc.size))))
-    worst = int(np.argmax([t.statistic - t.threshold for t in tests]))
-    return Evidence(
-        metric="largest excess of a consistency statistic over its threshold (scatter of halves, monotonicity)",
-        observed=float(tests[worst].statistic - tests[worst].threshold), threshold=0.0,
-        passed=all(t.passed for t in tests),
-        reason=f"{len(radii)} sup-error curves, each tested at family-wise false-alarm rate 1e-3/{len(radii)} "
-               f"(Bonferroni); the worst at R = {radii[worst]:g} token standard deviations",
-        findings=UniformFindings(tuple(int(n) for n in n_values), p["reps"], tuple(out)))
+    return consistency_evidence(tests, [f"R = {r:g} token standard deviations" for r in radii], "sup-error",
+                                UniformFindings(tuple(int(n) for n in n_values), p["reps"], tuple(out)))
 
 
 @claim(id="D.uniform_rate", paper="D", needs=("tsc.uniform_curves",),

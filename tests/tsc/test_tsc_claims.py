@@ -132,7 +132,7 @@ def test_the_quick_ledger_gives_every_claim_a_verdict_from_evidence():
     assert all(r.verdict == "pass" for r in report.results), [(r.id, r.verdict, r.error) for r in report.results]
     claims = {c.id: c for c in report.claims}
     assert set(claims) == {"D.gaussian_map", "D.sphere_map", "D.moment_rate", "D.beta_below_half",
-                           "D.horizon_convention", "D.uniform_rate"}
+                           "D.horizon_convention", "D.uniform_rate", "D.polynomial_constant", "D.hardmax_log_rate"}
     assert all(c.verdict != "inconclusive" for c in claims.values()), {c.id: c.reason for c in claims.values()}
     rate = claims["D.moment_rate"].evidence["stated"]
     assert len(rate["mean"]) >= 4 and len(rate["covariance"]) >= 4
