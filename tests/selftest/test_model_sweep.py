@@ -186,7 +186,7 @@ def test_low_temperature_without_power_is_unresolved_not_a_failure():
 
     [chk] = select(["signal.low_temperature"])
     point = {"sign": "symmetric", "theta": 0.01976800867522829, "beta": 0.005670462890299781, "sigma": 0.001,
-             "R": 162, "L": 673, "d": 200}
+             "R": 162, "L": 673, "d": 20, "n_sequences": 200}           # d and n smaller than the sweep's: cheaper
     r = ms.run_point(chk, point, seed=0)
     assert r["verdict"] == "unresolved", r
     assert r["observed"] <= r["threshold"] and "no power" in r["error"]
