@@ -190,3 +190,39 @@ def test_low_temperature_without_power_is_unresolved_not_a_failure():
     r = ms.run_point(chk, point, seed=0)
     assert r["verdict"] == "unresolved", r
     assert r["observed"] <= r["threshold"] and "no power" in r["error"]
+
+
+#: checks the model sweep found failing (or erring on) admissible models, with the cause (docs/trust.md, "False
+#: alarms on valid models"); issue 31 item 5 stays open for them
+KNOWN_FAILING = {
+    "signal.attention_on_noise": "z-scores with no rounding floor: at beta sigma ~ 1e-5 the Monte Carlo se is ~1e-15 "
+                                 "and rounding differences read as 30-40 se",
+    "signal.sign_ambiguity": "below theta* at theta ~ 1e-3 the drift is too weak for SGA to reach an attractor; runs "
+                             "that look settled by the window heuristic are judged off every equilibrium",
+    "meanfield.terminal_phase": "fails a drawn d = 2 model (docs/trust.md)",
+    "slr.stationary_points": "fails at lam ~ 1e-3, eps = 0 (docs/trust.md)",
+    "slr.manifold_invariance": "fails at gamma ~ 1e-2 with large eps (docs/trust.md)",
+    "slr.oracle_hessian": "error: the check admits lams up to 50 but its Hermite quadrature refuses lam max(1, gamma) "
+                          "> ~20",
+}
+
+
+def _slow_cases():
+    from attnverify.checks.runner import select
+
+    out = []
+    for c in select(["signal", "meanfield", "slr"]):
+        marks = [pytest.mark.xfail(reason=KNOWN_FAILING[c.id], strict=False)] if c.id in KNOWN_FAILING else []
+        out.append(pytest.param(c.id, marks=marks))
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("check_id", _slow_cases())
+def test_no_check_fails_a_valid_model(check_id):
+    """The paper-scale sweep (issue 31.5): 50 admissible models for the check, quick profile: no failure and no
+    error (unresolved and overtime are counted, not failures). Hours for all checks."""
+    paper = check_id.split(".")[0]
+    rows = ms.sweep(50, seed=0, papers=[paper], checks=[check_id], budget_s=600)
+    bad = [r for r in rows if r["verdict"] in ("fail", "error")]
+    assert not bad, bad
