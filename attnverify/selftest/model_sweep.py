@@ -301,8 +301,8 @@ def _rate(x: float | None) -> str:
 
 def markdown(table: Mapping[str, dict], *, n: int, seed: int) -> str:
     """The per-check table and the list of non-passing runs, as Markdown."""
-    lines = [f"Model sweep: quick profile, {n} drawn model(s) per paper, seed {seed}.", "",
-             "| check | runs n | pass | fail | unresolved | error | overtime | refused | false-alarm rate | "
+    lines = [f"Model sweep: quick profile, {n} drawn model(s) per check, seed {seed}.", "",
+             "| check | runs n | pass | fail | unresolved | error | overtime | refused draws | false-alarm rate | "
              "95% upper bound | non-pass 95% upper bound | mean s |", "|---|" + "---|" * 11]
     for cid, e in table.items():
         lines.append(f"| {cid} | {e['n']} | {e['pass']} | {e['fail']} | {e['unresolved']} | {e['error']} | "
