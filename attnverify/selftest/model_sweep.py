@@ -2,13 +2,13 @@
 
 A check that fails on an admissible model is the verifier's own error, whatever the seed: the seed sweep
 (:mod:`attnverify.selftest.seed_sweep`) varies the seed at the default model; this sweep varies the model. For each
-paper it draws ``n`` admissible points of the paper's model options (``Paper.params``, validated by
-``Paper.validate``), runs each of the paper's checks at the quick profile on each point, and counts the verdicts.
+check of each paper it draws ``n`` admissible points of the paper's model options (``Paper.params``, validated by
+``Paper.validate``), runs the check at the quick profile on each point, and counts the verdicts.
 
 Drawing. A real option is drawn over its whole documented range (:func:`attnverify.checks.domain.span` and
 :func:`~attnverify.checks.domain.spread`: log-uniform over ranges wider than 100x, each end taken with probability
 0.1, an open end at 0 or infinity replaced by the typical value / or x 1e3). A count (int) is drawn log-uniform
-from its lower bound to ``min(high, COUNT_SPAN x default)``: the cost of a check grows with its sizes, and the
+from its lower bound to ``min(high, COUNT_SPAN x largest setting)``: the cost of a check grows with its sizes, and the
 checks refuse counts beyond 100x their settings anyway (the scale rule, attnverify.checks.values). A string option
 with choices takes one at random. A paper whose options include matrices supplies its own sampler
 (:data:`SAMPLERS`; Paper B: V Bᵀ must be symmetric with a spectral gap, which a generic draw never meets). A
@@ -18,8 +18,8 @@ Per check. The models are drawn for each check where it runs: each option over t
 the check's own (:func:`narrowed`), and a model the check refuses before any work (its cross-constraints, the scale
 rule: an InputError) is drawn again and counted as a ``refused`` draw, not a run. On each model a check receives
 the options it declares (by name; an option ``x`` also fills a tuple parameter ``xs`` as ``(x,)``: ``lam`` ->
-``lams``); its other parameters keep their quick-profile values. The verdicts of a run: ``pass``; ``fail``; ``unresolved`` (the numerics could not resolve
-the comparison, ``Evidence.unresolved``); ``error`` (an exception, or a non-finite observed value or threshold);
+``lams``); its other parameters keep their quick-profile values. The verdicts of a run: ``pass``; ``fail``;
+``unresolved`` (the numerics could not resolve the comparison, ``Evidence.unresolved``); ``error`` (an exception, or a non-finite observed value or threshold);
 ``overtime`` (the run exceeded ``budget_s``). Only ``pass`` is a pass.
 
 With k failures in n runs the false-alarm rate of a check is estimated as k / n with the one-sided 95 %
