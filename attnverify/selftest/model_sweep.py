@@ -19,8 +19,9 @@ the check's own (:func:`narrowed`), and a model the check refuses before any wor
 rule: an InputError) is drawn again and counted as a ``refused`` draw, not a run. On each model a check receives
 the options it declares (by name; an option ``x`` also fills a tuple parameter ``xs`` as ``(x,)``: ``lam`` ->
 ``lams``); its other parameters keep their quick-profile values. The verdicts of a run: ``pass``; ``fail``;
-``unresolved`` (the numerics could not resolve the comparison, ``Evidence.unresolved``); ``error`` (an exception, or a non-finite observed value or threshold);
-``overtime`` (the run exceeded ``budget_s``). Only ``pass`` is a pass.
+``unresolved`` (the numerics could not resolve the comparison, ``Evidence.unresolved``); ``error`` (an exception,
+or a non-finite observed value or threshold); ``overtime`` (the run exceeded ``budget_s``). Only ``pass`` is a
+pass.
 
 With k failures in n runs the false-alarm rate of a check is estimated as k / n with the one-sided 95 %
 Clopper-Pearson upper bound (:func:`attnverify.selftest.seed_sweep.upper_bound`; 1 - 0.05**(1/n) when k = 0).
