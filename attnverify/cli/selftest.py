@@ -1,6 +1,6 @@
 """``attnverify selftest --mutants [--only NAME ...] [--json PATH] [--seed S]``,
 ``attnverify selftest --power [--only IDS ...] [--seeds N] [--families F ...] [--smoke] [--json PATH]`` and
-``attnverify selftest --seeds N``.
+``attnverify selftest --seeds N`` and ``attnverify selftest --models N [--papers P ...] [--seed S] [--budget SECONDS]``.
 
 ``--power``: the minimum detectable perturbation of every (check, perturbation family) of
 :mod:`attnverify.selftest.power` over seeds 0..N-1 (default 5); ``--smoke``: one family per check at its target, one seed.
@@ -9,6 +9,8 @@
 serially), and print which checks catch it; ``--json`` writes
 ``{"mutants": n, "caught": k, "rows": [{"mutant", "caught_by": [...], ...}], ...}``.
 ``--seeds N``: the false-alarm sweep of :mod:`attnverify.selftest.seed_sweep` (quick profile under seeds 0..N-1).
+``--models N``: the model sweep of :mod:`attnverify.selftest.model_sweep` (N admissible models per paper, drawn from
+``--seed``; each paper's checks at the quick profile on each; ``--only`` keeps these check ids or families).
 
 Wiring (in ``attnverify.cli.command_line``): ``selftest_cli.add_parser(sub)`` in ``build_parser`` and
 ``"selftest": lambda: selftest_cli.cmd_selftest(args)`` in the handler table. Exit code 0 when every mutant is
@@ -47,7 +49,13 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--seeds", default=None, metavar="N", help="alone: run the quick audit under seeds 0..N-1 "
                    "(about 1.5 minutes per seed) and report each check's pass rate; with --power: the seeds of "
                    "the MDP (default 5); with --claims: the seeds of the claims' MDP (default 5)")
-    p.add_argument("--seed", default="0", help="with --mutants: the seed of every run (default 0)")
+    p.add_argument("--models", default=None, metavar="N", help="draw N admissible models per paper and run its "
+                   "checks (quick profile) on each: failures, false-alarm rate and its 95%% upper bound per check")
+    p.add_argument("--papers", nargs="+", default=None, metavar="MODEL", help="with --models: only these papers")
+    p.add_argument("--budget", default="600", metavar="SECONDS", help="with --models: the longest one check may "
+                   "run on one model before it counts as overtime (default 600)")
+    p.add_argument("--seed", default="0", help="with --mutants: the seed of every run; with --models: the seed "
+                   "of the draws (default 0)")
     p.add_argument("--json", dest="json_path", metavar="PATH", help="write the results as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     return p
@@ -130,6 +138,12 @@ def cmd_selftest(args: argparse.Namespace) -> int:
         return 0
     power_mode = bool(getattr(args, "power", False))
     claims_mode = bool(getattr(args, "claims", False))
+    if getattr(args, "models", None) is not None:
+        if args.mutants or power_mode or claims_mode or args.seeds is not None:
+            raise InputError("selftest: --models goes alone (not with --mutants, --power, --claims or --seeds)")
+        _check_json_path(args.json_path)
+        return _model_sweep(args, (lambda text: None) if args.quiet
+                            else (lambda text: print(text, file=sys.stderr, flush=True)))
     if sum((bool(args.mutants), power_mode, claims_mode,
             args.seeds is not None and not (power_mode or claims_mode))) != 1:
         raise InputError("selftest: give exactly one of --mutants, --power, --claims or --seeds N")
@@ -178,6 +192,30 @@ def _seed_sweep(n: int, json_path: str | None, say) -> int:
         Path(json_path).write_text(json.dumps(result, indent=2) + "\n")
         print(f"wrote {json_path}")
     return 0 if result["all_pass"] else 1
+
+
+def _model_sweep(args: argparse.Namespace, say) -> int:
+    """``selftest --models N``: the model sweep's table; exit 0 iff some check ran and every run passed (refused
+    draws aside)."""
+    from attnverify.selftest.model_sweep import markdown, summarise, sweep
+
+    n, seed = _count("--models", args.models, 1), _count("--seed", args.seed, 0)
+    try:
+        budget = float(args.budget)
+    except ValueError:
+        raise InputError(f"--budget: expected a number of seconds > 0, got {args.budget!r}") from None
+    if not budget > 0:
+        raise InputError(f"--budget: expected a number of seconds > 0, got {args.budget!r}")
+    rows = sweep(n, seed=seed, papers=args.papers, checks=args.only, budget_s=budget, on_row=lambda r: say(
+        f"selftest: {r['paper']} model {r['draw']}: {r['check']}: {r['verdict']} ({r['seconds']:.1f} s)"))
+    table = summarise(rows)
+    print(markdown(table, n=n, seed=seed))
+    if args.json_path:
+        Path(args.json_path).write_text(json.dumps({"models": n, "seed": seed, "checks": table, "rows": rows},
+                                                   indent=2, default=str) + "\n")
+        print(f"wrote {args.json_path}")
+    ran = any(e["n"] for e in table.values())
+    return 0 if ran and all(e["pass"] == e["n"] for e in table.values()) else 1
 
 
 def _claims(args: argparse.Namespace, say) -> int:

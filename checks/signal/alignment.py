@@ -192,19 +192,23 @@ def decide(p: dict, an: dict) -> dict:
     rho, pred, w = an["rho"], an["pred"], an["w"]
     dev = rho - pred
     n = rho.shape[0]
-    proj = np.sum(dev * w, axis=1) / np.sum(w * w, axis=1).mean()   # per run: scale error of F along its path
-    s_err, s_se = float(proj.mean()), float(proj.std(ddof=1) / np.sqrt(n))
+    ww = float(np.sum(w * w, axis=1).mean())
+    if ww > 0:
+        proj = np.sum(dev * w, axis=1) / ww                         # per run: scale error of F along its path
+        s_err, s_se = float(proj.mean()), float(proj.std(ddof=1) / np.sqrt(n))
+    else:           # the predicted paths do not move with the scale of F (beta theta ~ 0): no test of the scale
+        s_err, s_se = 0.0, float("inf")
     live = slice(1, None)                                            # the first record is the start itself
     mean_dev, se_dev = dev[:, live].mean(axis=0), dev[:, live].std(axis=0, ddof=1) / np.sqrt(n)
     se_dev = np.where(se_dev > 0, se_dev, np.inf)
     z = mean_dev / se_dev
     q_time = float(student_t.isf(p["z_level"] / 2 / (2 * z.size), n - 1))
     q_scale = float(student_t.isf(p["z_level"] / 4, n - 1))
-    z_scale = s_err / s_se
+    z_scale = s_err / s_se if ww > 0 else 0.0
     z_plain = (rho - an["plain"])[:, -1].mean() / se_dev[-1]
     return {"n": n, "s_err": s_err, "s_se": s_se, "z_scale": z_scale, "q_scale": q_scale, "z": z, "q_time": q_time,
             "mean_dev": mean_dev, "se_dev": se_dev, "z_plain": float(z_plain),
-            "ratio": max(abs(z_scale) / q_scale, float(np.max(np.abs(z))) / q_time)}
+            "ratio": max(abs(z_scale) / q_scale, float(np.max(np.abs(z))) / q_time), "scale_testable": ww > 0}
 
 
 def protocol_points(runs: dict, an: dict, eta: np.ndarray) -> list[ProtocolPoint]:
@@ -267,6 +271,9 @@ def _evidence(p: dict, model: SignalModel, moments: dict, runs: dict, an: dict, 
         metric="max(|z_scale| / t*_scale, max_t |z_t| / t*_time): the fitted scale of F along the paths and the "
                "mean deviation of the runs from their predicted mean paths, each over its Bonferroni threshold",
         observed=dec["ratio"], threshold=1.0,
+        unresolved=None if dec["scale_testable"] or dec["ratio"] > 1.0 else
+        "no power at this model: the predicted mean paths do not move with the scale of F (beta theta too small), "
+        "so the scale of F cannot be fitted",
         reason=f"family-wise false-alarm rate {p['z_level']:g} split in two: the fitted scale of F (Student t, "
                f"{n - 1} dof, t* = {dec['q_scale']:.3g}) and the {dec['z'].size} recorded times (t* = "
                f"{dec['q_time']:.3g}); se from the spread of {n} runs, each compared with the prediction from its own "

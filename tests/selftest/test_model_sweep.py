@@ -1,0 +1,243 @@
+"""The model sweep (attnverify.selftest.model_sweep): admissible, reproducible draws over the documented domains, the
+verdict bookkeeping (an error, an unresolved comparison, a non-finite value or an overtime is never a pass), the
+Clopper-Pearson bound, the command line, and a tiny real sweep; the paper-scale sweep is marked slow."""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import time
+
+import numpy as np
+import pytest
+
+from attnverify.checks.evidence import Evidence
+from attnverify.checks.params import InputError, Param
+from attnverify.checks.registry import Check, papers
+from attnverify.selftest import model_sweep as ms
+
+
+def _paper(model):
+    return next(p for p in papers() if p.model == model)
+
+
+@pytest.mark.parametrize("model", ["signal", "meanfield", "slr"])
+def test_draws_are_admissible_and_reproducible(model):
+    """Every drawn model is accepted by the paper's own option validation (Paper.options: each option's range and
+    the paper's constraints), and the same seed gives the same models while another seed does not."""
+    paper = _paper(model)
+    a, _ = ms.draw_models(paper, 6, np.random.default_rng(7))
+    b, _ = ms.draw_models(paper, 6, np.random.default_rng(7))
+    c, _ = ms.draw_models(paper, 6, np.random.default_rng(8))
+    assert len(a) == 6
+    for point in a:
+        paper.options(point)                      # raises InputError on an inadmissible model
+    same = all(np.array_equal(np.asarray(x[k]), np.asarray(y[k])) for x, y in zip(a, b) for k in x)
+    assert same and [sorted(x) for x in a] == [sorted(y) for y in b]
+    assert any(not np.array_equal(np.asarray(x[k]), np.asarray(y.get(k))) for x, y in zip(a, c) for k in x)
+
+
+def test_real_draws_are_log_uniform_over_the_whole_range():
+    """lam in (0, 100] (Paper C) spans four decades: drawn log-uniform, with each end taken with probability 0.1.
+    The log-midpoint of the drawn span splits the draws evenly (expected share 1/2, sd 0.025 at n = 400), and both
+    ends occur."""
+    prm = Param("lam", float, 0.5, "", low=0.0, high=100.0, low_open=True)
+    rng = np.random.default_rng(1)
+    x = np.array([ms.draw_value(prm, rng) for _ in range(400)])
+    lo, hi = 0.5 / 1e3, 100.0                       # an open end at 0: the typical value / 1e3 (domain.span)
+    assert np.all((x >= lo) & (x <= hi))
+    assert 0.4 < np.mean(x < math.sqrt(lo * hi)) < 0.6
+    assert np.any(x == lo) and np.any(x == hi)
+
+
+def test_counts_are_capped_and_choices_drawn():
+    rng = np.random.default_rng(2)
+    n = [ms.draw_value(Param("L", int, 1050, "", low=2), rng) for _ in range(200)]
+    assert all(isinstance(v, int) and 2 <= v <= 1050 * ms.COUNT_SPAN for v in n)
+    assert min(n) < 100 and max(n) > 1050           # log-uniform over [2, 10500]: both decades reached
+    s = {ms.draw_value(Param("sign", str, "fixed", "", choices=("fixed", "symmetric")), rng) for _ in range(50)}
+    assert s == {"fixed", "symmetric"}
+
+
+def test_meanfield_models_cover_the_hard_cases():
+    """Paper B draws: V Bᵀ symmetric (the model's assumption, checked here by hand), and across draws B with
+    complex eigenvalues, V Bᵀ with negative eigenvalues, and near-degenerate gaps (below 1 % of the top)."""
+    pts, _ = ms.draw_models(_paper("meanfield"), 40, np.random.default_rng(3))
+    complex_b = negative = near = 0
+    for p in pts:
+        B = p["Q"].T @ p["K"]
+        A = p["V"] @ B.T
+        assert np.allclose(A, A.T, atol=1e-8 * np.abs(A).max())
+        ev = np.sort(np.linalg.eigvalsh((A + A.T) / 2))[::-1]
+        complex_b += np.any(np.abs(np.linalg.eigvals(B).imag) > 1e-9)
+        negative += ev[-1] < 0
+        near += (ev[0] - ev[1]) < 0.01 * ev[0]
+    assert complex_b and negative and near
+
+
+def _fake(run, params=(Param("x", float, 1.0, "", low=0.0, high=2.0),)):
+    return Check("fake.check", "a fake", "nowhere", tuple(params), run, {}, None)
+
+
+def _ev(observed, threshold, passed, unresolved=None):
+    return Evidence(metric="m", observed=observed, threshold=threshold, passed=passed, reason="r",
+                    unresolved=unresolved)
+
+
+def test_run_point_verdicts():
+    """pass and fail as the check says; a non-finite observed value, an exception and an unresolved comparison are
+    never a pass; a value outside the check's own range is refused before any work; a hang is overtime."""
+    assert ms.run_point(_fake(lambda p, c: _ev(0.1, 1.0, True)), {"x": 0.5}, seed=0)["verdict"] == "pass"
+    assert ms.run_point(_fake(lambda p, c: _ev(2.0, 1.0, False)), {"x": 0.5}, seed=0)["verdict"] == "fail"
+    nan = ms.run_point(_fake(lambda p, c: _ev(float("nan"), 1.0, True)), {"x": 0.5}, seed=0)
+    assert nan["verdict"] == "error" and "non-finite" in nan["error"]
+
+    def boom(p, c):
+        raise ValueError("no")
+    assert ms.run_point(_fake(boom), {"x": 0.5}, seed=0)["verdict"] == "error"
+    assert ms.run_point(_fake(lambda p, c: _ev(0.1, 1.0, True, unresolved="too few")), {"x": 0.5},
+                        seed=0)["verdict"] == "unresolved"
+    refused = ms.run_point(_fake(boom), {"x": 5.0}, seed=0)
+    assert refused["verdict"] == "refused" and "x" in refused["error"]
+
+    def hang(p, c):
+        time.sleep(30)
+        return _ev(0.1, 1.0, True)
+    assert ms.run_point(_fake(hang), {"x": 0.5}, seed=0, budget_s=0.2)["verdict"] == "overtime"
+
+
+def test_draws_for_a_check_lie_where_it_runs():
+    """slr.risk_vs_quadrature takes lams in [0.001, 100] while Paper C's lam is (0, 100]: the draws for the check
+    stay in the intersection, and every one is accepted by the check's own resolution (Check.resolve)."""
+    from attnverify.checks.runner import select
+
+    [chk] = select(["slr.risk_vs_quadrature"])
+    pts, _ = ms.draw_models(_paper("slr"), 30, np.random.default_rng(4), check=chk)
+    assert min(p["lam"] for p in pts) >= 0.001
+    for p in pts:
+        chk.resolve("quick", ms.overrides_for(chk, p))
+
+
+def test_overrides_fill_plural_parameters():
+    chk = _fake(None, (Param("lams", "floats", (0.5, 2.0), ""), Param("eps", float, 0.1, "")))
+    assert ms.overrides_for(chk, {"lam": 3.0, "eps": 0.2, "d": 9}) == {"lams": (3.0,), "eps": 0.2}
+
+
+def test_summary_counts_and_bound():
+    """3 passes, 1 fail, 1 error, 1 refused draw: n = 5 runs (a refused draw is not a run), rate 1/5; the Clopper-Pearson
+    upper bound for 1 in 5 solves P(X <= 1 | p) = 0.05, i.e. (1-p)^5 + 5p(1-p)^4 = 0.05 (checked by bisection
+    here); for 0 fails it is 1 - 0.05^(1/n)."""
+    rows = [{"paper": "p", "check": "c", "verdict": v, "seconds": 1.0, "draw": i, "seed": i, "point": {},
+             "observed": None, "threshold": None, "error": None, "refused_draws": 0}
+            for i, v in enumerate(["pass", "pass", "pass", "fail", "error"])]
+    rows[0]["refused_draws"] = 1
+    e = ms.summarise(rows)["c"]
+    assert (e["n"], e["pass"], e["fail"], e["error"], e["refused"]) == (5, 3, 1, 1, 1)
+    assert e["false_alarm_rate"] == pytest.approx(0.2)
+    lo, hi = 0.0, 1.0
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if (1 - mid) ** 5 + 5 * mid * (1 - mid) ** 4 > 0.05 else (lo, mid)
+    assert e["false_alarm_upper_95"] == pytest.approx(lo, abs=1e-9)
+    ok = ms.summarise([{**rows[0], "draw": i, "refused_draws": 0} for i in range(20)])["c"]
+    assert ok["false_alarm_upper_95"] == pytest.approx(1 - 0.05 ** (1 / 20))
+    text = ms.markdown(ms.summarise(rows), n=5, seed=0)
+    assert "| c | 5 | 3 | 1 |" in text and "fail" in text.split("Runs that did not pass:")[1]
+
+
+def _cli(argv):
+    from attnverify.cli.selftest import add_parser, cmd_selftest
+
+    parser = argparse.ArgumentParser()
+    add_parser(parser.add_subparsers())
+    return cmd_selftest(parser.parse_args(["selftest", *argv]))
+
+
+def test_cli_bad_input():
+    for argv in (["--models", "0"], ["--models", "x"], ["--models", "1", "--papers", "nope"],
+                 ["--models", "1", "--budget", "-1"], ["--models", "1", "--seeds", "2"],
+                 ["--models", "1", "--only", "no.such.check"]):
+        with pytest.raises(InputError):
+            _cli([*argv, "--quiet"])
+
+
+def test_tiny_sweep_on_a_cheap_check(tmp_path):
+    """Two drawn Paper C models through slr.risk_vs_quadrature (risk against its quadrature): reproducible, and a
+    valid model passes (the calibration claim: a check that fails on an admissible model is our error)."""
+    out = tmp_path / "sweep.json"
+    code = _cli(["--models", "2", "--papers", "slr", "--only", "slr.risk_vs_quadrature", "--json", str(out),
+                 "--quiet"])
+    data = json.loads(out.read_text())
+    rows = data["rows"]
+    assert [r["check"] for r in rows] == ["slr.risk_vs_quadrature"] * 2
+    assert all(r["verdict"] == "pass" for r in rows), rows
+    assert code == 0
+    again = ms.sweep(2, seed=0, papers=["slr"], checks=["slr.risk_vs_quadrature"])
+    again = json.loads(json.dumps(again, default=str))
+    assert [(r["point"], r["observed"]) for r in again] == [(r["point"], r["observed"]) for r in rows]
+
+
+def test_low_temperature_without_power_is_unresolved_not_a_failure():
+    """Found by the model sweep (seed 0): at beta sigma = 5.7e-6 the scores hardly move the softmax, the Monte Carlo
+    agrees with J (max |z| 1.3 < 3.9) but cannot reject J at 1.1 beta either, and the check used to FAIL this valid
+    model. Without power the comparison is unresolved (the default model still passes, with power:
+    tests/signal/test_signal_checks_numerics.py)."""
+    from attnverify.checks.runner import select
+
+    [chk] = select(["signal.low_temperature"])
+    point = {"sign": "symmetric", "theta": 0.01976800867522829, "beta": 0.005670462890299781, "sigma": 0.001,
+             "R": 162, "L": 673, "d": 20, "n_sequences": 200}           # d and n smaller than the sweep's: cheaper
+    r = ms.run_point(chk, point, seed=0)
+    assert r["verdict"] == "unresolved", r
+    assert r["observed"] <= r["threshold"] and "no power" in r["error"]
+
+
+#: checks the model sweep found failing (or erring on) admissible models, with the cause (docs/trust.md, "False
+#: alarms on valid models"); issue 31 item 5 stays open for them
+KNOWN_FAILING = {
+    "signal.attention_on_noise": "z-scores with no rounding floor: at beta sigma ~ 1e-5 the Monte Carlo se is ~1e-15 "
+                                 "and rounding differences read as 30-40 se",
+    "signal.sign_ambiguity": "below theta* at theta ~ 1e-3 the drift is too weak for SGA to reach an attractor; runs "
+                             "that look settled by the window heuristic are judged off every equilibrium",
+    "meanfield.terminal_phase": "fails a drawn d = 2 model (docs/trust.md)",
+    "slr.stationary_points": "fails at lam ~ 1e-3, eps = 0 (docs/trust.md)",
+    "slr.manifold_invariance": "fails at gamma ~ 1e-2 with large eps (docs/trust.md)",
+    "signal.ode_tracks_sga": "error: 0/0 (FloatingPointError in a divide) at beta = 0.001",
+    "slr.oracle_vs_bayes": "fails at gamma ~ 7e-4, L = 1 (observed 8.8e23; docs/trust.md)",
+    "slr.oracle_hessian": "error: the check admits lams up to 50 but its Hermite quadrature refuses lam max(1, gamma) "
+                          "> ~20",
+}
+
+
+def _slow_cases():
+    from attnverify.checks.runner import select
+
+    out = []
+    for c in select(["signal", "meanfield", "slr"]):
+        marks = [pytest.mark.xfail(reason=KNOWN_FAILING[c.id], strict=False)] if c.id in KNOWN_FAILING else []
+        out.append(pytest.param(c.id, marks=marks))
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("check_id", _slow_cases())
+def test_no_check_fails_a_valid_model(check_id):
+    """The paper-scale sweep (issue 31.5): 50 admissible models for the check, quick profile: no failure and no
+    error (unresolved and overtime are counted, not failures). Hours for all checks."""
+    paper = check_id.split(".")[0]
+    rows = ms.sweep(50, seed=0, papers=[paper], checks=[check_id], budget_s=600)
+    bad = [r for r in rows if r["verdict"] in ("fail", "error")]
+    assert not bad, bad
+
+
+def test_alignment_without_power_is_unresolved_not_an_error():
+    """Found by the model sweep (seed 1): at beta theta = 6e-5 the predicted mean paths do not move with the scale
+    of F, and the fitted scale was 0/0 (FloatingPointError: verdict error on a valid model). Without a testable
+    scale the comparison is unresolved, and still compared at every recorded time."""
+    from attnverify.checks.runner import select
+
+    [chk] = select(["signal.alignment_30_runs"])
+    point = {"sign": "symmetric", "theta": 0.0008966, "beta": 0.06457, "sigma": 0.001001, "R": 1, "L": 10, "d": 25}
+    r = ms.run_point(chk, point, seed=2)
+    assert r["verdict"] == "unresolved", r
+    assert "no power" in r["error"] and r["observed"] <= r["threshold"]
