@@ -21,7 +21,7 @@ What ``stated`` holds, by kind:
   what the paper fixes) and ``unknown`` (a list: the parts of the protocol the paper does not give);
 * ``threshold``: a number (where a property switches);
 * ``rate``: an expression in ``variable`` (``beta``, ``t``, ...), with ``direction`` = ``"upper"`` (an O(.) bound:
-  the quantity decays at least this fast) or ``"exact"``, and ``scale`` = ``"power"`` (compared as the exponent of
+  the quantity decays at least this fast), ``"lower"`` (it decays no faster) or ``"exact"``, and ``scale`` = ``"power"`` (compared as the exponent of
   ``variable``: the slope of log s against log variable) or ``"exponential"`` (the slope of log s against
   ``variable``, e.g. ``exp(-c*t)``);
 * ``bound``: an expression with unspecified ``constants`` (a list; ``K``), an upper bound of ``quantity``;
@@ -48,7 +48,7 @@ else:  # pragma: no cover -- Python 3.10
     import tomli as tomllib
 
 KINDS = ("formula", "value", "threshold", "rate", "bound", "qualitative")
-DIRECTIONS = ("upper", "exact")
+DIRECTIONS = ("upper", "exact", "lower")
 _COMMON = {"id", "model", "kind", "quantity", "stated", "at", "statement", "source", "reconstructed", "like", "note"}
 _KIND_FIELDS = {
     "formula": set(),

@@ -10,8 +10,8 @@ Drawing. A real option is drawn over its whole documented range (:func:`attnveri
 0.1, an open end at 0 or infinity replaced by the typical value / or x 1e3). A count (int) is drawn log-uniform
 from its lower bound to ``min(high, COUNT_SPAN x largest setting)``: the cost of a check grows with its sizes, and the
 checks refuse counts beyond 100x their settings anyway (the scale rule, attnverify.checks.values). A string option
-with choices takes one at random. A paper whose options include matrices supplies its own sampler
-(:data:`SAMPLERS`; Paper B: V Bᵀ must be symmetric with a spectral gap, which a generic draw never meets). A
+with choices takes one at random. A paper whose options include matrices with a joint constraint supplies its own sampler
+(``model_point`` in its self-test module: :func:`sampler_of`). A
 point the paper refuses is drawn again (at most ``TRIES`` times).
 
 Per check. The models are drawn for each check where it runs: each option over the paper's range intersected with
@@ -76,31 +76,14 @@ def generic_point(params: Sequence[Param], rng: np.random.Generator) -> dict:
     return out
 
 
-def meanfield_point(params: Sequence[Param], rng: np.random.Generator) -> dict:
-    """A Paper B model (THEORY.md, Paper B): d in {2, 3, 4}; Q = s_q (I + a G), K = s_k (I + a G') with G, G'
-    Gaussian and a log-uniform in [0.1, 3] (far from the identity: B = QᵀK may have complex and negative
-    eigenvalues); V = S B^{-T} with S = R diag(λ) Rᵀ symmetric (R Haar), so that V Bᵀ = S as the model requires. λ:
-    the top eigenvalue λ₁ log-uniform in [0.1, 10] with sign +, the others uniform in [-2 λ₁, λ₁ - g] with the gap g
-    log-uniform in [1e-3, 1] λ₁ (near-degenerate to well separated; negative eigenvalues included); the scales s_q,
-    s_k log-uniform in [0.1, 10] (large norms). Entries beyond the model's limit are refused by ``Paper.validate``
-    and drawn again."""
-    d = int(rng.integers(2, 5))
-    a = float(np.exp(rng.uniform(np.log(0.1), np.log(3.0))))
-    sq, sk = np.exp(rng.uniform(np.log(0.1), np.log(10.0), size=2))
-    Q = sq * (np.eye(d) + a * rng.standard_normal((d, d)))
-    K = sk * (np.eye(d) + a * rng.standard_normal((d, d)))
-    top = float(np.exp(rng.uniform(np.log(0.1), np.log(10.0))))
-    gap = top * float(np.exp(rng.uniform(np.log(1e-3), 0.0)))
-    lam = np.concatenate([[top], rng.uniform(-2 * top, top - gap, size=d - 1)])
-    q, r = np.linalg.qr(rng.standard_normal((d, d)))
-    R = q * np.sign(np.diag(r))
-    B = Q.T @ K
-    V = R @ np.diag(lam) @ R.T @ np.linalg.inv(B.T)
-    return {"d": d, "Q": Q, "K": K, "V": V}
+def sampler_of(paper: Any) -> Callable[[Sequence[Param], np.random.Generator], dict]:
+    """The paper's own sampler, ``model_point(params, rng) -> point`` in its self-test module (a paper whose options
+    include matrices with a joint constraint supplies one), else :func:`generic_point`."""
+    if not paper.selftest:
+        return generic_point
+    import importlib
 
-
-#: paper model -> its sampler ``(params, rng) -> point``; the others use :func:`generic_point`
-SAMPLERS: dict[str, Callable[[Sequence[Param], np.random.Generator], dict]] = {"meanfield": meanfield_point}
+    return getattr(importlib.import_module(paper.module(paper.selftest)), "model_point", generic_point)
 
 
 def narrowed(paper_prm: Param, check: Any) -> Param:
@@ -127,7 +110,7 @@ def draw_models(paper: Any, n: int, rng: np.random.Generator, *, check: Any = No
     (:func:`narrowed`), that ``Paper.validate`` admits (the defaults filling in what a point leaves out) and, given
     ``check``, that the check accepts before any work (its own constraints and the scale rule); and the count of
     draws refused on the way. ValueError when ``tries`` draws in a row give no admissible point."""
-    sampler = SAMPLERS.get(paper.model, generic_point)
+    sampler = sampler_of(paper)
     params = tuple(narrowed(p, check) for p in paper.params)
     out: list[dict] = []
     refused = 0

@@ -1,5 +1,5 @@
 """The judge of a stated rate (``kind = "rate"``): the exponent of a power law or an exponential rate, as a bound
-(``direction = "upper"``) or exactly, against the measured slope and the derived one."""
+(``direction = "upper"`` or ``"lower"``) or exactly, against the measured slope and the derived one."""
 from __future__ import annotations
 
 import math
@@ -39,7 +39,9 @@ def rate(stated: StatedClaim, measured: Measured, points: Sequence[float], *, de
 
     ``direction = "upper"`` (an O(.) bound): holds when the measured slope is at most the stated one plus z se
     (decays at least as fast); the text says how much faster (looseness) when that is more than z se; refuted
-    when it decays slower by more than z se. ``"exact"``: refuted when the two differ by more than z se."""
+    when it decays slower by more than z se. ``"lower"`` (the quantity decays no faster than the rate): the mirror
+    image, refuted when it decays faster by more than z se. ``"exact"``: refuted when the two differ by more than
+    z se."""
     var = stated.get("variable")
     p = stated_exponent(stated, points)
     m, se = measured.value, measured.se
@@ -70,6 +72,12 @@ def rate(stated: StatedClaim, measured: Measured, points: Sequence[float], *, de
             return ClaimVerdict("holds", text + reason(": the bound holds and is loose by a factor ", loose,
                                                        " over this range"), evidence=ev)
         return ClaimVerdict("holds", text + ": the bound holds and is sharp over this range", evidence=ev)
+    if stated.get("direction", "exact") == "lower":
+        if m < p - z * se:
+            return ClaimVerdict("refuted", text + ": it decays faster than the stated lower bound allows",
+                                condition=reason(*over, ": measured slope ", slope, " < stated ", Number(p), " (",
+                                                 distance, " standard errors)"), evidence=ev)
+        return ClaimVerdict("holds", text + ": it decays no faster than stated over this range", evidence=ev)
     if abs(m - p) > z * se:
         return ClaimVerdict("refuted", text, condition=reason(*over, ": measured slope ", slope, " against the stated ",
                                                               Number(p), " (", distance, " standard errors)"),

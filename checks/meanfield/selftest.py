@@ -20,12 +20,12 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import sympy as sp
 
-from attnverify.checks.plugin import Family, Mutant, PowerRow
+from attnverify.checks.plugin import Family, Mutant, Param, PowerRow
 from attnverify.theory.closed_forms import overlay
 
 
@@ -395,3 +395,27 @@ def claim_scenarios() -> dict:
         "B.log_beta_time_scale": {"null": {"betas": (10.0, 10.5, 11.0)}},     # t_min cannot move over 10 %
         "B.conjecture1": _conjecture1_scenarios(),
     }
+
+
+def model_point(params: Sequence[Param], rng: np.random.Generator) -> dict:
+    """The model sweep's draw of a Paper B model (attnverify.selftest.model_sweep: V Bᵀ must be symmetric with a
+    spectral gap, which a generic draw never meets): d in {2, 3, 4}; Q = s_q (I + a G), K = s_k (I + a G') with G, G'
+    Gaussian and a log-uniform in [0.1, 3] (far from the identity: B = QᵀK may have complex and negative
+    eigenvalues); V = S B^{-T} with S = R diag(λ) Rᵀ symmetric (R Haar), so that V Bᵀ = S as the model requires. λ:
+    the top eigenvalue λ₁ log-uniform in [0.1, 10] with sign +, the others uniform in [-2 λ₁, λ₁ - g] with the gap g
+    log-uniform in [1e-3, 1] λ₁ (near-degenerate to well separated; negative eigenvalues included); the scales s_q,
+    s_k log-uniform in [0.1, 10] (large norms). Entries beyond the model's limit are refused by ``Paper.validate``
+    and drawn again."""
+    d = int(rng.integers(2, 5))
+    a = float(np.exp(rng.uniform(np.log(0.1), np.log(3.0))))
+    sq, sk = np.exp(rng.uniform(np.log(0.1), np.log(10.0), size=2))
+    Q = sq * (np.eye(d) + a * rng.standard_normal((d, d)))
+    K = sk * (np.eye(d) + a * rng.standard_normal((d, d)))
+    top = float(np.exp(rng.uniform(np.log(0.1), np.log(10.0))))
+    gap = top * float(np.exp(rng.uniform(np.log(1e-3), 0.0)))
+    lam = np.concatenate([[top], rng.uniform(-2 * top, top - gap, size=d - 1)])
+    q, r = np.linalg.qr(rng.standard_normal((d, d)))
+    R = q * np.sign(np.diag(r))
+    B = Q.T @ K
+    V = R @ np.diag(lam) @ R.T @ np.linalg.inv(B.T)
+    return {"d": d, "Q": Q, "K": K, "V": V}

@@ -22,26 +22,30 @@ def derive(values: dict) -> tuple[str, list]:
     lim = sphere_limits()
     return TITLE, [
         Step("The attention map of a Gaussian token law, by exponential tilting (affine in the query)",
-             G.quantities["attention_map"], "the engine: grad log M(b) of sympy.stats' Gaussian MGF at b = A x/tau, "
-             "times V", r"\Gamma_\mu(x)", "gaussian-map"),
+             G.quantities["attention_map"],
+             r"the engine: $\nabla \log M(b)$ of sympy.stats' Gaussian MGF at $b = A x/\tau$, times $V$",
+             r"\Gamma_\mu(x)", "gaussian-map"),
         Step("The mean of the push-forward $(\\Gamma_\\mu)_\\#\\mu$", G.quantities["pushforward_mean"],
              "an affine map commutes with the expectation", r"\mathbb{E}\,\Gamma_\mu(X)", "pushforward-mean"),
         Step("The covariance of the push-forward: $B \\Sigma B^T$", G.quantities["pushforward_cov"],
-             "the push-forward of a Gaussian by an affine map x -> c + B x", r"\operatorname{Cov}\Gamma_\mu(X)",
+             r"the push-forward of a Gaussian by an affine map $x \mapsto c + B x$", r"\operatorname{Cov}\Gamma_\mu(X)",
              "pushforward-cov"),
         Step("The attention map of the uniform law on a sphere: a Bessel ratio times the direction of $A x$",
-             S.quantities["attention_map"], "the engine: the derivative of the log of the sphere's MGF "
-             "Gamma(d/2) (2/(R r))^{d/2-1} I_{d/2-1}(R r), in the normal form I_{d/2}, I_{d/2-1}",
+             S.quantities["attention_map"], r"the engine: the derivative of the log of the sphere's MGF "
+             r"$\Gamma(d/2) \left(\frac{2}{R r}\right)^{d/2-1} I_{d/2-1}(R r)$, in the normal form $I_{d/2}$, "
+             r"$I_{d/2-1}$",
              r"\Gamma_\mu^{\mathrm{sphere}}(x)", "sphere-map"),
         Step("Small $\\|A\\|$: the gain over $r = |b|$ tends to $R^2/d$ (the linearisation $\\Sigma A x$, "
-             "$\\Sigma = (R^2/d) I$)", sp.Eq(sp.Symbol("g_0"), lim["small"]), "sympy.limit of g(r)/r, r -> 0",
+             "$\\Sigma = (R^2/d) I$)", sp.Eq(sp.Symbol("g_0"), lim["small"]),
+             r"sympy.limit of $g(r)/r$ as $r \to 0$",
              r"\lim_{r\to 0} g(r)/r", "sphere-small", kind="limit"),
         Step("Large $\\|A\\|$: the gain tends to $R$ (the hardmax $R\\, A x/\\|A x\\|$)",
-             sp.Eq(sp.Symbol("g_oo"), lim["large"]), "sympy.limit of g(r), r -> oo", r"\lim_{r\to\infty} g(r)",
-             "sphere-large", kind="limit"),
-        Step("The hardmax push-forward's covariance on the sphere: $R^2 V U \\operatorname{diag}(\\lambda_i c_i) U^T V^T$ "
-             "($A = U S W^T$, $\\lambda = S^2$), $c_i = E[z_i^2/\\sum_j \\lambda_j z_j^2]$ a Dirichlet(1/2, ..., 1/2) "
-             "average as one integral", cov_form(), "the engine: 1/q = int e^{-tq} dt over Gaussian coordinates, "
+             sp.Eq(sp.Symbol("g_oo"), lim["large"]), r"sympy.limit of $g(r)$ as $r \to \infty$",
+             r"\lim_{r\to\infty} g(r)", "sphere-large", kind="limit"),
+        Step("The hardmax push-forward's covariance on the sphere: "
+             "$R^2 V U \\operatorname{diag}(\\lambda_i c_i) U^T V^T$ ($A = U S W^T$, $\\lambda = S^2$), "
+             "$c_i = E[z_i^2/\\sum_j \\lambda_j z_j^2]$ a Dirichlet$(1/2, \\dots, 1/2)$ average as one integral",
+             cov_form(), r"the engine: $1/q = \int_0^\infty e^{-t q}\, dt$ over Gaussian coordinates, "
              "whose factors sympy.stats integrates", r"c_i", "sphere-hardmax-cov"),
     ]
 
@@ -53,6 +57,7 @@ def sections() -> list[Section]:
 PAPER = Paper(
     key="D", model="tsc", title="Token Sample Complexity of Attention",
     citation="L. Bohbot, C. Letrouit, G. Peyre, F.-X. Vialard, ICML 2026 (arXiv:2512.10656)",
-    package=_PKG, modules=("maps", "sphere_covariance", "sphere_curves", "curves", "uniform", "claims"), derive=derive, sections=sections,
+    package=_PKG, modules=("maps", "sphere_covariance", "sphere_curves", "curves", "uniform", "claims"), derive=derive,
+    sections=sections,
     quantities=lazy(f"{_PKG}.quantities", "quantities"), selftest="selftest",
 )

@@ -222,7 +222,7 @@ def polynomial_constant_claim(results: dict, stated) -> ClaimVerdict:
                                                       stated.restated("n**(-1/2)", direction="upper"))])
 def hardmax_log_rate_claim(results: dict, stated) -> ClaimVerdict:
     """The hardmax rate against the measured exponent b in [lo, hi] of the covariance error, p the stated local
-    exponent (module docstring). ``direction = "exact"`` reads the claim's *only*: the decay is no faster than
+    exponent (module docstring). ``direction = "lower"`` reads the claim's *only*: the decay is no faster than
     stated, refuted when hi < p (a faster power law resolved); a measured decay slower than stated supports it.
     ``direction = "upper"`` reads an O(.) bound: refuted when lo > p (the error decays slower than stated)."""
     from attnverify.checks.tsc.claims import stated_exponents

@@ -10,7 +10,8 @@ import attnverify.checks.runner as runner
 from attnverify.cli import main
 from attnverify.references import parse
 
-ARXIV = {"truong2026signal": "2606.22406", "alcalde2026meanfield": "2605.10931", "marion2025attention": "2410.01537"}
+ARXIV = {"truong2026signal": "2606.22406", "alcalde2026meanfield": "2605.10931", "marion2025attention": "2410.01537",
+         "bohbot2026tokensample": "2512.10656"}
 
 
 def test_cite_prints_every_paper(capsys):
