@@ -157,6 +157,19 @@ def _bessel_j(nu, x) -> arb:
     return arb(x).bessel_j(arb(nu))
 
 
+def _real_part(x) -> arb:
+    """re z on a real ball: every Arb real function returns an indeterminate (non-finite) ball where its value is not
+    real, so a finite ball holds only reals and re is the identity; a non-finite ball stays non-finite."""
+    return arb(x)
+
+
+def _imaginary_part(x) -> arb:
+    """im z on a real ball: 0 when the ball is finite (it then holds only reals, see :func:`_real_part`); otherwise
+    the value may be complex and the answer is an indeterminate ball, never a false 0."""
+    x = arb(x)
+    return arb(0) if x.is_finite() else arb("nan")
+
+
 # The elementary and special functions with an Arb evaluation, by the name SymPy's MpmathPrinter gives them (and the
 # SymPy class names they come from). Every function a stated formula may use must be here: the claim parser reads
 # its namespace from CERTIFIED_FUNCTIONS, so what it accepts can always be certified. SymPy rewrites some functions
@@ -171,8 +184,11 @@ _BALL_FUNCTIONS: dict[str, Callable] = {
     "cot": lambda x: arb(x).cot(), "sec": lambda x: arb(x).sec(), "csc": lambda x: arb(x).csc(),
     "coth": lambda x: arb(x).coth(),
     "fabs": lambda x: abs(arb(x)), "Min": _min, "Max": _max, "besseli": _bessel_i, "besselj": _bessel_j, "exact": exact_ball,
-    "binary": _binary,
+    "binary": _binary, "re": _real_part, "im": _imaginary_part,
 }
+# Functions SymPy writes on its own (|exp(z)| = exp(re z) when it cannot tell that z is real), never parsed from a
+# statement: known to the ball evaluator, not offered to the claim parser.
+_REWRITE_TARGETS = ("re", "im")
 CERTIFIED_FUNCTIONS = ("exp", "log", "sqrt", "erf", "erfc", "gamma", "sin", "cos", "tan", "cot", "sec", "csc", "asin",
                        "acos", "atan", "sinh", "cosh", "tanh", "coth", "asinh", "acosh", "atanh", "Abs", "Min", "Max",
                        "besseli", "besselj")
@@ -235,6 +251,12 @@ class _ArbPrinter(MpmathPrinter):
     def _print_Abs(self, e: sp.Expr) -> str:
         return f"mpmath.fabs({self._print(e.args[0])})"
 
+    def _print_re(self, e: sp.Expr) -> str:
+        return f"mpmath.re({self._print(e.args[0])})"
+
+    def _print_im(self, e: sp.Expr) -> str:
+        return f"mpmath.im({self._print(e.args[0])})"
+
 
 def special_ball_functions(expr: sp.Expr) -> dict[str, Callable]:
     """The ball versions of the special functions in ``expr`` that carry their own: a SymPy function class with a
@@ -253,7 +275,7 @@ def uncertifiable(expr: sp.Expr, extra: dict | None = None) -> list[str]:
     """The names of the functions in ``expr`` that have no ball evaluation, its non-finite constants (zoo, nan, oo)
     and the imaginary unit (balls are real); empty: every part can be certified."""
     expr = sp.sympify(expr)
-    known = {*CERTIFIED_FUNCTIONS, *special_ball_functions(expr), *(extra or {})}
+    known = {*CERTIFIED_FUNCTIONS, *_REWRITE_TARGETS, *special_ball_functions(expr), *(extra or {})}
     names = {type(f).__name__ for f in expr.atoms(sp.Function)} - known
     names |= {str(c) for c in (sp.zoo, sp.nan, sp.oo, sp.I) if expr.has(c)}
     names |= {"AccumBounds"} if expr.atoms(sp.AccumBounds) else set()

@@ -286,3 +286,23 @@ def test_every_accepted_function_parses_and_certifies():
 
 def test_caret_is_a_power():
     assert parse_expression("x^2", {"x": X}, "claim 'c'") == X ** 2
+
+
+# ------------------------------------------------------------------------------------ SymPy's own rewrites into re, im
+@given(st.just([(v, 0.0, 0.0) for v in (-2.0, -0.3, 0.0, 0.7, 3.0)]))
+@settings(max_examples=1, deadline=None)
+def test_sympy_rewrite_into_re_is_enclosed(points):
+    """|exp(z)| is written exp(re z) by SymPy when it cannot tell z is real (here z = 5 acos(tanh x)): the ball must
+    still hold the value (seen in CI as a refusal of a certifiable expression)."""
+    expr = sp.Abs(sp.exp(5 * sp.acos(sp.tanh(X))))
+    assert expr.has(sp.re)
+    assert _check_enclosures(expr, points) == 5
+
+
+def test_imaginary_part_of_a_complex_value_is_never_a_false_zero():
+    """im(acos x) is 0 on [-1, 1] and arccosh(x) > 0 for x > 1: where the argument is not real the ball is
+    indeterminate, never the exact 0 a real ball would suggest."""
+    f = lambdify_arb(sp.im(sp.acos(X)), (X,))
+    assert f(exact_ball(0.5)).is_exact() and f(exact_ball(0.5)) == 0
+    assert not f(exact_ball(2.0)).is_finite()
+    assert not f(arb("1 +/- 0.25")).is_finite()
