@@ -10,6 +10,8 @@ A paper is a :class:`Paper` registered under the entry-point group ``attnverify.
 * claims: :func:`claim`, :class:`ClaimVerdict`, :func:`claim_rng` (a claim's own random stream), :class:`StatedClaim`, :mod:`judges` (one judge per claim kind) and
   :class:`Measured`;
 * the contract: :class:`Paper`, :class:`Quantity`, :class:`Section`, :func:`lazy`, :func:`cached_formula`;
+* reason text: :func:`reason`, :class:`Math`, :class:`Number`, :func:`bracket`, :func:`pm` (a verdict's sentence
+  as typed parts, typeset by each output: :mod:`attnverify.checks.reason`);
 * derivations: :class:`Step`;
 * self-tests: :class:`Mutant`, :class:`Family`, :class:`PowerRow`, :class:`Perturbation`.
 """
@@ -23,13 +25,14 @@ from attnverify.checks.judges import Measured
 from attnverify.checks.paper import Paper, Quantity, Section, cached_formula, lazy
 from attnverify.checks.params import InputError, Param
 from attnverify.checks.perturb import Family, Mutant, Perturbation, PowerRow
+from attnverify.checks.reason import Math, Number, bracket, pm, reason
 from attnverify.checks.registry import check
 from attnverify.checks.stated import StatedClaim
 from attnverify.theory.derivation import Step
 
-__all__ = ["ClaimVerdict", "Context", "Evidence", "Family", "InputError", "Measured", "Mutant", "Paper",
-           "Param", "Perturbation", "Plot", "PowerRow", "Quantity", "Section", "Series", "StatedClaim", "Step",
-           "cached_formula", "check", "claim", "claim_rng", "judges", "lazy"]
+__all__ = ["ClaimVerdict", "Context", "Evidence", "Family", "InputError", "Math", "Measured", "Mutant", "Number",
+           "Paper", "Param", "Perturbation", "Plot", "PowerRow", "Quantity", "Section", "Series", "StatedClaim", "Step",
+           "bracket", "cached_formula", "check", "claim", "claim_rng", "judges", "lazy", "pm", "reason"]
 
 
 def __getattr__(name: str):

@@ -12,8 +12,8 @@ import numpy as np
 import sympy as sp
 
 from attnverify.checks.claims import ClaimVerdict
-from attnverify.checks.judges.common import Z, evidence_of, fmt, relation
-from attnverify.checks.reason import Math, Number, bracket, item, pm, reason
+from attnverify.checks.judges.common import Z, evidence_of, fmt, point_parts, relation
+from attnverify.checks.reason import Math, Number, bracket, pm, reason
 from attnverify.checks.stated import StatedClaim
 
 
@@ -120,15 +120,6 @@ def _where_text(point: dict) -> str:
     return ", ".join(f"{k} = {'inf' if math.isinf(v) else fmt(v, 4)}" for k, v in point.items())
 
 
-def _where(point: dict) -> tuple:
-    """The parts naming a sub-point: ``beta = inf, t = 2`` with each name as mathematics."""
-    out: list = []
-    for i, (k, v) in enumerate(point.items()):
-        out += [", "] if i else []
-        out += [Math(sp.Symbol(k)), " = ", Math(sp.oo) if math.isinf(v) else Number(v)]
-    return item(*out)
-
-
 def _lhs(what: Any) -> Any:
     """The left-hand side as a part: a SymPy object or Math as mathematics, words as they are."""
     return what if isinstance(what, (str, Math)) else Math(what)
@@ -217,7 +208,7 @@ def bound(stated: StatedClaim, series: Sequence[BoundSeries], *, derived: dict |
     ev["stated"].update(K_fitted=K_fit, K_fitted_at=_where_text(fit_r["where"][j_fit]), series=summary)
     what = _lhs(what)
     fitted = reason("K = ", Number(K_fit), " (the smallest constant valid at the fit points, largest at ",
-                    _where(fit_r["where"][j_fit]), ")")
+                    point_parts(fit_r["where"][j_fit]), ")")
     if refutations:
         w = max(refutations, key=lambda row: row["max_excess"])
         growth = reason("LHS/bound grows like ", _power(w, w["growth"]), " (", pm(w["growth"], w["growth_se"], digits=3),
@@ -225,9 +216,9 @@ def bound(stated: StatedClaim, series: Sequence[BoundSeries], *, derived: dict |
         return ClaimVerdict(
             "refuted", reason(what, " exceeds the stated bound with ", fitted, ": along ", w["series"], " the "
                               "certified lower end is ", Number(w["max_excess"], digits=3), " times the bound at ",
-                              _where(w["worst"]), ", and ", growth, ": no constant fitted before the held-out points "
+                              point_parts(w["worst"]), ", and ", growth, ": no constant fitted before the held-out points "
                               "keeps it below"),
-            condition=reason(_where(w["worst"]), ": ", what, " in ", bracket(*w["lhs_bracket"]), " (certified), above ",
+            condition=reason(point_parts(w["worst"]), ": ", what, " in ", bracket(*w["lhs_bracket"]), " (certified), above ",
                              Math(sp.Symbol("K") * sp.Symbol("g")), " = ", Number(w["bound_at_worst"]), " by a factor ",
                              pm(w["max_excess"], w["excess_uncertainty"]), "; ", growth),
             evidence=ev)

@@ -36,6 +36,27 @@ def fmt(x: float, digits: int = 4) -> str:
     return f"{float(x):.{digits}g}"
 
 
+#: names a user types for a Greek letter that Python cannot take (``lambda`` is a keyword; ``eps`` is the habit):
+#: a point's name is shown as the letter
+TYPED_GREEK = {"lam": "lambda", "eps": "epsilon"}
+
+
+def point_parts(point: dict, digits: int = 4, symbols: dict | None = None) -> tuple:
+    """The parts naming a point: ``beta = 0.79, sigma = inf`` with each name as mathematics (its SymPy symbol in
+    ``symbols`` where given, so that ``lam`` prints as lambda) and each value a Number (a Reason's parts:
+    :mod:`attnverify.checks.reason`)."""
+    import sympy as sp
+
+    from attnverify.checks.reason import Math, Number, item
+
+    out: list = []
+    for i, (k, v) in enumerate(point.items()):
+        out += [", "] if i else []
+        name = (symbols or {}).get(k, sp.Symbol(k)).name
+        out += [Math(sp.Symbol(TYPED_GREEK.get(name, name))), " = ", Math(sp.oo) if math.isinf(float(v)) else Number(float(v), digits=digits)]
+    return item(*out)
+
+
 def fmt_apart(a: float, b: float, digits: int = 6) -> tuple[str, str]:
     """``a`` and ``b`` as text with at least ``digits`` significant digits and as many more (up to 17) as it takes
     to print different numbers differently: two numbers said to differ never read the same."""

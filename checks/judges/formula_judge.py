@@ -14,9 +14,10 @@ import math
 from typing import Any
 
 from attnverify.checks.claims import ClaimVerdict
-from attnverify.checks.judges.common import Z, Measured, evidence_of, fmt, fmt_apart, sides_disagree
+from attnverify.checks.judges.common import TYPED_GREEK, Z, evidence_of, point_parts, sides_disagree
 from attnverify.checks.domain import widened
 from attnverify.checks.judges.pooling import Pool, calls_needed, grow
+from attnverify.checks.reason import Math, Number, bracket, pm, reason
 from attnverify.checks.stated import StatedClaim
 
 MIN_AGREE = 16          # points of agreement inside tight Arb balls that make the evidence of a true formula
@@ -53,18 +54,32 @@ def _paper_of(stated: StatedClaim) -> Any:
         return None
 
 
-def where_text(point: dict) -> str:
-    return ", ".join(f"{k} = {fmt(v, 6)}" for k, v in point.items())
+def _where(point: dict, quantity: Any) -> tuple:
+    """A tested point as parts (the quantity's own symbols, values with 6 significant digits)."""
+    return point_parts(point, digits=6, symbols=quantity.symbols)
 
 
-def _ranges_text(points: list) -> str:
-    keys = list(points[0]) if points else []
-    parts = []
-    for k in keys:
+def _ranges(points: list, symbols: dict) -> list:
+    """The range each symbol covers over ``points``, as parts: ``beta in [0.2, 5]``, or ``beta = 1`` when fixed."""
+    import sympy as sp
+
+    out: list = []
+    for i, k in enumerate(list(points[0]) if points else []):
         vals = [float(p[k]) for p in points]
         lo, hi = min(vals), max(vals)
-        parts.append(f"{k} = {fmt(lo, 3)}" if lo == hi else f"{k} in [{fmt(lo, 3)}, {fmt(hi, 3)}]")
-    return ", ".join(parts)
+        out += [", "] if i else []
+        name = symbols.get(k, sp.Symbol(k)).name
+        name = Math(sp.Symbol(TYPED_GREEK.get(name, name)))
+        out += [name, " = ", Number(lo, digits=3)] if lo == hi else [name, " in ", bracket(lo, hi, digits=3)]
+    return out
+
+
+def _certified(lo: float, hi: float) -> Number:
+    """A certified enclosure [lo, hi] rounded outward to 6 significant digits: the printed bracket contains it."""
+    from attnverify.theory.certified import interval_text
+
+    a, b = interval_text(lo, hi)[1:-1].split(", ")
+    return bracket(float(a), float(b), digits=6)
 
 
 def _pilots(candidates: list, n: int) -> list:
@@ -95,9 +110,13 @@ class _Sides:
         return s, d, r
 
 
-def _against(r: float, d: float, finite: bool) -> str:
-    return (f"the derived value with its finite-size terms at this size, {fmt_apart(r, d)[0]} (the limit is "
-            f"{fmt_apart(r, d)[1]})") if finite else f"the derived {fmt(r, 6)}"
+def _against(r: float, d: float, finite: bool) -> tuple:
+    """What the measurement is compared with, as parts: the derived value (with its finite-size terms, and then the
+    limit too)."""
+    if finite:
+        return ("the derived value with its finite-size terms at this size, ", Number(r, digits=6), " (the limit is ",
+                Number(d, digits=6), ")")
+    return ("the derived ", Number(r, digits=6))
 
 
 def formula(stated: StatedClaim, quantity: Any, options: dict, rng: Any, *, n_points: int = 64,
@@ -121,8 +140,6 @@ def formula(stated: StatedClaim, quantity: Any, options: dict, rng: Any, *, n_po
     import sympy as sp
 
     from attnverify.checks.judges.proof import balls, cancels, prove_equal
-    from attnverify.theory.certified import interval_text
-
     S = stated_expression(stated, quantity, options)
     fixed = fixed_symbols(quantity, stated)
     D = sp.sympify(quantity.derive(**options)).subs(fixed)
@@ -136,28 +153,31 @@ def formula(stated: StatedClaim, quantity: Any, options: dict, rng: Any, *, n_po
                                                                                 fixed_values), fixed_values)] \
         if quantity.sample else []
     sides = _Sides(S, D, R, syms)
+
     finite = R is not D and R != D
     measurable = core if quantity.measurable is None else [p for p in points if quantity.measurable(p)]
 
     def confirmed(route: str, head: str) -> ClaimVerdict:
         if quantity.measure is None or not measurable:
-            return ClaimVerdict("holds" if route else "not_refuted", head + " (no measurement is available to "
-                                "confirm the derivation)", evidence=ev)
+            return ClaimVerdict("holds" if route else "not_refuted", reason(*head, " (no measurement is available "
+                                                                            "to confirm the derivation)"), evidence=ev)
         point = measurable[0]
         m = quantity.measure({**options, **point}, rng)
         s, d, r = sides.at(point)
         ev["stated"].update(point=point, measured=m.value, measured_se=m.se, derived=d, measured_as=r)
         gap = sides_disagree(r, m, z, rtol=1e-12)
         if gap:
-            return ClaimVerdict("inconclusive", f"{head}, but at {where_text(point)} {gap}", evidence=ev)
+            return ClaimVerdict("inconclusive", reason(*head, ", but at ", *_where(point, quantity), " ", gap),
+                                evidence=ev)
         return ClaimVerdict("holds" if route else "not_refuted",
-                            f"{head}; the measurement agrees at {where_text(point)} ({fmt(m.value, 6)} +- "
-                            f"{fmt(m.se, 2)} against {_against(r, d, finite)}, {m.how})", evidence=ev)
+                            reason(*head, "; the measurement agrees at ", *_where(point, quantity), " (",
+                                   pm(m.value, m.se, digits=6), " against ", *_against(r, d, finite), ", ", m.how, ")"),
+                            evidence=ev)
 
     route = "cancel" if cancels(S, D) else None
     if route:
         ev["stated"]["proof"] = route
-        return confirmed(route, "SymPy proves the stated formula identical to the derived one")
+        return confirmed(route, ("SymPy proves the stated formula identical to the derived one",))
     found = balls(S, D, syms, points) if points else []
     certified = [b for b in found if b.certified]
     ev["stated"]["certified_points"] = len(certified)
@@ -166,31 +186,34 @@ def formula(stated: StatedClaim, quantity: Any, options: dict, rng: Any, *, n_po
         if route:
             ev["stated"]["proof"] = route
             how = {"rewrite": " (after rewriting in exp, log and atan)", "simplify": "", "cancel": ""}[route]
-            return confirmed(route, "SymPy proves the stated formula identical to the derived one" + how)
+            return confirmed(route, ("SymPy proves the stated formula identical to the derived one" + how,))
         agree = [b for b in found if b.agrees]
         if len(agree) >= MIN_AGREE and len(agree) == len(found):
             radius = max(b.radius / max(abs(b.stated) + abs(b.derived), 1e-300) for b in agree)
             ev["stated"].update(agreeing_points=len(agree), largest_relative_radius=radius)
-            return confirmed("", f"SymPy could not prove the stated formula identical to the derived one, but the two "
-                             f"agree inside Arb balls (radius at most {fmt(radius, 2)} relative) at all {len(agree)} "
-                             f"points drawn over the domain ({_ranges_text([b.point for b in agree])}): no "
-                             "counterexample, no proof")
+            return confirmed("", ("SymPy could not prove the stated formula identical to the derived one, but the two "
+                                  "agree inside Arb balls (radius at most ", Number(radius, digits=2), " relative) at "
+                                  f"all {len(agree)} points drawn over the domain (",
+                                  *_ranges([b.point for b in agree], quantity.symbols),
+                                  "): no counterexample, no proof"))
         worst = max((max(abs(b.lo), abs(b.hi)) for b in found), default=0.0)
-        return ClaimVerdict("inconclusive", f"SymPy could not prove the stated formula identical to the derived one, "
-                            f"and no sampled point separates them (|stated - derived| <= {fmt(worst, 2)} at "
-                            f"{len(found)} points, Arb balls)", evidence=ev)
+        return ClaimVerdict("inconclusive", reason(
+            "SymPy could not prove the stated formula identical to the derived one, and no sampled point separates "
+            "them (the stated and derived values differ by at most ", Number(worst, digits=2), f" at {len(found)} "
+            "points, Arb balls)"), evidence=ev)
     if quantity.measure is None:
         top = certified[0]
-        return ClaimVerdict("inconclusive", f"the stated formula differs from the derived one (certified: stated - "
-                            f"derived in {interval_text(top.lo, top.hi)} at {where_text(top.point)}), but no "
-                            f"measurement of {quantity.name} is available to confirm it", evidence=ev)
+        return ClaimVerdict("inconclusive", reason(
+            "the stated formula differs from the derived one (certified: stated minus derived lies in ",
+            _certified(top.lo, top.hi), " at ", *_where(top.point, quantity),
+            f"), but no measurement of {quantity.name} is available to confirm it"), evidence=ev)
     candidates = [b for b in certified if any(b.point == p for p in measurable)]
     if not candidates:
         top = max(certified, key=lambda b: b.gap)
-        return ClaimVerdict("inconclusive", f"the stated formula differs from the derived one (certified at "
-                            f"{len(certified)} points, e.g. stated - derived in {interval_text(top.lo, top.hi)} at "
-                            f"{where_text(top.point)}), but none of them lies where the measurement can run",
-                            evidence=ev)
+        return ClaimVerdict("inconclusive", reason(
+            f"the stated formula differs from the derived one (certified at {len(certified)} points, e.g. stated minus "
+            "derived lies in ", _certified(top.lo, top.hi), " at ", *_where(top.point, quantity),
+            "), but none of them lies where the measurement can run"), evidence=ev)
     return _confirm(stated, quantity, options, rng, sides, finite, _pilots(candidates, n_confirm), z, ev,
                     len(certified))
 
@@ -198,8 +221,6 @@ def formula(stated: StatedClaim, quantity: Any, options: dict, rng: Any, *, n_po
 def _confirm(stated: StatedClaim, quantity: Any, options: dict, rng: Any, sides: _Sides, finite: bool, pilots: list,
              z: float, ev: dict, n_certified: int) -> ClaimVerdict:
     """Step 2 of :func:`formula` from the pilot points on: measure, rank, grow, decide."""
-    from attnverify.theory.certified import interval_text
-
     budget = len(pilots) + max(int(quantity.repeats), 1) - 1
     rows = []
     for b in pilots:
@@ -229,29 +250,31 @@ def _confirm(stated: StatedClaim, quantity: Any, options: dict, rng: Any, sides:
         if disagree:
             what = "the derived value with its finite-size terms" if finite else "the derived value"
             said = disagree.replace("the derived value", what, 1)
-            return ClaimVerdict("inconclusive", f"at {where_text(b.point)} {said}"
-                                ": our derivation and our measurement disagree, so the stated formula cannot be judged",
-                                evidence=ev)
+            return ClaimVerdict("inconclusive", reason(
+                "at ", *_where(b.point, quantity), " ", said, ": our derivation and our measurement disagree, so the "
+                "stated formula cannot be judged"), evidence=ev)
         if dist > z:
-            ts, td = fmt_apart(s, d)
-            shifted_text = (f" (shifted by the same finite-size terms: {fmt_apart(shifted, m.value)[0]})"
-                            if finite else "")
+            shifted_parts = (" (shifted by the same finite-size terms: ", Number(shifted, digits=6), ")") if finite \
+                else ()
             return ClaimVerdict(
-                "refuted", f"the stated formula is not the derived one: at {where_text(b.point)} stated - derived "
-                f"lies in {interval_text(b.lo, b.hi)} (Arb, certified, printed outward), and the measurement "
-                f"{fmt(m.value, 6)} +- {fmt(m.se, 2)} ({m.how}) agrees with {_against(r, d, finite)} and is "
-                f"{fmt(dist, 3)} standard errors from the stated value{shifted_text}",
-                condition=f"{where_text(b.point)}: stated {ts}, derived {td}"
-                          + (f" ({fmt(r, 6)} with the finite-size terms)" if finite else "")
-                          + f", measured {fmt(m.value, 6)} +- {fmt(m.se, 2)} ({fmt(dist, 3)} standard errors from "
-                          "the stated value)", evidence=ev)
+                "refuted", reason(
+                    "the stated formula is not the derived one: at ", *_where(b.point, quantity),
+                    " stated minus derived lies in ", _certified(b.lo, b.hi),
+                    " (Arb, certified, printed outward), and the measurement ",
+                    pm(m.value, m.se, digits=6), f" ({m.how}) agrees with ", *_against(r, d, finite), " and is ",
+                    Number(dist, digits=3), " standard errors from the stated value", *shifted_parts),
+                condition=reason(
+                    *_where(b.point, quantity), ": stated ", Number(s, digits=6), ", derived ", Number(d, digits=6),
+                    *((" (", Number(r, digits=6), " with the finite-size terms)") if finite else ()),
+                    ", measured ", pm(m.value, m.se, digits=6), " (", Number(dist, digits=3),
+                    " standard errors from the stated value)"), evidence=ev)
     best = max(tried, key=lambda t: abs(t["stated"] - t["derived"]) / max(t["se"], 1e-300))
-    ts, td = fmt_apart(best["stated"], best["derived"])
     short = min(tried, key=lambda t: t["runs_needed"])
-    extra = ("" if short["runs_needed"] <= short["runs"] else
-             f"; resolving it would need about {fmt(short['runs_needed'], 2)} runs of the measurement at the best "
-             f"point, more than the budget of {budget}")
-    return ClaimVerdict("inconclusive", f"the stated formula differs from the derived one (certified at "
-                        f"{n_certified} points; e.g. {where_text(best['point'])}: stated {ts}, derived {td}), but the "
-                        f"measurement (+- {fmt(best['se'], 2)}) does not resolve the difference at the "
-                        f"{len(tried)} points tried{extra}", evidence=ev)
+    extra = () if short["runs_needed"] <= short["runs"] else (
+        "; resolving it would need about ", Number(short["runs_needed"], digits=2), " runs of the measurement at the "
+        f"best point, more than the budget of {budget}")
+    return ClaimVerdict("inconclusive", reason(
+        f"the stated formula differs from the derived one (certified at {n_certified} points; e.g. ",
+        *_where(best["point"], quantity), ": stated ", Number(best["stated"], digits=6), ", derived ",
+        Number(best["derived"], digits=6), "), but the measurement (standard error ", Number(best["se"], digits=2),
+        f") does not resolve the difference at the {len(tried)} points tried", *extra), evidence=ev)

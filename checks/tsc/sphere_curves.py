@@ -31,9 +31,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import sympy as sp
 from scipy import stats
 
-from attnverify.checks.plugin import ClaimVerdict, Context, Evidence, Param, Perturbation, check, claim, judges
+from attnverify.checks.plugin import (ClaimVerdict, Context, Evidence, Math, Number, Param, Perturbation, bracket,
+                                      check, claim, judges, reason)
 from attnverify.checks.tsc import _model as THEORY
 from attnverify.checks.tsc.findings import consistency_evidence, sphere_cov_problem
 from attnverify.numerics.tsc import curves as CURVES
@@ -224,28 +226,31 @@ def hardmax_log_rate_claim(results: dict, stated) -> ClaimVerdict:
     """The hardmax rate against the measured exponent b in [lo, hi] of the covariance error, p the stated local
     exponent (module docstring). ``direction = "lower"`` reads the claim's *only*: the decay is no faster than
     stated, refuted when hi < p (a faster power law resolved); a measured decay slower than stated supports it.
-    ``direction = "upper"`` reads an O(.) bound: refuted when lo > p (the error decays slower than stated)."""
+    ``direction = "upper"`` reads an O(.) bound: refuted when lo > p (the error decays slower than stated).
+    ``direction = "exact"`` (the default): refuted on either side, p outside [lo, hi]."""
     from attnverify.checks.tsc.claims import stated_exponents
 
     f = results["tsc.hardmax_curves"].findings
-    fmt = judges.fmt
     p = float(stated_exponents(stated, np.zeros(1), f.n_values)[0])
     lo, hi = f.interval
-    upper = stated.get("direction", "exact") == "upper"
+    direction = stated.get("direction", "exact")
     ev = judges.common.evidence_of(stated, exponent=f.exponent, interval=[lo, hi], stated_exponent=p,
                                    n_values=list(f.n_values), reps=f.reps, d=f.d, scale=f.scale, level=f.level)
-    head = (f"covariance error at ||A|| = {fmt(f.scale)} (d = {f.d}, n = {f.n_values[0]}..{f.n_values[-1]}, "
-            f"{f.reps} repetitions): exponent {fmt(f.exponent)} in [{fmt(lo)}, {fmt(hi)}] (level {fmt(f.level)}), "
-            f"stated local exponent {fmt(p)}")
-    if upper and lo > p:
-        return ClaimVerdict("refuted", f"{head}: the error decays slower than the stated bound allows",
+    n = sp.Symbol("n")
+    head = reason("covariance error at ", Math(sp.Symbol(r"\lVert A\rVert")), " = ", Number(f.scale), " (",
+                  Math(sp.Symbol("d")), " = ", Number(f.d), ", ", Math(n), " = ", Number(f.n_values[0]), " to ",
+                  Number(f.n_values[-1]), f", {f.reps} repetitions): exponent ", Number(f.exponent), " in ", bracket(lo, hi), " (level ",
+                  Number(f.level), "), stated local exponent ", Number(p))
+    if direction in ("upper", "exact") and lo > p:
+        return ClaimVerdict("refuted", head.add(": the error decays slower than stated"), condition=head, evidence=ev)
+    if direction in ("lower", "exact") and hi < p:
+        return ClaimVerdict("refuted", head.add(": the error decays faster than stated (a power law at this d)"),
                             condition=head, evidence=ev)
-    if not upper and hi < p:
-        return ClaimVerdict("refuted", f"{head}: the error decays faster than stated (a power law at this d)",
-                            condition=head, evidence=ev)
-    if upper:
-        return ClaimVerdict("holds", f"{head}: the stated bound holds", evidence=ev)
+    if direction == "upper":
+        return ClaimVerdict("holds", head.add(": the stated bound holds"), evidence=ev)
     if lo > -0.5:
-        return ClaimVerdict("holds", f"{head}: far slower than the n^-1/2 of the softmax regime and no faster than "
-                            "stated", evidence=ev)
-    return ClaimVerdict("not_refuted", f"{head}: not resolved from n^-1/2", evidence=ev)
+        tail = (", and the stated exponent lies in the interval" if direction == "exact"
+                else " and no faster than stated")
+        return ClaimVerdict("holds", head.add(": far slower than the ", Math(n ** sp.Rational(-1, 2)),
+                                              " of the softmax regime", tail), evidence=ev)
+    return ClaimVerdict("not_refuted", head.add(": not resolved from ", Math(n ** sp.Rational(-1, 2))), evidence=ev)

@@ -13,6 +13,7 @@ from attnverify.checks import judges
 from attnverify.checks.params import InputError
 from attnverify.checks.stated import parse_claims, read_toml
 from attnverify.cli import main
+from attnverify.render.reasons import plain
 
 RIGHT = "theta**2*w**2 + 2*beta*sigma**2*theta*rho*w + beta**2*sigma**4"
 
@@ -222,7 +223,7 @@ def test_a_decimal_coefficient_is_refuted_with_an_interval_of_the_right_sign():
     ev = row.evidence["stated"]
     top = ev["tried"][-1]
     assert top["stated"] > top["derived"]                  # 2.02 > 2 and every factor positive at the point
-    lo, hi = (float(x) for x in row.reason.split("lies in [")[1].split("]")[0].split(", "))
+    lo, hi = (float(x) for x in plain(row.reason).split("lies in [")[1].split("]")[0].split(", "))
     assert 0 < lo <= top["stated"] - top["derived"] <= hi
 
 

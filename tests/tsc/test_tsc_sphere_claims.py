@@ -3,6 +3,7 @@ follows from the numbers below), their perturbation families refuted, and their 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from attnverify.checks.claims import CLAIMS, evaluate_claim, statement_of
 from attnverify.checks.evidence import Evidence, Result
@@ -98,3 +99,19 @@ def test_recycled_tokens_are_caught_by_both_sphere_curves():
 
     m = next(m for m in mutants() if m.name == "tsc_recycled_tokens_sphere")
     assert sorted(run_mutant(m)["caught_by"]) == ["tsc.hardmax_curves", "tsc.moment_constants"]
+
+
+@pytest.mark.parametrize("interval, verdicts", [
+    # p = the stated local exponent of 1/log n over n = 250..4000, about -0.15
+    ((-0.30, -0.25), {"exact": "refuted", "lower": "refuted", "upper": "holds"}),         # resolved faster
+    ((-0.10, -0.05), {"exact": "refuted", "lower": "holds", "upper": "refuted"}),         # resolved slower
+    ((-0.20, -0.10), {"exact": "holds", "lower": "holds", "upper": "holds"}),             # the stated exponent inside
+])
+def test_hardmax_rate_reads_each_direction_as_written(interval, verdicts):
+    """An exact restatement is refuted on either side of the interval; a lower one only when the decay is resolved
+    faster, an upper one only when it is resolved slower (a direction not "upper" was once read as "lower")."""
+    c = CLAIMS["D.hardmax_log_rate"]
+    for direction, expected in verdicts.items():
+        stated = statement_of(c.id).restated("log(n)**(-1)", direction=direction)
+        row = evaluate_claim(c, _hardmax(*interval), stated)
+        assert row.verdict == expected, (direction, row.reason)
