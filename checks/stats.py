@@ -36,37 +36,53 @@ def normal_equivalent(t: np.ndarray, dof: int) -> np.ndarray:
     return np.sign(t) * z.reshape(t.shape)
 
 
-def block_statistics(est: Estimate, closed: np.ndarray, ref: int = 0) -> dict:
+def beyond(diff: np.ndarray, bound: np.ndarray | float) -> np.ndarray:
+    """The part of a difference beyond a bound on its rounding error: sign(diff) max(|diff| - bound, 0). A
+    difference inside the bound is no evidence either way (the computation cannot resolve it)."""
+    diff = np.asarray(diff, dtype=float)
+    return np.sign(diff) * np.maximum(np.abs(diff) - bound, 0.0)
+
+
+def block_statistics(est: Estimate, closed: np.ndarray, ref: int = 0, rounding: np.ndarray | None = None) -> dict:
     """z-scores of one block (a rho grid with common random numbers) against a closed form ``closed``:
     levels, contrasts against the grid point ``ref``, and the fitted scale ratio sum MC / sum closed. Each is a
-    Student-t score with est.dof degrees of freedom, reported as its normal equivalent (normal_equivalent)."""
+    Student-t score with est.dof degrees of freedom, reported as its normal equivalent (normal_equivalent).
+    ``rounding``: a bound on the floating-point error of MC - closed at each grid point; each difference is scored
+    by its part beyond that bound (:func:`beyond`; a contrast by the sum of its two bounds, the ratio by the sum
+    over the grid). Where it is far below the standard errors the scores are unchanged."""
     k = closed.size
+    r = np.zeros(k) if rounding is None else np.broadcast_to(np.asarray(rounding, dtype=float), (k,))
     diff = est.mean - closed
-    z_level = normal_equivalent(diff / est.se, est.dof)
+    z_level = normal_equivalent(beyond(diff, r) / est.se, est.dof)
     others = [j for j in range(k) if j != ref]
     z_contrast = np.empty(len(others))
     for i, j in enumerate(others):
         c = np.zeros(k)
         c[j], c[ref] = 1.0, -1.0
         _, se = est.contrast(c)
-        z_contrast[i] = (diff[j] - diff[ref]) / se
+        z_contrast[i] = beyond(diff[j] - diff[ref], r[j] + r[ref]) / se
     z_contrast = normal_equivalent(z_contrast, est.dof)
     total, se_total = est.contrast(np.ones(k))
     ratio, ratio_se = total / closed.sum(), se_total / closed.sum()
+    ratio_bound = float(r.sum() / abs(closed.sum()))
     return {"z": z_level, "z_contrast": z_contrast, "ratio": ratio, "ratio_se": ratio_se,
-            "z_ratio": float(normal_equivalent((ratio - 1.0) / ratio_se, est.dof)), "dof": est.dof,
-            "sum_mc": total, "sum_mc_var": se_total**2,
-            "sum_closed": float(closed.sum())}
+            "z_ratio": float(normal_equivalent(beyond(ratio - 1.0, ratio_bound) / ratio_se, est.dof)),
+            "dof": est.dof, "sum_mc": total, "sum_mc_var": se_total**2, "sum_closed": float(closed.sum()),
+            "sum_rounding": float(r.sum())}
 
 
-def family_statistics(ests: list[Estimate], closed: list[np.ndarray]) -> dict:
+def family_statistics(ests: list[Estimate], closed: list[np.ndarray],
+                      rounding: list[np.ndarray] | None = None) -> dict:
     """Every block's statistics plus the pooled scale ratio over all blocks (independent blocks); ``all_z``: every
-    z-score of the family (levels, contrasts, block ratios, pooled ratio)."""
-    blocks = [block_statistics(e, c) for e, c in zip(ests, closed)]
+    z-score of the family (levels, contrasts, block ratios, pooled ratio). ``rounding``: per block, as in
+    :func:`block_statistics`."""
+    rounding = rounding if rounding is not None else [None] * len(ests)
+    blocks = [block_statistics(e, c, rounding=r) for e, c, r in zip(ests, closed, rounding)]
     tot = sum(b["sum_mc"] for b in blocks)
     den = sum(b["sum_closed"] for b in blocks)
     ratio, ratio_se = tot / den, float(np.sqrt(sum(b["sum_mc_var"] for b in blocks))) / den
-    z_pooled = float(normal_equivalent((ratio - 1.0) / ratio_se, min(b["dof"] for b in blocks)))
+    bound = sum(b["sum_rounding"] for b in blocks) / abs(den)
+    z_pooled = float(normal_equivalent(beyond(ratio - 1.0, bound) / ratio_se, min(b["dof"] for b in blocks)))
     all_z = np.concatenate([np.concatenate([b["z"], b["z_contrast"], [b["z_ratio"]]]) for b in blocks] + [[z_pooled]])
     return {"blocks": blocks, "ratio": ratio, "ratio_se": ratio_se, "z_ratio": z_pooled, "all_z": all_z}
 

@@ -234,6 +234,23 @@ def nuisance_mass_samples(theta: float, beta: float, sigma: float, pairs: list[t
     return M, C
 
 
+def nuisance_mass_rounding(pairs: list[tuple[int, int]], mass: np.ndarray, n_sequences: int) -> np.ndarray:
+    """A bound on the floating-point error of :func:`nuisance_mass_mc`'s mean at each (pair, rho) column, given the
+    mean masses ``mass`` (pair-major, as the estimate's mean) -- the size below which a difference from the exact
+    expectation is rounding, not Monte Carlo error.
+
+    Per sequence, the prefix sums (sequential: relative error <= k u after k terms, u = 2^-53) give S_I to R u and
+    S_N = cum_L - cum_R to u (L cum_L + R cum_R) / S_N, about u (L^2 + R^2) / (L - R) at the typical sums; a logistic
+    in x = log S_N - log S_I moves M by M (1 - M) dx. The control-variate adjustment carries the same error through
+    its controls (counted once more), and the mean over n sequences adds (log2 n + 4) u M (pairwise summation, the
+    final division). So |error| <= u [2 M (1 - M) ((L^2 + R^2) / (L - R) + R + 4) + (log2 n + 4) M]."""
+    u = np.finfo(float).eps / 2
+    mass = np.asarray(mass, dtype=float)
+    k = mass.size // len(pairs)
+    growth = np.repeat([(L * L + R * R) / (L - R) + R + 4.0 for R, L in pairs], k)
+    return u * (2.0 * mass * (1.0 - mass) * growth + (np.log2(max(n_sequences, 2)) + 4.0) * np.abs(mass))
+
+
 def nuisance_mass_mc(theta: float, beta: float, sigma: float, pairs: list[tuple[int, int]], rhos: np.ndarray,
                      n_sequences: int, rng: np.random.Generator, sign: str = "fixed",
                      control: bool = True) -> Estimate:

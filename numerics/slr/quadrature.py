@@ -35,6 +35,7 @@ times a polynomial of degree <= 2 in (z_2, z_3). So a tensor rule is used: 3 Gau
     (the ~1e-14 floor is rounding in the weighted sums).
   * ``rule="panels"``: composite 8-point Gauss-Legendre on [-Z, Z], Z = 12 (Gaussian mass outside 3.6e-33), panel
     width min(0.5, 0.5 / s): resolves the erf transition for slopes up to ~1000 (large-lam Hessian studies).
+  * ``rule="auto"`` (the default): Gauss-Hermite while its default node count fits (s up to ~18), panels beyond.
 The risk is defined where G is positive semidefinite (a realisable point); a semidefinite G (|rho| = 1, or
 v = v*) is handled by a Cholesky factor with zero columns.
 """
@@ -80,10 +81,15 @@ def _panels(width: float) -> tuple[np.ndarray, np.ndarray]:
     return z.ravel(), wz.ravel()
 
 
-def rule_nodes(model: SLRModel, lam: float, n_nodes: int | None = None, rule: str = "hermite"
+def rule_nodes(model: SLRModel, lam: float, n_nodes: int | None = None, rule: str = "auto"
                ) -> tuple[np.ndarray, np.ndarray]:
-    """The 1-D rule in z_1: nodes and weights (summing to 1 up to the truncated tail) for E f(z_1), z_1 ~ N(0, 1)."""
+    """The 1-D rule in z_1: nodes and weights (summing to 1 up to the truncated tail) for E f(z_1), z_1 ~ N(0, 1).
+    ``rule="auto"`` (the default) is Gauss-Hermite where its default node count fits (slope s = lam max(1, gamma)
+    up to about 18, or ``n_nodes`` given) and the panel rule beyond, so that every lam the checks admit has a
+    rule."""
     s = lam * max(1.0, model.gamma)
+    if rule == "auto":
+        rule = "hermite" if n_nodes is not None or 60 + 60 * s * s <= MAX_NODES else "panels"
     if rule == "hermite":
         if n_nodes is None:
             if 60 + 60 * s * s > MAX_NODES:
@@ -103,7 +109,7 @@ def rule_nodes(model: SLRModel, lam: float, n_nodes: int | None = None, rule: st
             raise ValueError(f"lam = {lam:g} is too large for the panel rule (slope {s:.3g}, more than "
                              f"{MAX_PANEL_NODES} nodes)")
         return _panels(width)
-    raise ValueError(f"rule must be 'hermite' or 'panels', got {rule!r}")
+    raise ValueError(f"rule must be 'auto', 'hermite' or 'panels', got {rule!r}")
 
 
 def _cholesky_psd(G: np.ndarray) -> np.ndarray:
@@ -190,7 +196,7 @@ def _prepare(model: SLRModel, overlaps, lam) -> tuple[np.ndarray, float, tuple[i
 
 
 def risk_terms(model: SLRModel, overlaps, lam: float, n_nodes: int | None = None,
-               rule: str = "hermite") -> RiskTerms:
+               rule: str = "auto") -> RiskTerms:
     """The expectations m_S, E D^2, m_N, B_N at overlaps (5,) or (P, 5) (OVERLAPS order), each of shape () or (P,)."""
     ov, lam, shape = _prepare(model, overlaps, lam)
     t = _terms(model, ov, lam, *rule_nodes(model, lam, n_nodes, rule))
@@ -198,7 +204,7 @@ def risk_terms(model: SLRModel, overlaps, lam: float, n_nodes: int | None = None
 
 
 def risk_quadrature(model: SLRModel, overlaps, lam: float, n_nodes: int | None = None,
-                    rule: str = "hermite") -> np.ndarray:
+                    rule: str = "auto") -> np.ndarray:
     """Population risk R = E (Y - T_{k,v}(X))^2 at overlaps (5,) or (P, 5), shape () or (P,), by quadrature."""
     return risk_terms(model, overlaps, lam, n_nodes, rule).risk()
 
@@ -218,7 +224,7 @@ def convergence(model: SLRModel, overlaps, lam: float, nodes: tuple[int, ...] = 
 
 
 def risk_gradient_fd(model: SLRModel, overlaps, lam: float, h: float = 1e-5, n_nodes: int | None = None,
-                     rule: str = "hermite") -> np.ndarray:
+                     rule: str = "auto") -> np.ndarray:
     """Central differences (R(o + h e_j) - R(o - h e_j)) / 2h of the quadrature risk in each overlap, shape (..., 5).
 
     The overlaps are treated as independent coordinates (as the closed form's partial derivatives are). Error

@@ -1,6 +1,8 @@
 """The four Paper A numeric checks: each passes in the quick profile at seed 0, and each fails on a wrong closed form."""
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -130,3 +132,27 @@ def test_low_temperature_fails_without_the_in_plane_term(monkeypatch):
 def test_low_temperature_refuses_inputs_where_the_omitted_term_is_resolved():
     with pytest.raises(checks.InputError, match="O\\(1/R\\) in-plane ratio bias"):
         run("signal.low_temperature", sigma=1e-3)
+
+
+def test_attention_on_noise_reads_rounding_as_rounding():
+    """The model sweep's false alarm (beta sigma = 2.5e-5: standard errors of 1e-15, contrasts of a few ulps read as
+    40 standard errors) passes once each difference is scored beyond the computation's rounding bound; the same
+    run with the bound set to zero fails, so the bound is what decides it (and the test can fail)."""
+    model = dict(theta=0.265, beta=0.001, sigma=0.0247, R=15, L=353, d=2)
+    res = run("signal.attention_on_noise", **model)
+    assert res.verdict == "pass", (res.observed, res.threshold)
+    no_bound = Mutant("no_rounding_bound", lambda n: dataclasses.replace(
+        n, nuisance_mass_rounding=lambda pairs, mass, k: np.zeros(np.shape(mass))), ("signal.attention_on_noise",),
+        "the rounding bound set to zero", target="numerics")
+    res0 = run("signal.attention_on_noise", no_bound, **model)
+    assert res0.verdict == "fail" and res0.observed > 10 * res.observed, (res0.observed, res.observed)
+
+
+def test_rounding_is_deducted_not_added():
+    """beyond(): a difference inside its bound scores 0, one beyond it keeps only the excess; no bound, no change."""
+    from attnverify.checks.stats import beyond
+
+    out = beyond(np.array([3e-15, -3e-15, 5e-15, -5e-15]), 4e-15)
+    assert list(out[:2]) == [0.0, 0.0] and np.allclose(out[2:], [1e-15, -1e-15], rtol=1e-12, atol=0)
+    d = np.array([0.1, -2.5, 0.0])
+    assert np.array_equal(beyond(d, 0.0), d)

@@ -459,3 +459,20 @@ def test_bad_input_raises_one_line_value_errors():
                           match="features")
     _one_line_value_error(start_manifold, ks[:2] / np.linalg.norm(ks[:2]), np.array([-ks[1], ks[0]]) /
                           np.linalg.norm(ks[:2]), np.random.default_rng(0), match="d must be >= 3")
+
+
+def test_the_default_rule_covers_every_admitted_lam():
+    """The checks admit lam up to 50; Gauss-Hermite stops near slope 18. The default rule switches to panels there
+    (the model sweep's oracle_hessian error at lam = 31.3), agrees with the explicit panel rule to rounding, and
+    below the switch is Gauss-Hermite bit for bit."""
+    from attnverify.numerics.slr.quadrature import rule_nodes
+
+    m = SLRModel(gamma=0.0176, d=15, L=1, eps=100.0)
+    ov = np.array([0.3, 0.2, 0.1, 0.05, 0.4])
+    with pytest.raises(ValueError, match="too large for rule='hermite'"):
+        risk_quadrature(m, ov, 31.3, rule="hermite")
+    assert risk_quadrature(m, ov, 31.3) == risk_quadrature(m, ov, 31.3, rule="panels")
+    assert np.isfinite(risk_quadrature(m, ov, 50.0))
+    for lam in (0.5, 5.0, 18.0):
+        assert all(np.array_equal(a, b) for a, b in zip(rule_nodes(m, lam), rule_nodes(m, lam, rule="hermite")))
+        assert risk_quadrature(m, ov, lam) == risk_quadrature(m, ov, lam, rule="hermite")
