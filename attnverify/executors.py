@@ -17,10 +17,15 @@ from attnverify.checks.params import InputError
 KINDS = ("serial", "local", "dask")
 
 
-def _ignore_interrupts() -> None:
+def _ignore_interrupts(memo: bool = False) -> None:
     """Worker initializer: Ctrl-C reaches the whole process group, but only the parent acts on it (it stops the
-    workers itself), so a worker never prints a KeyboardInterrupt traceback."""
+    workers itself), so a worker never prints a KeyboardInterrupt traceback. ``memo``: the parent keeps the closed
+    forms in the derivation cache (:mod:`attnverify.theory_memo`); so does the worker, however it was started."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if memo:
+        from attnverify import theory_memo
+
+        theory_memo.install()
 
 
 @contextmanager
@@ -68,7 +73,10 @@ def make_executor(kind: str = "local", *, jobs: int | None = None,
         yield None
         return
     if kind == "local":
-        pool = ProcessPoolExecutor(max_workers=jobs or os.cpu_count() or 1, initializer=_ignore_interrupts)
+        from attnverify.theory import closed_forms
+
+        pool = ProcessPoolExecutor(max_workers=jobs or os.cpu_count() or 1, initializer=_ignore_interrupts,
+                                   initargs=(closed_forms.persisting(),))
         try:
             yield pool
         except BaseException:

@@ -12,6 +12,12 @@ result). Two ways to make a wrong version, neither touching the original:
 * :func:`overlay` -- a view in which the named methods are replaced *for its caller only*: the closed forms keep
   calling the originals, so a scaled ``J`` is seen where a check reads ``J`` and nowhere else (a perturbation of one
   compared quantity, for the power self-test).
+
+A persistent memo: a theory class that names itself (``persist_key``, a class attribute: its closed forms depend on
+the arguments alone) keeps its results across processes in a store the application installs with :func:`persist`
+(``store.load(key) -> (hit, value)``, ``store.save(key, value)``; the application keys it by the code version). A
+copy made by :meth:`ClosedForms.replace` and an object without a ``persist_key`` never read or write it, so a
+mutant's closed forms are always derived afresh.
 """
 from __future__ import annotations
 
@@ -19,7 +25,30 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["ClosedForms", "derived", "overlay"]
+__all__ = ["ClosedForms", "derived", "overlay", "persist", "persisting"]
+
+_store: Any = None
+
+
+def persist(store: Any) -> None:
+    """Install (or, with None, remove) the persistent memo of every :func:`derived` closed form whose object has a
+    ``persist_key`` (module docstring)."""
+    global _store
+    _store = store
+
+
+def persisting() -> bool:
+    """Whether a persistent memo is installed in this process."""
+    return _store is not None
+
+
+def _persistent_key(obj: "ClosedForms", method: Callable, args: tuple, kwargs: tuple) -> str | None:
+    """The store key of one result, or None when the object must not use the store (no ``persist_key``, or a copy
+    made by :meth:`ClosedForms.replace`)."""
+    name = getattr(type(obj), "persist_key", None)
+    if _store is None or not name or "_replaced_from" in obj.__dict__:
+        return None
+    return f"{name}.{method.__name__}{args!r}{kwargs!r}"
 
 
 def derived(method: Callable) -> Callable:
@@ -32,7 +61,13 @@ def derived(method: Callable) -> Callable:
         try:
             return memo[key]
         except KeyError:
-            value = memo[key] = method(self, *args, **kwargs)
+            stored = _persistent_key(self, method, args, key[2])
+            hit, value = _store.load(stored) if stored else (False, None)
+            if not hit:
+                value = method(self, *args, **kwargs)
+                if stored:
+                    _store.save(stored, value)
+            memo[key] = value
             return value
         except TypeError:                                # an unhashable argument: computed, not kept
             return method(self, *args, **kwargs)

@@ -229,6 +229,11 @@ def main(argv: list[str] | None = None) -> int:
                    "bench": lambda: bench_cli.cmd_bench(args),
                    "selftest": lambda: selftest_cli.cmd_selftest(args)}[args.command]
         try:
+            if args.command in ("run", "claims", "audit", "derive", "latex"):
+                from attnverify import theory_memo
+
+                with theory_memo.installed():
+                    return handler()
             return handler()
         finally:
             provenance.clear_invocation()

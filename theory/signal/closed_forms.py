@@ -30,7 +30,10 @@ from attnverify.theory.signal.model import (check_finite_size_validity, check_si
 
 class SignalTheory(ClosedForms):
     """Paper A's closed forms (module docstring). ``sign`` is ``"fixed"`` or ``"symmetric"``; ``finite_size`` adds
-    the O(1/L) terms; ``params`` is a dict of theta, beta, sigma, R, L, d (extra keys ignored)."""
+    the O(1/L) terms; ``params`` is a dict of theta, beta, sigma, R, L, d (extra keys ignored). Its closed forms
+    depend on their arguments alone, so they may be kept across processes (``persist_key``)."""
+
+    persist_key = "signal"
 
     # -- the long-sequence limit ------------------------------------------------------------------------------
     @derived
