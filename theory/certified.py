@@ -251,6 +251,14 @@ class _ArbPrinter(MpmathPrinter):
     def _print_Abs(self, e: sp.Expr) -> str:
         return f"mpmath.fabs({self._print(e.args[0])})"
 
+    def _print_reciprocal_trig(self, e: sp.Expr) -> str:
+        """cot, sec, csc, coth as their own ball functions: the stock printer rewrites the whole expression into tan,
+        cos, sin, exp first, and that rewrite also turns every tanh inside into -i tan(i x), a complex constant that
+        no real ball can take."""
+        return f"mpmath.{type(e).__name__}({self._print(e.args[0])})"
+
+    _print_cot = _print_sec = _print_csc = _print_coth = _print_reciprocal_trig
+
     def _print_re(self, e: sp.Expr) -> str:
         return f"mpmath.re({self._print(e.args[0])})"
 
