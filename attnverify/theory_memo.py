@@ -4,7 +4,7 @@ A theory object that names itself (``persist_key``: its closed forms depend on t
 derived result in the derivation cache (:mod:`attnverify.cache`: loaded only from a directory no other user can
 write), under a SHA-256 of the closed form's key and the code version (:func:`attnverify.derive.code_version`: the
 theory and checks sources, SymPy and Python). A later process reads it back instead of deriving it again: a cached
-rerun of the quick audit no longer repeats Paper A's SymPy work. A mutant's closed forms (a copy made by
+rerun of the quick audit no longer repeats that SymPy work. A mutant's closed forms (a copy made by
 ``ClosedForms.replace``) never touch it (:mod:`attnverify.theory.closed_forms`).
 """
 from __future__ import annotations

@@ -158,16 +158,13 @@ def _bessel_j(nu, x) -> arb:
 
 
 def _real_part(x) -> arb:
-    """re z on a real ball: every Arb real function returns an indeterminate (non-finite) ball where its value is not
-    real, so a finite ball holds only reals and re is the identity; a non-finite ball stays non-finite."""
+    """re z on a real ball: Arb's real functions give a non-finite ball where a value is not real, so re = identity."""
     return arb(x)
 
 
 def _imaginary_part(x) -> arb:
-    """im z on a real ball: 0 when the ball is finite (it then holds only reals, see :func:`_real_part`); otherwise
-    the value may be complex and the answer is an indeterminate ball, never a false 0."""
-    x = arb(x)
-    return arb(0) if x.is_finite() else arb("nan")
+    """im z on a real ball: 0 when the ball is finite (it holds only reals), else indeterminate, never a false 0."""
+    return arb(0) if arb(x).is_finite() else arb("nan")
 
 
 # The elementary and special functions with an Arb evaluation, by the name SymPy's MpmathPrinter gives them (and the
@@ -186,9 +183,7 @@ _BALL_FUNCTIONS: dict[str, Callable] = {
     "fabs": lambda x: abs(arb(x)), "Min": _min, "Max": _max, "besseli": _bessel_i, "besselj": _bessel_j, "exact": exact_ball,
     "binary": _binary, "re": _real_part, "im": _imaginary_part,
 }
-# Functions SymPy writes on its own (|exp(z)| = exp(re z) when it cannot tell that z is real), never parsed from a
-# statement: known to the ball evaluator, not offered to the claim parser.
-_REWRITE_TARGETS = ("re", "im")
+_REWRITE_TARGETS = ("re", "im")   # SymPy's own rewrites (|exp z| = exp(re z)); not offered to the claim parser
 CERTIFIED_FUNCTIONS = ("exp", "log", "sqrt", "erf", "erfc", "gamma", "sin", "cos", "tan", "cot", "sec", "csc", "asin",
                        "acos", "atan", "sinh", "cosh", "tanh", "coth", "asinh", "acosh", "atanh", "Abs", "Min", "Max",
                        "besseli", "besselj")
@@ -252,9 +247,7 @@ class _ArbPrinter(MpmathPrinter):
         return f"mpmath.fabs({self._print(e.args[0])})"
 
     def _print_reciprocal_trig(self, e: sp.Expr) -> str:
-        """cot, sec, csc, coth as their own ball functions: the stock printer rewrites the whole expression into tan,
-        cos, sin, exp first, and that rewrite also turns every tanh inside into -i tan(i x), a complex constant that
-        no real ball can take."""
+        """cot, sec, csc, coth as themselves: the stock rewrite into tan etc. turns a tanh inside into -i tan(i x)."""
         return f"mpmath.{type(e).__name__}({self._print(e.args[0])})"
 
     _print_cot = _print_sec = _print_csc = _print_coth = _print_reciprocal_trig

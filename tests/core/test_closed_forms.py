@@ -103,7 +103,10 @@ def test_a_cli_run_keeps_papers_closed_forms_in_the_derivation_cache(tmp_path, m
     from attnverify.cli import main
     from attnverify.theory import closed_forms
 
+    from attnverify.theory.signal import THEORY
+
     monkeypatch.setenv("ATTNVERIFY_CACHE_DIR", str(tmp_path))
+    monkeypatch.setitem(THEORY.__dict__, "_memo", {})       # derived afresh here, whatever ran before in this process
     assert main(["run", "signal.reduced_field_identity", "--quiet", "--executor", "serial"]) == 0
     assert list((tmp_path / "derivations").glob("theory-*.pickle"))
     assert not closed_forms.persisting()
