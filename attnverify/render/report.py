@@ -150,8 +150,14 @@ def claims_table(report: Report, width: int | None = None, *, ledger: bool = Tru
         lines += [f"{'':{idw}}  {'':{vw}}  {more}" for more in wrapped[1:]]
     lines.append(f"\n{claims_summary(report)} (a refuted claim is a finding about the paper, not a failed check)")
     skipped = not_evaluated(report) if ledger else []
-    if skipped:
-        lines.append("not evaluated: " + "; ".join(f"{m['id']} ({m['reason']})" for m in skipped))
+    ran = {r.id.split(".")[0] for r in report.results}
+    near = [m for m in skipped if any(n.split(".")[0] in ran for n in m["needs"])]
+    far = sorted({m["id"].split(".")[0] for m in skipped if m not in near})
+    if near:
+        lines.append("not evaluated: " + "; ".join(f"{m['id']} ({m['reason']})" for m in near))
+    if far:
+        lines.append(f"not evaluated: {len(skipped) - len(near)} claims of paper(s) {', '.join(far)}, none of "
+                     "whose checks ran (the JSON report lists them)")
     return "\n".join(lines)
 
 

@@ -1,6 +1,6 @@
 r"""Deterministic population risk of Paper C's predictor by quadrature of low-dimensional Gaussian expectations.
 
-The numeric cross-check of the theory's closed form: it uses only Gaussian linear algebra (a Cholesky factor) and
+The numeric cross-check of the theory's closed form: it uses only Gaussian linear algebra (a factor of a covariance) and
 quadrature of the integrands as defined; none of the closed-form Gaussian-erf identities.
 
 Reduction (by hand, from the model; notation of ``slr_model``). Write phi(x) = erf(lam <x, k>) <x, v>, so
@@ -17,10 +17,11 @@ Each expectation is a Gaussian integral of dimension <= 3:
   * nuisance token: (U, W) = (<N, k>, <N, v>) ~ N(0, C_N), C_N = [[1, rho], [rho, 1]]  (2-D: m_N, B_N);
   * signal token: (U, W, V) = (<S, k>, <S, v>, <S, v*>) ~ N(a (kappa, theta, 0), gamma^2 G),
     G = Gram(k, v, v*) = [[1, rho, eta], [rho, 1, nu], [eta, nu, 1]], a = sqrt(d/2)  (3-D: m_S, E D^2).
-With the lower Cholesky factor C (C C^T = covariance), (U, W, V) = mean + C z, z ~ N(0, I): U depends on z_1 only
-(U = a kappa + gamma z_1 for S, U = z_1 for N), and W, V are affine in z. Every integrand is erf(lam U) or erf(lam U)^2
-times a polynomial of degree <= 2 in (z_2, z_3). So a tensor rule is used: 3 Gauss-Hermite nodes in z_2, z_3
-(exact for polynomials of degree <= 5) and a 1-D rule in z_1 that carries all the error:
+With a factor C (C C^T = covariance) whose first row is (c_11, 0, 0) (``_factor_psd``), (U, W, V) = mean + C z,
+z ~ N(0, I): U depends on z_1 only (U = a kappa + gamma z_1 for S, U = z_1 for N), and W, V are affine in z.
+Every integrand is erf(lam U) or erf(lam U)^2 times a polynomial of degree <= 2 in (z_2, z_3). So a tensor rule
+is used: 3 Gauss-Hermite nodes in z_2, z_3 (exact for polynomials of degree <= 5) and a 1-D rule in z_1 that
+carries all the error:
   * ``rule="hermite"``: n-node Gauss-Hermite (probabilists' weight e^{-z^2/2}). The integrand in z_1 is an erf of
     slope s = lam * max(1, gamma); its Gauss-Hermite error decays roughly like exp(-c n / s^2) (an entire function of
     Gaussian growth), so the default is n = 60 + 60 s^2 (``default_nodes``); relative errors measured with
@@ -37,7 +38,7 @@ times a polynomial of degree <= 2 in (z_2, z_3). So a tensor rule is used: 3 Gau
     width min(0.5, 0.5 / s): resolves the erf transition for slopes up to ~1000 (large-lam Hessian studies).
   * ``rule="auto"`` (the default): Gauss-Hermite while its default node count fits (s up to ~18), panels beyond.
 The risk is defined where G is positive semidefinite (a realisable point); a semidefinite G (|rho| = 1, or
-v = v*) is handled by a Cholesky factor with zero columns.
+v = v*) has a factor with zero columns.
 """
 from __future__ import annotations
 
@@ -112,21 +113,25 @@ def rule_nodes(model: SLRModel, lam: float, n_nodes: int | None = None, rule: st
     raise ValueError(f"rule must be 'auto', 'hermite' or 'panels', got {rule!r}")
 
 
-def _cholesky_psd(G: np.ndarray) -> np.ndarray:
-    """Lower factor C with C C^T = G for a batch (..., m, m) of PSD matrices; a pivot <= GRAM_TOL gives a zero
-    column (the semidefinite case), so the factor exists on the boundary of the PSD cone too."""
-    m = G.shape[-1]
+def _factor_psd(G: np.ndarray) -> np.ndarray:
+    """A factor C with C C^T = G for a batch (..., m, m) of PSD matrices with G[0, 0] > 0, whose first row is
+    (sqrt(G00), 0, ..., 0), so that the first coordinate depends on z_1 only. The first column is the Cholesky
+    column; the rest is the symmetric square root Q sqrt(Lambda) of the Schur complement S = G[1:, 1:] - c c^T.
+
+    Unlike a full Cholesky factor this stays accurate where G is nearly singular: each entry of S carries a rounding
+    of a few ulps and so does each eigenvalue, while Cholesky pivots after a small pivot p lose ulp / p (1e-16 / 3e-9
+    = 4e-8 at stationary points of Paper C with v ~ -k, where they came out below -GRAM_TOL and the point could not
+    be tested). Eigenvalues in [-GRAM_TOL, 0] are rounding of a semidefinite G and read as 0 (the boundary of the
+    realisable set); a more negative one means G is not PSD. (A Cholesky factor that zeroed pivots <= GRAM_TOL
+    also dropped the genuine variance 1 - rho^2 = 2e-11 at another such point: an error of 1.5e-8 R.)"""
+    c = G[..., :, 0] / np.sqrt(G[..., :1, 0])
+    S = G[..., 1:, 1:] - c[..., 1:, None] * c[..., None, 1:]
+    lam, Q = np.linalg.eigh(S)
+    if np.any(lam < -GRAM_TOL):
+        raise ValueError("overlaps are not realisable: the Gram matrix of (k, v, v*) is not positive semidefinite")
     C = np.zeros_like(G)
-    for j in range(m):
-        piv = G[..., j, j] - np.sum(C[..., j, :j] ** 2, axis=-1)
-        if np.any(piv < -GRAM_TOL):
-            raise ValueError("overlaps are not realisable: the Gram matrix of (k, v, v*) is not positive semidefinite")
-        ok = piv > GRAM_TOL
-        c = np.sqrt(np.where(ok, piv, 1.0))
-        C[..., j, j] = np.where(ok, c, 0.0)
-        for i in range(j + 1, m):
-            off = G[..., i, j] - np.sum(C[..., i, :j] * C[..., j, :j], axis=-1)
-            C[..., i, j] = np.where(ok, off / c, 0.0)
+    C[..., :, 0] = c
+    C[..., 1:, 1:] = Q * np.sqrt(np.maximum(lam, 0.0))[..., None, :]
     return C
 
 
@@ -165,7 +170,7 @@ def _terms_chunk(model: SLRModel, ov: np.ndarray, lam: float, z1: np.ndarray, w1
     zp, wp = _hermite(POLY_NODES)
     a, g = model.amplitude, model.gamma
     # nuisance token: (U, W) = C_N (z1, z2)
-    C_N = _cholesky_psd(np.stack([np.stack([np.ones_like(rh), rh], -1), np.stack([rh, np.ones_like(rh)], -1)], -2))
+    C_N = _factor_psd(np.stack([np.stack([np.ones_like(rh), rh], -1), np.stack([rh, np.ones_like(rh)], -1)], -2))
     e1 = erf(lam * z1)                                                          # (n,)
     W = C_N[:, 1, 0, None, None] * z1[None, :, None] + C_N[:, 1, 1, None, None] * zp[None, None, :]   # (P, n, m)
     phi = e1[None, :, None] * W
@@ -175,15 +180,15 @@ def _terms_chunk(model: SLRModel, ov: np.ndarray, lam: float, z1: np.ndarray, w1
     # signal token: (U, W, V) = a (kappa, theta, 0) + gamma C (z1, z2, z3)
     one = np.ones_like(rh)
     G = np.stack([np.stack([one, rh, et], -1), np.stack([rh, one, nu], -1), np.stack([et, nu, one], -1)], -2)
-    C = g * _cholesky_psd(G)                                                    # (P, 3, 3)
+    C = g * _factor_psd(G)                                                      # (P, 3, 3)
     Z1, Z2, Z3 = z1[None, :, None, None], zp[None, None, :, None], zp[None, None, None, :]
     c = C[:, :, :, None, None, None]
     U = a * kap[:, None, None, None] + c[:, 0, 0] * Z1
-    Ws = a * th[:, None, None, None] + c[:, 1, 0] * Z1 + c[:, 1, 1] * Z2
+    Ws = a * th[:, None, None, None] + c[:, 1, 0] * Z1 + c[:, 1, 1] * Z2 + c[:, 1, 2] * Z3
     V = c[:, 2, 0] * Z1 + c[:, 2, 1] * Z2 + c[:, 2, 2] * Z3
-    phi_S = erf(lam * U) * Ws                                                   # (P, n, m, 1)
+    phi_S = erf(lam * U) * Ws                                                   # (P, n, m, q)
     w123 = w1[:, None, None] * wp[None, :, None] * wp[None, None, :]
-    m_S = np.einsum("pnmq,nmq->p", np.broadcast_to(phi_S, V.shape), w123)
+    m_S = np.einsum("pnmq,nmq->p", phi_S, w123)
     DD_S = np.einsum("pnmq,nmq->p", (V - phi_S) ** 2, w123)
     return RiskTerms(m_S=m_S, DD_S=DD_S, m_N=m_N, B_N=B_N, L=model.L, eps=model.eps)
 

@@ -59,3 +59,15 @@ def test_claims_of_one_paper(tmp_path, capsys, monkeypatch, name):
     assert doc["claims_not_evaluated"] == []
     text = capsys.readouterr().out
     assert "A.closed_form_objective" in text and "B." not in text and "not evaluated" not in text
+
+
+def test_one_check_lists_its_papers_unevaluated_claims_and_counts_the_rest(capsys, monkeypatch):
+    """``run slr.oracle_vs_bayes``: Paper C's claims that did not run are named, the other papers' claims are only
+    counted (a list of every registered claim would bury the one check's result)."""
+    monkeypatch.setattr(runner, "run_one", lambda c, p, **kw: runner.Result(
+        c.id, c.compares, c.source, "pass", p, 0.0, runner.Evidence("m", 0.0, 1.0, "r", True)))
+    main(["run", "slr.oracle_vs_bayes", "--quiet", "--executor", "serial", "--no-cache"])
+    text = capsys.readouterr().out
+    assert "C.closed_form_risk (none of its checks ran: slr.risk_vs_montecarlo)" in text
+    assert "A.closed_form_objective" not in text and "B.theorem1" not in text
+    assert "claims of paper(s) A, B, D, none of whose checks ran" in text

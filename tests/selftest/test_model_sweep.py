@@ -195,17 +195,13 @@ def test_low_temperature_without_power_is_unresolved_not_a_failure():
 #: checks the model sweep found failing (or erring on) admissible models, with the cause (docs/trust.md, "False
 #: alarms on valid models"); issue 31 item 5 stays open for them
 KNOWN_FAILING = {
-    "signal.attention_on_noise": "z-scores with no rounding floor: at beta sigma ~ 1e-5 the Monte Carlo se is ~1e-15 "
-                                 "and rounding differences read as 30-40 se",
+    "signal.attention_on_noise": "R = 3 with e^(beta^2 sigma^2) = 165: the closed form's delta-method term is used "
+                                 "outside its validity (docs/trust.md)",
     "signal.sign_ambiguity": "below theta* at theta ~ 1e-3 the drift is too weak for SGA to reach an attractor; runs "
                              "that look settled by the window heuristic are judged off every equilibrium",
     "meanfield.terminal_phase": "fails a drawn d = 2 model (docs/trust.md)",
-    "slr.stationary_points": "fails at lam ~ 1e-3, eps = 0 (docs/trust.md)",
     "slr.manifold_invariance": "fails at gamma ~ 1e-2 with large eps (docs/trust.md)",
     "signal.ode_tracks_sga": "error: 0/0 (FloatingPointError in a divide) at beta = 0.001",
-    "slr.oracle_vs_bayes": "fails at gamma ~ 7e-4, L = 1 (observed 8.8e23; docs/trust.md)",
-    "slr.oracle_hessian": "error: the check admits lams up to 50 but its Hermite quadrature refuses lam max(1, gamma) "
-                          "> ~20",
 }
 
 

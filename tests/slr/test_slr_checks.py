@@ -201,3 +201,25 @@ def test_boundaries_of_the_model_options_are_fuzzed():
 def test_paper_profile_of_paper_c_passes():
     report = run(["slr"], profile="paper", seed=0)
     assert all(r.verdict == "pass" for r in report.results), [(r.id, r.verdict, r.error) for r in report.results]
+
+
+def test_oracle_vs_bayes_reads_rounding_as_rounding(monkeypatch):
+    """Found by the model sweep: at L = 1 the oracle's risk is exactly eps^2 = 0, the Monte Carlo gives 1e-40 with a
+    standard error of 3e-41 and the closed form -7e-17 (float64 rounding of a sum of O(1) moments): 1e24 se, a
+    failure on a valid model. Scored beyond the closed form's rounding bound the model passes; without the bound it
+    fails again, and a 1e-12 error in the closed form (far beyond rounding) is still caught."""
+    import attnverify.checks.slr.oracle_vs_bayes as ovb
+    from attnverify.checks.runner import select
+    from attnverify.selftest import model_sweep as ms
+
+    [chk] = select(["slr.oracle_vs_bayes"])
+    point = {"gamma": 7.1e-4, "L": 1, "eps": 0.0, "ds": (7351,), "n_tasks": 1000}
+    assert ms.run_point(chk, point, seed=0)["verdict"] == "pass"
+    monkeypatch.setattr(ovb, "CLOSED_FORM_ULPS", 0)
+    assert ms.run_point(chk, point, seed=0)["verdict"] == "fail"
+    monkeypatch.setattr(ovb, "CLOSED_FORM_ULPS", 16)
+    shifted = Mutant("risk_plus_1e-12", lambda theory: theory.replace(
+        risk=lambda self: self.original("risk")() + 1e-12), (), "")
+    v = _verdicts(["slr.oracle_vs_bayes"], {"gamma": 7.1e-4, "L": 1, "eps": 0.0, "ds": "7351", "n_tasks": 1000},
+                  [shifted])
+    assert v == {"slr.oracle_vs_bayes": "fail"}, v

@@ -163,6 +163,25 @@ def test_quadrature_handles_semidefinite_points_and_rejects_unrealisable_ones():
         check_overlaps([0.9, 0.9, 0.9, 0.9, 0.0])                    # kappa^2 + theta^2 ... impossible with k* _|_ v*
 
 
+@pytest.mark.parametrize("model, lam, ov", [
+    # found by the model sweep: rho = 1 - 1e-11, a genuine variance 1 - rho^2 = 2e-11 that a Cholesky factor
+    # zeroing pivots <= 1e-10 dropped (an error of 1.5e-8 R)
+    (SLRModel(d=10, L=17, gamma=0.926, eps=0.0), 1.3e-3,
+     (0.6927921831284126, 0.7211404933188456, 0.6927888487092241, 0.7211372899775521, 0.9999999999893101)),
+    # a saddle of Paper C at lam = 0.08 with v ~ -k ~ v*: the Cholesky pivot after 1 - rho^2 = 3e-9 lost 4e-8 to
+    # rounding and the point was refused as not realisable
+    (SLRModel(d=200, L=10, gamma=math.sqrt(0.5), eps=0.1), 0.08,
+     (0.03650978043991593, 0.9993352322286251, -0.03645673636737097, -0.9993332957188152, -0.9999999985912882)),
+])
+def test_quadrature_is_accurate_where_the_covariance_is_nearly_singular(model, lam, ov):
+    """Against the closed form (a different computation: erf identities, no covariance factor), at realisable points
+    whose Gram matrix of (k, v, v*) is nearly singular."""
+    from attnverify.theory.slr import THEORY
+
+    closed = float(THEORY.risk_evaluator(lam, model.gamma, model.d, model.L, model.eps).risk(np.array(ov)))
+    assert abs(float(risk_quadrature(model, ov, lam)) - closed) <= 1e-12 * abs(closed)
+
+
 def test_fd_gradient_of_quadrature_matches_mc_risk_differences():
     """The overlap gradient of the quadrature risk, turned into a directional derivative along a path (k(t), v(t)),
     matches a common-random-numbers Monte Carlo difference quotient of the risk along that path."""
