@@ -147,7 +147,9 @@ def _manifold_invariant(results, stated) -> ClaimVerdict:
                         f"float64 step at h in {f.step_sizes} leaves M by at most {fmt(f.max_one_step_distance, 2)} "
                         f"({relation(f.max_one_step_distance, f.one_step_distance_tolerance)} the rounding bound "
                         f"{fmt(f.one_step_distance_tolerance, 2)}); the (kappa, nu) path equals the reduced 2-D map to "
-                        f"{fmt(f.max_path_difference, 2)}" + rounding + flow, evidence=ev)
+                        f"{fmt(f.max_path_difference, 2)}"
+                        + (f" up to step {f.compared_steps}, while the runs stayed within {f.near_m:g} of M"
+                           if f.compared_steps < f.n_steps else "") + rounding + flow, evidence=ev)
 
 
 def _end_text(e) -> str:

@@ -200,7 +200,6 @@ KNOWN_FAILING = {
     "signal.sign_ambiguity": "below theta* at theta ~ 1e-3 the drift is too weak for SGA to reach an attractor; runs "
                              "that look settled by the window heuristic are judged off every equilibrium",
     "meanfield.terminal_phase": "fails a drawn d = 2 model (docs/trust.md)",
-    "slr.manifold_invariance": "fails at gamma ~ 1e-2 with large eps (docs/trust.md)",
     "signal.ode_tracks_sga": "error: 0/0 (FloatingPointError in a divide) at beta = 0.001",
 }
 

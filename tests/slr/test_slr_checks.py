@@ -223,3 +223,27 @@ def test_oracle_vs_bayes_reads_rounding_as_rounding(monkeypatch):
     v = _verdicts(["slr.oracle_vs_bayes"], {"gamma": 7.1e-4, "L": 1, "eps": 0.0, "ds": "7351", "n_tasks": 1000},
                   [shifted])
     assert v == {"slr.oracle_vs_bayes": "fail"}, v
+
+
+@pytest.mark.parametrize("point, n_steps", [
+    # M repels: rounding off M grows x 6.9 per 60 steps to a distance 0.99, and the run no longer follows the reduced
+    # map (observed 2e9 before); it is compared while within 1e-10 of M
+    ({"lam": 7.67, "gamma": 0.0182, "d": 157, "L": 7, "eps": 97.2}, 1000),
+    # one step at h = 100 multiplies the start's own distance 5e-17 by ~h |Hess| = 1e4 (observed 6.0 before)
+    ({"lam": 0.229, "gamma": 0.0068, "d": 74, "L": 28, "eps": 65.3}, 10),
+])
+def test_manifold_invariance_passes_the_sweep_models_that_failed_it(point, n_steps):
+    """Found by the model sweep (docs/trust.md): two valid models that failed the check; a reduced map at step
+    h (1 + 1e-3) is still rejected at both."""
+    from attnverify.checks.runner import select
+    from attnverify.selftest import model_sweep as ms
+
+    [chk] = select(["slr.manifold_invariance"])
+    point = {**point, "n_steps": n_steps, "n_runs": 2}
+    row = ms.run_point(chk, point, seed=0)
+    assert row["verdict"] == "pass", row
+    from attnverify.checks.slr.selftest import families
+
+    wrong = next(f for f in families() if f.name == "slr_map_step").mutants(1e-3)
+    overrides = {k: str(v) for k, v in point.items()}
+    assert _verdicts(["slr.manifold_invariance"], overrides, wrong) == {"slr.manifold_invariance": "fail"}
