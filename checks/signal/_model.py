@@ -29,6 +29,8 @@ _MODEL_KEYS = ("theta", "beta", "sigma", "R", "L", "d")
 
 #: smallest score scale beta theta and beta sigma (score_scales)
 MIN_SCORE_SCALE = 1e-6
+#: eta^2 E|g|^2 below which the SGA checks use their second-order expansion in the step (remainder ~ its 3/2 power)
+MAX_STEP_ENERGY = 0.05
 
 
 def score_scales(p: dict) -> None:

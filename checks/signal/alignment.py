@@ -37,7 +37,8 @@ from attnverify.checks.context import Context
 from attnverify.checks.evidence import Evidence, Plot, Series
 from attnverify.checks.params import Param
 from attnverify.checks.registry import check
-from attnverify.checks.signal._model import MODEL_PARAMS, field_function, model_args, model_of, validate_model
+from attnverify.checks.signal._model import (MAX_STEP_ENERGY, MODEL_PARAMS, field_function, model_args, model_of,
+                                             validate_model)
 from attnverify.numerics.signal.reduced_ode import S_DIFF, second_order_mean
 from attnverify.numerics.signal.model import SignalModel
 from attnverify.numerics.signal.sga import step_sizes
@@ -45,7 +46,6 @@ from attnverify.numerics.signal.simulators import NUMERICS, SignalNumerics
 from attnverify.theory.signal import THEORY
 
 N_TASKS = 4
-MAX_STEP_ENERGY = 0.05       # eta^2 E|g|^2 below which the expansion in eta is used (remainder ~ its 3/2 power)
 GRID = np.concatenate([np.linspace(-1.0, 0.8, 10), [0.9, 0.95, 0.98, 0.99, 0.995, 1.0]])
 
 

@@ -19,6 +19,9 @@ number per run; their mean over runs, in units of w.w, is the fitted scale error
 Student t at z_level / (2 n_scales); (ii) at every recorded time, |mean - m| / se within the two-sided Student-t
 Bonferroni quantile at z_level / 2 over all time points. A constant bias of F moves the whole predicted path and is
 rejected by (i); a wrong shape by (ii). The plain ODE (no O(eta) terms) is compared too and reported.
+Applicability: a step scale with eta_0^2 max E|g|^2 > MAX_STEP_ENERGY is outside the expansion in eta and is not
+compared (with none left the check is unresolved); where the predicted path does not move with the scale of F
+(beta theta ~ 0), (i) has no power and only (ii) is tested (unresolved unless it fails).
 """
 from __future__ import annotations
 
@@ -31,7 +34,8 @@ from attnverify.checks.context import Context
 from attnverify.checks.evidence import Evidence, Plot, Series
 from attnverify.checks.params import Param
 from attnverify.checks.registry import check
-from attnverify.checks.signal._model import MODEL_PARAMS, field_function, model_args, model_of, validate_model
+from attnverify.checks.signal._model import (MAX_STEP_ENERGY, MODEL_PARAMS, field_function, model_args, model_of,
+                                             validate_model)
 from attnverify.numerics.signal.reduced_ode import S_DIFF, second_order_mean, solve_reduced_ode
 from attnverify.numerics.signal.model import SignalModel
 from attnverify.numerics.signal.sga import step_sizes
@@ -154,8 +158,12 @@ def ode_tracks_sga(p: dict, ctx: Context) -> Evidence:
     n_runs = p["n_runs"]
     q_time = float(student_t.isf(p["z_level"] / 2 / (2 * n_rec_total), n_runs - 1))
     q_scale = float(student_t.isf(p["z_level"] / 2 / (2 * len(meta)), n_runs - 1))
-    scales, plots, ratios = [], [], []
+    limit = float(np.sqrt(MAX_STEP_ENERGY / float(np.max(G_grid))))
+    scales, plots, ratios, outside, untestable = [], [], [], [], []
     for i, (eta0, b, K) in enumerate(meta):
+        if eta0 > limit:            # outside the expansion in eta: no prediction to compare with
+            outside.append({"eta0": eta0, "step_energy": eta0 ** 2 * float(np.max(G_grid))})
+            continue
         parts = out[1 + N_TASKS * i: 1 + N_TASKS * (i + 1)]
         step, t = parts[0][0], parts[0][1]
         rho = np.vstack([q[2] for q in parts])
@@ -165,9 +173,14 @@ def ode_tracks_sga(p: dict, ctx: Context) -> Evidence:
         pred, var_pred = pred_all[step], var_all[step]
         w = (second_order_mean(F, rho0, eta, grid, S_grid, G_grid, 1 + S_DIFF)[0][step]
              - second_order_mean(F, rho0, eta, grid, S_grid, G_grid, 1 - S_DIFF)[0][step]) / (2 * S_DIFF)
-        proj = (rho - pred) @ w / (w @ w)              # per run: fitted scale error of F along the path
-        s_err, s_se = float(proj.mean()), float(proj.std(ddof=1) / np.sqrt(proj.size))
-        z_scale = s_err / s_se
+        ww = float(w @ w)
+        if ww > 0:
+            proj = (rho - pred) @ w / ww                # per run: fitted scale error of F along the path
+            s_err, s_se = float(proj.mean()), float(proj.std(ddof=1) / np.sqrt(proj.size))
+            z_scale = s_err / s_se if s_se > 0 else (0.0 if s_err == 0 else float("inf"))     # inf: never a pass
+        else:       # the predicted path does not move with the scale of F (beta theta ~ 0): no test of the scale
+            s_err, s_se, z_scale = 0.0, float("inf"), 0.0
+            untestable.append(eta0)
         live = se > 0                                   # step 0: every run starts at rho0
         z = np.where(live, (mean - pred) / np.where(live, se, 1.0), 0.0)
         ode = solve_reduced_ode(F, rho0, t)
@@ -184,7 +197,15 @@ def ode_tracks_sga(p: dict, ctx: Context) -> Evidence:
                           series=[Series("ODE rho' = F", t, ode),
                                   Series("second-order mean path", t, pred, style="--"),
                                   Series(f"mean of {rho.shape[0]} SGA runs", t, mean, yerr=se, style="o")]))
-    worst = max(ratios)
+    worst = max(ratios, default=0.0)
+    if not scales:
+        unresolved = (f"outside the expansion in the step: eta_0^2 max E|g|^2 = {outside[0]['step_energy']:.3g} > "
+                      f"{MAX_STEP_ENERGY:g} at every step scale (eta_0 <= {limit:.3g} applies here)")
+    elif len(untestable) == len(scales) and worst <= 1.0:
+        unresolved = ("no power at this model: the predicted mean path does not move with the scale of F (beta theta "
+                      "too small), so the scale of F cannot be fitted")
+    else:
+        unresolved = None
     return Evidence(
         metric="max over step scales of max(|z_scale| / t*_scale, max_t |z_t| / t*_time): the fitted scale of F "
                "and the mean SGA path against the second-order mean path, each over its Bonferroni threshold",
@@ -192,7 +213,7 @@ def ode_tracks_sga(p: dict, ctx: Context) -> Evidence:
         reason=f"family-wise false-alarm rate {p['z_level']:g} split in two: the fitted scale of F (Student t, "
                f"{n_runs - 1} dof, Bonferroni over {len(meta)} scale(s), t* = {q_scale:.3g}) and the z-scores at "
                f"{n_rec_total} recorded times (t* = {q_time:.3g}); se from the spread of {n_runs} runs",
-        passed=bool(worst <= 1.0),
+        passed=bool(worst <= 1.0), unresolved=unresolved,
         analytic=[s["predicted_mean"] for s in scales], numeric=[s["mean_rho"] for s in scales],
         uncertainty=[s["se"] for s in scales],
         details={"scales": scales, "t_threshold_time": q_time, "t_threshold_scale": q_scale,
@@ -201,7 +222,8 @@ def ode_tracks_sga(p: dict, ctx: Context) -> Evidence:
                  "max_abs_z_plain_ode": [s["max_abs_z_plain_ode"] for s in scales],
                  "order_eta_terms_max": [s["order_eta_terms_max"] for s in scales],
                  "eta_final": [s["eta_final"] for s in scales],
-                 "grid_rho": grid, "var_xi_gradient": S_grid, "grad_energy": G_grid},
+                 "grid_rho": grid, "var_xi_gradient": S_grid, "grad_energy": G_grid,
+                 "scales_outside_the_expansion": outside, "largest_eta0_in_the_expansion": limit},
         plots=plots,
         findings=OdeTrackingFindings(
             model_of(p), n_runs,
