@@ -195,8 +195,6 @@ def test_low_temperature_without_power_is_unresolved_not_a_failure():
 #: checks the model sweep found failing (or erring on) admissible models, with the cause (docs/trust.md, "False
 #: alarms on valid models"); issue 31 item 5 stays open for them
 KNOWN_FAILING = {
-    "signal.attention_on_noise": "R = 3 with e^(beta^2 sigma^2) = 165: the closed form's delta-method term is used "
-                                 "outside its validity (docs/trust.md)",
     "signal.sign_ambiguity": "below theta* at theta ~ 1e-3 the drift is too weak for SGA to reach an attractor; runs "
                              "that look settled by the window heuristic are judged off every equilibrium",
     "meanfield.terminal_phase": "fails a drawn d = 2 model (docs/trust.md)",

@@ -148,6 +148,25 @@ def test_attention_on_noise_reads_rounding_as_rounding():
     assert res0.verdict == "fail" and res0.observed > 10 * res.observed, (res0.observed, res.observed)
 
 
+def test_attention_on_noise_compares_only_where_the_closed_form_applies(monkeypatch):
+    """The model sweep's failure at R = 3, e^{beta^2 sigma^2} = 165: the expansion parameter of the O(1/L) term is
+    c2 = 52 and the closed form's "correction" is as large as the effect (contrasts at z = 79). Points whose
+    next-order term is estimated above REMAINDER_SE standard errors are not compared; with that guard lifted the
+    same run fails again, and at the default model nothing is left out (the guard costs no power there)."""
+    import attnverify.checks.signal.attention as attention
+
+    model = dict(theta=0.0029, beta=12.7, sigma=0.177, R=3, L=252, d=2)
+    res = run("signal.attention_on_noise", **model)
+    assert res.verdict in ("pass", "error") and not res.details["design"][0]["compared"], res.observed
+    assert res.verdict == "pass" or res.error.startswith("Unresolved:"), res.error
+    monkeypatch.setattr(attention, "REMAINDER_SE", float("inf"))
+    assert run("signal.attention_on_noise", **model).verdict == "fail"
+    monkeypatch.undo()
+    default = run("signal.attention_on_noise")
+    assert all(b["compared"] for b in default.details["design"])
+    assert all(r["compared"] for rows in default.details["scalings_closed_form_and_mc"].values() for r in rows)
+
+
 def test_rounding_is_deducted_not_added():
     """beyond(): a difference inside its bound scores 0, one beyond it keeps only the excess; no bound, no change."""
     from attnverify.checks.stats import beyond
