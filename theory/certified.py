@@ -5,9 +5,8 @@ ball arithmetic (python-flint: every operation returns a ball containing the exa
 arithmetic (SymPy).  Nothing here knows a model; the papers' theory modules call it.
 
 * Balls and floats: :func:`lower`, :func:`upper` (outward-rounded float ends of a ball), :func:`lower_q`,
-  :func:`upper_q` (of an exact rational), :func:`interval_text` (printed outward).
-* Certificates: :func:`certificate`, a plain dict saying what a computation has proven (it goes into the JSON
-  report as is):
+  :func:`upper_q` (of an exact rational), :func:`outward`, :func:`interval_text` (printed outward).
+* Certificates: :func:`certificate`, a plain dict of what a computation has proven (into the JSON report as is):
 
   - ``quantity``   -- the name of the certified quantity (e.g. ``"rho*"``, ``"theta*"``, ``"gap"``);
   - ``proven``     -- the statement that holds rigorously (e.g. "J' has exactly one zero in [lo, hi]");
@@ -45,9 +44,7 @@ LIBRARY = f"python-flint {flint.__version__} (FLINT/Arb ball arithmetic)"
 EXACT_LIBRARY = f"SymPy {sp.__version__} (exact rational real-root isolation)"
 
 
-# ---------------------------------------------------------------------------------------------
-# balls, rationals and their float ends
-# ---------------------------------------------------------------------------------------------
+# -- balls, rationals and their float ends ----------------------------------------------------
 def lower(x: "flint.arb") -> float:
     """A float <= every point of the ball x (outward rounding: one ulp below the converted lower end, unless the
     end is exactly a float)."""
@@ -75,15 +72,19 @@ def upper_q(q) -> float:
     return v if Fraction(v) >= Fraction(int(q.p), int(q.q)) else math.nextafter(v, math.inf)
 
 
-def interval_text(lo: float, hi: float, digits: int = 6) -> str:
-    """[lo, hi] printed with ``digits`` significant digits, rounded outward (the printed interval contains it)."""
+def outward(lo: float, hi: float, digits: int = 6) -> tuple[str, str]:
+    """lo and hi printed with ``digits`` significant digits, rounded outward: [lo, hi] lies in the printed pair."""
     def fmt(v: float, rounding: str) -> str:
         if v == 0 or not math.isfinite(v):
             return f"{v:g}"
         x = Decimal(v)                                   # exact binary value
-        q = Decimal(1).scaleb(x.adjusted() - digits + 1)
-        return f"{x.quantize(q, rounding=rounding).normalize():g}"
-    return f"[{fmt(lo, ROUND_FLOOR)}, {fmt(hi, ROUND_CEILING)}]"
+        return f"{x.quantize(Decimal(1).scaleb(x.adjusted() - digits + 1), rounding=rounding).normalize():g}"
+    return fmt(lo, ROUND_FLOOR), fmt(hi, ROUND_CEILING)
+
+
+def interval_text(lo: float, hi: float, digits: int = 6) -> str:
+    """[lo, hi] printed with ``digits`` significant digits, rounded outward (the printed interval contains it)."""
+    return "[{}, {}]".format(*outward(lo, hi, digits))
 
 
 def certificate(quantity: str, proven: str, lo: float, hi: float, prec_bits: int, extra: str = "") -> dict:
@@ -100,9 +101,7 @@ def hull(a: arb, b: arb) -> arb:
     return a.union(b)
 
 
-# ---------------------------------------------------------------------------------------------
-# SymPy expressions evaluated in ball arithmetic
-# ---------------------------------------------------------------------------------------------
+# -- SymPy expressions evaluated in ball arithmetic -------------------------------------------
 def exact_ball(x) -> arb:
     """The exact value ``x`` as a ball that contains it: an int or SymPy Integer exactly; a Fraction or SymPy
     Rational as the ball quotient of its exact numerator and denominator; a Python float exactly (a binary float is
@@ -298,9 +297,7 @@ def lambdify_arb(expr: sp.Expr, args, extra: dict | None = None) -> Callable:
     return sp.lambdify(args, expr, modules=[names], printer=printer, cse=True)
 
 
-# ---------------------------------------------------------------------------------------------
-# zeros of a real function: interval bisection + interval Newton
-# ---------------------------------------------------------------------------------------------
+# -- zeros of a real function: interval bisection + interval Newton ---------------------------
 @dataclass(frozen=True)
 class RootBox:
     """A box [lo, hi] (exact Arb endpoints) holding zeros of h. ``unique``: the interval Newton test proved that
@@ -385,9 +382,7 @@ def merge_intervals(boxes: list[tuple[float, float]], gap: float = 1e-12) -> lis
     return [tuple(x) for x in out]
 
 
-# ---------------------------------------------------------------------------------------------
-# eigenvalue clusters of a symmetric matrix
-# ---------------------------------------------------------------------------------------------
+# -- eigenvalue clusters of a symmetric matrix ------------------------------------------------
 def _gram_schmidt(U: np.ndarray) -> list[list]:
     """Columns of the exact Gram-Schmidt orthonormalisation of the float matrix U, enclosed in Arb balls
     (the exact result is an orthonormal matrix; every ball contains its entry)."""

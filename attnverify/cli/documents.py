@@ -8,7 +8,6 @@ from pathlib import Path
 
 from attnverify.checks.params import InputError
 from attnverify.cli.common import non_negative_int, parse_sets
-from attnverify.cli.common import non_negative_int
 from attnverify.cli.options import RunOptions
 from attnverify.cli.run import run_with_outputs
 

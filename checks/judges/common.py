@@ -41,19 +41,28 @@ def fmt(x: float, digits: int = 4) -> str:
 TYPED_GREEK = {"lam": "lambda", "eps": "epsilon"}
 
 
+def symbol_math(key: str, symbols: dict | None = None) -> Any:
+    """The parameter ``key`` as mathematics: its SymPy symbol in ``symbols`` where given, a typed-out Greek name
+    (``lam``, ``eps``) as the letter."""
+    import sympy as sp
+
+    from attnverify.checks.reason import Math
+
+    name = (symbols or {}).get(key, sp.Symbol(key)).name
+    return Math(sp.Symbol(TYPED_GREEK.get(name, name)))
+
+
 def point_parts(point: dict, digits: int = 4, symbols: dict | None = None) -> tuple:
-    """The parts naming a point: ``beta = 0.79, sigma = inf`` with each name as mathematics (its SymPy symbol in
-    ``symbols`` where given, so that ``lam`` prints as lambda) and each value a Number (a Reason's parts:
-    :mod:`attnverify.checks.reason`)."""
+    """The parts naming a point: ``beta = 0.79, sigma = inf`` with each name as mathematics (:func:`symbol_math`)
+    and each value a Number (a Reason's parts: :mod:`attnverify.checks.reason`)."""
     import sympy as sp
 
     from attnverify.checks.reason import Math, Number, item
 
     out: list = []
     for i, (k, v) in enumerate(point.items()):
-        out += [", "] if i else []
-        name = (symbols or {}).get(k, sp.Symbol(k)).name
-        out += [Math(sp.Symbol(TYPED_GREEK.get(name, name))), " = ", Math(sp.oo) if math.isinf(float(v)) else Number(float(v), digits=digits)]
+        value = Math(sp.oo) if math.isinf(float(v)) else Number(float(v), digits=digits)
+        out += [", "] * bool(i) + [symbol_math(k, symbols), " = ", value]
     return item(*out)
 
 
@@ -113,3 +122,15 @@ def sides_disagree(derived: float | None, measured: Measured, z: float = Z, rtol
 def evidence_of(stated: StatedClaim, **figures: Any) -> dict:
     """The judge's evidence record: the stated side (kind, form, origin) and the figures it was judged on."""
     return {"stated": {"kind": stated.kind, "stated": stated.stated, "origin": stated.origin, **figures}}
+
+
+def direction_violation(direction: str, lo: float, hi: float, stated: float) -> str | None:
+    """Where a measured slope interval [lo, hi] leaves a stated slope (a rate as a slope, negative for decay), read
+    with the statement's ``direction``: ``"slower"`` when lo > stated (the quantity decays slower: refutes an
+    ``"upper"`` (O(.)) bound and an ``"exact"`` rate), ``"faster"`` when hi < stated (refutes a ``"lower"`` bound and
+    an ``"exact"`` rate), None when the direction allows what was measured."""
+    if direction in ("upper", "exact") and lo > stated:
+        return "slower"
+    if direction in ("lower", "exact") and hi < stated:
+        return "faster"
+    return None

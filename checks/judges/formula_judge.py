@@ -14,10 +14,10 @@ import math
 from typing import Any
 
 from attnverify.checks.claims import ClaimVerdict
-from attnverify.checks.judges.common import TYPED_GREEK, Z, evidence_of, point_parts, sides_disagree
+from attnverify.checks.judges.common import Z, evidence_of, point_parts, sides_disagree, symbol_math
 from attnverify.checks.domain import widened
 from attnverify.checks.judges.pooling import Pool, calls_needed, grow
-from attnverify.checks.reason import Math, Number, bracket, pm, reason
+from attnverify.checks.reason import Number, bracket, pm, reason
 from attnverify.checks.stated import StatedClaim
 
 MIN_AGREE = 16          # points of agreement inside tight Arb balls that make the evidence of a true formula
@@ -61,24 +61,21 @@ def _where(point: dict, quantity: Any) -> tuple:
 
 def _ranges(points: list, symbols: dict) -> list:
     """The range each symbol covers over ``points``, as parts: ``beta in [0.2, 5]``, or ``beta = 1`` when fixed."""
-    import sympy as sp
-
     out: list = []
     for i, k in enumerate(list(points[0]) if points else []):
         vals = [float(p[k]) for p in points]
         lo, hi = min(vals), max(vals)
-        out += [", "] if i else []
-        name = symbols.get(k, sp.Symbol(k)).name
-        name = Math(sp.Symbol(TYPED_GREEK.get(name, name)))
-        out += [name, " = ", Number(lo, digits=3)] if lo == hi else [name, " in ", bracket(lo, hi, digits=3)]
+        name = symbol_math(k, symbols)
+        out += [", "] * bool(i) + ([name, " = ", Number(lo, digits=3)] if lo == hi
+                                   else [name, " in ", bracket(lo, hi, digits=3)])
     return out
 
 
 def _certified(lo: float, hi: float) -> Number:
     """A certified enclosure [lo, hi] rounded outward to 6 significant digits: the printed bracket contains it."""
-    from attnverify.theory.certified import interval_text
+    from attnverify.theory.certified import outward
 
-    a, b = interval_text(lo, hi)[1:-1].split(", ")
+    a, b = outward(lo, hi, 6)
     return bracket(float(a), float(b), digits=6)
 
 

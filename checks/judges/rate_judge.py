@@ -9,7 +9,7 @@ from typing import Any
 import sympy as sp
 
 from attnverify.checks.claims import ClaimVerdict
-from attnverify.checks.judges.common import Z, Measured, evidence_of, relation, sides_disagree
+from attnverify.checks.judges.common import Z, Measured, direction_violation, evidence_of, relation, sides_disagree
 from attnverify.checks.reason import Math, Number, listing, pm, reason
 from attnverify.checks.stated import StatedClaim
 
@@ -61,25 +61,24 @@ def rate(stated: StatedClaim, measured: Measured, points: Sequence[float], *, de
     text = reason(what, " has slope ", slope, " in ", unit, " ", *over, f" ({measured.how}), ",
                   relation(m, p, z * se), " the stated rate's ", Number(p))
     distance = Number(abs(m - p) / se if se else math.inf, digits=3)
-    if stated.get("direction", "exact") == "upper":
-        if m > p + z * se:
-            return ClaimVerdict("refuted", text + ": it decays slower than the stated bound allows",
-                                condition=reason(*over, ": measured slope ", slope, " > stated ", Number(p), " (",
-                                                 distance, " standard errors)"), evidence=ev)
+    direction = stated.get("direction", "exact")
+    side = direction_violation(direction, m - z * se, m + z * se, p)
+    if side and direction == "exact":
+        return ClaimVerdict("refuted", text, condition=reason(*over, ": measured slope ", slope, " against the stated ",
+                                                              Number(p), " (", distance, " standard errors)"),
+                            evidence=ev)
+    if side:
+        return ClaimVerdict("refuted", text + (": it decays slower than the stated bound allows" if side == "slower"
+                                               else ": it decays faster than the stated lower bound allows"),
+                            condition=reason(*over, ": measured slope ", slope, " > " if side == "slower" else " < ",
+                                             "stated ", Number(p), " (", distance, " standard errors)"), evidence=ev)
+    if direction == "upper":
         if m < p - z * se:
             factor = sp.Float(float(f"{m - p:.3g}"), 3)
             loose = Math(x ** factor if stated.get("scale", "power") == "power" else sp.exp(factor * x, evaluate=False))
             return ClaimVerdict("holds", text + reason(": the bound holds and is loose by a factor ", loose,
                                                        " over this range"), evidence=ev)
         return ClaimVerdict("holds", text + ": the bound holds and is sharp over this range", evidence=ev)
-    if stated.get("direction", "exact") == "lower":
-        if m < p - z * se:
-            return ClaimVerdict("refuted", text + ": it decays faster than the stated lower bound allows",
-                                condition=reason(*over, ": measured slope ", slope, " < stated ", Number(p), " (",
-                                                 distance, " standard errors)"), evidence=ev)
+    if direction == "lower":
         return ClaimVerdict("holds", text + ": it decays no faster than stated over this range", evidence=ev)
-    if abs(m - p) > z * se:
-        return ClaimVerdict("refuted", text, condition=reason(*over, ": measured slope ", slope, " against the stated ",
-                                                              Number(p), " (", distance, " standard errors)"),
-                            evidence=ev)
     return ClaimVerdict("holds", text, evidence=ev)

@@ -288,7 +288,6 @@ def decide(outcomes: list[dict]) -> tuple[bool, float | None, str | None, str]:
     a tenth of its tolerance is unresolved."""
     comps = [c for o in outcomes for c in o["comparisons"]]
     problems = [f"{o['name']}: {pr}" for o in outcomes for pr in o["problems"]]
-    bad = [c for c in comps if c.status == "disagrees"]
     observed = max((c.relative_error / c.tolerance for c in comps), default=None)
     label = (lambda o, c: f"{o['name']}: the {c.what} {'rate ' if c.what in RATES else ''}at beta = {c.beta:g}")
     text = (lambda c: f"measured {c.measured:.8g} against the derived {c.derived:.8g} (relative error "

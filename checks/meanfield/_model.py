@@ -8,10 +8,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, fields, is_dataclass, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from attnverify.checks.params import Param
+
+if TYPE_CHECKING:
+    from attnverify.checks.evidence import Evidence
 
 MODEL_PARAMS = (
     Param("d", int, 2, "dimension d (tokens on the sphere S^{d-1})", low=2),

@@ -19,7 +19,7 @@ import sympy as sp
 
 from attnverify.checks import judges
 from attnverify.checks.claims import ClaimVerdict, claim
-from attnverify.checks.judges import fmt, relation
+from attnverify.checks.judges import relation
 from attnverify.checks.judges import BoundPoint, BoundSeries, bound
 from attnverify.checks.plugin import Perturbation
 from attnverify.checks.reason import Math, Number, as_reason, bracket, item, listing, pm, reason

@@ -144,9 +144,9 @@ def _phases_text(g, ks: list[int]) -> str:
     elif meta:
         sw = [k for k in meta if g.t_switch[k] is not None]
         parts.append(f"a metastable phase on E (q_E >= {g.meta_level:g} for "
-                     + ", ".join(f"{g.dwell_E[k]:.3g}" for k in meta) + f" time units at beta = "
+                     + ", ".join(f"{g.dwell_E[k]:.3g}" for k in meta) + " time units at beta = "
                      + ", ".join(b(k) for k in meta) + ")"
-                     + (f" is followed by a switch to S at t = " + ", ".join(f"{g.t_switch[k]:.3g}" for k in sw)
+                     + (" is followed by a switch to S at t = " + ", ".join(f"{g.t_switch[k]:.3g}" for k in sw)
                         + " (beta = " + ", ".join(b(k) for k in sw) + ")" if sw else " without a switch time "
                         "(q_S >= 1/2 already when it starts)"))
     if transit and g.structure != "nested":

@@ -45,7 +45,6 @@ def _law_steps(D) -> list[Step]:
                           r"\log \mathbb{E}\,e^{bX}", "gaussian-mgf"))
     if any(c.law == "sphere" for c in m.components):
         rad = sphere_radial()
-        r = sp.Symbol("r_b", positive=True)
         steps += [
             Step(r"The uniform law on the sphere of radius $R$ in $\mathbb{R}^d$: $M(b) = \varphi(|b|)$",
                  rad["phi"], "the classical spherical average of $e^{<b, x>}$ (checked by quadrature in the tests)",
