@@ -7,9 +7,13 @@ chunks (step sizes eta_k = a/(k + b), b = a/eta0, the schedule carried over; a c
 a fresh orthogonal direction, exact in law since the model is invariant under rotations that fix xi) until every run
 has *settled* or max_steps is reached.  A run has settled when, over its final window (the last ``window`` fraction of
 its ODE time sum eta_k), the mean of the window's last quarter differs from the mean of its first quarter by at most
-max(settle_tol, 3 x the standard error of that difference from the run's own fluctuations about a linear trend);
-its observed limit is the mean of the final quarter; a window shorter than min_window ODE time never counts as
-settled.  No closed form sizes or judges the runs.
+max(settle_tol, 3 x the standard error of that difference from the run's own fluctuations about a linear trend),
+and its limit lies more than settle_tol from its start (a run that has not left its start cannot tell rest from a
+drift too slow to show: at beta theta ~ 0.07 with sigma = 0.001 every run stayed at its start to 1e-6 and was judged
+to rest where no equilibrium is); its observed limit is the mean of the final quarter; a window shorter than
+min_window ODE time never counts as settled.  The runs of one (sign, theta) are judged together: only when every
+one of them settled (where the drift is weaker than the SGA noise, a few wandering runs pass the settling test by
+chance while the rest do not settle).  No closed form sizes or judges the runs.
 
 Theory (``equilibria`` of the theory the check receives as ``ctx.theory``, with the (d-1)/L term, the simulation
 having finite L): the certified equilibria and their labels.  Each run is judged: its observed limit must lie within reach_tol of an equilibrium
@@ -92,7 +96,8 @@ def settle_state(time: np.ndarray, rho: np.ndarray, window: float, settle_tol: f
     """Settling of each run from its own record (time (m,), rho (n_runs, m)): over the final window [t_end (1 -
     window), t_end], move = mean(last quarter) - mean(first quarter); noise = sd of the window's residuals about a
     linear fit, se = noise sqrt(2/m) (m points per quarter); settled iff |move| <= max(settle_tol, 3 se) and the window
-    spans at least min_window of ODE time (a shorter one cannot tell a slow run from a resting one); limit = mean(last
+    spans at least min_window of ODE time (a shorter one cannot tell a slow run from a resting one) and the limit is more
+    than settle_tol from the run's start rho[:, 0] (one that never left its start cannot either); limit = mean(last
     quarter)."""
     t_end = time[-1]
     idx = np.nonzero(time >= t_end * (1.0 - window))[0]
@@ -108,8 +113,9 @@ def settle_state(time: np.ndarray, rho: np.ndarray, window: float, settle_tol: f
     resid = w - (coef[0][:, None] * (tw - tw.mean()) + coef[1][:, None])
     noise = resid.std(axis=1, ddof=2)
     allowed = np.maximum(settle_tol, 3.0 * noise * np.sqrt(2.0 / q))
-    return {"settled": np.abs(move) <= allowed, "move": move, "allowed": allowed, "limit": last,
-            "window_points": int(idx.size)}
+    left = np.abs(last - rho[:, 0]) > settle_tol
+    return {"settled": (np.abs(move) <= allowed) & left, "move": move, "allowed": allowed, "limit": last,
+            "left_start": left, "window_points": int(idx.size)}
 
 
 def sga_until_settled(numerics: SignalNumerics, model_kwargs: dict, rho0: np.ndarray, a: float, b: float, chunk: int,
@@ -212,13 +218,20 @@ def sign_ambiguity(p: dict, ctx: Context) -> Evidence:
         eqs = ctx.theory.equilibria(model_values(p, theta=th), sign, True)
         attractors = [e.rho for e in eqs if e.stable]
         verdicts = []
+        together = bool(np.all(st["settled"]))          # a configuration is judged only when all its runs settled
+        judged = st["settled"] & together               # the table and the claims read only runs judged
         for i, r0 in enumerate(rho0):
             if not st["settled"][i]:
-                why = (f"moved {st['move'][i]:+.3g} over the final window (allowed {st['allowed'][i]:.3g})"
-                       if np.isfinite(st["move"][i]) else
-                       f"final window {p['window'] * times[-1]:.3g} ODE time < min_window {p['min_window']:g}")
+                why = (f"final window {p['window'] * times[-1]:.3g} ODE time < min_window {p['min_window']:g}"
+                       if not np.isfinite(st["move"][i]) else
+                       f"moved {st['move'][i]:+.3g} over the final window (allowed {st['allowed'][i]:.3g})"
+                       if abs(st["move"][i]) > st["allowed"][i] else
+                       f"did not leave its start by more than settle_tol = {p['settle_tol']:g}")
                 unsettled.append(f"{sign}, theta={th:g}, rho0={r0:g}: {why} after {steps} steps")
                 verdicts.append("not settled")
+                continue
+            if not together:
+                verdicts.append("not judged")
                 continue
             v = judge_run(eqs, float(r0), float(st["limit"][i]), p["reach_tol"])
             verdicts.append(v)
@@ -226,7 +239,7 @@ def sign_ambiguity(p: dict, ctx: Context) -> Evidence:
                 bad_runs.append({"sign": sign, "theta": th, "rho0": float(r0), "limit": float(st["limit"][i]),
                                  "why": v})
         poles = [x for x in attractors if abs(x) == 1.0]
-        limits = [float(x) for x, s in zip(st["limit"], st["settled"]) if s]
+        limits = [float(x) for x, s in zip(st["limit"], judged) if s]
         table.append({
             "sign": sign, "theta": th,
             "attracting_equilibria": attractors,
@@ -236,14 +249,14 @@ def sign_ambiguity(p: dict, ctx: Context) -> Evidence:
             "observed_limits": sorted({round(x) if abs(abs(x) - 1) <= p["reach_tol"] else round(x, 3)
                                        for x in limits}),
             "runs_settled": int(st["settled"].sum()), "runs": int(rho0.size),
-            "runs_contradicting_theory": int(sum(v not in ("ok", "not settled") for v in verdicts)),
+            "runs_contradicting_theory": int(sum(v not in ("ok", "not settled", "not judged") for v in verdicts)),
             "run_verdicts": verdicts,
             "steps": int(steps), "ode_horizon": float(times[-1]),
             "final_limit": np.round(st["limit"], 6).tolist(), "final_move": np.round(st["move"], 6).tolist(),
         })
         rows.append(LimitRow(sign, th, tuple(float(r) for r in rho0),
-                             tuple(float(x) if s else float("nan") for x, s in zip(st["limit"], st["settled"])),
-                             tuple(bool(s) for s in st["settled"]), tuple(verdicts), bool(eqs[0].stable),
+                             tuple(float(x) if s else float("nan") for x, s in zip(st["limit"], judged)),
+                             tuple(bool(s) for s in judged), tuple(verdicts), bool(eqs[0].stable),
                              tuple(attractors)))
         plots.append(Plot(title=f"SGA alignment, sign={sign}, theta={th:g}", xlabel="t (sum eta)", ylabel="rho",
                           series=[Series(f"SGA rho0={r0:g}", times, paths[i]) for i, r0 in enumerate(rho0)]))
