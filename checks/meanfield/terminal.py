@@ -110,6 +110,10 @@ MAX_STRETCH = 20.0    # a chosen t_max is at most 20 horizons (rates down to 1/2
 # against the angle, whose error grows with how unevenly an oblique plane turns; at 25 per turn a random d = 3
 # model's rotation rate came out 4.1e-5 high at every beta (uncertainty 1.7e-5), at 100 per turn within 1.6e-7
 TURN_SAMPLES = 100
+# output times across the fit window (at least): the distance to S crosses [lo, hi] in ln(hi / lo) / r time units;
+# with the default 121 output times over 30 a model with r = 57.4 crossed it between two outputs and its approach
+# rate was read from a later stretch of the record (measured -2.5 against 57.4); the rate fit needs >= 6 samples
+WINDOW_SAMPLES = 12
 
 
 def run_horizon(q: dict, der: Derived) -> tuple[float, str]:
@@ -144,6 +148,11 @@ def settle(name: str, q: dict, der: Derived) -> tuple[dict, Resolution, str]:
                             "the tokens end, not for the switch times of mu_t"))
     t_max, t_text = run_horizon(q, der)
     n_times = q["n_times"]
+    lo, hi = sorted(q["axis_window"])
+    r = float(der.rates["axis_rate"])
+    if r > 0 and t_max * WINDOW_SAMPLES * r / np.log(hi / lo) + 1 > n_times:
+        n_times = int(np.ceil(t_max * WINDOW_SAMPLES * r / np.log(hi / lo))) + 1
+        t_text += f"; {n_times} output times ({WINDOW_SAMPLES} across the fit window at r = {r:.4g})"
     if der.rates["motion"] == "rotation":
         turns = t_max * float(der.rates["rotation_rate"]) / (2 * np.pi)
         if turns * TURN_SAMPLES + 1 > n_times:
@@ -190,7 +199,8 @@ def _validate(p: dict) -> None:
                   "model's", low=0.0),
             Param("horizon", float, 30.0, "final time for a model whose rates r (and omega) are at least 1; a slower "
                   "model's chosen t_max is longer in proportion (t_max = 0)", low=0.0, low_open=True),
-            Param("n_times", int, 121, "output times in [0, t_max] (raised to 100 per turn of a rotating S)", low=5),
+            Param("n_times", int, 121, "output times in [0, t_max] (raised to 100 per turn of a rotating S and to 12 "
+                  "across the fit window)", low=5),
             Param("level", float, 0.99, "concentration level: q >= level counts as concentrated (findings)",
                   low=0.5, high=1.0, low_open=True, high_open=True),
             Param("meta_level", float, 0.8, "metastable phase: q_E >= meta_level (findings)",
