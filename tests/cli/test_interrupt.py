@@ -13,6 +13,10 @@ import time
 import pytest
 
 FAST, SLOW = "meanfield.zero_temperature_flow", "signal.equilibria_stability"   # ~2 s, then ~20 s of sweeps
+#: SLOW with 8x its initial samples: minutes of sweeps, so that it is surely still running 3 s after FAST finished,
+#: on a loaded machine and with every derivation already cached (a run where SLOW had finished before the Ctrl-C
+#: exited 0); an interrupted run never pays for them
+SLOWER = ("--set", "n_samples=8000", "--quiet")        # quiet: no note on stderr about the override
 
 
 def finished_checks(path) -> int:
@@ -28,7 +32,7 @@ def test_ctrl_c_prints_one_line_keeps_the_partial_json_and_resumes(tmp_path, exe
         pytest.importorskip("distributed")
     out, tasks = tmp_path / "r.json", tmp_path / "tasks"
     argv = [sys.executable, "-m", "attnverify", "run", FAST, SLOW, "--json", str(out), "--cache-dir", str(tasks),
-            "--executor", executor, "--jobs", "2"]
+            "--executor", executor, "--jobs", "2", *SLOWER]
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
         deadline = time.monotonic() + 120
