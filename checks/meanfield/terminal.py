@@ -53,6 +53,7 @@ from attnverify.checks.meanfield._model import (AUTO, KERNEL_PARAM, MODEL_PARAMS
                                                 n_particles_param, validate_betas, validate_model)
 from attnverify.checks.meanfield._cluster_comparison import Derived, assess, decide, derive
 from attnverify.numerics.kernel import dense_moments
+from attnverify.numerics.meanfield.cluster_motion import spectral_time_scales
 from attnverify.numerics.meanfield.particles import simulate
 from attnverify.numerics.meanfield.simulators import NUMERICS
 from attnverify.numerics.meanfield.sphere import sample
@@ -116,9 +117,11 @@ TURN_SAMPLES = 100
 WINDOW_SAMPLES = 12
 
 
-def run_horizon(q: dict, der: Derived) -> tuple[float, str]:
-    """(t_max, sentence): the given t_max, or horizon / min(1, r, omega) from the derived approach rate r (and the
-    rotation rate omega of a complex pair), at most MAX_STRETCH horizons.  The default models have r = omega = 1:
+def run_horizon(q: dict, r: float, omega: float) -> tuple[float, str]:
+    """(t_max, sentence): the given t_max, or horizon / min(1, r, omega) from the approach rate r (and the rotation
+    rate omega of a complex pair) of V's spectrum in floating point (numerics.meanfield.cluster_motion.
+    spectral_time_scales: the run is sized from the model, never from the closed form it tests), at most
+    MAX_STRETCH horizons.  The default models have r = omega = 1:
     their t_max is the horizon (30), over which the distance to S falls from 1 through the fit window [1e-9, 1e-5]
     (ln(1e9) / r = 21 time units) after the clusters form; a model with r = 0.1 needs ten times as long.  A faster
     model keeps the horizon: its clusters form on the time scale of V B^T's spectrum, not of r (a model with r = 94
@@ -126,9 +129,7 @@ def run_horizon(q: dict, der: Derived) -> tuple[float, str]:
     the window leaves nothing compared: unresolved, naming t_max."""
     if q["t_max"] != AUTO:
         return float(q["t_max"]), f"t_max = {q['t_max']:g} as given"
-    rates = {"r": float(der.rates["axis_rate"])}
-    if der.rates["motion"] == "rotation":
-        rates["omega"] = float(der.rates["rotation_rate"])
+    rates = {"r": r} | ({"omega": omega} if omega > 0 else {})
     stretch = min(1.0 / min(1.0, *rates.values()), MAX_STRETCH)
     t = float(f"{q['horizon'] * stretch:.4g}")
     return t, (f"t_max = {t:g} chosen (horizon {q['horizon']:g} / min(1, "
@@ -136,25 +137,26 @@ def run_horizon(q: dict, der: Derived) -> tuple[float, str]:
                + (f", capped at {MAX_STRETCH:g} horizons" if stretch == MAX_STRETCH else "") + ")")
 
 
-def settle(name: str, q: dict, der: Derived) -> tuple[dict, Resolution, str]:
+def settle(name: str, q: dict, scales: tuple[float, float] | None = None) -> tuple[dict, Resolution, str]:
     """One model's run settings: N and the betas by the resolution rule (attnverify.checks.meanfield._model.
     choose_resolution; an extra case's fixed N, stated with its particles per window), t_max by
-    :func:`run_horizon`; with the sentences that say so."""
-    B = model_matrices(q)[0]
+    :func:`run_horizon` and the output grid from the time scales (r, omega) of V's spectrum (``scales``; default:
+    spectral_time_scales of the model's V); with the sentences that say so."""
+    B, V = model_matrices(q)
+    r, omega = spectral_time_scales(V) if scales is None else scales
     res = (choose_resolution(B, q["betas"], q["n_particles"], q["min_per_window"], q["particle_budget"],
                              q["min_particles"]) if name == "main" else
            fixed_resolution(B, q["betas"], q["n_particles"], q["min_per_window"],
                             "fixed for this case, not held to the rule: it is read for the clusters' motion and where "
                             "the tokens end, not for the switch times of mu_t"))
-    t_max, t_text = run_horizon(q, der)
+    t_max, t_text = run_horizon(q, r, omega)
     n_times = q["n_times"]
     lo, hi = sorted(q["axis_window"])
-    r = float(der.rates["axis_rate"])
     if r > 0 and t_max * WINDOW_SAMPLES * r / np.log(hi / lo) + 1 > n_times:
         n_times = int(np.ceil(t_max * WINDOW_SAMPLES * r / np.log(hi / lo))) + 1
         t_text += f"; {n_times} output times ({WINDOW_SAMPLES} across the fit window at r = {r:.4g})"
-    if der.rates["motion"] == "rotation":
-        turns = t_max * float(der.rates["rotation_rate"]) / (2 * np.pi)
+    if omega > 0:
+        turns = t_max * omega / (2 * np.pi)
         if turns * TURN_SAMPLES + 1 > n_times:
             n_times = int(np.ceil(turns * TURN_SAMPLES)) + 1
             t_text += f"; {n_times} output times ({TURN_SAMPLES} per turn)"
@@ -193,8 +195,8 @@ def _validate(p: dict) -> None:
             Param("min_per_window", float, 3.0, "required particles per softmax window at the largest beta",
                   low=0.0, low_open=True),
             Param("n_refine", int, 2, "independent samples of N/2 particles (refinement in N, sample spread)", low=0),
-            Param("t_max", float, AUTO, "final time; 0 = chosen: horizon / min(1, r, omega) with r the derived "
-                  "approach rate and omega the rotation rate (a complex pair), at most 20 horizons, so that a slow "
+            Param("t_max", float, AUTO, "final time; 0 = chosen: horizon / min(1, r, omega) with r the approach "
+                  "rate and omega the rotation rate of V's spectrum (a complex pair), at most 20 horizons, so that a slow "
                   "model's clusters still cross the fit window (ln(hi/lo) / r) and turn as often as the default "
                   "model's", low=0.0),
             Param("horizon", float, 30.0, "final time for a model whose rates r (and omega) are at least 1; a slower "
@@ -240,7 +242,7 @@ def _validate(p: dict) -> None:
 def terminal_phase(p: dict, ctx: Context) -> Evidence:
     models = _models(p)
     derived = [derive(ctx.theory, *model_matrices(q)) for _, q in models]
-    settled = [settle(name, q, der) for (name, q), der in zip(models, derived)]
+    settled = [settle(name, q) for name, q in models]
     models = [(name, q) for (name, _), (q, _, _) in zip(models, settled)]
     chosen = {name: f"{res.text}; {t_text}" for (name, _), (_, res, t_text) in zip(models, settled)}
     tasks, spans, grids = [], [], []

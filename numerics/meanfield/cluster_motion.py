@@ -11,6 +11,7 @@ inputs.  Settings read from ``p``: ``axis_window`` (lo, hi), ``tightness``, ``me
 * :func:`measure_run` -- everything measured in one trajectory (the centres, widths, outside weights and
   compared-time masks of the clusters with at least MIN_MASS of the tokens, and their fitted rates).
 * :func:`rate_coupling` -- a bound on how much the tokens outside a cluster move its rates.
+* :func:`spectral_time_scales` -- the time scales of x' = V x from V's floating-point eigenvalues (to size a run).
 * :func:`mode_rate` (linear map of transverse coordinates), :func:`lagged_rate` (slope of log distance over one
   turn), :func:`rotation_rate` (2 pi over the time of one full turn): the estimators, each with the difference
   between the two halves of its data as a precision measure.
@@ -23,7 +24,7 @@ from attnverify.numerics.meanfield.clusters import (cluster_labels, cluster_trac
                                           outside_influence, winding_periods)
 
 __all__ = ["phases", "runs", "rotation_rate", "lagged_rate", "mode_rate", "complement", "measure_run", "rate_coupling",
-           "MIN_MASS", "PLATEAU", "LATE", "WIDTH_ERROR"]
+           "spectral_time_scales", "MIN_MASS", "PLATEAU", "LATE", "WIDTH_ERROR"]
 
 PLATEAU = 0.9         # a distance that keeps > 90 % of its value over 6 tight samples has stopped decaying
 MIN_MASS = 0.05       # clusters with fewer tokens are reported, not compared (too few tokens for a clean centre)
@@ -132,6 +133,21 @@ def rate_coupling(log_outside: np.ndarray, B: np.ndarray, V: np.ndarray, beta: f
     antipodal clusters with eps = 2.3e-8) the bound is 1e-4 and the fitted approach rate 1.52 was off by 7.2e-5
     relative, while eps itself was far below the tightness 1e-6 (measured, d = 3)."""
     return (np.exp(log_outside) * 3.0 * np.linalg.norm(V, 2) * (2.0 * float(beta) * np.linalg.norm(B, 2) + 1.0))
+
+
+def spectral_time_scales(V: np.ndarray) -> tuple[float, float]:
+    """(r, omega): the time scales of the linear flow x' = V x, from V's eigenvalues lambda in floating point (LAPACK),
+    never from a derived form: r = Re lambda_1 - Re lambda_next, the gap from the largest real part to the next
+    distinct one (0 without one), and omega = |Im lambda_1|, the largest imaginary part among the eigenvalues of
+    largest real part (0 for a real dominant eigenvalue). Real parts within 1e-9 max(1, |Re lambda|) are one."""
+    lam = np.linalg.eigvals(np.asarray(V, dtype=float))
+    re = lam.real
+    lead = float(re.max())
+    tol = 1e-9 * max(1.0, float(np.abs(re).max()))
+    below = re[re < lead - tol]
+    r = lead - float(below.max()) if below.size else 0.0
+    omega = float(np.abs(lam[re >= lead - tol].imag).max())
+    return r, (omega if omega > tol else 0.0)
 
 
 def measure_run(X: np.ndarray, t: np.ndarray, beta: float, B: np.ndarray, V: np.ndarray, P_E: np.ndarray,

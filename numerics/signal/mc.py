@@ -251,6 +251,29 @@ def nuisance_mass_rounding(pairs: list[tuple[int, int]], mass: np.ndarray, n_seq
     return u * (2.0 * mass * (1.0 - mass) * growth + (np.log2(max(n_sequences, 2)) + 4.0) * np.abs(mass))
 
 
+def nuisance_mass_ratio_bias(theta: float, beta: float, sigma: float, pairs: list[tuple[int, int]],
+                             rhos: np.ndarray, sign: str = "fixed") -> np.ndarray:
+    """The second-order delta-method term of the expected nuisance mass, from the model's moments alone (pair-major,
+    as :func:`nuisance_mass_mc`'s mean): the size of a finite-L correction, computed without any closed form.
+
+    With S_N = (L - R) m (1 + d_N) and S_I = R m (1 + d_I) (m = E e^{beta g}), the mass is
+    M = a (1 + d_N) / (a (1 + d_N) + b (1 + d_I)), a = L - R, b = R e^{beta eps theta rho}, whose long-sequence value is
+    M0 = a / (a + b). d_N and d_I are independent, of mean 0 and variances v_N = c / (L - R), v_I = c / R with
+    c = Var e^{beta g} / m^2 = e^{beta^2 sigma^2} - 1, so the second-order term of E M - M0 is
+    M0 (1 - M0) ((1 - M0) v_I - M0 v_N), averaged over eps = +-1 for sign = 'symmetric'."""
+    rhos = check_rhos(rhos)
+    c = np.expm1((beta * sigma) ** 2)
+    signs = (1.0,) if sign == "fixed" else (1.0, -1.0)
+    out = []
+    for R, L in pairs:
+        terms = []
+        for eps in signs:
+            M0 = 1.0 / (1.0 + np.exp(np.clip(beta * theta * eps * rhos + np.log(R / (L - R)), -700, 700)))
+            terms.append(M0 * (1.0 - M0) * ((1.0 - M0) * c / R - M0 * c / (L - R)))
+        out.append(np.mean(terms, axis=0))
+    return np.concatenate(out)
+
+
 def nuisance_mass_mc(theta: float, beta: float, sigma: float, pairs: list[tuple[int, int]], rhos: np.ndarray,
                      n_sequences: int, rng: np.random.Generator, sign: str = "fixed",
                      control: bool = True) -> Estimate:

@@ -142,3 +142,32 @@ def test_outside_pull_is_the_tangent_part_of_the_outside_average():
         X = np.array([[[1.0, 0.0]] * 4 + [other]])
         C, _, _ = cluster_tracks(X, labels)
         assert outside_influence(X, labels, C, B, V, 3.0)[1][0, 0] == pytest.approx(expected, abs=1e-15)
+
+
+def test_spectral_time_scales_of_known_spectra_and_against_the_derived_rates():
+    """The run of meanfield.terminal_phase is sized from V's floating-point spectrum, not from the closed form it
+    tests: diag(3, 1, -2) has the gap 2 and no turn; a rotation block with eigenvalues 1 +- 2i beside -1 has the gap
+    2 and omega 2; a repeated top eigenvalue is one real part. On random V the rates agree with the certified
+    derived ones (theory.meanfield terminal_rates) wherever those are covered."""
+    from attnverify.numerics.meanfield.cluster_motion import spectral_time_scales
+    from attnverify.theory.meanfield import THEORY
+
+    assert spectral_time_scales(np.diag([3.0, 1.0, -2.0])) == pytest.approx((2.0, 0.0), abs=1e-12)
+    rot = np.array([[1.0, -2.0, 0.0], [2.0, 1.0, 0.0], [0.0, 0.0, -1.0]])
+    assert spectral_time_scales(rot) == pytest.approx((2.0, 2.0), abs=1e-12)
+    assert spectral_time_scales(np.diag([2.0, 2.0, 0.5])) == pytest.approx((1.5, 0.0), abs=1e-12)
+    rng = np.random.default_rng(3)
+    compared = 0
+    for i in range(60):
+        d = int(rng.integers(2, 5))
+        V = rng.normal(size=(d, d))
+        V = V + V.T if i % 2 else V
+        try:
+            rates = THEORY.terminal_rates(V)
+        except ValueError:
+            continue
+        r, omega = spectral_time_scales(V)
+        assert r == pytest.approx(rates["axis_rate"], rel=1e-9)
+        assert omega == pytest.approx(rates["rotation_rate"], abs=1e-9)
+        compared += 1
+    assert compared >= 40

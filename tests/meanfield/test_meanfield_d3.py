@@ -65,7 +65,7 @@ def test_terminal_phase_at_d3_chooses_its_resolution_and_horizon():
     m = model_d3(1, 2)
     ((_, p),) = plan(["meanfield.terminal_phase"], profile="quick", overrides=m)
     der = derive(THEORY, *model_matrices(p))
-    q, res, horizon = settle("main", p, der)
+    q, res, horizon = settle("main", p)
     B = model_matrices(p)[0]
     assert res.rule == "chosen" and q["n_particles"] == p["particle_budget"]
     assert q["betas"][-1] < p["betas"][-1]

@@ -280,14 +280,12 @@ def test_terminal_phase_samples_the_fit_window_of_a_fast_model():
     default 121 output times over t_max = 30, and the approach rate was read from a later stretch (-2.5 against
     57.4: a failure on a valid model). The output grid now has 12 samples across the window; a default model (r = 1)
     keeps its 121."""
-    from types import SimpleNamespace
-
     from attnverify.checks.meanfield.terminal import settle
 
     chk, _, given = _terminal_sweep_model()
     q = chk.resolve("quick", given)
-    fast = settle("main", q, SimpleNamespace(rates={"axis_rate": 57.4, "motion": "fixed"}))[0]
-    slow = settle("main", q, SimpleNamespace(rates={"axis_rate": 1.0, "motion": "fixed"}))[0]
+    fast = settle("main", q)[0]                         # sized from the model's own V (r = 57.4)
+    slow = settle("main", q, (1.0, 0.0))[0]
     window = np.log(1e-5 / 1e-9) / 57.4
     assert fast["n_times"] >= 12 * fast["t_max"] / window and slow["n_times"] == 121
 

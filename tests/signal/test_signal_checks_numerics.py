@@ -167,6 +167,38 @@ def test_attention_on_noise_compares_only_where_the_closed_form_applies(monkeypa
     assert all(r["compared"] for rows in default.details["scalings_closed_form_and_mc"].values() for r in rows)
 
 
+def test_attention_validity_gate_is_sized_by_the_model_not_by_the_closed_form():
+    """The gate's O(1/L) term comes from the numerics (the model's moments), so a closed form whose O(1/L) term is
+    inflated tenfold is compared and rejected at the default model; sized from the tested closed form, the same
+    mutant had its design left out as "outside the closed form's validity"."""
+    def inflated(self, sign="fixed", finite_size=False):
+        limit = self.original("nuisance_mass")(sign, False)
+        return limit + 10 * (self.original("nuisance_mass")(sign, finite_size) - limit)
+    mutant = Mutant("mass_bias_x10", lambda theory: theory.replace(nuisance_mass=inflated), (), "O(1/L) term x 10")
+    res = run("signal.attention_on_noise", mutant)
+    assert res.verdict == "fail", (res.verdict, res.error)
+    assert all(b["compared"] for b in res.details["design"])
+
+
+def test_nuisance_ratio_bias_of_the_numerics_agrees_with_the_derived_term():
+    """Two independent routes to the O(1/L) term of the nuisance mass: the numerics' delta method from the
+    lognormal moments, and SymPy's derivation (nuisance_mass with and without finite_size); away from rho = 0,
+    where both vanish."""
+    import sympy as sp
+
+    from attnverify.numerics.signal.mc import nuisance_mass_ratio_bias
+    from attnverify.theory.signal import L, R, THEORY, beta, rho, sigma, theta
+
+    rhos = np.array([-1.0, -0.3, 0.4, 1.0])
+    for sign in ("fixed", "symmetric"):
+        term = THEORY.nuisance_mass(sign, True) - THEORY.nuisance_mass(sign, False)
+        f = sp.lambdify((rho, theta, beta, sigma, R, L), term, "numpy")
+        for pair in [(50, 1050), (3, 252)]:
+            derived = f(rhos, 0.7, 1.3, 0.9, *pair)
+            numeric = nuisance_mass_ratio_bias(0.7, 1.3, 0.9, [pair], rhos, sign)
+            assert np.allclose(numeric, derived, rtol=1e-12, atol=0), (sign, pair)
+
+
 def test_rounding_is_deducted_not_added():
     """beyond(): a difference inside its bound scores 0, one beyond it keeps only the excess; no bound, no change."""
     from attnverify.checks.stats import beyond

@@ -247,3 +247,23 @@ def test_manifold_invariance_passes_the_sweep_models_that_failed_it(point, n_ste
     wrong = next(f for f in families() if f.name == "slr_map_step").mutants(1e-3)
     overrides = {k: str(v) for k, v in point.items()}
     assert _verdicts(["slr.manifold_invariance"], overrides, wrong) == {"slr.manifold_invariance": "fail"}
+
+
+def test_off_manifold_gain_is_measured_on_the_step_and_bounded_by_its_linearisation():
+    """The one-step allowance of slr.manifold_invariance multiplies the start's own distance to M by the step's gain
+    off M, measured on the float64 step (never read from the closed form's Hessian): about 1 at a tiny step, and at
+    h = 100 above 1 but within the linearised bound 1 + h |Hess| (the Hessian's spectral norm at the starts)."""
+    from attnverify.checks.slr._model import params_of, start_on_M, with_defaults
+    from attnverify.checks.slr.manifold_invariance import off_manifold_gain
+    from attnverify.numerics.slr import NUMERICS
+    from attnverify.numerics.slr.model import overlaps
+    from attnverify.theory.slr import THEORY
+
+    p = {q.name: q.default for q in with_defaults(lam=0.1)}
+    lam, gamma, d, L, eps = params_of(p)
+    ev = THEORY.risk_evaluator(lam, gamma, d, L, eps)
+    k0, v0, ks, vs = start_on_M(p, 3, np.random.default_rng(0))
+    hess = float(np.max(np.linalg.norm(ev.hessian(overlaps(k0, v0, ks, vs)), ord=2, axis=(-2, -1))))
+    assert abs(off_manifold_gain(NUMERICS, ev, k0, v0, ks, vs, lam, 1e-4) - 1.0) < 1e-3
+    big = off_manifold_gain(NUMERICS, ev, k0, v0, ks, vs, lam, 100.0)
+    assert 2.0 < big <= 1.0 + 100.0 * hess, (big, hess)
