@@ -146,15 +146,16 @@ def run(ids: list[str] | str | None = None, *, profile: str = "quick", seed: int
         progress: Callable[[str, float], None] | None = None,
         on_result: Callable[[Report], None] | None = None, store: Any = None,
         plans: list | None = None) -> Report:
-    """Run the checks ``ids`` (a check id, a paper's model name for all its checks, a list of them, or None for all) and
-    return the :class:`Report` with its claims ledger. Bad input raises :class:`~attnverify.checks.params.InputError`
+    """Run the checks ``ids`` (a check id, a paper's model name for all its checks, a model file's path for all of
+    its generated checks, a list of them, or None for all) and return the :class:`Report` with its claims ledger. Bad input raises :class:`~attnverify.checks.params.InputError`
     before anything runs; the same seed gives the same results. ``on_result(report)`` is called after each
     check with the report so far (claims not yet evaluated). ``store``: a ``attnverify.checks.store.TaskStore``; finished
     sweep tasks are saved there as they finish and reused by a rerun (same report as an uninterrupted run).
     ``plans``: a plan already resolved by :func:`attnverify.checks.runner.plan` (the command line resolves the
     parameters once and hands the plan on)."""
-    if isinstance(ids, str):
+    if isinstance(ids, (str, Path)):
         ids = [ids]
+    ids = None if ids is None else [model_name(i) for i in ids]
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise InputError(f"seed: expected a non-negative integer, got {seed!r}")
     report = Report(profile=profile, seed=int(seed), options=dict(overrides or {}))
@@ -192,9 +193,20 @@ class Step:
         return step_markdown(self.step)
 
 
-def derivation(model: str, **options: Any) -> list[Step]:
-    """The derivation steps of the paper whose model is ``model`` (:func:`attnverify.derive.derivation`: validated
-    options, cached), each displayed as an equation in Jupyter."""
+def model_name(word: str | Path) -> str:
+    """A model file's path (``.toml``, or any Path) registered as a paper (:mod:`attnverify.model_files`) and read
+    as its model name; any other word as it is (a model name or a check id)."""
+    if isinstance(word, Path) or (isinstance(word, str) and word.endswith(".toml")):
+        from attnverify.model_files import register
+
+        return register(word)
+    return word
+
+
+def derivation(model: str | Path, **options: Any) -> list[Step]:
+    """The derivation steps of the paper whose model is ``model`` (a model name, or a model file's path:
+    :func:`model_name`) (:func:`attnverify.derive.derivation`: validated options, cached), each displayed as an
+    equation in Jupyter."""
     from attnverify.derive import derivation as steps
 
-    return [Step(s) for s in steps(model, **options)]
+    return [Step(s) for s in steps(model_name(model), **options)]

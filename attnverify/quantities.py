@@ -3,6 +3,7 @@ notebooks and other tools::
 
     attnverify.formula("<model>.<quantity>", **options)     # the derived SymPy expression (or number)
     attnverify.quantity("<model>.<quantity>", **values)     # its value: options and symbol values as keywords
+    attnverify.formula("two_signals.J_limit", model="two_signals.toml")     # a model file's quantity
 
 Every value is validated as ``attnverify audit`` validates a claim's ``at`` table
 (:func:`attnverify.checks.domain.read_values`: its range and the constraints between the values given). Unknown
@@ -33,20 +34,26 @@ def lookup(name: str) -> tuple[Any, Any]:
     return p, found[qname]
 
 
-def formula(name: str, **options: Any) -> Any:
+def formula(name: str, *, model: Any = None, **options: Any) -> Any:
     """The derived side of the quantity ``name`` (``model.quantity``) at the model ``options``: a SymPy expression
-    in the quantity's symbols for a formula quantity, else the derived number or enclosure."""
-    p, q = lookup(name)
+    in the quantity's symbols for a formula quantity, else the derived number or enclosure. ``model``: a model
+    file (path or parsed table) whose quantities ``name`` names (:mod:`attnverify.model_files`)."""
+    from attnverify.model_files import qualified
+
+    p, q = lookup(qualified(name, model))
     opts, symbols = read_values(p, q, options)
     value = q.derive(**opts)
     return value.subs({q.symbols[k]: v for k, v in symbols.items()}) if symbols and hasattr(value, "subs") else value
 
 
-def quantity(name: str, **values: Any) -> float:
-    """The derived value of the quantity ``name`` at ``values`` (its options and every free symbol)."""
+def quantity(name: str, *, model: Any = None, **values: Any) -> float:
+    """The derived value of the quantity ``name`` at ``values`` (its options and every free symbol); ``model`` as
+    in :func:`formula`."""
     import sympy as sp
 
-    p, q = lookup(name)
+    from attnverify.model_files import qualified
+
+    p, q = lookup(qualified(name, model))
     opts, symbols = read_values(p, q, values)
     value = sp.sympify(q.derive(**opts)).subs({q.symbols[k]: v for k, v in symbols.items()})
     free = sorted(s.name for s in value.free_symbols)

@@ -94,3 +94,36 @@ def test_values_and_evaluate_refuse_bad_input():
         D.evaluate("J_limit", rho_xi=0.1, rho_zeta=0.1, rho_eta=0)
     assert D.evaluate("J_limit", {"theta1": 0.7}, rho_xi=0.1, rho_zeta=0.2) != D.evaluate("J_limit", rho_xi=0.1,
                                                                                              rho_zeta=0.2)
+
+
+def test_python_api_names_a_model_file_as_the_command_line_does():
+    """attnverify.formula / quantity (model=FILE), derivation(FILE) and run(FILE) take a model file as --model FILE
+    does. The formula's value at a point is the Gaussian-tilting limit computed by hand (five dimensions,
+    explicit coordinates), so a wrong file, model or derivation reached through model= fails it."""
+    import numpy as np
+
+    import attnverify
+
+    path = MODELS / "two_signals.toml"
+    values = dict(theta1=0.5, theta2=0.3, beta=1.2, sigma=0.8, R1=200, R2=100, L=3000, rho_xi=0.3, rho_zeta=-0.4)
+    got = attnverify.quantity("two_signals.J_limit", model=str(path), **values)
+    # by hand: q = (0.3, -0.4, sqrt(0.75), 0, 0), a = beta q; component c tilted by M_c = n_c e^{<a, m_c> + |a|^2
+    # sigma^2 / 2} to mean m_c + sigma^2 a; f = sum_c M_c (m_c + sigma^2 a) / sum_c M_c, J = |f|^2
+    e = np.eye(5)
+    q = np.array([0.3, -0.4, np.sqrt(0.75), 0.0, 0.0])
+    a = 1.2 * q
+    means, counts = [0.5 * e[0], 0.3 * e[1], 0.0 * e[0]], [200, 100, 2700]
+    logw = np.array([np.log(n) + a @ m for n, m in zip(counts, means)])
+    w = np.exp(logw - logw.max()) / np.exp(logw - logw.max()).sum()
+    f = sum(wc * (m + 0.64 * a) for wc, m in zip(w, means))
+    assert got == pytest.approx(f @ f, rel=1e-12)
+    J = attnverify.formula("two_signals.J_limit", model=path)
+    assert {s.name for s in J.free_symbols} <= set(values) | {"d"}
+    assert [s.name for s in attnverify.derivation(path)] == [s.name for s in attnverify.derivation("two_signals")]
+    from attnverify.api import model_name
+
+    assert model_name(str(path)) == model_name(path) == "two_signals" and model_name("signal") == "signal"
+    with pytest.raises(attnverify.InputError, match="defines the model 'two_signals'"):
+        attnverify.formula("signal.J_limit", model=path)
+    with pytest.raises(attnverify.InputError, match="no model file"):
+        attnverify.quantity("two_signals.J_limit", model="missing.toml", **values)
