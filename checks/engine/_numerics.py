@@ -16,7 +16,7 @@ from attnverify.numerics import engine as _engine
 class ModelNumerics:
     """The model's simulators: ``spec(values)`` (the numeric model at parameter values), ``at_length(values, L)``
     (the values at the sequence length L, fractions kept) and the estimators ``grid_mc``, ``drift_mc``,
-    ``projected_sga``, ``sample_iid``, ``attention_map`` of attnverify.numerics.engine."""
+    ``projected_sga``, ``step_moments``, ``sample_iid``, ``attention_map`` of attnverify.numerics.engine."""
 
     grid_mc = staticmethod(_engine.grid_mc)
     drift_mc = staticmethod(_engine.drift_mc)
@@ -24,6 +24,7 @@ class ModelNumerics:
     sample_iid = staticmethod(_engine.sample_iid)
     attention_map = staticmethod(_engine.attention_map)
     steps_at_times = staticmethod(_engine.steps_at_times)
+    step_moments = staticmethod(_engine.step_moments)
 
     def __init__(self, model) -> None:
         self.model = model

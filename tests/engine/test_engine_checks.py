@@ -33,7 +33,7 @@ def _run(check_id: str, theory=None):
 def test_model_file_is_a_paper(two_signals):
     assert isinstance(two_signals, ModelPaper) and two_signals in papers()
     assert two_signals.check_ids() == ["two_signals.objective_vs_montecarlo", "two_signals.finite_size_correction",
-                                       "two_signals.reduced_field_vs_drift"]
+                                       "two_signals.reduced_field_vs_drift", "two_signals.ode_tracks_sga"]
     assert add_model(TWO) is two_signals                     # the same content: nothing registered again
     params = {p.name for p in REGISTRY["two_signals.objective_vs_montecarlo"].params}
     assert {"theta1", "theta2", "beta", "sigma", "R1", "R2", "L", "d", "Ls", "n_sequences"} <= params
