@@ -1,19 +1,30 @@
-r"""Generated check ``<model>.equilibria_stability`` (one direction, k = 1): the certified equilibria of the reduced
-flow rho' = F_finite(rho) and their stability against the sign of the measured drift next to each.
+r"""Generated check ``<model>.equilibria_stability`` (any number k of directions): the certified equilibria of the
+reduced flow rho' = F_finite(rho) and their stability against the direction of the measured drift next to each.
 
 Compared: at the sequence length ``L_sim`` (the model's mixture fractions kept), the engine's certified equilibria
-of F_finite on [-1, 1] (attnverify.theory.engine.equilibria: interval Newton, stability by the sign of F' in Arb
-balls) give, for every equilibrium rho* classified attracting or repelling, the sign the flow must have on each
-side: an attracting rho* has rho' > 0 just below it and rho' < 0 just above it, a repelling one the opposite.  The
-drift is measured at the probes rho* -+ delta' inside [-1, 1] (delta' = ``delta``, at most half the gap to the next
-equilibrium) by the pathwise Monte Carlo drift (attnverify.numerics.engine.drift_mc, common random numbers across
-the probes), which never reads the closed form.  The z-score of each probe is (expected sign) x drift / se; one
-family, Bonferroni-corrected at ``z_level``.  Fails when a probe's drift has the wrong sign beyond the threshold
-(a misplaced equilibrium or a wrong stability); passes when every probe has the expected sign beyond it.
+of F_finite on the closed unit ball (attnverify.theory.engine.equilibria: interval Newton / Krawczyk, stability by
+the eigenvalue signs of DF in Arb balls) give, for every equilibrium rho* classified attracting or repelling, the
+direction the flow must take at probes next to it.  With Delta the probe's displacement from rho*, the first-order
+drift there is DF Delta, and the statistic w . drift has the sign of the stability (negative: attracting; positive:
+repelling) for these weights w:
 
-Power: a probe whose drift is inside the threshold decides nothing; then the check answers ``unresolved`` (an
-error verdict, never a pass), naming the probe.  Equilibria whose stability the certified arithmetic leaves
-undecided are reported and not probed; when none is probed the check is ``unresolved``.
+* inside the ball, probes rho* +- delta' e_j, w = (I - rho rho^T)^{-1} Delta at the probe: then w . F = Delta .
+  grad J = Delta^T Hess J Delta to first order, and DF = (I - rho rho^T) Hess J is attracting exactly when
+  Hess J is negative definite (k = 1: the sign of the drift on each side);
+* on the sphere |rho| = 1, the radial probe (1 - delta') rho* with w = -rho* (rho*^T DF rho* is the radial
+  eigenvalue -2 <rho*, grad J>) and probes along the great circles cos(delta') rho* + sin(+-delta') t, t an
+  orthonormal basis of the tangent space, with w = +-t (the tangential block of DF is symmetric).
+
+delta' = ``delta``, at most half the distance to the next equilibrium (and, inside, half the room to the sphere).
+The drift is the pathwise Monte Carlo drift (attnverify.numerics.engine.drift_mc, common random numbers across the
+probes), which never reads the closed form; each statistic's standard error comes from the estimate's covariance.
+z = (expected sign) x statistic / se; one family, Bonferroni-corrected at ``z_level``.  Fails when a probe's drift
+points the wrong way beyond the threshold (a misplaced equilibrium or a wrong stability); passes when every probe
+points the expected way beyond it.
+
+Power: a probe whose statistic is inside the threshold decides nothing; then the check answers ``unresolved`` (an
+error verdict, never a pass), naming the probe.  Saddles, and equilibria whose stability the certified arithmetic
+leaves undecided, are reported and not probed; when none is probed the check is ``unresolved``.
 """
 from __future__ import annotations
 
@@ -27,8 +38,8 @@ from attnverify.checks.params import Param
 from attnverify.checks.stats import bonferroni_z
 
 NAME = "equilibria_stability"
-COMPARES = ("The certified equilibria of the reduced flow rho' = F_finite(rho) (k = 1) and their stability against "
-            "the sign of the pathwise Monte Carlo drift on each side of every attracting or repelling equilibrium.")
+COMPARES = ("The certified equilibria of the reduced flow rho' = F_finite(rho) and their stability against the "
+            "direction of the pathwise Monte Carlo drift at probes around every attracting or repelling equilibrium.")
 L_SIM = Param("L_sim", int, 1000, "the sequence length simulated (the model's mixture fractions kept)", low=2)
 N_SEQ = Param("n_sequences", int, 4000, "Monte Carlo sequences (the same for every probe)", low=50)
 DELTA = Param("delta", float, 0.3, "the probes' distance from an equilibrium (at most half the gap to the next)",
@@ -36,61 +47,95 @@ DELTA = Param("delta", float, 0.3, "the probes' distance from an equilibrium (at
 
 
 def applies(model) -> bool:
-    return model.attention.query == "q" and model.k == 1
+    return model.attention.query == "q"
 
 
-def probes(points, delta: float) -> list[tuple[int, float, float]]:
-    """(equilibrium index, probe rho, expected sign of rho') for every attracting or repelling equilibrium of
-    ``points`` (sorted Equilibrium objects), on each side inside [-1, 1]."""
-    rhos = [p.overlaps[0] for p in points]
+def probes(points, delta: float) -> list[tuple[int, np.ndarray, np.ndarray, float]]:
+    """(equilibrium index, probe rho, weight w, expected sign of w . drift) for every attracting or repelling
+    equilibrium of ``points`` (module docstring), each probe inside the closed unit ball."""
+    rhos = [np.array(p.overlaps, dtype=float) for p in points]
     out = []
     for i, p in enumerate(points):
         if p.stability not in ("attracting", "repelling"):
             continue
-        gaps = [abs(r - rhos[i]) for j, r in enumerate(rhos) if j != i]
+        r = rhos[i]
+        k = r.size
+        gaps = [float(np.linalg.norm(x - r)) for j, x in enumerate(rhos) if j != i]
         step = min([delta] + [g / 2 for g in gaps])
-        for side in (-1.0, 1.0):
-            probe = rhos[i] + side * step
-            if -1.0 <= probe <= 1.0:
-                # attracting: rho' > 0 below (side -1), < 0 above; repelling: the opposite
-                out.append((i, probe, -side if p.stability == "attracting" else side))
+        expect = -1.0 if p.stability == "attracting" else 1.0
+        if p.boundary:
+            u = r / np.linalg.norm(r)
+            out.append((i, (1.0 - step) * u, -u, expect))                       # radially inward
+            basis = np.linalg.svd(np.eye(k) - np.outer(u, u))[0][:, :k - 1]    # the sphere's tangent directions
+            for t in basis.T:
+                for side in (-1.0, 1.0):
+                    out.append((i, np.cos(step) * u + np.sin(side * step) * t, side * t, expect))
+            continue
+        for j in range(k):
+            for side in (-1.0, 1.0):
+                e = np.eye(k)[j] * side
+                room = _room(r, e)
+                probe = r + min(step, room / 2) * e
+                metric = np.linalg.inv(np.eye(k) - np.outer(probe, probe))
+                out.append((i, probe, metric @ e, expect))
     return out
+
+
+def _room(r: np.ndarray, e: np.ndarray) -> float:
+    """The distance from r along the unit vector e to the unit sphere."""
+    b = float(r @ e)
+    return -b + float(np.sqrt(b * b + 1.0 - r @ r))
 
 
 def run(p: dict, ctx: Context) -> Evidence:
     T, N = ctx.theory, ctx.numerics
+    k = N.model.k
     v = N.at_length(model_point(N.model, p), p["L_sim"])
     eq = T.equilibria(v, finite_size=True)
-    found = [{"rho": pt.overlaps[0], "stability": pt.stability, "certified": pt.certified} for pt in eq.points]
+    found = [{"rho": pt.overlaps[0] if k == 1 else list(pt.overlaps), "stability": pt.stability,
+              "certified": pt.certified, "boundary": pt.boundary} for pt in eq.points]
     todo = probes(eq.points, p["delta"])
     if not todo:
         return Evidence(metric="min z of the probes' drift in the expected direction", observed=0.0, threshold=0.0,
-                        passed=True, unresolved="no equilibrium with a decided stability to probe",
+                        passed=True, unresolved="no attracting or repelling equilibrium to probe",
                         details={"equilibria": found})
-    grid = np.array([[r] for _, r, _ in todo])
+    grid = np.array([pr for _, pr, _, _ in todo])
     [est] = ctx.map(run_grid, [(N.drift_mc, N.spec(v), grid, p["n_sequences"], ctx.seeds(1)[0])])
-    mean, se = np.ravel(est.mean), np.ravel(est.se)
-    signs = np.array([s for _, _, s in todo])
+    mean = np.reshape(est.mean, (len(todo), k))
+    stats = []
+    for i, (_, _, w, _) in enumerate(todo):
+        c = np.zeros((len(todo), k))
+        c[i] = w
+        stats.append(est.contrast(c.reshape(np.shape(est.mean))))
+    value, se = np.array([s for s, _ in stats]), np.array([e for _, e in stats])
+    signs = np.array([s for *_, s in todo])
     with np.errstate(divide="ignore", invalid="ignore"):
-        z = np.where(se > 0, signs * mean / np.where(se > 0, se, 1.0), np.sign(signs * mean) * np.inf)
+        z = np.where(se > 0, signs * value / np.where(se > 0, se, 1.0), np.sign(signs * value) * np.inf)
     z_star = bonferroni_z(p["z_level"], len(todo))
     worst = float(np.max(-z))
     passed = worst <= z_star
-    weak = [f"rho = {r:.4g}" for (_, r, _), zi in zip(todo, z) if zi <= z_star]
+    weak = [_where(pr) for (_, pr, _, _), zi in zip(todo, z) if zi <= z_star]
     unresolved = (f"the drift at {', '.join(weak)} is within the threshold {z_star:.3g} (the sign is not decided): "
                   "raise n_sequences or delta") if passed and weak else None
-    rows = [{"equilibrium": found[i]["rho"], "stability": found[i]["stability"], "probe": r, "expected_sign": s,
-             "drift": float(m), "se": float(e), "z": float(zi)} for (i, r, s), m, e, zi in zip(todo, mean, se, z)]
+    rows = [{"equilibrium": found[i]["rho"], "stability": found[i]["stability"], "probe": _where(pr),
+             "expected_sign": s, "drift": m.tolist() if k > 1 else float(m[0]), "statistic": float(val),
+             "se": float(e), "z": float(zi)}
+            for (i, pr, _, s), m, val, e, zi in zip(todo, mean, value, se, z)]
+    undecided = sum(f["stability"] not in ("attracting", "repelling") for f in found)
     return Evidence(
-        metric="max over the probes of -(expected sign) x drift / se (a drift of the wrong sign beyond the threshold "
-               "fails)",
+        metric="max over the probes of -(expected sign) x statistic / se (a drift of the wrong sign beyond the "
+               "threshold fails)",
         observed=worst, threshold=z_star, passed=bool(passed), unresolved=unresolved,
         reason=f"Bonferroni-corrected two-sided normal quantile (conservative for these one-sided tests) for "
                f"{len(todo)} probes at family-wise false-alarm rate {p['z_level']:g}; {len(found)} certified "
-               f"equilibria at L = {p['L_sim']} ({'complete' if eq.complete else 'incomplete'} search), every probe "
-               "must show the expected sign",
-        analytic=signs, numeric=mean, uncertainty=se,
+               f"equilibria at L = {p['L_sim']} ({'complete' if eq.complete else 'incomplete'} search; {undecided} "
+               "saddle(s) or undecided, not probed), every probe must show the expected sign",
+        analytic=signs, numeric=value, uncertainty=se,
         details={"equilibria": found, "probes": rows, "complete": eq.complete, "n_sequences": p["n_sequences"]})
+
+
+def _where(probe: np.ndarray) -> str:
+    return "rho = " + (f"{probe[0]:.4g}" if probe.size == 1 else "(" + ", ".join(f"{x:.4g}" for x in probe) + ")")
 
 
 def register_for(paper) -> str:

@@ -9,7 +9,7 @@ the check sees a plausible but wrong closed form through its ordinary code path:
 * ``<id>.field_without_sphere_factor``: F = grad_rho J in place of (I - rho rho^T) grad_rho J, for J_limit and
   J_finite (caught by the reduced-field check);
 * ``<id>.field_sign_flipped``: J and F negated (every equilibrium keeps its place, its stability is reversed;
-  caught by the equilibria check, k = 1);
+  caught by the equilibria check);
 * ``<id>.wrong_mixture_weight``: the first component count's size parameter n (not L) read as 2 n in every closed
   form, so that component's mixture weight n / L is doubled and the others' reduced accordingly (caught by the
   objective check); only for models whose counts have such a parameter.
