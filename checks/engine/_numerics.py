@@ -25,6 +25,7 @@ class ModelNumerics:
     attention_map = staticmethod(_engine.attention_map)
     steps_at_times = staticmethod(_engine.steps_at_times)
     step_moments = staticmethod(_engine.step_moments)
+    attention_map_pooled = staticmethod(_engine.attention_map_pooled)
 
     def __init__(self, model) -> None:
         self.model = model

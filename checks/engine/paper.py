@@ -23,7 +23,7 @@ from attnverify.checks.params import InputError
 
 PACKAGE = "attnverify.checks.engine"
 #: the check templates, in catalogue order (each module: applies(model), register_for(paper))
-TEMPLATES = ("objective", "finite_size", "field", "equilibria", "ode_tracking")
+TEMPLATES = ("objective", "finite_size", "field", "equilibria", "ode_tracking", "token_map")
 
 
 @dataclass(frozen=True)

@@ -111,3 +111,47 @@ def pushforward_moments_mc(spec: MixtureSpec, n: int, reps: int, rng: np.random.
         first[r] = G.mean(axis=0)
         second[r] = G.T @ G / n
     return PushforwardMoments(mean=estimate(first), second=estimate(second))
+
+
+@dataclass(frozen=True, eq=False)
+class PooledMap:
+    """The infinite-token map estimated from N pooled tokens: ``mean`` (m, d) = sum_j w_j V y_j / sum_j w_j with
+    w_j = e^{kappa <A x, y_j>}, its delta-method standard error ``se`` (m, d) over the ``batches`` batches, and the
+    effective number of tokens ``ess`` (m,) = (sum w)^2 / sum w^2 at each point."""
+
+    mean: np.ndarray
+    se: np.ndarray
+    ess: np.ndarray
+    n_tokens: int
+
+
+def attention_map_pooled(spec: MixtureSpec, points: object, n: int, batches: int,
+                         rng: np.random.Generator) -> PooledMap:
+    """Gamma_mu(x) = E[e^{kappa <A x, y>} V y] / E[e^{kappa <A x, y>}] (y ~ mu) at the points x ((m, d)), as the ratio
+    of the sums over N = n x batches i.i.d. tokens (one random sign per batch), in log-space: each batch keeps its
+    largest exponent M_b and its sums D_b = sum e^{s - M_b}, N_b = sum e^{s - M_b} V y, rescaled to the overall
+    maximum before they are added. The ratio's bias is O(1/N); its standard error is the delta method's over the
+    batches, sqrt(B / (B - 1) sum_b (N_b - R D_b)^2) / sum_b D_b."""
+    spec = check_spec(spec, "token")
+    P = _points(points, spec.d, "points")
+    n, batches, rng = check_count(n, "n"), check_count(batches, "batches", 2), check_rng(rng)
+    A, V, kappa = spec.matrix("A"), spec.matrix("V"), spec.attention.scale
+    B = P @ A.T                                                     # (m, d): scores s_j = kappa <B_x, y_j>
+    tops = np.empty((batches, len(P)))
+    Ds = np.empty((batches, len(P)))
+    Ns = np.empty((batches, len(P), spec.d))
+    W2 = np.empty((batches, len(P)))
+    for b in range(batches):
+        Y = sample_iid(spec, n, 1, rng)[0][0]
+        s = kappa * (B @ Y.T)                                       # (m, n)
+        tops[b] = s.max(axis=1)
+        w = np.exp(s - tops[b][:, None])
+        Ds[b], Ns[b], W2[b] = w.sum(axis=1), w @ (Y @ V.T), (w * w).sum(axis=1)
+    scale = np.exp(tops - tops.max(axis=0))                         # (B, m), <= 1
+    D, N = scale * Ds, scale[:, :, None] * Ns
+    total = D.sum(axis=0)
+    R = N.sum(axis=0) / total[:, None]
+    resid = N - R[None] * D[:, :, None]
+    se = np.sqrt(batches / (batches - 1) * (resid ** 2).sum(axis=0)) / total[:, None]
+    ess = total ** 2 / (scale ** 2 * W2).sum(axis=0)
+    return PooledMap(require_finite(R, "the pooled attention map"), se, ess, n * batches)
