@@ -147,9 +147,10 @@ def run(ids: list[str] | str | None = None, *, profile: str = "quick", seed: int
         on_result: Callable[[Report], None] | None = None, store: Any = None,
         plans: list | None = None) -> Report:
     """Run the checks ``ids`` (a check id, a paper's model name for all its checks, a model file's path for all of
-    its generated checks, a list of them, or None for all) and return the :class:`Report` with its claims ledger. Bad input raises :class:`~attnverify.checks.params.InputError`
-    before anything runs; the same seed gives the same results. ``on_result(report)`` is called after each
-    check with the report so far (claims not yet evaluated). ``store``: a ``attnverify.checks.store.TaskStore``; finished
+    its generated checks, a list of them, or None for all) and return the :class:`Report` with its claims ledger.
+    Bad input raises :class:`~attnverify.checks.params.InputError` before anything runs; the same seed gives the
+    same results. ``on_result(report)`` is called after each check with the report so far (claims not yet
+    evaluated). ``store``: a ``attnverify.checks.store.TaskStore``; finished
     sweep tasks are saved there as they finish and reused by a rerun (same report as an uninterrupted run).
     ``plans``: a plan already resolved by :func:`attnverify.checks.runner.plan` (the command line resolves the
     parameters once and hands the plan on)."""

@@ -214,7 +214,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command is None:            # a bare 'attnverify': the help
             build_parser().print_help()
             return 0
-        load_models(args)                   # a model file named by the command: one line, exit 2, if bad
+        args.added_models = load_models(args)     # a model file named by the command: one line, exit 2, if bad
         if args.command in ("run", "claims", "audit"):   # read and validated once: every later step reads it
             args.options = RunOptions.from_args(args)
         validate_outputs(args)

@@ -161,7 +161,9 @@ def cmd_selftest(args: argparse.Namespace) -> int:
         return _seed_sweep(_count("--seeds", args.seeds, 1), args.json_path, say)
     seed = _count("--seed", args.seed, 0)
     try:
-        chosen = [by_name(n) for n in args.only] if args.only else list(all_mutants())
+        models = tuple(f"{m}." for m in getattr(args, "added_models", None) or ())
+        chosen = ([by_name(n) for n in args.only] if args.only else
+                  [m for m in all_mutants() if m.name.startswith(models)] if models else list(all_mutants()))
     except ValueError as exc:
         raise InputError(str(exc)) from None
     from attnverify.selftest.mutation import selftest
@@ -244,7 +246,8 @@ def _power(args: argparse.Namespace, say) -> int:
     from attnverify.selftest.power import families, markdown, plan, power, smoke, table
     from attnverify.checks.runner import select
 
-    ids = [c.id for c in select(args.only)] if args.only else None
+    only = args.only or getattr(args, "added_models", None)     # --model FILE alone: that model's rows
+    ids = [c.id for c in select(only)] if only else None
     planned = {r.check for r in plan()}
     if ids and not set(ids) & planned:
         raise InputError(f"--only: no power rows for {', '.join(ids)}")

@@ -153,11 +153,32 @@ def validate_lengths(model, p: Mapping, Ls: Sequence[int], rhos: np.ndarray | No
                          "smaller score variance")
 
 
-def comparable(model, vals: dict, rhos: np.ndarray, L: int, corr: np.ndarray, se: np.ndarray) -> np.ndarray:
-    """The points where the predicted remainder is below MAX_EXPANSION_RATIO of the O(1/L) terms ``corr`` and
-    below MAX_REMAINDER_OVER_SE of the measured standard error ``se`` (attnverify.checks.engine._sizes)."""
+def comparable(model, vals: dict, rhos: np.ndarray, L: int, corr: np.ndarray, se: np.ndarray,
+               measured: np.ndarray | None = None) -> np.ndarray:
+    """The points where the predicted remainder is below MAX_EXPANSION_RATIO of the O(1/L) terms and below
+    MAX_REMAINDER_OVER_SE of the measured standard error ``se`` (attnverify.checks.engine._sizes). The size of the
+    O(1/L) terms is the derived ``corr``, capped by ``measured`` (:func:`measured_correction`) when given: a closed
+    form whose O(1/L) terms are inflated is then compared and rejected, not excused as outside the expansion."""
     ratio = expansion_ratio(model, vals, rhos, L)
-    return (ratio <= MAX_EXPANSION_RATIO) & (ratio * np.abs(corr) <= MAX_REMAINDER_OVER_SE * se)
+    size = np.abs(corr) if measured is None else np.minimum(np.abs(corr), measured)
+    return (ratio <= MAX_EXPANSION_RATIO) & (ratio * size <= MAX_REMAINDER_OVER_SE * se)
+
+
+#: standard errors added to the measured O(1/L) coefficient (an upper bound of its size)
+MEASURED_SE = 3.0
+
+
+def measured_correction(means: Sequence[np.ndarray], ses: Sequence[np.ndarray], Ls: Sequence[int]):
+    """``bound(L)``: an upper bound of the O(1/L) terms at length L measured by the Monte Carlo alone, from the
+    smallest and the largest length: c = (MC_{L1} - MC_{L2}) / (1/L1 - 1/L2) (the 1/L coefficient, independent
+    runs), bound = (|c| + MEASURED_SE se_c) / L. None with a single length (nothing to difference)."""
+    if len(Ls) < 2:
+        return None
+    i, j = int(np.argmin(Ls)), int(np.argmax(Ls))
+    span = 1.0 / Ls[i] - 1.0 / Ls[j]
+    c = (np.asarray(means[i]) - np.asarray(means[j])) / span
+    c_se = np.sqrt(np.asarray(ses[i]) ** 2 + np.asarray(ses[j]) ** 2) / span
+    return lambda L: (np.abs(c) + MEASURED_SE * c_se) / L
 
 
 def simulate_lengths(p: dict, ctx, estimator: str = "grid_mc") -> tuple:

@@ -26,8 +26,8 @@ from __future__ import annotations
 import numpy as np
 
 from attnverify.checks.context import Context
-from attnverify.checks.engine._common import (comparable, family_z, power_rule, register_grid_check,
-                                              simulate_lengths, t_to_z, trained_query)
+from attnverify.checks.engine._common import (comparable, family_z, measured_correction, power_rule,
+                                              register_grid_check, simulate_lengths, t_to_z, trained_query)
 from attnverify.checks.engine._sizes import MAX_REMAINDER_OVER_SE
 from attnverify.checks.evidence import Evidence, Plot, Series
 
@@ -39,12 +39,19 @@ COMPARES = ("The reduced gradient flow in the overlaps with its O(1/L) terms (F_
 applies = trained_query
 
 
+#: the rounding allowance of an exactly known entry (se = 0), relative to 1 + |F|
+EXACT_TOL = 1e-12
+
+
 def _z(diff: np.ndarray, se: np.ndarray, n: int, scale: np.ndarray) -> np.ndarray:
-    """z-scores of ``diff`` with standard errors ``se``; where se = 0 (an exactly known entry) 0 when the difference
-    is at rounding level of ``scale``, else infinite."""
+    """z-scores of ``diff`` with standard errors ``se``; where se = 0 (an exactly known entry, e.g. the component
+    along rho at |rho| = 1, which the sphere's projection removes) the difference in units of its rounding
+    allowance EXACT_TOL (1 + |scale|), beyond it only: finite, and far above any threshold when the closed form
+    is wrong there."""
     exact = se <= 0
     z = t_to_z(np.where(exact, 0.0, diff), np.where(exact, 1.0, se), n)
-    return np.where(exact, np.where(np.abs(diff) <= 1e-12 * (1.0 + np.abs(scale)), 0.0, np.inf), z)
+    allowance = EXACT_TOL * (1.0 + np.abs(scale))
+    return np.where(exact, np.maximum(np.abs(diff) - allowance, 0.0) / allowance, z)
 
 
 def run(p: dict, ctx: Context) -> Evidence:
@@ -52,11 +59,14 @@ def run(p: dict, ctx: Context) -> Evidence:
     model, rhos, Ls, vals, ests, pt = simulate_lengths(p, ctx, "drift_mc")
     n, k = p["n_sequences"], model.k
     z_all, z_zero, blocks, left_out = [], [], [], 0
+    bound = measured_correction([np.reshape(e.mean, (len(rhos), k)) for e in ests],
+                                [np.reshape(e.se, (len(rhos), k)) for e in ests], Ls)
     for L, v, est in zip(Ls, vals, ests):
         F_fin = np.reshape(T.evaluate("F_finite", v, **pt), (len(rhos), k))
         F_lim = np.reshape(T.evaluate("F_limit", v, **pt), (len(rhos), k))
         mc, se = np.reshape(est.mean, (len(rhos), k)), np.reshape(est.se, (len(rhos), k))
-        keep = np.stack([comparable(model, v, rhos, L, F_fin[:, j] - F_lim[:, j], se[:, j]) for j in range(k)], -1)
+        keep = np.stack([comparable(model, v, rhos, L, F_fin[:, j] - F_lim[:, j], se[:, j],
+                                    bound and bound(L)[:, j]) for j in range(k)], -1)
         left_out += int((~keep).sum())
         z = _z(mc - F_fin, se, n, F_fin)
         z_all.append(z[keep])

@@ -20,7 +20,8 @@ from __future__ import annotations
 import numpy as np
 
 from attnverify.checks.context import Context
-from attnverify.checks.engine._common import (comparable, family_z, register_grid_check, simulate_lengths,
+from attnverify.checks.engine._common import (comparable, family_z, measured_correction, register_grid_check,
+                                              simulate_lengths,
                                               t_to_z, trained_query, weighted_ratio)
 from attnverify.checks.evidence import Evidence, Plot, Series
 
@@ -39,11 +40,12 @@ def run(p: dict, ctx: Context) -> Evidence:
     n = p["n_sequences"]
     z_levels, z_scales, rows, series = [], [], [], []
     x = rhos[:, 0] if model.k == 1 else np.arange(len(rhos))
+    bound = measured_correction([e.objective.mean for e in ests], [e.objective.se for e in ests], Ls)
     for L, v, est in zip(Ls, vals, ests):
         J_lim = T.evaluate("J_limit", v, **pt)
         corr = T.evaluate("J_correction", v, **pt)
         gap, se = est.objective.mean - J_lim, est.objective.se
-        keep = comparable(model, v, rhos, L, corr, se)
+        keep = comparable(model, v, rhos, L, corr, se, bound and bound(L))
         z_levels.append(t_to_z(gap - corr, se, n)[keep])
         c, c_se = weighted_ratio(gap[keep], corr[keep], est.objective.cov[np.ix_(keep, keep)]) if keep.any() \
             else (float("nan"), float("nan"))

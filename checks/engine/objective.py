@@ -23,7 +23,8 @@ from __future__ import annotations
 import numpy as np
 
 from attnverify.checks.context import Context
-from attnverify.checks.engine._common import (comparable, family_z, power_rule, register_grid_check,
+from attnverify.checks.engine._common import (comparable, family_z, measured_correction, power_rule,
+                                              register_grid_check,
                                               simulate_lengths, t_to_z, trained_query)
 from attnverify.checks.engine._sizes import MAX_REMAINDER_OVER_SE
 from attnverify.checks.evidence import Evidence, Plot, Series
@@ -41,10 +42,12 @@ def run(p: dict, ctx: Context) -> Evidence:
     model, rhos, Ls, vals, ests, pt = simulate_lengths(p, ctx)
     n = p["n_sequences"]
     z_all, z_limit, blocks, left_out = [], [], [], []
+    bound_J = measured_correction([e.objective.mean for e in ests], [e.objective.se for e in ests], Ls)
+    bound_m = measured_correction([e.mass.mean for e in ests], [e.mass.se for e in ests], Ls)
     for L, v, est in zip(Ls, vals, ests):
         J_fin, J_lim = T.evaluate("J_finite", v, **pt), T.evaluate("J_limit", v, **pt)
         mc, se = est.objective.mean, est.objective.se
-        keep = comparable(model, v, rhos, L, J_fin - J_lim, se)
+        keep = comparable(model, v, rhos, L, J_fin - J_lim, se, bound_J and bound_J(L))
         left_out += [(L, tuple(np.round(r, 4))) for r in rhos[~keep]]
         z = t_to_z(mc - J_fin, se, n)[keep]
         z_lim = t_to_z(mc - J_lim, se, n)[keep]
@@ -60,7 +63,7 @@ def run(p: dict, ctx: Context) -> Evidence:
             m_fin = T.evaluate(f"mass_finite.{comp.name}", v, **pt)
             m_lim = T.evaluate(f"mass.{comp.name}", v, **pt)
             m_se = est.mass.se[:, c]
-            ok = comparable(model, v, rhos, L, m_fin - m_lim, m_se)
+            ok = comparable(model, v, rhos, L, m_fin - m_lim, m_se, bound_m and bound_m(L)[:, c])
             zm.append(t_to_z(est.mass.mean[:, c] - m_fin, m_se, n)[ok])
         z_all += [z, np.array(zc), *zm]
         z_limit.append(z_lim)

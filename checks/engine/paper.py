@@ -44,6 +44,16 @@ class ModelPaper(Paper):
 
         return mutants(self)
 
+    def families(self):
+        from attnverify.checks.engine.selftest import families
+
+        return families(self)
+
+    def power_rows(self):
+        from attnverify.checks.engine.selftest import power_rows
+
+        return power_rows(self)
+
     def claim_scenarios(self):
         return {}
 

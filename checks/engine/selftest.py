@@ -14,14 +14,18 @@ the check sees a plausible but wrong closed form through its ordinary code path:
   form, so that component's mixture weight n / L is doubled and the others' reduced accordingly (caught by the
   objective check); only for models whose counts have such a parameter.
 
-The power families of the generic checks are not generated yet (the checks' own power rules apply: a limit that
-cannot be told from its O(1/L) terms is ``unresolved``, never a pass).
+The power families (``attnverify selftest --power --model FILE``: :func:`families`, :func:`power_rows`) scale one
+derived quantity by (1 + delta), through the same code path: ``<id>.J_finite_scale`` (the objective check),
+``<id>.correction_scale`` (the O(1/L) terms of J: the finite-size check), ``<id>.F_scale`` (the reduced field: the
+field and ODE checks; a scale cannot move the equilibria or their stability, so that row is not applicable) and
+``<id>.map_scale`` (the token-query map).  Their minimum detectable perturbations are measured, not targeted,
+except the map's: its check's own power rule requires 1 %.
 """
 from __future__ import annotations
 
 import sympy as sp
 
-from attnverify.checks.perturb import Mutant
+from attnverify.checks.perturb import Family, Mutant, PowerRow
 
 
 def _dropped_finite_size(theory):
@@ -85,3 +89,48 @@ def mutants(paper) -> list[Mutant]:
         out.append(Mutant(f"{model.id}.wrong_mixture_weight", _wrong_weight(size), (obj,),
                           f"the mixture weight {size}/L read as 2 {size}/L in every closed form"))
     return out
+
+
+#: the quantities each scale family multiplies by (1 + delta), and what it models
+_SCALED = {
+    "J_finite_scale": (("J_finite",), "J_finite x (1 + delta) (the objective with its O(1/L) terms)"),
+    "correction_scale": (("J_correction",), "J_correction x (1 + delta), J_finite = J_limit + J_correction "
+                                            "re-formed (the O(1/L) terms of J)"),
+    "F_scale": (("F_limit", "F_finite"), "F_limit and F_finite x (1 + delta) (the reduced field)"),
+    "map_scale": (("attention_map",), "the token-query attention map Gamma_mu x (1 + delta)"),
+}
+
+
+def _scaled(names: tuple[str, ...], factor: float):
+    def make(theory):
+        q = theory.quantities
+        wrong = {n: factor * q[n] for n in names if n in q}
+        if "J_correction" in wrong:
+            wrong["J_finite"] = q["J_limit"] + wrong["J_correction"]
+        return theory.replace(f"{', '.join(names)} x {factor:g}", **wrong)
+    return make
+
+
+def families(paper) -> list[Family]:
+    """The scale families of ``paper``'s model (module docstring), named ``<id>.<family>``."""
+    used = {r.family for r in power_rows(paper)}
+    out = []
+    for name, (names, what) in _SCALED.items():
+        if f"{paper.model}.{name}" in used:
+            full = f"{paper.model}.{name}"
+            out.append(Family(full, "scale", what, lambda dl, names=names, full=full: [
+                Mutant(full, _scaled(names, 1 + dl), (), "")]))
+    return out
+
+
+def power_rows(paper) -> list[PowerRow]:
+    """The (check, family) rows of ``paper``'s generated checks."""
+    from attnverify.checks.engine import equilibria, field, finite_size, objective, ode_tracking, token_map
+
+    ids, m = set(paper.check_ids()), paper.model
+    rows = [(objective.NAME, "J_finite_scale", None, ""), (finite_size.NAME, "correction_scale", None, ""),
+            (field.NAME, "F_scale", None, ""), (ode_tracking.NAME, "F_scale", None, ""),
+            (equilibria.NAME, "F_scale", None, "a positive scale of F moves neither its zeros nor the signs of DF's "
+             "eigenvalues: the certified equilibria and their stability are unchanged"),
+            (token_map.NAME, "map_scale", 0.01, "")]
+    return [PowerRow(f"{m}.{c}", f"{m}.{fam}", target, why) for c, fam, target, why in rows if f"{m}.{c}" in ids]

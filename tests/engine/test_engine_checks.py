@@ -65,6 +65,18 @@ def test_missing_finite_size_terms_are_rejected(two_signals):
         assert r.verdict == "fail", (cid, r.verdict, r.error)
 
 
+def test_inflated_finite_size_terms_are_compared_and_rejected(two_signals):
+    """J_finite x 1.5 (its O(1/L) terms inflated 30-fold): the gate that leaves out a point whose predicted remainder
+    exceeds half a standard error sized that remainder from the derived O(1/L) terms, so it left out every point and
+    the check read unresolved; the size is now capped by the O(1/L) terms measured from the Monte Carlo at the
+    smallest and largest L, and the wrong closed form fails."""
+    [family] = [f for f in two_signals.families() if f.name == "two_signals.J_finite_scale"]
+    [mutant] = family.mutants(0.5)
+    cid = "two_signals.objective_vs_montecarlo"
+    r = _run(cid, mutant.make(REGISTRY[cid].theory))
+    assert r.verdict == "fail", (r.verdict, r.error)
+
+
 def test_wrong_mixture_weight_is_rejected(two_signals):
     """R1 read as 2 R1 in every closed form (signal1's weight doubled): the objective check rejects it."""
     [mutant] = [m for m in two_signals.mutants() if m.name == "two_signals.wrong_mixture_weight"]

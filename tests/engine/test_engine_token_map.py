@@ -54,3 +54,25 @@ def test_heavy_tailed_weights_leave_the_map_unresolved():
     assert r.verdict == "error" and r.error.startswith("Unresolved:") and "ESS" in r.error, r.error
     ess = np.array([row["ess"] for row in r.evidence.details["points"]])
     assert np.all(np.isfinite(ess)) and ess.max() < 1000, ess
+
+
+def test_power_row_of_the_map_meets_its_target():
+    """selftest --power for a model file: the map's scale family is rejected at 1 % (the check's own power rule) at
+    seed 0, and the row says so; the trained-query families are not offered for a token-query model."""
+    from attnverify.selftest.power import power_of_check
+
+    paper = add_model(MODELS / "token_gaussian.toml")
+    assert [f.name for f in paper.families()] == ["token_gaussian.map_scale"]
+    [row] = paper.power_rows()
+    baseline, [measured] = power_of_check(row.check, [row], seeds=[0], profile="quick")
+    assert baseline == {0: "pass"} and measured["meets_target"] is True and measured["mdp"] <= 0.01, measured
+
+
+def test_selftest_power_with_a_model_file_measures_that_model_only(capsys):
+    """`attnverify selftest --power --model FILE` (no --only): the model file's rows, not every paper's."""
+    from attnverify.cli import main
+
+    assert main(["selftest", "--power", "--model", str(MODELS / "token_gaussian.toml"), "--seeds", "1",
+                 "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "token_gaussian.attention_map_vs_montecarlo" in out and "signal." not in out and "slr." not in out, out

@@ -27,9 +27,10 @@ def _value(expr: sp.Expr, rho: float, **over) -> float:
 
 def _theory(arguments) -> object:
     """The theory a Paper A check receives inside a perturbation (``arguments`` from ``perturbed``)."""
-    from attnverify.checks.registry import REGISTRY
+    from attnverify.checks.runner import select       # imports the check's module (the registry fills lazily)
 
-    return arguments(REGISTRY["signal.objective_vs_montecarlo"])["theory"]
+    [check] = select(["signal.objective_vs_montecarlo"])
+    return arguments(check)["theory"]
 
 
 # ------------------------------------------------------------------------------------------- families
