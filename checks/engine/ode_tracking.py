@@ -84,6 +84,12 @@ def moment_steps(path: np.ndarray, spacing: float) -> np.ndarray:
     return np.array(chosen)
 
 
+def _outside(reason: str, why: str, details: dict) -> Evidence:
+    """The unresolved evidence of a run outside the expansion (decided from measurements, before any comparison)."""
+    return Evidence(metric="|fitted scale - 1| / se and max |z| of the mean path", observed=0.0, threshold=1.0,
+                    passed=False, reason=reason, unresolved=why, details=details)
+
+
 def _field(theory, values: dict, model, scale: float = 1.0):
     names = [f"rho_{d}" for d in model.directions]
     f = theory.numeric("F_finite")
@@ -106,9 +112,10 @@ def run(p: dict, ctx: Context) -> Evidence:
     full = np.concatenate(ctx.map(sga_task, [(N.projected_sga, spec, np.tile(rho0, (n, 1)), steps, p["a"], p["b"],
                                               every, s) for n, s in zip(sizes, seeds)]))
     ctx.progress(0.7)
-    paths, mean_path = full[:, rec], full.mean(axis=0)[rec]
-    at = moment_steps(full.mean(axis=0), p["moment_spacing"])
-    _, S_pts, G_pts = N.step_moments(spec, full.mean(axis=0)[at], p["n_moments"], np.random.default_rng(seeds[-1]))
+    every_mean = full.mean(axis=0)                                           # (steps + 1, k)
+    paths, mean_path = full[:, rec], every_mean[rec]
+    at = moment_steps(every_mean, p["moment_spacing"])
+    _, S_pts, G_pts = N.step_moments(spec, every_mean[at], p["n_moments"], np.random.default_rng(seeds[-1]))
     t_pts = time[at]
     S = np.empty((steps, k, k))
     for i in range(k):
@@ -119,17 +126,15 @@ def run(p: dict, ctx: Context) -> Evidence:
     base = {"runs": runs, "steps": steps, "eta0": float(eta[0]), "t_final": float(time[-1]),
             "step_energy": step_energy, "recorded_steps": rec, "mean_path": mean_path}
     if step_energy > MAX_STEP_ENERGY:
-        return Evidence(metric="|fitted scale - 1| / se and max |z| of the mean path", observed=0.0, threshold=1.0,
-                        passed=False, reason="the step is outside the expansion in eta",
-                        unresolved=f"eta_0^2 max E|g|^2 = {step_energy:.3g} > {MAX_STEP_ENERGY:g}: the first step "
-                                   "is too large for the second-order mean path (raise b or lower a)", details=base)
+        return _outside("the step is outside the expansion in eta",
+                        f"eta_0^2 max E|g|^2 = {step_energy:.3g} > {MAX_STEP_ENERGY:g}: the first step is too large "
+                        "for the second-order mean path (raise b or lower a)", base)
     spread = float(np.sqrt(np.max(np.sum(full.var(axis=0, ddof=1), axis=-1))))        # measured, over the runs
     base["spread"] = spread
     if spread > MAX_SPREAD:
-        return Evidence(metric="|fitted scale - 1| / se and max |z| of the mean path", observed=0.0, threshold=1.0,
-                        passed=False, reason="the runs spread too far for the moment closure",
-                        unresolved=f"the runs' spread reaches {spread:.3g} > {MAX_SPREAD:g}: the closure (third "
-                                   "moments dropped) does not hold (fewer steps or smaller steps)", details=base)
+        return _outside("the runs spread too far for the moment closure",
+                        f"the runs' spread reaches {spread:.3g} > {MAX_SPREAD:g}: the closure (third moments dropped) "
+                        "does not hold (fewer steps or smaller steps)", base)
     F = _field(T, vals, model)
     m, V = second_order_mean(F, rho0, eta, S, G)
     if not np.all(np.isfinite(m)):

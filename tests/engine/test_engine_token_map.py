@@ -10,17 +10,8 @@ import pytest
 
 from attnverify.checks import runner
 from attnverify.checks.engine import add_model
-from attnverify.checks.registry import remove_paper
 
 MODELS = Path(__file__).resolve().parents[2] / "examples" / "models"
-
-
-@pytest.fixture(autouse=True)
-def _registered_only_here():
-    """The token models are registered by these tests only: removed afterwards, so no other test sees them."""
-    yield
-    for name in ("token_gaussian", "token_sphere"):
-        remove_paper(name)
 
 
 def _run(cid: str, overrides: dict | None = None, theory=None):
