@@ -14,10 +14,11 @@ quantity, option or symbol, a kind the quantity does not support, or an expressi
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
+import sympy as sp
 
 from attnverify.checks.claims import CLAIMS, Claim, ClaimResult, ClaimVerdict, all_claims, evaluate_claim
 from attnverify.checks.context import stream_key
@@ -36,6 +37,23 @@ class Resolved:
     claim: Claim | None = None
     quantity: Any = None
     options: dict | None = None
+    read_as: Any = None
+
+    def with_reading(self) -> "Resolved":
+        """The same, with ``read_as``: a ``stated_latex`` form as the SymPy expression it was read as (its
+        symbols plain, named as a claim names them), printed back by the audit so that a misreading shows."""
+        from attnverify.checks.latex_reader import LatexText
+        from attnverify.checks.stated import parse_expression
+
+        s = self.stated
+        if not isinstance(s.stated, LatexText):
+            return self
+        names = [n for q in self.paper.quantities() for n in (*q.symbols, *q.aliases)]
+        names += [s.get("variable")] if s.get("variable") else []
+        names += [*s.get("variables", []), *s.get("constants", [])]
+        symbols = {n: sp.Symbol(n) for n in dict.fromkeys(names)}
+        where = f"{s.origin}: claim {s.id!r}, field 'stated'"
+        return replace(self, read_as=parse_expression(s.stated, symbols, where))
 
     @property
     def checks(self) -> tuple[str, ...]:
@@ -76,7 +94,7 @@ def resolve(claims: Sequence[StatedClaim]) -> list[Resolved]:
             own = statement_of(builtin)
             if own.kind != s.kind:
                 raise InputError(f"{where}: field 'kind': {builtin} is a {own.kind!r} claim, not {s.kind!r}")
-            out.append(Resolved(s, paper, claim=c))
+            out.append(Resolved(s, paper, claim=c).with_reading())
             continue
         if not s.quantity:
             raise InputError(f"{where}: field 'quantity' is missing (or 'like' naming a built-in claim)")
@@ -94,7 +112,7 @@ def resolve(claims: Sequence[StatedClaim]) -> list[Resolved]:
                                  f"give {', '.join(free)}")
         if s.kind == "formula":
             stated_expression(s, q, options)        # parses (InputError on an unknown symbol or bad syntax)
-        out.append(Resolved(s, paper, quantity=q, options=options))
+        out.append(Resolved(s, paper, quantity=q, options=options).with_reading())
     return out
 
 

@@ -1,4 +1,4 @@
-"""Stated claims: what a paper (or a user) states, kept as data in TOML, read and validated before any work.
+r"""Stated claims: what a paper (or a user) states, kept as data in TOML, read and validated before any work.
 
 Every paper has one stated-claims file (``Paper.stated``); a user brings files of the same format to
 ``attnverify audit``. Each ``[[claim]]`` table is one statement::
@@ -15,7 +15,9 @@ Every paper has one stated-claims file (``Paper.stated``); a user brings files o
 
 What ``stated`` holds, by kind:
 
-* ``formula``: an expression (SymPy syntax) in the quantity's symbols;
+* ``formula``: an expression (SymPy syntax) in the quantity's symbols; or, instead of ``stated``,
+  ``stated_latex`` = an expression in LaTeX (``'\frac{\beta \sigma^{2}}{2}'``, read by
+  :mod:`attnverify.checks.latex_reader`; also for ``rate`` and ``bound``);
 * ``value``: a number (a reported figure), with optional ``uncertainty`` (its standard error as reported),
   ``resolution`` (the smallest difference that matters: below it two values "agree") and ``protocol`` (a table:
   what the paper fixes) and ``unknown`` (a list: the parts of the protocol the paper does not give);
@@ -40,6 +42,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from attnverify.checks.latex_reader import LatexError, LatexText, to_sympy_text
 from attnverify.checks.params import InputError, did_you_mean
 
 if sys.version_info >= (3, 11):
@@ -49,7 +52,8 @@ else:  # pragma: no cover -- Python 3.10
 
 KINDS = ("formula", "value", "threshold", "rate", "bound", "qualitative")
 DIRECTIONS = ("upper", "exact", "lower")
-_COMMON = {"id", "model", "kind", "quantity", "stated", "at", "statement", "source", "reconstructed", "like", "note"}
+_COMMON = {"id", "model", "kind", "quantity", "stated", "stated_latex", "at", "statement", "source", "reconstructed",
+           "like", "note"}
 _KIND_FIELDS = {
     "formula": set(),
     "value": {"uncertainty", "resolution", "protocol", "unknown"},
@@ -92,7 +96,8 @@ class StatedClaim:
         return replace(self, stated=stated, extra={**self.extra, **extra})
 
     def as_dict(self) -> dict:
-        out = {"id": self.id, "model": self.model, "kind": self.kind, "stated": self.stated,
+        stated = {"stated_latex": str(self.stated)} if isinstance(self.stated, LatexText) else {"stated": self.stated}
+        out = {"id": self.id, "model": self.model, "kind": self.kind, **stated,
                "statement": self.statement, "source": self.source, "origin": self.origin,
                "reconstructed": self.reconstructed}
         if self.quantity:
@@ -142,10 +147,11 @@ def parse_claims(doc: Mapping[str, Any], origin: str, *, model: str | None = Non
         m = entry.get("model", model)
         if not isinstance(m, str) or not m:
             raise InputError(f"{where}: field 'model' is missing (a paper's model name, attnverify list --models)")
+        stated = _stated_field(entry, kind, where)
         for name in _REQUIRED[kind]:
-            if name not in entry and not (entry.get("like") and name != "stated"):
+            if name not in entry and not (entry.get("like") and name != "stated") and not (
+                    name == "stated" and stated is not None):
                 raise InputError(f"{where}: field {name!r} is missing (kind {kind!r} needs it)")
-        stated = entry.get("stated")
         if kind in ("value", "threshold") and not _number(stated):
             raise InputError(f"{where}: field 'stated' must be a finite number for kind {kind!r}, got {stated!r}")
         if kind in ("formula", "rate", "bound", "qualitative") and not isinstance(stated, str):
@@ -163,6 +169,22 @@ def parse_claims(doc: Mapping[str, Any], origin: str, *, model: str | None = Non
                                extra=extra, origin=origin, reconstructed=bool(entry.get("reconstructed", False)),
                                like=entry.get("like")))
     return out
+
+
+def _stated_field(entry: Mapping[str, Any], kind: str, where: str) -> Any:
+    """The stated form: ``stated``, or ``stated_latex`` (an expression in LaTeX, read by
+    :mod:`attnverify.checks.latex_reader`) for the kinds whose stated form is an expression."""
+    if "stated_latex" not in entry:
+        return entry.get("stated")
+    if kind not in ("formula", "rate", "bound"):
+        raise InputError(f"{where}: field 'stated_latex' is for an expression (kinds formula, rate, bound), "
+                         f"not kind {kind!r}: give 'stated'")
+    if "stated" in entry:
+        raise InputError(f"{where}: give 'stated' or 'stated_latex', not both")
+    if not isinstance(entry["stated_latex"], str) or not entry["stated_latex"].strip():
+        raise InputError(f"{where}: field 'stated_latex' must be a LaTeX expression in a string, e.g. "
+                         "stated_latex = '\\frac{\\beta}{2}'")
+    return LatexText(entry["stated_latex"])
 
 
 def _number(x: Any) -> bool:
@@ -316,12 +338,21 @@ def parse_expression(text: str, symbols: Mapping[str, Any], where: str) -> Any:
     functions = _functions()
     if not isinstance(text, str) or not text.strip():
         raise InputError(f"{where}: an empty expression")
+    if isinstance(text, LatexText):
+        where = where.replace("field 'stated'", "field 'stated_latex'")
+        if len(text) > 4 * MAX_EXPRESSION_CHARS:
+            raise InputError(f"{where}: the LaTeX form has {len(text)} characters, more than the "
+                             f"{4 * MAX_EXPRESSION_CHARS} this tool reads")
+        try:
+            text = to_sympy_text(text, symbols)
+        except LatexError as exc:
+            raise InputError(f"{where}: {exc}") from None
     if len(text) > MAX_EXPRESSION_CHARS:
         raise InputError(f"{where}: the expression has {len(text)} characters, more than the {MAX_EXPRESSION_CHARS} "
                          "this tool reads")
     if "\\" in text or re.search(r"[{}$]", text):
-        raise InputError(f"{where}: {_short(text)} looks like LaTeX; write it in SymPy syntax (e.g. \\frac{{a}}{{b}} "
-                         "as a/b, e^{x} as exp(x), \\sqrt{x} as sqrt(x), x^{2} as x**2)")
+        raise InputError(f"{where}: {_short(text)} looks like LaTeX; give it as stated_latex, or write it in SymPy "
+                         "syntax (e.g. \\frac{a}{b} as a/b, e^{x} as exp(x), \\sqrt{x} as sqrt(x), x^{2} as x**2)")
     if any(bad in text for bad in ("__", "lambda", "import", ";")) or re.search(r"\.[A-Za-z_]", text):
         raise InputError(f"{where}: {_short(text)} is not an expression")
     for name in re.findall(r"([A-Za-z_][A-Za-z_0-9]*)\s*\(", text):

@@ -222,6 +222,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
     from attnverify.render.report import claims_table, write_json
 
     resolved = prepare(args.file)               # every problem of the file: exit 2 before any work
+    _print_readings(resolved)
     ids = checks_of(resolved)
     opts = replace(_options(args), json_path=None, report_dir=None)   # written below, with the claims
     report = run_with_outputs(opts, ids) if ids else None
@@ -245,6 +246,15 @@ def cmd_audit(args: argparse.Namespace) -> int:
     else:
         print(claims_table(report, ledger=False))
     return 0 if report.ok else 1
+
+
+def _print_readings(resolved: list) -> None:
+    """Each ``stated_latex`` form as it was read, in SymPy syntax and back in LaTeX, so that a misreading shows."""
+    from attnverify.render.exprs import latex
+
+    for r in resolved:
+        if r.read_as is not None:
+            print(f"{r.stated.id}: stated_latex read as {r.read_as}   (in LaTeX: {latex(r.read_as)})")
 
 
 def _task_store(args: argparse.Namespace | RunOptions):
