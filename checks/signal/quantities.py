@@ -17,8 +17,11 @@
                 options beta, sigma, R, L, d (with the finite-size terms: the simulation has finite L). Derived: the
                 certified enclosure of theta* (``attnverify.theory.signal.minus_xi_certificate``). Measured: a bracket
                 from the sign of the Monte Carlo drift next to -xi, J_d'(-1 + 0.001), scanned up from 0.1/beta in
-                factors of 2 and bisected in log theta (``numerics.signal_drift.minus_xi_switch``), as signal.equilibria_stability
-                measures the stability of -xi; no closed form enters it.
+                factors of 2 and bisected in log theta, past an inconclusive midpoint from both sides towards it, so
+                that max_samples sets the bracket's width (``numerics.signal.drift.minus_xi_switch``), as
+                signal.equilibria_stability measures the stability of -xi; no closed form enters it. At the defaults
+                (theta* = 1.337) the bracket is [1.26, 1.41] at its widest over seeds 0-2 (a theta* 5 % off lies
+                outside it in 4 of the 6 cases), 21 sign tests, about a minute.
 """
 from __future__ import annotations
 
@@ -38,7 +41,7 @@ N_SEQUENCES = 4000            # Monte Carlo sequences per point (standard error 
 N_DRIFT = 4000                # drift samples per point of F (standard error ~1 % of F at R/L ~ 1/3, L ~ 1000)
 SWITCH_DELTA = 1e-3           # the drift next to -xi is measured at rho = -1 + SWITCH_DELTA
 SWITCH_ALPHA = 1e-3           # family-wise false-alarm level of the sign tests of the theta* bracket
-SWITCH_TESTS = 16             # sign tests of the bisection, at most
+SWITCH_TESTS = 24             # sign tests of the bisection, at most
 _J_SYMBOLS = {k: SYMBOLS[k] for k in ("rho", "theta", "beta", "sigma", "R", "L")}
 # the range of the alignment symbol (the other symbols are the model options, with their own ranges)
 _DOMAIN = {"rho": Param("rho", float, 0.0, "the alignment rho = <q, xi> of a unit query", low=-1.0, high=1.0)}

@@ -85,18 +85,26 @@ def drift_sign(model: SignalModel, rho: float, z: float, n0: int, n_max: int, rn
         samples = np.concatenate([samples, more])
 
 
+MIN_GAP = 2e-3                 # minus_xi_switch: a side of the bracket stops within this relative gap
+
+
 def minus_xi_switch(model_at, theta_lo: float, theta_hi: float, *, delta: float, z: float, n0: int, n_max: int,
                     rng: np.random.Generator, max_tests: int = 16) -> dict:
     """A measured bracket [lo, hi] of the signal strength where -xi turns attracting: the sign of J_d'(-1 + delta)
     (the drift next to -xi) is + at lo (-xi repels) and - at hi (-xi attracts), for the models ``model_at(theta)``.
 
     A scan upwards from theta_lo in factors of 2 (up to theta_hi) stops at the first - sign; the last + sign before
-    it is lo (a - at theta_lo itself gives the bracket [0, theta_lo]). The bracket is then bisected in log theta
-    until a sign test stays inconclusive (the switch is within the resolution of n_max samples) or ``max_tests``
-    sign tests were made. Far above the switch the drift next to -xi fades (the informative weight at -xi decays
-    like e^(-beta theta)), so the scan starts low. It assumes one switch. Nothing here reads a closed form.
+    it is lo (a - at theta_lo itself gives the bracket [0, theta_lo]). The bracket is then bisected in log theta.
+    A midpoint whose test stays inconclusive lies within the resolution of n_max samples of the switch; the
+    bisection then goes on from both sides towards it, alternately: the log-midpoint of lo and the lowest
+    inconclusive point, and of the highest one and hi. A conclusive test moves lo or hi inwards, an inconclusive
+    one moves that side's inconclusive point outwards, so each side closes in on the edge of the sign test's
+    resolution (a larger n_max gives a narrower bracket); a side stops when its gap is below MIN_GAP. A sign found
+    beyond an inconclusive point moves the bracket past it and plain bisection resumes. At most ``max_tests`` sign
+    tests in all. Far above the switch the drift next to -xi fades (the informative weight at -xi decays like
+    e^(-beta theta)), so the scan starts low. It assumes one switch. Nothing here reads a closed form.
     Returns lo, hi (None: no - sign found up to theta_hi), the tests made (theta, sign, mean, se, n) and
-    ``resolved`` (the bisection stopped on an inconclusive test, not on the test budget)."""
+    ``resolved`` (a test stayed inconclusive: the bracket reached the resolution of n_max samples)."""
     tests: list[dict] = []
 
     def sign_at(theta: float) -> int:
@@ -115,12 +123,26 @@ def minus_xi_switch(model_at, theta_lo: float, theta_hi: float, *, delta: float,
         theta *= 2.0
     if hi is None:
         return {"lo": lo, "hi": None, "tests": tests, "resolved": False}
-    resolved = lo == 0.0
-    while not resolved and len(tests) < max_tests:
-        mid = float(np.sqrt(lo * hi))
-        s = sign_at(mid)
+    if lo == 0.0:
+        return {"lo": lo, "hi": hi, "tests": tests, "resolved": True}
+    near = None                        # (lowest, highest) inconclusive point inside (lo, hi)
+    open_sides = {"below", "above"}
+    while open_sides and len(tests) < max_tests:
+        if near is None:
+            side, t = None, float(np.sqrt(lo * hi))
+        else:
+            side = "below" if "below" in open_sides and (len(tests) % 2 == 0 or "above" not in open_sides) else "above"
+            t = float(np.sqrt(lo * near[0])) if side == "below" else float(np.sqrt(near[1] * hi))
+        s = sign_at(t)
         if s == 0:
-            resolved = True
-            break
-        lo, hi = (mid, hi) if s > 0 else (lo, mid)
+            near = (t, t) if side is None else (t, near[1]) if side == "below" else (near[0], t)
+        else:
+            lo, hi = (t, hi) if s > 0 else (lo, t)
+            if near is not None and not lo < near[0] <= near[1] < hi:
+                near = None                        # a sign beyond the inconclusive point: bisect again
+                open_sides = {"below", "above"}
+        if near is not None:                       # a side ends where its gap is below any useful resolution
+            open_sides -= {side for side, gap in (("below", near[0] / lo), ("above", hi / near[1]))
+                           if gap < 1 + MIN_GAP}
+    resolved = near is not None
     return {"lo": lo, "hi": hi, "tests": tests, "resolved": resolved}

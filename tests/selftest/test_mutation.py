@@ -105,19 +105,31 @@ def test_mutants_change_the_mathematics():
 
 
 # ------------------------------------------------------------------------------------------------ caught
-def test_fast_mutants_are_caught_and_baseline_passes():
+def test_fast_mutants_are_caught_and_baseline_passes(tmp_path):
     """Fast mutants of every paper (a stability label, a rate, a field, a Pi that leaves the sphere, a Bayes weight),
-    run through the real checks: the smoke of the full mutant self-test (test_full_selftest, marked slow). The
-    unnormalised Pi once made both of its checks raise (points off the sphere) instead of failing."""
+    run through the real checks by the command line (``selftest --mutants --only ... --json``): the smoke of the full
+    mutant self-test (test_full_selftest, marked slow). The unnormalised Pi once made both of its checks raise
+    (points off the sphere) instead of failing."""
+    from attnverify.cli.selftest import add_parser, cmd_selftest
+
     names = ["stability_flipped", "rate_c_x2", "X_inf_without_tangent_projection", "Pi_unnormalised",
              "slr_bayes_no_norm_term"]
-    result = selftest([by_name(n) for n in names])
-    assert result["baseline_all_pass"], result["baseline"]
+    parser = argparse.ArgumentParser()
+    add_parser(parser.add_subparsers())
+    out = tmp_path / "selftest.json"
+    code = cmd_selftest(parser.parse_args(["selftest", "--mutants", "--only", *names, "--json", str(out), "--quiet"]))
+    result = json.loads(out.read_text())
+    assert code == 0 and result["baseline_all_pass"], result["baseline"]
     assert result["mutants"] == 5 and result["caught"] == 5
     for row in result["rows"]:
         assert row["caught_by"] and all(not r["crash"] for r in row["results"])
         catching = [r for r in row["results"] if r["catches"]]
         assert all(r["verdict"] == "fail" and r["observed"] > r["threshold"] for r in catching)
+    [row] = [r for r in result["rows"] if r["mutant"] == "rate_c_x2"]
+    # w2_bound compares every atom's derived rate with the particles' decay too (issue 23)
+    assert row["caught_by"] == ["meanfield.projection_stationary", "meanfield.w2_bound"]
+    # the fitted rate is the true gamma/|B^T x*|, the mutant claims twice that: relative error 1/2
+    assert math.isclose(row["results"][0]["observed"], 0.5, rel_tol=1e-3)
 
 
 def test_crash_is_not_a_catch():
@@ -142,24 +154,6 @@ def test_an_exception_is_never_a_rejection():
     assert rejects({"verdict": "fail", "error": None, "unresolved": False})
 
 
-def test_cli_json(tmp_path):
-    from attnverify.cli.selftest import add_parser, cmd_selftest
-
-    parser = argparse.ArgumentParser()
-    add_parser(parser.add_subparsers())
-    out = tmp_path / "selftest.json"
-    code = cmd_selftest(parser.parse_args(["selftest", "--mutants", "--only", "rate_c_x2", "--json", str(out),
-                                           "--quiet"]))
-    data = json.loads(out.read_text())
-    assert code == 0 and data["mutants"] == 1 and data["caught"] == 1
-    [row] = data["rows"]
-    # w2_bound compares every atom's derived rate with the particles' decay too (issue 23)
-    assert row["mutant"] == "rate_c_x2" and row["caught_by"] == ["meanfield.projection_stationary",
-                                                                 "meanfield.w2_bound"]
-    # the fitted rate is the true gamma/|B^T x*|, the mutant claims twice that: relative error 1/2
-    assert math.isclose(row["results"][0]["observed"], 0.5, rel_tol=1e-3)
-
-
 def test_cli_bad_input():
     from attnverify.checks.params import InputError
     from attnverify.cli.selftest import add_parser, cmd_selftest
@@ -176,11 +170,12 @@ def test_cli_bad_input():
 
 def test_parallel_selftest_has_the_serial_rows():
     """jobs = 2 (forked workers, each injecting its own mutant) gives the rows of the serial run, seconds aside;
-    two cheap mutants whose checks differ, so a mutant leaking into another task would change a verdict."""
+    two cheap mutants (about 1 s of checks each) whose checks differ and overlap in tsc.pushforward_moments, so a
+    mutant leaking into another task (a baseline check or the other mutant's) would change a verdict."""
     def strip(rows):
         return [{**r, "results": [{k: v for k, v in x.items() if k != "seconds"} for x in r["results"]]} for r in rows]
 
-    chosen = [by_name("rate_c_x2"), by_name("X_inf_without_tangent_projection")]
+    chosen = [by_name("tsc_map_missing_sigma"), by_name("tsc_cov_missing_sigma")]
     serial, parallel = selftest(chosen), selftest(chosen, jobs=2)
     assert strip(parallel["rows"]) == strip(serial["rows"]) and parallel["caught"] == serial["caught"] == 2
     assert [{k: v for k, v in b.items() if k != "seconds"} for b in parallel["baseline"]] == \

@@ -251,3 +251,59 @@ def test_drift_estimator_and_sga_runs_take_the_same_step(monkeypatch):
     n_drift = len(calls)
     sga.projected_sga(model, np.zeros(2), 3, 1.0, 2.0, np.random.default_rng(0))
     assert n_drift >= 1 and len(calls) > n_drift
+
+
+def _synthetic_switch(monkeypatch, switch: float, slope: float, noise: float):
+    """minus_xi_switch on a drift known exactly: J_d'(-1 + delta) = slope (switch - theta) (+ above the switch,
+    - below), measured with standard error noise / sqrt(n); the sign test is the real drift_sign rule."""
+    import numpy as np
+
+    import attnverify.numerics.signal.drift as drift
+
+    def fake_sign(model, rho, z, n0, n_max, rng):
+        n = n0
+        while True:
+            mean, se = slope * (switch - model), noise / np.sqrt(n)
+            if abs(mean) > z * se or n >= n_max:
+                return {"sign": int(np.sign(mean)) if abs(mean) > z * se else 0, "mean": mean, "se": se, "n": n}
+            n = min(2 * n, n_max)
+
+    monkeypatch.setattr(drift, "drift_sign", fake_sign)
+    return drift.minus_xi_switch
+
+
+def test_the_theta_star_bracket_narrows_past_an_inconclusive_midpoint_and_with_more_samples(monkeypatch):
+    """Before, the bisection stopped at its first inconclusive midpoint, so the bracket at the defaults was
+    [1.131, 1.6] (theta* = 1.337) whatever max_samples was; now it goes on from both sides towards that point.
+    With the drift known exactly (slope 0.33 per unit theta, noise 0.66 per sample: the measured values at the
+    defaults) the bracket must contain the switch, and four times the samples must narrow it."""
+    switch = 1.337
+    widths = []
+    for n_max in (32000, 128000):
+        find = _synthetic_switch(monkeypatch, switch, 0.33, 0.66)
+        out = find(lambda theta: theta, 0.1, 12.8, delta=1e-3, z=4.4, n0=1000, n_max=n_max, rng=None, max_tests=16)
+        assert out["lo"] < switch < out["hi"] and out["resolved"], out
+        widths.append(math.log(out["hi"] / out["lo"]))
+    # the sign test resolves |theta - theta*| > z noise / (slope sqrt(n)): 3.7 % at 32000, 1.9 % at 128000
+    assert widths[0] < 0.16 and widths[1] < widths[0] / 1.5, widths
+
+
+def test_a_sign_beyond_an_inconclusive_point_restarts_the_bisection(monkeypatch):
+    """An inconclusive midpoint (forced at theta = 1.131, where the drift is clearly +) that a later test puts below
+    the bracket is dropped and plain bisection resumes: the bracket contains the switch and reaches the sign test's
+    resolution (0.4 % at this slope)."""
+    import attnverify.numerics.signal.drift as drift
+
+    calls = []
+    real = _synthetic_switch(monkeypatch, 1.337, 3.3, 0.66)
+    fake = drift.drift_sign
+
+    def first_midpoint_inconclusive(model, *args):
+        calls.append(model)
+        out = fake(model, *args)
+        return {**out, "sign": 0} if len(calls) == 6 else out         # the first bisection midpoint (1.131)
+
+    monkeypatch.setattr(drift, "drift_sign", first_midpoint_inconclusive)
+    out = real(lambda theta: theta, 0.1, 12.8, delta=1e-3, z=4.4, n0=1000, n_max=32000, rng=None, max_tests=16)
+    assert calls[5] == pytest.approx(1.1314, rel=1e-4)
+    assert out["lo"] < 1.337 < out["hi"] and out["hi"] / out["lo"] < 1.02, out
