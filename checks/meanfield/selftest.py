@@ -177,11 +177,8 @@ MUTANTS: tuple[Mutant, ...] = (
            "the terminal subspace S onto the dominant eigenspace of (V + V^T)/2 (right only for a symmetric V)"),
     Mutant("particle_softmax_no_max_subtraction", lambda numerics: dataclasses.replace(numerics, moments=naive_moments),
            ("meanfield.w2_bound", "meanfield.terminal_phase"),
-           "particle attention softmax without max-subtraction (exp overflow at beta ||B|| > ~709)", target="numerics",
-           known_gap="its overflow makes meanfield.w2_bound raise FloatingPointError, and an exception is never a "
-                     "detection (attnverify.selftest.mutation.rejects); meanfield.terminal_phase passes. It is caught again "
-                     "when w2_bound judges a non-finite particle simulation as a disagreement with its finite closed "
-                     "form (a fail), as signal.low_temperature does"),
+           "particle attention softmax without max-subtraction (exp overflow at beta ||B|| > ~709): meanfield.w2_bound "
+           "judges the non-finite particle simulations against its finite closed forms (a fail)", target="numerics"),
 )
 
 

@@ -39,7 +39,7 @@ from attnverify.checks.meanfield._model import (D3_PARAM, KERNEL_PARAM, MODEL_PA
                                                 validate_betas, validate_model, with_d3_case)
 from attnverify.checks.stats import decay_rate, linfit, minimum
 from attnverify.numerics.kernel import dense_moments
-from attnverify.numerics.meanfield.particles import attention_field, simulate
+from attnverify.numerics.meanfield.particles import NonFiniteField, attention_field, simulate
 from attnverify.numerics.meanfield.simulators import NUMERICS
 from attnverify.numerics.meanfield.sphere import sample
 from attnverify.numerics.meanfield.wasserstein import coupling_bound, merge_atoms, w2, w2_bracket_paired, w2_to_target
@@ -118,8 +118,15 @@ def beta_curves(X0: np.ndarray, Q, K, V, beta: float, times: np.ndarray, target:
     W_lo, W_hi the certified bracket of W2(particles, target) (w2_to_target: exact to <= 64 atoms, ot.emd2 up to
     N = 2000, a bracket beyond; with many atoms at every fourth output time, nan between), ``method``, and D the
     distance to the same points under the zero-temperature flow ('exact': W2 by assignment at every second output
-    time, nan between; 'synchronous': the pairing cost of each particle with its own image, every time)."""
-    traj = simulate(X0, Q, K, V, beta, times, rtol=rtol, atol=rtol * 1e-2, kernel=kernel, moments=moments)
+    time, nan between; 'synchronous': the pairing cost of each particle with its own image, every time).
+    A simulation whose field is not finite (an overflowing softmax) gives ``non_finite_at``, the time it was reached,
+    and nan curves. Floating-point exceptions are not raised in it, in this process or a worker's."""
+    try:
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            traj = simulate(X0, Q, K, V, beta, times, rtol=rtol, atol=rtol * 1e-2, kernel=kernel, moments=moments)
+    except NonFiniteField as exc:                   # judged by the check: a finite closed form cannot agree
+        nan = np.full(len(times), np.nan)
+        return {"D": nan, "W_lo": nan, "W_hi": nan, "method": "", "non_finite_at": exc.t}
     inf = simulate(X0, Q, K, V, np.inf, times, rtol=min(rtol, 1e-8), atol=min(rtol, 1e-8) * 1e-2)
     D = np.full(len(times), np.nan)
     if coupling == "synchronous":
@@ -290,6 +297,8 @@ def _w2_bound(p: dict, ctx: Context) -> Evidence:
     ana = analytic_side(ctx.theory, B, V, samples)
     ctx.progress(0.05)
     num = numeric_side(p, ctx, B, V, betas, samples, ana["targets"], ana["slow"])
+    if num["non_finite"]:
+        return non_finite_evidence(num["non_finite"])
     dec = decide(ctx.theory, p, ana, num)
     return evidence(p, res, betas, ana, num, dec)
 
@@ -312,8 +321,22 @@ def numeric_side(p: dict, ctx: Context, B: np.ndarray, V: np.ndarray, betas: np.
 
     def arr(key: str) -> np.ndarray:
         return np.array([[curves[i * nb + k][key] for k in range(nb)] for i in range(len(samples))])
+    non_finite = [(float(job[4]), c["non_finite_at"]) for job, c in zip(jobs, curves) if "non_finite_at" in c]
     return {"t": t, "W_lo": arr("W_lo"), "W_hi": arr("W_hi"), "D": arr("D"), "W_method": curves[0]["method"],
-            "inf": infs, "obs": obs}
+            "inf": infs, "obs": obs, "non_finite": non_finite}
+
+
+def non_finite_evidence(non_finite: list[tuple[float, float]]) -> Evidence:
+    """Particle simulations whose field was not finite (an overflowing softmax) where every closed form compared is
+    finite: the two sides disagree, a ``fail`` of this check (our numerics are wrong), with where it happened."""
+    first = sorted(non_finite)[:3]
+    where = "; ".join(f"beta = {b:g} at t = {t:.4g}" for b, t in first) + (" ..." if len(non_finite) > 3 else "")
+    return Evidence(
+        metric="particle simulations whose field is not a finite number (the closed forms compared are finite)",
+        observed=float(len(non_finite)), threshold=0.0, passed=False,
+        reason=f"{len(non_finite)} particle simulation(s) reached a field that is not a finite number ({where}): "
+               "finite closed forms cannot agree with them (an overflowing softmax average in the simulation)",
+        details={"non_finite": [{"beta": b, "t": t} for b, t in non_finite]})
 
 
 def decide(theory, p: dict, ana: dict, num: dict) -> dict:

@@ -107,9 +107,19 @@ def _dopri_step(f, X: np.ndarray, F0: np.ndarray, h: float):
     return Y5, err, k[-1]
 
 
+class NonFiniteField(FloatingPointError):
+    """The field evaluated to a non-finite number at time ``t`` (an overflowing softmax): no step can be taken."""
+
+    def __init__(self, t: float) -> None:
+        super().__init__(f"the particle field is not finite at t = {t:.6g}")
+        self.t = t
+
+
 def _integrate(f, X0: np.ndarray, times: np.ndarray, rtol: float, atol: float, max_step: float) -> np.ndarray:
     out = np.empty((len(times),) + X0.shape)
     X, t, F = X0.copy(), 0.0, f(X0)
+    if not np.all(np.isfinite(F)):
+        raise NonFiniteField(t)
     # initial step (Hairer-Norsett-Wanner II.4): h0 = 0.01 * ||x||/||f|| in the scaled norm
     scale = atol + rtol * np.abs(X)
     d0, d1 = np.sqrt(np.mean((X / scale) ** 2)), np.sqrt(np.mean((F / scale) ** 2))
@@ -122,6 +132,8 @@ def _integrate(f, X0: np.ndarray, times: np.ndarray, rtol: float, atol: float, m
             Xn, err, Fn = _dopri_step(f, X, F, step)
             scale = atol + rtol * np.maximum(np.abs(X), np.abs(Xn))
             en = np.sqrt(np.mean((err / scale) ** 2))
+            if not np.isfinite(en):
+                raise NonFiniteField(t)
             if en <= 1.0:                          # accept
                 X, F = Xn, Fn
                 t = t_out if last else t + step
@@ -158,6 +170,8 @@ def simulate(x0: np.ndarray, Q: np.ndarray, K: np.ndarray, V: np.ndarray, beta: 
 
     ``moments(XB, X, VX, beta)``: the dense kernel's softmax average at finite beta, m_i = sum_j
     softmax_j(beta <XB_i, X_j>) VX_j (``Moments``; default ``attnverify.numerics.kernel.dense_moments``, log-space).
+    A field that is not a finite number (a softmax average that overflows) raises :class:`NonFiniteField` with the
+    time it was reached, rather than shrinking the step until it underflows.
     """
     if kernel not in ("dense", "truncated"):
         raise ValueError(f"kernel must be 'dense' or 'truncated', got {kernel!r}")

@@ -3,6 +3,7 @@ each passes at seed 0 and fails when the theory it checks is replaced by a wrong
 against independent computations."""
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import numpy as np
@@ -149,3 +150,33 @@ def test_terminal_fails_when_the_target_is_the_zero_temperature_eigenspace():
 def test_paper_profile_passes(check_id):
     rep = checks.run([check_id], profile="paper", seed=0)
     assert rep.results[0].verdict == "pass", rep.results[0].reason
+
+
+def test_a_non_finite_field_stops_the_integrator_at_once():
+    """A softmax average that overflows (no max-subtraction) used to shrink the step until it underflowed, or raised
+    FloatingPointError; it now raises NonFiniteField with the time reached. The log-space default at the same beta
+    stays finite."""
+    from attnverify.checks.meanfield.selftest import naive_moments
+    from attnverify.numerics.meanfield.particles import NonFiniteField, simulate
+    from attnverify.numerics.meanfield.sphere import sample
+
+    X0 = sample(20, 2, np.random.default_rng(0))
+    I, V = np.eye(2), np.diag([1.0, 0.5])
+    with np.errstate(over="ignore", invalid="ignore"), pytest.raises(NonFiniteField, match="not finite at t = 0"):
+        simulate(X0, I, I, V, 1000.0, [0.0, 0.1], moments=naive_moments)
+    assert np.all(np.isfinite(simulate(X0, I, I, V, 1000.0, [0.0, 0.1])))
+
+
+def test_w2_bound_fails_on_a_non_finite_particle_simulation():
+    """The particle softmax without max-subtraction (a known gap before: w2_bound raised FloatingPointError, an error
+    and never a detection) is a fail now: finite closed forms cannot agree with a non-finite simulation."""
+    from attnverify.checks.meanfield.selftest import naive_moments
+    from attnverify.checks.runner import run
+    from attnverify.selftest.mutation import applied
+
+    naive = Mutant("naive", lambda numerics: dataclasses.replace(numerics, moments=naive_moments),
+                   ("meanfield.w2_bound",), "particle softmax without max-subtraction", target="numerics")
+    with applied([naive]) as arguments:
+        [r] = run(["meanfield.w2_bound"], arguments=arguments).results
+    assert r.verdict == "fail" and r.error is None and r.observed >= 1 and r.threshold == 0, (r.verdict, r.error)
+    assert "particle simulation(s) reached a field that is not a finite number (beta = " in str(r.reason)

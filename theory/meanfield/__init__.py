@@ -41,7 +41,10 @@ from attnverify.theory.meanfield.theorem1 import C1, K, ConcentrationBound, Theo
 class MeanFieldTheory(ModelForms, FieldForms, FlowForms, RateForms, AsymptoticForms, Theorem1Forms, TerminalForms,
                       DerivationSteps, ClosedForms):
     """Paper B's closed forms, one object: what the checks receive as ``ctx.theory`` (see the package docstring and
-    each part's module for the mathematics)."""
+    each part's module for the mathematics). They depend on their arguments alone, so they may be kept across
+    processes (``persist_key``)."""
+
+    persist_key = "meanfield"
 
 
 #: the closed forms as derived (what the checks receive unless a self-test hands them a wrong copy)

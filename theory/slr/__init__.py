@@ -39,7 +39,10 @@ from attnverify.theory.slr.symbols import (L, OVERLAPS, PARAMS, d, eps, eta, gam
 
 class SLRTheory(DerivationForms, StationaryForms, OracleForms, CoefficientForms, EvalForms, BaselineForms,
                 DynamicsForms, RiskForms, GaussForms):
-    """Paper C's closed forms, derived with SymPy from the model (one part per module; see the package docstring)."""
+    """Paper C's closed forms, derived with SymPy from the model (one part per module; see the package docstring).
+    They depend on their arguments alone, so they may be kept across processes (``persist_key``)."""
+
+    persist_key = "slr"
 
 
 #: the closed forms every Paper C check receives by default
