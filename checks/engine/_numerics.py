@@ -26,6 +26,7 @@ class ModelNumerics:
     steps_at_times = staticmethod(_engine.steps_at_times)
     step_moments = staticmethod(_engine.step_moments)
     attention_map_pooled = staticmethod(_engine.attention_map_pooled)
+    attention_map_sign_averaged = staticmethod(_engine.attention_map_sign_averaged)
 
     def __init__(self, model) -> None:
         self.model = model

@@ -1,11 +1,14 @@
-r"""Generated check ``<model>.attention_map_vs_montecarlo`` (token query, no random sign): the derived infinite-token
-attention map Gamma_mu(x) against its defining ratio of expectations, estimated from pooled tokens.
+r"""Generated check ``<model>.attention_map_vs_montecarlo`` (token query): the derived infinite-token attention map
+Gamma_mu(x) against its defining ratio of expectations, estimated from pooled tokens.
 
 Compared: at query points x of a grid in the coordinates (x_<dir>, x_perp) (x = sum_j x_j e_j + x_perp e_{k+1}),
 every component of the derived ``attention_map`` (SymPy from the model file: exponential tilting of each component,
 or the sphere's Bessel ratio) against Gamma_mu(x) = E[e^{<A x, y>/tau} V y] / E[e^{<A x, y>/tau}], y ~ mu, as the
 ratio of sums over N = ``n_tokens`` x ``batches`` i.i.d. tokens (attnverify.numerics.engine.token
-.attention_map_pooled, in log-space; the components of Gamma beyond e_{k+1} are derived 0 and compared too).  One
+.attention_map_pooled, in log-space; the components of Gamma beyond e_{k+1} are derived 0 and compared too).  With a
+random sign per sequence (``sign = "rademacher"``) the token law depends on the sign, and the derived map is the
+sequence's map averaged over its sign; it is compared with the average of the two sign-conditional pooled maps
+(attention_map_sign_averaged), not with the pooled map of tokens of mixed signs (the map of another law).  One
 family of z-tests (delta-method standard errors over the batches), Bonferroni-corrected at ``z_level``.
 
 Why this threshold: the pooled ratio's bias is O(1/N) while its standard error is O(1/sqrt(N)); their ratio is
@@ -37,7 +40,7 @@ POWER_SCALE = 0.01          # the relative error of the map that a pass must be 
 
 
 def applies(model) -> bool:
-    return model.attention.query == "token" and all(c.sign == "fixed" for c in model.components)
+    return model.attention.query == "token"
 
 
 def query_points(k: int) -> np.ndarray:
@@ -57,7 +60,7 @@ def run(p: dict, ctx: Context) -> Evidence:
     grid = query_points(k)
     X = np.zeros((len(grid), spec.d))
     X[:, :k + 1] = grid
-    est = N.attention_map_pooled(spec, X, p["n_tokens"], p["batches"], ctx.rng("tokens"))
+    est = N.attention_map_sign_averaged(spec, X, p["n_tokens"], p["batches"], ctx.rng("tokens"))
     coords = dict(zip(T.coordinates, grid.T))
     derived = np.zeros((len(grid), spec.d))
     derived[:, :k + 1] = np.reshape(T.evaluate("attention_map", vals, **coords), (len(grid), k + 1))

@@ -27,11 +27,11 @@ from attnverify.numerics.engine.sampling import sample_full, sample_iid, sample_
 from attnverify.numerics.engine.sga import SGAPaths, projected_sga, step_sizes, steps_at_times
 from attnverify.numerics.engine.spec import Attention, Component, MixtureSpec, gaussian, sphere
 from attnverify.numerics.engine.token import (PooledMap, PushforwardMoments, TokenSample, attention_map,
-                                              attention_map_mc, attention_map_pooled,
-                                              pushforward_moments_mc, token_outputs)
+                                              attention_map_mc, attention_map_pooled, attention_map_sign_averaged,
+                                              pushforward_moments_mc, sign_conditioned, token_outputs)
 
 __all__ = ["Attention", "Component", "GridEstimate", "GridMC", "GridSamples", "MixtureSpec", "PooledMap",
-           "PushforwardMoments", "attention_map_pooled",
+           "PushforwardMoments", "attention_map_pooled", "attention_map_sign_averaged", "sign_conditioned",
            "SGAPaths", "TokenSample", "attention_map", "attention_map_mc", "attention_output", "attention_weights",
            "drift_mc", "drift_samples", "energy_gradient", "estimate", "gaussian", "grid_mc", "grid_samples",
            "mass_mc", "objective_mc", "overlap_grid", "projected_sga", "pushforward_moments_mc",

@@ -16,7 +16,7 @@ i.i.d. sample, so standard errors come from the spread across repetitions.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -155,3 +155,29 @@ def attention_map_pooled(spec: MixtureSpec, points: object, n: int, batches: int
     se = np.sqrt(batches / (batches - 1) * (resid ** 2).sum(axis=0)) / total[:, None]
     ess = total ** 2 / (scale ** 2 * W2).sum(axis=0)
     return PooledMap(require_finite(R, "the pooled attention map"), se, ess, n * batches)
+
+
+def sign_conditioned(spec: MixtureSpec, eps: float) -> MixtureSpec:
+    """The model given the sequence's random sign eps = +-1: every ``rademacher`` component's mean times eps, no
+    random sign left."""
+    parts = tuple(replace(c, mean=eps * np.asarray(c.mean, dtype=float), rademacher=False)
+                  if c.rademacher else c for c in spec.components)
+    return replace(spec, components=parts)
+
+
+def attention_map_sign_averaged(spec: MixtureSpec, points: object, n: int, batches: int,
+                                rng: np.random.Generator) -> PooledMap:
+    """E_eps Gamma_{mu_eps}(x): with a random sign per sequence shared by its ``rademacher`` components, the token
+    law mu_eps of a sequence depends on eps, and each sequence's infinite-token map is Gamma_{mu_eps}; averaged over
+    eps = +-1 (each with probability 1/2), it is (Gamma_{mu_+} + Gamma_{mu_-}) / 2, each term the pooled map of
+    :func:`attention_map_pooled` from ``batches`` batches of ``n`` tokens of its own sign (independent, so the
+    standard error is sqrt(se_+^2 + se_-^2) / 2; the effective number of tokens is the smaller). This is not the
+    pooled map of tokens of mixed signs, which is the map of the sign-mixture law. Without a random sign it is
+    :func:`attention_map_pooled`."""
+    spec = check_spec(spec, "token")
+    if not any(c.rademacher for c in spec.components):
+        return attention_map_pooled(spec, points, n, batches, rng)
+    plus, minus = (attention_map_pooled(sign_conditioned(spec, eps), points, n, batches, rng) for eps in (1.0, -1.0))
+    return PooledMap((plus.mean + minus.mean) / 2, np.sqrt(plus.se ** 2 + minus.se ** 2) / 2,
+                     np.minimum(plus.ess, minus.ess), plus.n_tokens + minus.n_tokens)
+

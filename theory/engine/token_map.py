@@ -88,9 +88,11 @@ def pushforward_quantities(model: Model, geo: Geometry, attention_map: sp.Matrix
     """For a token-query model with one Gaussian component N(m, Sigma): ``pushforward_mean`` (Matrix, k + 1: the
     directions' coordinates, then the complement's, 0) and ``pushforward_cov`` ((k + 1) x (k + 1): the directions'
     block, then the variance along each of the d - k complement directions).  Empty for other models (their map is
-    not affine: no closed form is claimed).  ``attention_map``: (Gamma_e, Gamma_perp) in x_<dir>, x_perp, where
+    not affine: no closed form is claimed; with a random sign the token law itself is random, and the push-forward of
+    N(m, Sigma) would not be the model's).  ``attention_map``: (Gamma_e, Gamma_perp) in x_<dir>, x_perp, where
     Gamma_perp = g x_perp is the coordinate along x's own complement direction."""
-    if model.attention.query != "token" or len(model.components) != 1 or model.components[0].law != "gaussian":
+    if model.attention.query != "token" or len(model.components) != 1 or model.components[0].law != "gaussian" \
+            or model.components[0].sign != "fixed":
         return {}
     c, k = model.components[0], model.k
     xs, xp = geo.query, geo.t
