@@ -184,8 +184,9 @@ def _pole_evidence(rows: list, tol: float) -> tuple[dict, dict, list]:
        perturbations=_sign_ranges)
 def up_to_sign(results: dict, stated) -> ClaimVerdict:
     """Whether both poles are limits of the SGA runs, per theta of the stated model option; a stated range refutes
-    on a theta inside it where -xi is no limit; with no range the verdict states the range found (a bracket measured
-    by the runs, narrowed by the drift next to -xi when signal.equilibria_stability ran)."""
+    on a theta inside it where -xi is no limit (all runs from its side settled at +xi, or, fixed sign, the drift
+    next to -xi measured and certified repelling by signal.equilibria_stability on the same model); with no range the
+    verdict states the range found (a bracket measured by the runs, narrowed by that drift)."""
     f = results["signal.sign_ambiguity"].findings
     target = str(stated.get("target", "fixed"))
     parts = [p.strip() for p in target.split(",")]
@@ -207,11 +208,14 @@ def up_to_sign(results: dict, stated) -> ClaimVerdict:
         why = "the check did not run this model option" if not rows else (
             "no theta has runs started at rho0 < 0 that decide whether -xi is a limit")
         return ClaimVerdict("inconclusive", f"{why} ({where})", evidence=ev)
-    inside = sorted(t for t in no if t in rng)
+    repelling = _repelling_by_drift(results, f.model) if model == "fixed" else {}
+    ev["signal.sign_ambiguity"]["minus_xi_repelling_by_drift_at"] = sorted(repelling)
+    inside = sorted(t for t in {**repelling, **no} if t in rng)
     if inside and not (rng.unbounded and yes):
         t = inside[0]
-        return ClaimVerdict("refuted", f"-xi is not a limit of SGA in the stated range ({rng.text()}): {no[t]}",
-                            condition=f"{where}: {no[t]}", evidence=ev)
+        why = no.get(t) or repelling[t]
+        return ClaimVerdict("refuted", f"-xi is not a limit of SGA in the stated range ({rng.text()}): {why}",
+                            condition=f"{where}: {why}", evidence=ev)
     if yes and no:
         lo, hi = max(no), min(yes)
         if lo > hi:
@@ -237,6 +241,19 @@ def up_to_sign(results: dict, stated) -> ClaimVerdict:
                             evidence=ev)
     return ClaimVerdict("inconclusive", f"-xi is no limit at theta = {', '.join(f'{t:g}' for t in sorted(no))}, "
                         f"outside the stated range {rng.text()} ({where})", evidence=ev)
+
+
+def _repelling_by_drift(results: dict, model) -> dict[float, str]:
+    """theta -> why, where the drift next to -xi (signal.equilibria_stability, fixed sign) is measured repelling and
+    certified repelling: -xi is then no limit of SGA there (the runs' mean drift pushes them off it). Only when that
+    check ran the same model (every option but theta and the sign)."""
+    eq = results.get("signal.equilibria_stability")
+    if eq is None or eq.findings is None:
+        return {}
+    same = all(getattr(eq.findings.model, k) == getattr(model, k) for k in ("beta", "sigma", "R", "L", "d"))
+    return {m.theta: (f"at theta = {fmt(m.theta, 4)} the drift next to -xi (rho = {fmt(m.probe, 4)}) is "
+                      f"{fmt(m.mean, 3)} +- {fmt(m.se, 2)}: -xi repels (measured, and certified)")
+            for m in eq.findings.minus_xi if same and m.observed == m.certified == "repelling"}
 
 
 def _narrowed(results: dict, lo: float, hi: float) -> tuple[float, float, str]:

@@ -242,6 +242,25 @@ def test_up_to_sign_narrows_the_bracket_with_the_measured_drift_next_to_minus_xi
     assert row.verdict == "refuted" and "theta = 0.25" in row.condition
 
 
+def test_up_to_sign_refutes_a_range_that_begins_where_the_drift_shows_minus_xi_repelling():
+    """'Both poles are limits for theta > 1' (theta* x 0.75): no run lies in (1, 2), but the drift next to -xi is
+    measured and certified repelling at 1.136, inside the range, so -xi is no limit there: refuted (before, the
+    drift only narrowed the bracket and the verdict was inconclusive, so the claim self-test's wrong range statement
+    was never refuted). A range above the measured switch holds; the drift of another model is not read."""
+    runs = result(SA, _rows({0.25: (1.0, False), 2.0: (-1.0, True)}))
+    paper = statement_of("A.up_to_sign")
+    row = judge("A.up_to_sign", runs, _equilibria(), stated=paper.restated("both_poles_limits",
+                                                                           target="fixed, theta > 1"))
+    assert row.verdict == "refuted" and "theta = 1.136" in row.condition and "-xi repels" in row.condition, row
+    assert judge("A.up_to_sign", runs, _equilibria(), stated=paper.restated(
+        "both_poles_limits", target="fixed, theta > 1.6")).verdict == "holds"
+    other = _equilibria()
+    other = dataclasses.replace(other, evidence=dataclasses.replace(other.evidence, findings=dataclasses.replace(
+        other.evidence.findings, model=SignalModel(0.25, 1.0, 1.0, 700, 2100, 2))))
+    assert judge("A.up_to_sign", runs, other, stated=paper.restated(
+        "both_poles_limits", target="fixed, theta > 1")).verdict == "inconclusive"
+
+
 def test_any_initialisation_refutes_a_single_pole_statement():
     f = _rows({0.25: (1.0, False), 2.0: (-1.0, True)})
     assert judge("A.any_initialisation", result(SA, f)).verdict == "holds"
