@@ -10,7 +10,8 @@ The three are qualitative: ``stated`` names the predicate, ``target`` its parame
 * ``A.up_to_sign`` -- ``both_poles_limits``: +xi and -xi are both limits of SGA; ``target`` the model option
   (``fixed`` or ``symmetric``) and an optional range of theta (``fixed, theta > X``). Measured: where the SGA runs
   started on the side of -xi settled, per theta (signal.sign_ambiguity); the drift next to -xi
-  (signal.equilibria_stability, when it ran) narrows the bracket of the switch the runs find.
+  (signal.equilibria_stability on the same model, when it ran) narrows the bracket of the switch the runs find, and
+  where it is measured (and certified) repelling, -xi is no limit: a stated range containing that theta is refuted.
 * ``A.any_initialisation`` -- ``limits_are_poles``: every run settles at one of the poles ``target`` allows
   (``+-xi``, or ``+xi`` / ``-xi``). Measured: the settled limits of every run; interior attractors of the drift.
 
