@@ -1,13 +1,13 @@
 """Pieces shared by Paper A's claims: the quantity a formula claim states, its model options from the claim's ``at``
-table, and the ranges of signal strength a qualitative claim's ``target`` may name."""
+table, and the ranges of signal strength a qualitative claim's ``target`` may name (attnverify.checks.judges.ranges)."""
 from __future__ import annotations
 
-import math
-import re
-from dataclasses import dataclass
 from typing import Any
 
 from attnverify.checks.claims import ClaimVerdict
+from attnverify.checks.judges.ranges import Range, parse_range
+
+__all__ = ["Range", "options_of", "parse_range", "quantity", "with_confirmation"]
 
 
 def quantity(name: str) -> Any:
@@ -30,45 +30,3 @@ def with_confirmation(verdict: ClaimVerdict, text: str, figures: dict, source: s
     added to the evidence under ``source``."""
     return ClaimVerdict(verdict.verdict, f"{verdict.reason}; {text}", verdict.condition,
                         {**verdict.evidence, source: figures})
-
-
-@dataclass(frozen=True)
-class Range:
-    """A range of signal strength theta a claim is stated on: theta > low (``low`` = 0: every theta > 0) and
-    theta < high (``high`` = inf: no upper end)."""
-
-    low: float = 0.0
-    high: float = math.inf
-
-    def __contains__(self, theta: float) -> bool:
-        return self.low < theta < self.high
-
-    def text(self) -> str:
-        if self.low == 0 and math.isinf(self.high):
-            return "every theta > 0"
-        parts = ([f"theta > {self.low:g}"] if self.low > 0 else []) + (
-            [f"theta < {self.high:g}"] if math.isfinite(self.high) else [])
-        return " and ".join(parts)
-
-    @property
-    def unbounded(self) -> bool:
-        return self.low == 0 and math.isinf(self.high)
-
-
-_BOUND = re.compile(r"^theta\s*(<=|<|>=|>)\s*([0-9.eE+-]+)$")
-
-
-def parse_range(parts: list[str], where: str) -> Range:
-    """A Range from clauses like ``theta > 1.5`` and ``theta < 3`` (empty: every theta); ValueError naming the
-    clause otherwise (the claim's row then says why it was not judged)."""
-    low, high = 0.0, math.inf
-    for part in (p.strip() for p in parts if p.strip()):
-        m = _BOUND.match(part)
-        if not m:
-            raise ValueError(f"{where}: target clause {part!r} is not 'theta > X' or 'theta < X'")
-        value = float(m.group(2))
-        if m.group(1) in (">", ">="):
-            low = max(low, value)
-        else:
-            high = min(high, value)
-    return Range(low, high)

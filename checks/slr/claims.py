@@ -17,6 +17,8 @@ import sympy as sp
 
 from attnverify.checks.claims import ClaimVerdict, claim, claim_rng
 from attnverify.checks.judges import fmt, relation
+from attnverify.checks.judges.ranges import parse_range
+from attnverify.checks.plugin import Perturbation
 from attnverify.checks.reason import Math, bracket, listing, reason
 
 #: the ridge parameter, as mathematics
@@ -250,15 +252,46 @@ def _experiment_text(e) -> str:
 
 
 # ------------------------------------------------------------------------------------------- the oracle as minimiser
-@claim(id="C.oracle_minimiser", paper="C", needs=("slr.oracle_hessian",), uses=("slr.stationary_points",))
+LADDER = (0.5, 0.2, 0.1, 0.05, 0.02, 0.01)
+
+
+def _minimiser_ranges(stated, results: dict) -> list[Perturbation]:
+    """The claim restated as strict local minimality on a range of lam around the certified lambda* (the self-test's
+    knowledge of the truth, never a verdict): 'a strict local minimiser for lam < lambda* (1 + delta)' is false (a
+    saddle above lambda*), 'for lam < lambda* (1 - delta)' true. (Global minimality has no derived range: the quick
+    grid finds off-M minima below the oracle at both ends.) None when the check certified no single lambda*."""
+    o = results["slr.oracle_hessian"].findings if "slr.oracle_hessian" in results else None
+    if o is None or len(o.certified_brackets) != 1:
+        return []
+    lam_star = 0.5 * sum(o.certified_brackets[0])
+    out = []
+    for d in LADDER:
+        for sign in (1, -1):
+            name = f"local, range lam < lambda* (1 {'+' if sign > 0 else '-'} delta)"
+            target = f"local, lam < {lam_star * (1 + sign * d):.6g}"
+            out.append(Perturbation(name, d, stated.restated(stated.stated, target=target), wrong=sign > 0))
+    return out
+
+
+@claim(id="C.oracle_minimiser", paper="C", needs=("slr.oracle_hessian",), uses=("slr.stationary_points",),
+       perturbations=_minimiser_ranges)
 def _oracle_minimiser(results, stated) -> ClaimVerdict:
     """target "local": a strict local minimum (certified Hessian status, FD-confirmed); "global" (default): also the
-    lowest stationary point found (slr.stationary_points). holds when true at every lam tested, refuted when true at
-    none, holds_if with the lam found otherwise."""
+    lowest stationary point found (slr.stationary_points); either may add a range of lam (``global, lam < 0.9``).
+    With no range: holds when true at every lam tested, refuted when true at none, holds_if with the lam found
+    otherwise. With a range: refuted by a lam tested inside it where it is false, holds when true at every lam
+    tested inside it, inconclusive when none was tested there."""
     bad = _unknown(stated, "C.oracle_minimiser")
     if bad:
         return bad
-    target = stated.get("target", "global")
+    target, *clauses = [part.strip() for part in str(stated.get("target", "global")).split(",")]
+    try:
+        rng = parse_range(clauses, f"claim {stated.id}", variable="lam")
+    except ValueError as exc:
+        return ClaimVerdict("inconclusive", str(exc))
+    if target not in ("global", "local"):
+        return ClaimVerdict("inconclusive", f"target {target!r} is not 'global' or 'local' (optionally with a range "
+                            "of lam: 'global, lam < 0.9')")
     o = results["slr.oracle_hessian"].findings
     st = results.get("slr.stationary_points")
     brackets = (tuple(p for i, (a, b) in enumerate(o.certified_brackets) for p in ((", ",) if i else ())
@@ -289,6 +322,9 @@ def _oracle_minimiser(results, stated) -> ClaimVerdict:
         return ClaimVerdict("inconclusive", local + "; the stationary points were not searched in this run "
                             "(slr.stationary_points), so global minimality is not decided", evidence=ev)
     text = local + (f"; {lower}" if lower else "")     # a Reason: words continue its lead
+    if not rng.unbounded:
+        return _on_range(text, rng, target, [x for x in good if x in rng], [x for x in bad_lams if x in rng],
+                         status, below, ev)
     if not good:
         lam = bad_lams[0]
         return ClaimVerdict("refuted", text, condition=f"at every lam tested ({', '.join(fmt(x, 3) for x in bad_lams)})"
@@ -299,6 +335,18 @@ def _oracle_minimiser(results, stated) -> ClaimVerdict:
     return ClaimVerdict("holds_if", text, condition=reason(
         f"{'strict local' if target == 'local' else 'global'} minimiser at ", Math(LAM), " = ",
         listing(good, digits=3, last=" and "), ", not at ", Math(LAM), " = ", listing(bad_lams, digits=3, last=" and ")), evidence=ev)
+
+
+def _on_range(text, rng, target: str, good: list, bad: list, status: dict, below: list, ev: dict) -> ClaimVerdict:
+    """The verdict on a stated range of lam: the lam tested inside it decide."""
+    what = "strict local" if target == "local" else "global"
+    if bad:
+        return ClaimVerdict("refuted", text, condition=f"inside the stated range ({rng.text()}) the oracle is not a "
+                            f"{what} minimiser at lam = {fmt(bad[0], 3)}: {_why(bad[0], status, below)}", evidence=ev)
+    if good:
+        return ClaimVerdict("holds", text + f" (every lam tested in the stated range {rng.text()}: "
+                            f"{', '.join(fmt(x, 3) for x in good)})", evidence=ev)
+    return ClaimVerdict("inconclusive", text + f"; no lam was tested in the stated range ({rng.text()})", evidence=ev)
 
 
 def _pt(x) -> str:

@@ -267,3 +267,25 @@ def test_off_manifold_gain_is_measured_on_the_step_and_bounded_by_its_linearisat
     assert abs(off_manifold_gain(NUMERICS, ev, k0, v0, ks, vs, lam, 1e-4) - 1.0) < 1e-3
     big = off_manifold_gain(NUMERICS, ev, k0, v0, ks, vs, lam, 100.0)
     assert 2.0 < big <= 1.0 + 100.0 * hess, (big, hess)
+
+
+def test_a_stated_range_of_lam_is_judged_by_the_lam_tested_inside_it(quick):
+    """'The oracle is a strict local minimiser for lam < X': refuted when a lam tested inside the range is a
+    certified saddle (0.9, above lambda* = 0.8924), holds when every lam tested inside it is a minimum, inconclusive
+    when none was tested there. Before, a range in the target was not read. The claim self-test's family
+    (lambda* (1 -+ delta)) is offered."""
+    results, _ = quick
+    s = statement_of("C.oracle_minimiser")
+    hess = {"slr.oracle_hessian": results["slr.oracle_hessian"]}
+
+    def verdict(target):
+        return evaluate_claim(CLAIMS["C.oracle_minimiser"], hess, s.restated(s.stated, target=target))
+
+    row = verdict("local, lam < 0.95")
+    assert row.verdict == "refuted" and "lam = 0.9" in row.condition and "saddle" in row.condition, row
+    assert verdict("local, lam < 0.89").verdict == "holds"
+    assert verdict("local, lam < 0.3").verdict == "inconclusive"
+    assert verdict("local, lam < oops").verdict == "inconclusive"
+    family = CLAIMS["C.oracle_minimiser"].perturbations(s, hess)
+    assert {p.name for p in family} == {"local, range lam < lambda* (1 + delta)",
+                                        "local, range lam < lambda* (1 - delta)"}
