@@ -308,6 +308,9 @@ def to_sympy_text(text: str, names: Iterable[str]) -> str:
     if re.search(r"(?<!\\)[=<>]|\\(le|ge|leq|geq|approx|sum|prod|int|lim)(?![A-Za-z])", text):
         raise LatexError("an equation, an inequality, a sum or a limit: give only the right-hand side, "
                          + _INSTEAD)
+    if re.search(r"\d\.?\d*[eE][-+]?\d", text):
+        raise LatexError("a number in E notation (1e-3) reads as 1 e - 3 in LaTeX: write 10^{-3}, or "
+                         + _INSTEAD)
     try:
         return _Reader(text, names).read()
     except LatexError as exc:
