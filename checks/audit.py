@@ -18,7 +18,6 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
-import sympy as sp
 
 from attnverify.checks.claims import CLAIMS, Claim, ClaimResult, ClaimVerdict, all_claims, evaluate_claim
 from attnverify.checks.context import stream_key
@@ -43,11 +42,14 @@ class Resolved:
         """The same, with ``read_as``: a ``stated_latex`` form as the SymPy expression it was read as (its
         symbols plain, named as a claim names them), printed back by the audit so that a misreading shows."""
         from attnverify.checks.latex_reader import LatexText
-        from attnverify.checks.stated import parse_expression
 
         s = self.stated
         if not isinstance(s.stated, LatexText):
             return self
+        import sympy as sp
+
+        from attnverify.checks.stated import parse_expression
+
         names = [n for q in self.paper.quantities() for n in (*q.symbols, *q.aliases)]
         names += [s.get("variable")] if s.get("variable") else []
         names += [*s.get("variables", []), *s.get("constants", [])]
