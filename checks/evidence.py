@@ -8,7 +8,14 @@ from typing import Any
 
 from attnverify.checks.plots import Plot, Series
 
-__all__ = ["Evidence", "Plot", "Result", "Series"]
+__all__ = ["Evidence", "Plot", "Result", "Series", "Unresolved"]
+
+
+class Unresolved(Exception):
+    """Raised inside a check when its numerics cannot decide at this model (the quantity it compares is below what
+    the computation resolves, or the model is outside an expansion the check relies on), found before any
+    comparison: the verdict is ``error`` with the reason "Unresolved: ...", as for ``Evidence.unresolved``, never
+    a pass or a fail. The message says what was measured and what would resolve it."""
 
 
 @dataclass

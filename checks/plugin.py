@@ -20,7 +20,7 @@ from __future__ import annotations
 from attnverify.checks import judges
 from attnverify.checks.claims import ClaimVerdict, claim, claim_rng
 from attnverify.checks.context import Context
-from attnverify.checks.evidence import Evidence, Plot, Series
+from attnverify.checks.evidence import Evidence, Plot, Series, Unresolved
 from attnverify.checks.judges import Measured
 from attnverify.checks.paper import Paper, Quantity, Section, cached_formula, lazy
 from attnverify.checks.params import InputError, Param
@@ -32,7 +32,7 @@ from attnverify.theory.derivation import Step
 
 __all__ = ["ClaimVerdict", "Context", "Evidence", "Family", "InputError", "Math", "Measured", "Mutant", "Number",
            "Paper", "Param", "Perturbation", "Plot", "PowerRow", "Quantity", "Section", "Series", "StatedClaim", "Step",
-           "bracket", "cached_formula", "check", "claim", "claim_rng", "judges", "lazy", "pm", "reason"]
+           "Unresolved", "bracket", "cached_formula", "check", "claim", "claim_rng", "judges", "lazy", "pm", "reason"]
 
 
 def __getattr__(name: str):

@@ -10,7 +10,7 @@ from typing import Any, Callable
 import numpy as np
 
 from attnverify.checks.context import Context
-from attnverify.checks.evidence import Evidence, Result
+from attnverify.checks.evidence import Evidence, Result, Unresolved
 from attnverify.checks.params import PROFILES, InputError, did_you_mean
 from attnverify.checks.registry import Check
 from attnverify.checks.claims import evaluate_claims
@@ -113,6 +113,8 @@ def run_one(check: Check, params: dict, *, seed: int, profile: str, executor: Ex
             verdict, error = "error", f"Unresolved: {evidence.unresolved}"
         else:
             verdict = "pass" if evidence.passed else "fail"
+    except Unresolved as exc:
+        evidence, verdict, error = None, "error", f"Unresolved: {exc}"
     except Exception as exc:  # noqa: BLE001 -- a broken check is a verdict, not a crash
         message = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
         error = f"{type(exc).__name__}: {message}" if message else type(exc).__name__

@@ -43,6 +43,17 @@ def beyond(diff: np.ndarray, bound: np.ndarray | float) -> np.ndarray:
     return np.sign(diff) * np.maximum(np.abs(diff) - bound, 0.0)
 
 
+def scores(diff: np.ndarray | float, se: np.ndarray | float) -> np.ndarray:
+    """diff / se, elementwise, where a standard error of 0 (every sample equal: a degenerate, e.g. underflowed,
+    measurement) gives 0 for a difference of 0 (nothing to see) and +-inf for any other (certainly not rounding)."""
+    diff, se = np.broadcast_arrays(np.asarray(diff, dtype=float), np.asarray(se, dtype=float))
+    out = np.full(diff.shape, 0.0)
+    pos = se > 0
+    out[pos] = diff[pos] / se[pos]
+    out[~pos & (diff != 0)] = np.sign(diff[~pos & (diff != 0)]) * np.inf
+    return out
+
+
 def block_statistics(est: Estimate, closed: np.ndarray, ref: int = 0, rounding: np.ndarray | None = None) -> dict:
     """z-scores of one block (a rho grid with common random numbers) against a closed form ``closed``:
     levels, contrasts against the grid point ``ref``, and the fitted scale ratio sum MC / sum closed. Each is a
@@ -53,14 +64,14 @@ def block_statistics(est: Estimate, closed: np.ndarray, ref: int = 0, rounding: 
     k = closed.size
     r = np.zeros(k) if rounding is None else np.broadcast_to(np.asarray(rounding, dtype=float), (k,))
     diff = est.mean - closed
-    z_level = normal_equivalent(beyond(diff, r) / est.se, est.dof)
+    z_level = normal_equivalent(scores(beyond(diff, r), est.se), est.dof)
     others = [j for j in range(k) if j != ref]
     z_contrast = np.empty(len(others))
     for i, j in enumerate(others):
         c = np.zeros(k)
         c[j], c[ref] = 1.0, -1.0
         _, se = est.contrast(c)
-        z_contrast[i] = beyond(diff[j] - diff[ref], r[j] + r[ref]) / se
+        z_contrast[i] = scores(beyond(diff[j] - diff[ref], r[j] + r[ref]), se)
     z_contrast = normal_equivalent(z_contrast, est.dof)
     total, se_total = est.contrast(np.ones(k))
     ratio, ratio_se = total / closed.sum(), se_total / closed.sum()

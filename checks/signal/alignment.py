@@ -34,7 +34,7 @@ import numpy as np
 from scipy.stats import t as student_t
 
 from attnverify.checks.context import Context
-from attnverify.checks.evidence import Evidence, Plot, Series
+from attnverify.checks.evidence import Evidence, Plot, Series, Unresolved
 from attnverify.checks.params import Param
 from attnverify.checks.registry import check
 from attnverify.checks.signal._model import (MAX_STEP_ENERGY, MODEL_PARAMS, field_function, model_args, model_of,
@@ -164,7 +164,7 @@ def analytic_side(p: dict, theory: Any, model: SignalModel, moments: dict, runs:
     k_valid = int(np.searchsorted(-eta, -limit))
     j0 = int(np.searchsorted(runs["step"], k_valid))
     if runs["step"].size - j0 < 3:
-        raise ValueError(f"the step eta_k = {p['a']:g}/(k + {p['b']:g}) stays above sqrt({MAX_STEP_ENERGY:g} / max "
+        raise Unresolved(f"the step eta_k = {p['a']:g}/(k + {p['b']:g}) stays above sqrt({MAX_STEP_ENERGY:g} / max "
                          f"E|g|^2) = {limit:.3g} for almost all of the {p['n_steps']} steps: the second-order "
                          "expansion does not apply; lower a/b or run more steps")
     step = runs["step"][j0:] - runs["step"][j0]

@@ -30,7 +30,7 @@ import sympy as sp
 from scipy.stats import norm
 
 from attnverify.checks.context import Context
-from attnverify.checks.evidence import Evidence, Plot, Series
+from attnverify.checks.evidence import Evidence, Plot, Series, Unresolved
 from attnverify.checks.params import Param
 from attnverify.checks.registry import check
 from attnverify.checks.signal._model import MODEL_PARAMS, field_function, model_args, model_of, validate_model
@@ -56,7 +56,8 @@ def scale_fit(F: np.ndarray, mean: np.ndarray, cov: np.ndarray) -> tuple[float, 
     w = np.linalg.solve(cov, F)
     info = float(F @ w)
     if not info > 0:
-        raise ValueError("the closed form F vanishes on the whole rho grid: its scale cannot be tested")
+        raise Unresolved(f"the closed form F is {float(np.max(np.abs(F))):.3g} at most on the rho grid, too small "
+                         "for its scale to be fitted against the measured field (raise beta sigma or theta)")
     return float(w @ mean) / info, 1.0 / np.sqrt(info)
 
 

@@ -4,11 +4,11 @@ from pathlib import Path
 
 import pytest
 
-from attnverify.checks import runner
 from attnverify.checks.engine import ModelPaper, add_model
 from attnverify.checks.params import InputError
 from attnverify.checks.registry import REGISTRY, papers, remove_paper
 from attnverify.cli import main
+from check_runs import run_check
 
 MODELS = Path(__file__).resolve().parents[2] / "examples" / "models"
 TWO = MODELS / "two_signals.toml"
@@ -25,9 +25,7 @@ def two_signals():
 
 
 def _run(check_id: str, theory=None):
-    [(c, params)] = runner.plan([check_id], overrides=SMALL)
-    return runner.run_one(c, params, seed=0, profile="quick",
-                          arguments={"theory": theory} if theory is not None else None)
+    return run_check(check_id, overrides=SMALL, theory=theory)
 
 
 def test_model_file_is_a_paper(two_signals):
@@ -111,13 +109,13 @@ def test_equilibria_and_stability_against_the_drift():
     try:
         cid = "paper_a.equilibria_stability"
         assert cid in paper.check_ids()
-        [(c, params)] = runner.plan([cid])
-        r = runner.run_one(c, params, seed=0, profile="quick")
+        c = REGISTRY[cid]
+        r = run_check(cid)
         assert r.verdict == "pass", (r.verdict, r.error)
         assert [(e["rho"], e["stability"]) for e in r.evidence.details["equilibria"]] == [
             (-1.0, "repelling"), (1.0, "attracting")]
         [mutant] = [m for m in paper.mutants() if m.name == "paper_a.field_sign_flipped"]
-        wrong = runner.run_one(c, params, seed=0, profile="quick", arguments={"theory": mutant.make(c.theory)})
+        wrong = run_check(cid, theory=mutant.make(c.theory))
         assert wrong.verdict == "fail", (wrong.verdict, wrong.error)
     finally:
         remove_paper(paper.model)
@@ -129,15 +127,15 @@ def test_equilibria_on_the_circle_against_the_drift(two_signals):
     shows the drift's expected direction at 16000 sequences, and with J and F negated the measured drift rejects
     the reversed stabilities (at 4000 sequences the weak repeller's probes are within the threshold: unresolved)."""
     cid = "two_signals.equilibria_stability"
-    [(c, params)] = runner.plan([cid], overrides={"n_sequences": 16000})
-    r = runner.run_one(c, params, seed=0, profile="quick")
+    c = REGISTRY[cid]
+    r = run_check(cid, overrides={"n_sequences": 16000})
     assert r.verdict == "pass", (r.verdict, r.error)
     eq = r.evidence.details["equilibria"]
     assert [(e["stability"], e["boundary"]) for e in eq] == [("repelling", True), ("attracting", True)]
     assert len(r.evidence.details["probes"]) == 6                  # per equilibrium: radial + two along the circle
     [mutant] = [m for m in two_signals.mutants() if m.name == "two_signals.field_sign_flipped"]
     assert mutant.checks == (cid,)
-    wrong = runner.run_one(c, params, seed=0, profile="quick", arguments={"theory": mutant.make(c.theory)})
+    wrong = run_check(cid, overrides={"n_sequences": 16000}, theory=mutant.make(c.theory))
     assert wrong.verdict == "fail", (wrong.verdict, wrong.error)
 
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from attnverify.checks import runner
 from attnverify.checks.engine import add_model
 from attnverify.checks.registry import REGISTRY
+from check_runs import run_check
 
 MODELS = Path(__file__).resolve().parents[2] / "examples" / "models"
 SMALL = {"n_moments": 128}        # the quick profile: 300 of the protocol's steps, its 30 runs
@@ -21,9 +21,7 @@ def two_signals():
 
 
 def _run(cid: str, overrides: dict, theory=None):
-    [(c, params)] = runner.plan([cid], overrides=overrides)
-    return runner.run_one(c, params, seed=0, profile="quick",
-                          arguments={"theory": theory} if theory is not None else None)
+    return run_check(cid, overrides=overrides, theory=theory)
 
 
 def test_sga_follows_the_derived_field_and_a_scaled_field_is_rejected(two_signals):

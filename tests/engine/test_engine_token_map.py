@@ -10,14 +10,14 @@ import pytest
 
 from attnverify.checks import runner
 from attnverify.checks.engine import add_model
+from attnverify.checks.registry import REGISTRY
+from check_runs import run_check
 
 MODELS = Path(__file__).resolve().parents[2] / "examples" / "models"
 
 
 def _run(cid: str, overrides: dict | None = None, theory=None):
-    [(c, params)] = runner.plan([cid], overrides=overrides or {})
-    return runner.run_one(c, params, seed=0, profile="quick",
-                          arguments={"theory": theory} if theory is not None else None), c
+    return run_check(cid, overrides=overrides, theory=theory), REGISTRY[cid]
 
 
 @pytest.mark.parametrize("name", ["token_gaussian", "token_sphere"])

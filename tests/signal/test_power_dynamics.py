@@ -10,12 +10,11 @@ import numpy as np
 import pytest
 
 import attnverify.theory.signal as S
-from attnverify import checks
 from attnverify.checks.plugin import Mutant
 from attnverify.selftest.mutants import all_mutants
-from attnverify.selftest.mutation import receives
 from attnverify.checks.claims import CLAIMS, evaluate_claim
 from attnverify.checks.registry import load
+from check_runs import run_check
 
 load()
 
@@ -40,9 +39,7 @@ def _theta_off(factor: float) -> Mutant:
 
 
 def _run(check_id: str, seed: int = 0, mutant: Mutant | None = None, **extra):
-    arguments = receives([mutant]) if mutant is not None else None
-    return checks.run([check_id], profile="quick", seed=seed, overrides={**FAST[check_id], **extra},
-                      arguments=arguments).results[0]
+    return run_check(check_id, seed=seed, overrides={**FAST[check_id], **extra}, mutants=[mutant] if mutant else [])
 
 
 MISSING_SPHERE = next(m for m in all_mutants() if m.name == "F_missing_sphere_factor")

@@ -7,11 +7,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from attnverify import checks
 from attnverify.checks.claims import CLAIMS, evaluate_claim
 from attnverify.checks.evidence import Evidence, Result
 from attnverify.checks.plugin import Mutant
-from attnverify.selftest.mutation import receives
+from check_runs import run_check
 
 
 def _theory_at(mapping=None, factor=None) -> Mutant:
@@ -28,9 +27,7 @@ def _theory_at(mapping=None, factor=None) -> Mutant:
 
 
 def _run(check_id, wrong: Mutant | None = None, **overrides):
-    arguments = receives([wrong]) if wrong is not None else None
-    return checks.run([check_id], profile="quick", seed=0, overrides=overrides or None,
-                      arguments=arguments).results[0]
+    return run_check(check_id, overrides=overrides, mutants=[wrong] if wrong else [])
 
 
 # --------------------------------------------------------------------------- wrong side of theta* (theta* ~ 1.34)

@@ -6,14 +6,12 @@ from __future__ import annotations
 from attnverify import checks
 import attnverify.theory.signal as S
 from attnverify.checks.plugin import Mutant
-from attnverify.selftest.mutation import receives
+from check_runs import run_check
 
 
 def _run(check_id, wrong=None, **overrides):
     """Run ``check_id``; with ``wrong`` (make(theory) -> a wrong theory), the check receives that theory."""
-    arguments = receives([Mutant("wrong", wrong, (), "")]) if wrong is not None else None
-    rep = checks.run([check_id], profile="quick", seed=0, overrides=overrides or None, arguments=arguments)
-    res = rep.results[0]
+    res = run_check(check_id, overrides=overrides, mutants=[Mutant("wrong", wrong, (), "")] if wrong else [])
     assert res.verdict in ("pass", "fail"), res.error
     return res
 
