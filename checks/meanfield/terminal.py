@@ -54,7 +54,7 @@ from attnverify.checks.meanfield._model import (AUTO, KERNEL_PARAM, MODEL_PARAMS
 from attnverify.checks.meanfield._cluster_comparison import Derived, assess, decide, derive
 from attnverify.numerics.kernel import dense_moments
 from attnverify.numerics.meanfield.cluster_motion import spectral_time_scales
-from attnverify.numerics.meanfield.particles import simulate
+from attnverify.numerics.meanfield.particles import resolving_step, simulate
 from attnverify.numerics.meanfield.simulators import NUMERICS
 from attnverify.numerics.meanfield.sphere import sample
 from attnverify.theory.meanfield import THEORY, value_eigenspace
@@ -95,10 +95,12 @@ CASE_SETTINGS = {"betas": (10.0, 31.6, 100.0), "n_particles": 400, "t_max": AUTO
 # the numeric side (tasks and measurements; no closed form enters)
 # ----------------------------------------------------------------------------------------------
 def trajectory(X0: np.ndarray, Q, K, V, beta: float, times: np.ndarray, rtol: float,
-               kernel: str = "dense", simulate=simulate, moments=dense_moments) -> np.ndarray:
+               kernel: str = "dense", simulate=simulate, moments=dense_moments,
+               max_step: float | None = None) -> np.ndarray:
     """Particle positions at the output times (task for ctx.map), by ``simulate`` with the softmax average
-    ``moments`` (the check's ``ctx.numerics``)."""
-    return simulate(X0, Q, K, V, beta, times, rtol=rtol, atol=rtol * 1e-2, kernel=kernel, moments=moments)
+    ``moments`` (the check's ``ctx.numerics``), its steps at most ``max_step``."""
+    return simulate(X0, Q, K, V, beta, times, rtol=rtol, atol=rtol * 1e-2, kernel=kernel, moments=moments,
+                    max_step=max_step)
 
 
 def _models(p: dict) -> list[tuple[str, dict]]:
@@ -253,8 +255,13 @@ def terminal_phase(p: dict, ctx: Context) -> Evidence:
         t = np.linspace(0.0, q["t_max"], q["n_times"])
         Q, K, V = (np.asarray(q[m], float) for m in ("Q", "K", "V"))
         start = len(tasks)
-        tasks += [(X, Q, K, V, float(b), t, p["rtol"], p["kernel"], ctx.numerics.simulate, ctx.numerics.moments)
-                  for X in samples for b in q["betas"]]
+        h = resolving_step(V, p["rate_tol"] / 10)
+        cap = h if h < t[1] - t[0] else None           # below the output spacing, else the steps are unchanged
+        if cap is not None:
+            chosen[name] += (f"; steps <= {cap:.3g} (the integrator resolves the decay towards S to rate_tol / 10 "
+                             "there: numerics.meanfield.particles.resolving_step)")
+        tasks += [(X, Q, K, V, float(b), t, p["rtol"], p["kernel"], ctx.numerics.simulate, ctx.numerics.moments,
+                   cap) for X in samples for b in q["betas"]]
         spans.append((start, len(samples), len(q["betas"])))
         grids.append(t)
     trajs = ctx.map(trajectory, tasks)

@@ -107,6 +107,47 @@ def _dopri_step(f, X: np.ndarray, F0: np.ndarray, h: float):
     return Y5, err, k[-1]
 
 
+def dopri5_growth(z: np.ndarray) -> np.ndarray:
+    """The linear stability polynomial of the Dormand-Prince 5(4) step with local extrapolation: one step of size h
+    on y' = mu y multiplies y by R(mu h), R(z) = sum_{k <= 5} z^k / k! + z^6 / 600."""
+    z = np.asarray(z, dtype=complex)
+    return 1 + z + z**2 / 2 + z**3 / 6 + z**4 / 24 + z**5 / 120 + z**6 / 600
+
+
+def resolving_step(V: np.ndarray, rel_error: float) -> float:
+    """The largest step (to a factor 0.9) at which the integrator follows the decay of a tight cluster towards V's
+    dominant eigenvector closely enough for its rates to be read, inf when V has no slower eigenvalue.
+
+    Near the dominant eigenvector u_1 (eigenvalue lambda_1 of largest real part) the cluster field P_perp_u V u
+    linearises to P_perp (V - lambda_1) on u_1's complement, with eigenvalues mu_j = lambda_j - lambda_1 (the
+    modes that decay towards S). A transverse offset of 1e-9..1e-5 is far below the step control's tolerance (rtol
+    of |x| = 1), so nothing else limits the step there: at the output spacing the integrator multiplies a mode by
+    R(mu h) (:func:`dopri5_growth`) instead of e^{mu h}. The step is accepted when the slowest mode mu_s decays at
+    -log|R(mu_s h)| / h within ``rel_error`` of -Re mu_s, and every faster mode mu_j decays numerically faster than
+    it by at least half their exact gap, log|R(mu_j h)| <= log|R(mu_s h)| + (Re mu_j - Re mu_s) h / 2 (so the fitted
+    map's slowest mode stays mu_s). Measured (terminal phase, d = 3, r = 4.06, h = 0.1875 = the
+    output spacing): an approach rate 4.0566709 against 4.0576193; R gives 4.0566997. At d = 4, h = 0.08, the modes
+    mu = -46.8 and -86.1 are unstable (|R| = 2.2 and 110 per step): a 'rate' of -1.71 against 9.54.
+    Eigenvalues from LAPACK in floating point; real parts within 1e-9 max(1, |Re lambda|) are one."""
+    lam = np.linalg.eigvals(np.asarray(V, dtype=float))
+    lead = float(lam.real.max())
+    tol = 1e-9 * max(1.0, float(np.abs(lam.real).max()))
+    mu = lam[lam.real < lead - tol] - lam[np.argmax(lam.real)].real
+    if not mu.size:
+        return float("inf")
+    slow = mu[np.argmax(mu.real)]
+    h = 1.0 / float(np.abs(slow.real))
+    for _ in range(400):
+        g_slow = np.log(np.abs(dopri5_growth(slow * h)))
+        rate_ok = abs(-g_slow / h / -slow.real - 1.0) <= rel_error
+        fast = mu[mu.real < slow.real - tol]
+        fast_ok = bool(np.all(np.log(np.abs(dopri5_growth(fast * h))) <= g_slow + 0.5 * (fast.real - slow.real) * h))
+        if rate_ok and fast_ok:
+            return h
+        h *= 0.9
+    return h
+
+
 class NonFiniteField(FloatingPointError):
     """The field evaluated to a non-finite number at time ``t`` (an overflowing softmax): no step can be taken."""
 

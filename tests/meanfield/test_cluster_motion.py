@@ -171,3 +171,50 @@ def test_spectral_time_scales_of_known_spectra_and_against_the_derived_rates():
         assert omega == pytest.approx(rates["rotation_rate"], abs=1e-9)
         compared += 1
     assert compared >= 40
+
+
+# the two valid models on which meanfield.terminal_phase failed in the model sweep (seed 2, docs/trust.md)
+V_D3 = np.array([[-0.81, 1.525, 1.025], [-3.217, 3.924, 3.498], [-2.551, 2.303, 2.912]])
+V_D4 = np.array([[-21.56, 6.75, -32.65, 5.808], [4.115, 10.59, 4.788, -4.387], [-37.81, 10.17, -5.651, 16.38],
+                 [16.07, -22.54, 13.1, -35.38]])
+
+
+def _approach_rate(V: np.ndarray, dt: float, max_step: float | None) -> tuple[float, float]:
+    """(measured, exact): one token (its own cluster, so the field is the cluster field P_perp_x V x exactly),
+    started off V's dominant eigenvector u_1; the decay rate of its distance to span(u_1) while that distance is in
+    [1e-9, 1e-5], from outputs every dt, against lambda_1 - Re lambda_2 from the eigenvalues."""
+    from attnverify.numerics.meanfield.particles import simulate
+
+    lam, U = np.linalg.eig(V)
+    order = np.argsort(-lam.real)
+    u1 = np.real(U[:, order[0]])
+    u1 /= np.linalg.norm(u1)
+    x0 = u1 + 0.3 * np.linalg.svd(u1[None])[2][1:].sum(axis=0)
+    x0 /= np.linalg.norm(x0)
+    times = np.arange(0.0, 40.0 / (lam.real[order[0]] - lam.real[order[1]]), dt)
+    eye = np.eye(len(V))
+    X = simulate(x0[None], eye, eye, V, 1.0, times, rtol=1e-6, atol=1e-8, max_step=max_step)[:, 0]
+    dist = np.linalg.norm(X - np.outer(X @ u1, u1), axis=1)
+    w = (dist >= 1e-9) & (dist <= 1e-5)
+    slope = np.polyfit(times[w], np.log(dist[w]), 1)[0]
+    return -slope, float(lam.real[order[0]] - lam.real[order[1]])
+
+
+@pytest.mark.parametrize("V", [V_D3, V_D4], ids=["d3", "d4"])
+def test_the_resolving_step_reads_the_approach_rate_the_output_spacing_misses(V):
+    """At the check's output spacing (12 samples across the window [1e-9, 1e-5]: ln(1e4) / (12 r)) the step control
+    (tolerance relative to |x| = 1) never limits a step on the tiny transverse offset: the d = 3 model's rate comes
+    out 2.3e-4 low (DOPRI5's R(-r h) predicts it), the d = 4 model's faster modes are unstable. With steps of at most
+    resolving_step(V, 1e-5) the rate is within 2e-5 at both."""
+    from attnverify.numerics.meanfield.particles import dopri5_growth, resolving_step
+
+    lam = np.sort(np.linalg.eigvals(V).real)[::-1]
+    r = lam[0] - lam[1]
+    dt = np.log(1e4) / (12 * r)
+    plain, exact = _approach_rate(V, dt, None)
+    assert exact == pytest.approx(r)
+    assert abs(plain / exact - 1) > 1e-4, plain
+    if V is V_D3:
+        assert plain == pytest.approx(-np.log(abs(dopri5_growth(-r * dt))) / dt, rel=2e-5)
+    capped, _ = _approach_rate(V, dt, resolving_step(V, 1e-5))
+    assert abs(capped / exact - 1) <= 2e-5, (capped, exact)
