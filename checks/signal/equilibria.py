@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from attnverify.checks.context import Context
-from attnverify.checks.evidence import Evidence, Plot, Series
+from attnverify.checks.evidence import Evidence, Plot, Series, Unresolved
 from attnverify.checks.params import Param
 from attnverify.checks.registry import check
 from attnverify.checks.signal._model import MODEL_PARAMS, model_of, model_values, validate_model
@@ -40,6 +40,7 @@ from attnverify.checks.stats import bonferroni_z
 from attnverify.numerics.signal.model import SignalModel
 from attnverify.numerics.signal.simulators import NUMERICS, SignalNumerics
 from attnverify.theory.signal import THEORY
+from attnverify.theory.signal.closed_forms import OutsideCertifiedRange
 
 _LABEL = {1: "repelling", -1: "attracting", 0: "inconclusive"}   # the sign of J' next to -xi -> -xi's stability
 
@@ -189,20 +190,28 @@ def analytic_side(p: dict, theory: Any) -> dict:
     threshold tests at theta* (1 -+ threshold_margin) with the certified class there (fixed sign)."""
     sign, fs = p["sign"], p["finite_size"]
     vals = model_values(p)
-    eqs = theory.equilibria(vals, sign, fs)
+    try:
+        eqs = theory.equilibria(vals, sign, fs)
+    except OutsideCertifiedRange as exc:
+        raise Unresolved(f"{exc}: no certified classification to compare") from None
     th_star = theory.minus_xi_threshold(vals, "fixed", fs)
-    thr = []
+    thr, skipped = [], None
     if th_star is not None and th_star > 0:
-        for factor in (1 - p["threshold_margin"], 1 + p["threshold_margin"]):
-            v = model_values(p, theta=th_star * factor)
-            eqs_t = theory.equilibria(v, "fixed", fs)
-            gap = eqs_t[1].rho + 1.0
-            thr.append({"theta": th_star * factor, "expected": "attracting" if factor > 1 else "repelling",
-                        "certified": "attracting" if eqs_t[0].stable else "repelling",
-                        "probe": -1.0 + min(p["delta"], 0.25 * gap), "vals": v})
+        try:
+            for factor in (1 - p["threshold_margin"], 1 + p["threshold_margin"]):
+                v = model_values(p, theta=th_star * factor)
+                eqs_t = theory.equilibria(v, "fixed", fs)
+                gap = eqs_t[1].rho + 1.0
+                thr.append({"theta": th_star * factor, "expected": "attracting" if factor > 1 else "repelling",
+                            "certified": "attracting" if eqs_t[0].stable else "repelling",
+                            "probe": -1.0 + min(p["delta"], 0.25 * gap), "vals": v})
+        except OutsideCertifiedRange as exc:        # theta* (1 -+ margin) beyond what can be certified: not tested
+            thr = []
+            skipped = f"the -xi threshold tests at theta* (1 -+ {p['threshold_margin']:g}) were not run ({exc})"
     cert = theory.minus_xi_certificate(vals, "fixed", fs)
     return {"vals": vals, "eqs": eqs, "probes": probe_points(eqs, p["delta"]),
             "grid": np.linspace(-1.0, 1.0, p["grid_points"] + 2)[1:-1], "theta_star": th_star, "thresholds": thr,
+            "thresholds_skipped": skipped,
             "theta_star_symmetric": theory.minus_xi_threshold(vals, "symmetric", fs) if sign == "symmetric" else None,
             "certificate": cert, "sign_changes": theory.minus_xi_sign_changes(vals, "fixed", fs),
             "certificate_symmetric": theory.minus_xi_certificate(vals, "symmetric", fs) if sign == "symmetric"
@@ -363,7 +372,8 @@ def _evidence(p: dict, plan: dict, dec: dict, z: float, main: dict) -> Evidence:
         reason=(f"the certified class (sign of F' enclosed in Arb ball arithmetic) against measured signs: a sign "
                 f"counts only when its CLT interval mean +- {z:.2f} se excludes 0, z the Bonferroni quantile for "
                 f"family-wise level {p['alpha']:g} over {n_points} points x {n_stages} sample-size stages; sample "
-                f"size doubled from {n0} to at most {n_max} until every probe is conclusive (else unresolved)"),
+                f"size doubled from {n0} to at most {n_max} until every probe is conclusive (else unresolved)"
+                + (f"; {plan['thresholds_skipped']}" if plan["thresholds_skipped"] else "")),
         passed=dec["mismatches"] == 0,
         unresolved=dec["unresolved"],
         analytic=[{"rho": r["rho"], "eigenvalue": r["eigenvalue"], "stable": r["expected"] == "attracting"}

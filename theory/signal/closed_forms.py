@@ -28,6 +28,11 @@ from attnverify.theory.signal.model import (check_finite_size_validity, check_si
                                             validate_params)
 
 
+class OutsideCertifiedRange(ValueError):
+    """The certified equilibria cannot be computed at these parameters (the root isolation gives up, or the
+    linearisation leaves double precision): refused, never approximated."""
+
+
 class SignalTheory(ClosedForms):
     """Paper A's closed forms (module docstring). ``sign`` is ``"fixed"`` or ``"symmetric"``; ``finite_size`` adds
     the O(1/L) terms; ``params`` is a dict of theta, beta, sigma, R, L, d (extra keys ignored). Its closed forms
@@ -131,10 +136,10 @@ class SignalTheory(ClosedForms):
         try:
             eqs = list(self._equilibria_at(vals, sign, bool(finite_size)))
         except ValueError as exc:                  # the root isolation gave up: say at which parameters
-            raise ValueError(f"parameters too extreme for certified equilibria at {params}: {exc}") from None
+            raise OutsideCertifiedRange(f"parameters too extreme for certified equilibria at {params}: {exc}") from None
         if not all(math.isfinite(e.eigenvalue) for e in eqs):
-            raise ValueError(f"parameters too extreme: the linearisation F'(rho) overflows double precision at "
-                             f"{params}")
+            raise OutsideCertifiedRange(f"parameters too extreme: the linearisation F'(rho) overflows double "
+                                        f"precision at {params}")
         return eqs
 
     # -- the threshold theta* for -xi -------------------------------------------------------------------------
