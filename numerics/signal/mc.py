@@ -104,12 +104,17 @@ def estimate(samples: np.ndarray, n_controls: int = 0) -> Estimate:
     """Mean and covariance of the mean of per-sequence samples (n, k); ``n_controls`` regression coefficients were
     fitted per column, so the covariance uses n - 1 - n_controls degrees of freedom."""
     n = samples.shape[0]
-    dev = samples - samples.mean(axis=0)
+    # the mean of each column by pairwise summation (error ~ log2(n) ulps: numpy sums a contiguous axis pairwise,
+    # but adds the rows of a C-ordered array one by one along axis 0, an error up to n ulps of the mean: measured,
+    # masses 1 - 1.1e-11 averaged over 20000 sequences lost 1.3 % of their complement that way)
+    mean = np.ascontiguousarray(np.asarray(samples, dtype=float).reshape(n, -1).T).mean(axis=1)
+    mean = mean.reshape(samples.shape[1:])
+    dev = samples - mean
     dof = n - 1 - n_controls
     if dof < 1:
         raise ValueError(f"{n} samples leave no degree of freedom after {n_controls} control coefficients")
     cov = dev.T @ dev / dof / n
-    return Estimate(samples.mean(axis=0), np.atleast_2d(cov), n, dof)
+    return Estimate(mean, np.atleast_2d(cov), n, dof)
 
 
 def _signs(model: SignalModel, n: int, rng: np.random.Generator) -> np.ndarray:

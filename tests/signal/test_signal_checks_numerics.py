@@ -134,16 +134,20 @@ def test_low_temperature_refuses_inputs_where_the_omitted_term_is_resolved():
         run("signal.low_temperature", sigma=1e-3)
 
 
-def test_attention_on_noise_reads_rounding_as_rounding():
+def test_attention_on_noise_reads_rounding_as_rounding(monkeypatch):
     """The model sweep's false alarm (beta sigma = 2.5e-5: standard errors of 1e-15, contrasts of a few ulps read as
     40 standard errors) passes once each difference is scored beyond the computation's rounding bound; the same
-    run with the bound set to zero fails, so the bound is what decides it (and the test can fail)."""
+    run with the bound set to zero (the simulation's part and the closed form's) fails, so the bound is what decides
+    it (and the test can fail)."""
+    import attnverify.checks.signal.attention as attention
+
     model = dict(theta=0.265, beta=0.001, sigma=0.0247, R=15, L=353, d=2)
     res = run("signal.attention_on_noise", **model)
     assert res.verdict == "pass", (res.observed, res.threshold)
     no_bound = Mutant("no_rounding_bound", lambda n: dataclasses.replace(
         n, nuisance_mass_rounding=lambda pairs, mass, k: np.zeros(np.shape(mass))), ("signal.attention_on_noise",),
         "the rounding bound set to zero", target="numerics")
+    monkeypatch.setattr(attention, "CLOSED_FORM_ULPS", 0)
     res0 = run("signal.attention_on_noise", no_bound, **model)
     assert res0.verdict == "fail" and res0.observed > 10 * res.observed, (res0.observed, res.observed)
 
@@ -250,14 +254,30 @@ def test_the_sweep_models_that_erred_pass_or_read_unresolved(check_id, point, se
 
 
 def test_the_closed_form_mass_is_not_read_below_its_rounding():
-    """The derived mass is 1 minus the informative fraction (plus the ratio bias): where the mass is 1.5e-19 its
-    float64 value is exactly 0, an error of ulps of 1, not of the mass. The sweep model (seed 3; theta = 84,
-    beta = 1.09) read that as 185 standard errors of a Monte Carlo resolving 1e-25; beyond the rounding bound those
-    points now score 0. (The model still fails at rho = -0.25, by 2.7e-14 of an informative mass of 1.1e-11:
-    docs/trust.md, open.)"""
+    """The sweep model (seed 3; theta = 84, beta = 1.09, sigma = 0.030, R = 8, L = 93) failed at 201 against 4.33.
+    (a) The derived mass is 1 minus the informative fraction (plus the ratio bias): where the mass is 1.5e-19 its
+    float64 value is exactly 0, an error of ulps of 1, read as 185 standard errors; beyond the rounding bound those
+    points now score 0. (b) At rho = -0.25 the Monte Carlo mean (masses 1 - 1.1e-11, summed row by row) had lost
+    0.24 % of the informative mass: z = -35. The model now passes."""
     res = run("signal.attention_on_noise", theta=84.00006348282606, beta=1.0886433957149282,
               sigma=0.0296239829018033, R=8, L=93, d=200)
     block = res.details["design"][0]
     tiny = np.asarray(block["mass_mc"]) < 1e-16
     assert tiny.sum() == 3 and np.all(np.asarray(block["mass_closed"])[tiny] == 0.0)
     assert np.all(np.asarray(block["z"])[tiny] == 0.0), block["z"]
+    assert res.verdict == "pass", (res.observed, res.threshold)
+
+
+def test_the_monte_carlo_mean_is_summed_pairwise():
+    """Masses 1 - delta (delta ~ 1.1e-11) over 20000 sequences: the estimate's mean keeps delta to 1e-4 (pairwise
+    summation, ~log2 n ulps); adding the rows one by one (numpy's mean along axis 0 of a C-ordered array) loses
+    about 1 % of it, which the test shows so that it can fail."""
+    import math
+
+    from attnverify.numerics.signal.mc import estimate
+
+    rng = np.random.default_rng(0)
+    v = 1.0 - 1.1e-11 * rng.uniform(1.0, 1.2, size=(20000, 3))
+    exact = np.array([math.fsum(1.0 - v[:, j]) / v.shape[0] for j in range(3)])     # 1 - v is exact (Sterbenz)
+    assert np.all(np.abs((1.0 - estimate(v).mean) / exact - 1) < 1e-4)
+    assert np.any(np.abs((1.0 - v.mean(axis=0)) / exact - 1) > 1e-3)
