@@ -218,3 +218,15 @@ def test_the_resolving_step_reads_the_approach_rate_the_output_spacing_misses(V)
         assert plain == pytest.approx(-np.log(abs(dopri5_growth(-r * dt))) / dt, rel=2e-5)
     capped, _ = _approach_rate(V, dt, resolving_step(V, 1e-5))
     assert abs(capped / exact - 1) <= 2e-5, (capped, exact)
+
+
+def test_rate_coupling_of_a_cluster_that_is_not_isolated_does_not_overflow():
+    """The model sweep (seed 4, d = 2) raised FloatingPointError in exp: an outside weight log eps = 800 (a cluster
+    not isolated at all). The bound is now e^700-sized there, far above any tolerance, and finite."""
+    from attnverify.numerics.meanfield.cluster_motion import rate_coupling
+
+    B, V = np.eye(2), 2.0 * np.eye(2)
+    with np.errstate(over="raise", invalid="raise"):
+        c = rate_coupling(np.array([-30.0, 800.0]), B, V, 10.0)
+    assert np.all(np.isfinite(c)) and c[1] > 1e300
+    assert c[0] == pytest.approx(np.exp(-30.0) * 3 * 2 * (2 * 10 + 1))

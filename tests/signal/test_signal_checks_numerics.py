@@ -240,6 +240,10 @@ def test_zero_standard_errors_score_zero_for_no_difference_and_infinity_for_one(
     # equilibria at the model's own theta are compared
     ("signal.equilibria_stability", dict(sign="fixed", theta=12.514237185180962, beta=0.0012917784593558161,
                                          sigma=1.6283202326822135, R=2, L=27, d=158), 4, "pass"),
+    # seed 4: beta = 964, the certified equilibria give up (root isolation): sign_ambiguity raised before
+    ("signal.sign_ambiguity", dict(sign="fixed", theta=0.44346839118979364, beta=964.4150584496758,
+                                   sigma=0.0012659010564919997, R=5, L=30, d=2, runs_per_start=1,
+                                   starts=(-0.95, 0.95)), 4, "unresolved"),
 ])
 def test_the_sweep_models_that_erred_pass_or_read_unresolved(check_id, point, seed, expected):
     """Found by the model sweep (seeds 2 and 3, docs/trust.md): valid models on which a check raised (verdict
