@@ -17,6 +17,7 @@ from attnverify.checks.claims import evaluate_claims
 from attnverify.checks.registry import all_checks
 
 from attnverify.checks.version import VERSION
+from attnverify.theory.refusals import OutsideCertifiedRange
 
 
 @dataclass
@@ -113,7 +114,7 @@ def run_one(check: Check, params: dict, *, seed: int, profile: str, executor: Ex
             verdict, error = "error", f"Unresolved: {evidence.unresolved}"
         else:
             verdict = "pass" if evidence.passed else "fail"
-    except Unresolved as exc:
+    except (Unresolved, OutsideCertifiedRange) as exc:   # the numerics cannot decide, or nothing can be certified
         evidence, verdict, error = None, "error", f"Unresolved: {exc}"
     except Exception as exc:  # noqa: BLE001 -- a broken check is a verdict, not a crash
         message = str(exc).strip().splitlines()[0] if str(exc).strip() else ""

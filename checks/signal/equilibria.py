@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from attnverify.checks.context import Context
-from attnverify.checks.evidence import Evidence, Plot, Series, Unresolved
+from attnverify.checks.evidence import Evidence, Plot, Series
 from attnverify.checks.params import Param
 from attnverify.checks.registry import check
 from attnverify.checks.signal._model import MODEL_PARAMS, model_of, model_values, validate_model
@@ -40,7 +40,7 @@ from attnverify.checks.stats import bonferroni_z
 from attnverify.numerics.signal.model import SignalModel
 from attnverify.numerics.signal.simulators import NUMERICS, SignalNumerics
 from attnverify.theory.signal import THEORY
-from attnverify.theory.signal.closed_forms import OutsideCertifiedRange
+from attnverify.theory.refusals import OutsideCertifiedRange
 
 _LABEL = {1: "repelling", -1: "attracting", 0: "inconclusive"}   # the sign of J' next to -xi -> -xi's stability
 
@@ -190,10 +190,7 @@ def analytic_side(p: dict, theory: Any) -> dict:
     threshold tests at theta* (1 -+ threshold_margin) with the certified class there (fixed sign)."""
     sign, fs = p["sign"], p["finite_size"]
     vals = model_values(p)
-    try:
-        eqs = theory.equilibria(vals, sign, fs)
-    except OutsideCertifiedRange as exc:
-        raise Unresolved(f"{exc}: no certified classification to compare") from None
+    eqs = theory.equilibria(vals, sign, fs)          # OutsideCertifiedRange here: unresolved (checks.runner)
     th_star = theory.minus_xi_threshold(vals, "fixed", fs)
     thr, skipped = [], None
     if th_star is not None and th_star > 0:

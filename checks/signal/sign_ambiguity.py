@@ -29,14 +29,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from attnverify.checks.context import Context
-from attnverify.checks.evidence import Evidence, Plot, Series, Unresolved
+from attnverify.checks.evidence import Evidence, Plot, Series
 from attnverify.checks.params import Param
 from attnverify.checks.registry import check
 from attnverify.checks.signal._model import MODEL_PARAMS, model_of, model_values, validate_model
 from attnverify.numerics.signal.model import SignalModel
 from attnverify.numerics.signal.simulators import NUMERICS, SignalNumerics
 from attnverify.theory.signal import THEORY
-from attnverify.theory.signal.closed_forms import OutsideCertifiedRange
 
 @dataclass(frozen=True)
 class LimitRow:
@@ -216,10 +215,7 @@ def sign_ambiguity(p: dict, ctx: Context) -> Evidence:
     table, plots, unsettled, bad_runs, rows = [], [], [], [], []
     for (sign, th), (times, paths, steps) in zip(configs, results):
         st = settle_state(times, paths, p["window"], p["settle_tol"], p["min_window"])
-        try:
-            eqs = ctx.theory.equilibria(model_values(p, theta=th), sign, True)
-        except OutsideCertifiedRange as exc:      # refused, never approximated
-            raise Unresolved(f"{exc}: no certified prediction to compare the runs with") from None
+        eqs = ctx.theory.equilibria(model_values(p, theta=th), sign, True)
         attractors = [e.rho for e in eqs if e.stable]
         verdicts = []
         together = bool(np.all(st["settled"]))          # a configuration is judged only when all its runs settled

@@ -136,11 +136,11 @@ def resolving_step(V: np.ndarray, rel_error: float) -> float:
     if not mu.size:
         return float("inf")
     slow = mu[np.argmax(mu.real)]
+    fast = mu[mu.real < slow.real - tol]
     h = 1.0 / float(np.abs(slow.real))
     for _ in range(400):
         g_slow = np.log(np.abs(dopri5_growth(slow * h)))
         rate_ok = abs(-g_slow / h / -slow.real - 1.0) <= rel_error
-        fast = mu[mu.real < slow.real - tol]
         fast_ok = bool(np.all(np.log(np.abs(dopri5_growth(fast * h))) <= g_slow + 0.5 * (fast.real - slow.real) * h))
         if rate_ok and fast_ok:
             return h

@@ -22,15 +22,11 @@ import sympy as sp
 
 from attnverify.theory.closed_forms import ClosedForms, derived
 from attnverify.theory.derivation import Step
+from attnverify.theory.refusals import OutsideCertifiedRange
 from attnverify.theory.signal import limit, reduction, steps, threshold
 from attnverify.theory.signal.equilibria import Equilibrium, certified_equilibria, field_functions
 from attnverify.theory.signal.model import (check_finite_size_validity, check_sign, rho, theta,
                                             validate_params)
-
-
-class OutsideCertifiedRange(ValueError):
-    """The certified equilibria cannot be computed at these parameters (the root isolation gives up, or the
-    linearisation leaves double precision): refused, never approximated."""
 
 
 class SignalTheory(ClosedForms):
