@@ -34,6 +34,7 @@ from attnverify.checks.context import Context
 from attnverify.checks.evidence import Evidence, Plot, Series
 from attnverify.checks.params import Param
 from attnverify.checks.registry import check
+from attnverify.checks.meanfield.window_sampling import refine_through_window
 from attnverify.checks.meanfield._model import (D3_PARAM, KERNEL_PARAM, MODEL_PARAMS, Resolution, budget_param,
                                                 choose_resolution, floor_param, model_matrices, n_particles_param,
                                                 validate_betas, validate_model, with_d3_case)
@@ -142,7 +143,8 @@ def beta_curves(X0: np.ndarray, Q, K, V, beta: float, times: np.ndarray, target:
 
 
 def inf_distance(X0: np.ndarray, Q, K, V, t_inf: float, n_times: int, target: np.ndarray, slow: np.ndarray,
-                 settle: float = 1e-10, refine: int = 8, simulate=simulate, field=attention_field) -> dict:
+                 settle: float = 1e-10, refine: int = 8, simulate=simulate, field=attention_field,
+                 window: tuple[float, float] = (1e-8, 1e-3)) -> dict:
     """The zero-temperature flow of X0 (rtol 1e-10) against ``target``, on a time grid ``refine`` times finer than
     ``n_times`` over the horizon (``fine_times``): each particle's distance from its own target point (``dist``,
     (n_fine, N)) and the pairing cost ``pair`` = (mean dist^2)^(1/2) (an upper bound on W2(flow, target)); the
@@ -151,8 +153,9 @@ def inf_distance(X0: np.ndarray, Q, K, V, t_inf: float, n_times: int, target: np
     certified bracket E_lo, E_hi of W2(flow, target) (:func:`_bracket`) at ``times``: the coarse grid and up to 24
     more fine times while the pairing cost decays from 1e-2 to 1e-11. The horizon is ``t_inf``, doubled (up to
     64 t_inf, the grids with it) until the flow has settled: max_i |X_inf(x_i)| <= settle |V| (a criterion of the
-    numerical field alone). ``simulate`` and ``field``: the check's ``ctx.numerics.simulate`` and
-    ``ctx.numerics.attention_field``."""
+    numerical field alone). Where the pairing cost or a particle's slow component crosses the fit window ``window``
+    in fewer than 12 samples, times are added there (:func:`refine_through_window`, from the simulation alone).
+    ``simulate`` and ``field``: the check's ``ctx.numerics.simulate`` and ``ctx.numerics.attention_field``."""
     B = np.asarray(Q, float).T @ np.asarray(K, float)
     T, n = float(t_inf), int(n_times)
     while True:
@@ -162,14 +165,20 @@ def inf_distance(X0: np.ndarray, Q, K, V, t_inf: float, n_times: int, target: np
         if speed <= settle * np.linalg.norm(V, 2) or T >= 64 * t_inf:
             break
         T, n = 2 * T, 2 * n - 1
+    slow = np.asarray(slow, float)
+    coarse = fine[::refine]
+    fine, inf = refine_through_window(
+        fine, inf, lambda X: np.column_stack([np.sqrt(np.mean(np.sum((X - target[None]) ** 2, axis=2), axis=1)),
+                                              np.linalg.norm(X @ slow.T, axis=2)]),
+        lambda x, times: simulate(x, Q, K, V, np.inf, times, rtol=1e-10, atol=1e-14), *sorted(window))
     dist = np.linalg.norm(inf - target[None], axis=2)
     pair = np.sqrt(np.mean(dist**2, axis=1))
     band = np.nonzero((pair >= 1e-11) & (pair <= 1e-2))[0]
     extra = band[np.linspace(0, len(band) - 1, min(24, len(band))).astype(int)] if len(band) else band
-    pick = np.union1d(np.arange(0, len(fine), refine), extra).astype(int)
+    pick = np.union1d(np.nonzero(np.isin(fine, coarse))[0], extra).astype(int)
     E = [_bracket(inf[i], target) for i in pick]
     return {"times": fine[pick], "E_lo": np.array([e[0] for e in E]), "E_hi": np.array([e[1] for e in E]),
-            "fine_times": fine, "dist": dist, "slow_dist": np.linalg.norm(inf @ np.asarray(slow, float).T, axis=2),
+            "fine_times": fine, "dist": dist, "slow_dist": np.linalg.norm(inf @ slow.T, axis=2),
             "pair": pair, "method": E[-1][2]}
 
 
@@ -315,7 +324,8 @@ def numeric_side(p: dict, ctx: Context, B: np.ndarray, V: np.ndarray, betas: np.
             for X, tg in zip(samples, targets) for b in betas]
     curves = ctx.map(beta_curves, jobs)
     infs = ctx.map(inf_distance, [(X, Q, K, V, float(p["t_inf"]), p["n_times_inf"], tg, slow, 1e-10, 8,
-                                   num.simulate, num.attention_field) for X, tg in zip(samples, targets)])
+                                   num.simulate, num.attention_field, tuple(p["e_window"]))
+                                  for X, tg in zip(samples, targets)])
     (obs,) = ctx.map(num.observed_log_norm, [(B, V)])
     nb = len(betas)
 

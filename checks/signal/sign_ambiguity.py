@@ -10,7 +10,9 @@ its ODE time sum eta_k), the mean of the window's last quarter differs from the 
 max(settle_tol, 3 x the standard error of that difference from the run's own fluctuations about a linear trend),
 and its limit lies more than settle_tol from its start (a run that has not left its start cannot tell rest from a
 drift too slow to show: at beta theta ~ 0.07 with sigma = 0.001 every run stayed at its start to 1e-6 and was judged
-to rest where no equilibrium is); its observed limit is the mean of the final quarter; a window shorter than
+to rest where no equilibrium is), and its fluctuations about that trend have an sd of at most reach_tol / NOISE_SHARE
+(wider, the run is a noise cloud whose centre is no limit: at sigma = 10, beta theta = 0.0026, d = 200 every run
+wandered about rho = 0.04 with sd 0.05-0.08); its observed limit is the mean of the final quarter; a window shorter than
 min_window ODE time never counts as settled.  The runs of one (sign, theta) are judged together: only when every
 one of them settled (where the drift is weaker than the SGA noise, a few wandering runs pass the settling test by
 chance while the rest do not settle).  No closed form sizes or judges the runs.
@@ -92,18 +94,22 @@ _MEANING = {
 }
 
 
-def settle_state(time: np.ndarray, rho: np.ndarray, window: float, settle_tol: float, min_window: float) -> dict:
+def settle_state(time: np.ndarray, rho: np.ndarray, window: float, settle_tol: float, min_window: float,
+                 max_noise: float = np.inf) -> dict:
     """Settling of each run from its own record (time (m,), rho (n_runs, m)): over the final window [t_end (1 -
     window), t_end], move = mean(last quarter) - mean(first quarter); noise = sd of the window's residuals about a
     linear fit, se = noise sqrt(2/m) (m points per quarter); settled iff |move| <= max(settle_tol, 3 se) and the window
     spans at least min_window of ODE time (a shorter one cannot tell a slow run from a resting one) and the limit is more
-    than settle_tol from the run's start rho[:, 0] (one that never left its start cannot either); limit = mean(last
-    quarter)."""
+    than settle_tol from the run's start rho[:, 0] (one that never left its start cannot either) and noise <= max_noise
+    (a run whose fluctuations are wider is a noise cloud, not at a limit: at sigma = 10, beta theta = 0.0026, d = 200
+    every run wandered about rho = 0.04 with sd 0.05-0.08 and was judged to rest where no equilibrium is, while the
+    default model's runs settle with sd <= 0.0033); limit = mean(last quarter)."""
     t_end = time[-1]
     idx = np.nonzero(time >= t_end * (1.0 - window))[0]
     if idx.size < 8 or t_end * window < min_window:
         return {"settled": np.zeros(rho.shape[0], bool), "move": np.full(rho.shape[0], np.inf),
-                "allowed": np.full(rho.shape[0], settle_tol), "limit": rho[:, -1].copy(), "window_points": idx.size}
+                "allowed": np.full(rho.shape[0], settle_tol), "limit": rho[:, -1].copy(), "window_points": idx.size,
+                "noise": np.full(rho.shape[0], np.nan)}
     w = rho[:, idx]
     tw = time[idx]
     q = idx.size // 4
@@ -114,13 +120,23 @@ def settle_state(time: np.ndarray, rho: np.ndarray, window: float, settle_tol: f
     noise = resid.std(axis=1, ddof=2)
     allowed = np.maximum(settle_tol, 3.0 * noise * np.sqrt(2.0 / q))
     left = np.abs(last - rho[:, 0]) > settle_tol
-    return {"settled": (np.abs(move) <= allowed) & left, "move": move, "allowed": allowed, "limit": last,
-            "left_start": left, "window_points": int(idx.size)}
+    return {"settled": (np.abs(move) <= allowed) & left & (noise <= max_noise), "move": move, "allowed": allowed,
+            "limit": last, "left_start": left, "window_points": int(idx.size), "noise": noise}
+
+
+#: a settled run's fluctuations (sd about its trend) must be at most reach_tol / NOISE_SHARE: its limit is attributed
+#: to an equilibrium within reach_tol, and a cloud whose +-2 sd band is wider than reach_tol has no such limit
+NOISE_SHARE = 4.0
+
+
+def max_noise(p: dict) -> float:
+    """The largest sd of a settled run's fluctuations: reach_tol / NOISE_SHARE."""
+    return p["reach_tol"] / NOISE_SHARE
 
 
 def sga_until_settled(numerics: SignalNumerics, model_kwargs: dict, rho0: np.ndarray, a: float, b: float, chunk: int,
                       min_steps: int, max_steps: int, window: float, settle_tol: float, min_window: float,
-                      seed: np.random.SeedSequence) -> tuple[np.ndarray, np.ndarray, int]:
+                      max_noise: float, seed: np.random.SeedSequence) -> tuple[np.ndarray, np.ndarray, int]:
     """Numeric side: batched projected SGA from rho0 (``numerics.projected_sga`` with ``numerics.tangent``),
     continued chunk by chunk until every run has settled (settle_state) after at least min_steps, or max_steps;
     returns (ODE times, rho record (n_runs, m), steps)."""
@@ -136,7 +152,7 @@ def sga_until_settled(numerics: SignalNumerics, model_kwargs: dict, rho0: np.nda
         recs.append(path.rho[:, 1:])
         rho, done = path.rho[:, -1], done + n
         if done >= min_steps and np.all(settle_state(np.concatenate(times), np.hstack(recs), window,
-                                                     settle_tol, min_window)["settled"]):
+                                                     settle_tol, min_window, max_noise)["settled"]):
             break
     return np.concatenate(times), np.hstack(recs), done
 
@@ -208,13 +224,13 @@ def sign_ambiguity(p: dict, ctx: Context) -> Evidence:
     configs = [(sign, float(th)) for sign in ("fixed", "symmetric") for th in p["thetas"]]
     seeds = ctx.seeds(len(configs))
     tasks = [(ctx.numerics, dict(model_values(p, theta=th), sign=sign), rho0, p["a"], b, p["chunk"], p["min_steps"],
-              max(p["max_steps"], 1), p["window"], p["settle_tol"], p["min_window"], seeds[i])
+              max(p["max_steps"], 1), p["window"], p["settle_tol"], p["min_window"], max_noise(p), seeds[i])
              for i, (sign, th) in enumerate(configs)]
     results = ctx.map(sga_until_settled, tasks)
 
     table, plots, unsettled, bad_runs, rows = [], [], [], [], []
     for (sign, th), (times, paths, steps) in zip(configs, results):
-        st = settle_state(times, paths, p["window"], p["settle_tol"], p["min_window"])
+        st = settle_state(times, paths, p["window"], p["settle_tol"], p["min_window"], max_noise(p))
         eqs = ctx.theory.equilibria(model_values(p, theta=th), sign, True)
         attractors = [e.rho for e in eqs if e.stable]
         verdicts = []
@@ -226,6 +242,9 @@ def sign_ambiguity(p: dict, ctx: Context) -> Evidence:
                        if not np.isfinite(st["move"][i]) else
                        f"moved {st['move'][i]:+.3g} over the final window (allowed {st['allowed'][i]:.3g})"
                        if abs(st["move"][i]) > st["allowed"][i] else
+                       f"fluctuates with sd {st['noise'][i]:.3g} over the final window, more than reach_tol / "
+                       f"{NOISE_SHARE:g} = {max_noise(p):.3g} (a noise cloud, not a limit)"
+                       if st["noise"][i] > max_noise(p) else
                        f"did not leave its start by more than settle_tol = {p['settle_tol']:g}")
                 unsettled.append(f"{sign}, theta={th:g}, rho0={r0:g}: {why} after {steps} steps")
                 verdicts.append("not settled")

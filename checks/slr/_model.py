@@ -31,6 +31,20 @@ MODEL_PARAMS = (
 MODEL_KEYS = ("lam", "gamma", "d", "L", "eps")
 
 
+#: ulps of the closed form's scale allowed for its float64 evaluation (see closed_form_rounding)
+CLOSED_FORM_ULPS = 16
+
+
+def closed_form_rounding(eps: float, d: int = 0, theta: np.ndarray | float = 0.0) -> np.ndarray | float:
+    """A bound on the float64 rounding of the closed-form risk R at overlaps with theta = <v, k*>:
+    CLOSED_FORM_ULPS ulps of 1 + eps^2 + (d/2) theta^2. R = E Y^2 - 2 E Y T + E T^2 combines second moments of the
+    target Y = <v*, x_J> + noise (at most 1 + eps^2) and of the prediction T (a softmax average of <v, x_l>, whose
+    planted token has mean sqrt(d/2) theta: at most 1 + (d/2) theta^2), and the cross term is bounded by their
+    geometric mean, so the rounding is a few ulps of that scale whatever the cancellation between them (at L = 1
+    the oracle's exact eps^2 comes out as eps^2 - 7e-17)."""
+    return CLOSED_FORM_ULPS * float(np.finfo(float).eps) * (1.0 + eps ** 2 + 0.5 * d * np.square(theta))
+
+
 def validate_model(p: dict) -> None:
     """Constraints between the options given (``p`` may hold a subset, as for ``derive --set``): the informative
     token's mean sqrt(d/2) and the noise must keep the squared targets finite in float64."""

@@ -43,8 +43,8 @@ import numpy as np
 from attnverify.checks.context import Context
 from attnverify.checks.evidence import Evidence, Plot, Series
 from attnverify.checks.params import Param
-from attnverify.checks.slr._model import fmt, model_options, slr_model, vec
-from attnverify.checks.stats import bonferroni_z
+from attnverify.checks.slr._model import closed_form_rounding, fmt, model_options, slr_model, vec
+from attnverify.checks.stats import beyond, bonferroni_z
 
 AT_ORACLE = 0.05
 #: the largest skewness of a Monte Carlo mean whose z-score is judged: the one-term Edgeworth correction of a normal
@@ -192,7 +192,9 @@ def run_experiment(exp: Experiment, p: dict, ctx: Context, n_runs: int, paper: d
                                    ctx.seeds(1, f"mc:{tag}")[0], sim.risk_samples, sim.sample_tasks)])
     final_o = path.overlaps[:, -1]
     closed = np.append(ev.risk(final_o, lam_end), ev.risk(np.array([1.0, 1.0, 0, 0, 0]), lam_end))
-    z = np.where(mc["mean_skew"] > MAX_MEAN_SKEW, np.nan, (mc["mean"] - closed) / mc["se"])   # NaN: left out
+    floor = closed_form_rounding(eps, exp.d, np.append(final_o[:, 2], 0.0))
+    z = beyond(mc["mean"] - closed, floor) / np.maximum(mc["se"], floor)    # an exact simulation: floor units
+    z = np.where(mc["mean_skew"] > MAX_MEAN_SKEW, np.nan, z)    # NaN: left out
     q = max(1, path.step.size // 4)
     gap_now = 1 - np.abs(path.overlaps[:, -1, 0])
     gap_before = 1 - np.abs(path.overlaps[:, -1 - q, 0])

@@ -22,22 +22,11 @@ from attnverify.checks.context import Context
 from attnverify.checks.evidence import Evidence, Plot, Series
 from attnverify.checks.params import Param
 from attnverify.checks.registry import check
-from attnverify.checks.slr._model import fmt, model_options, oracle_overlaps, slr_model, validate_model
+from attnverify.checks.slr._model import (closed_form_rounding, fmt, model_options, oracle_overlaps, slr_model,
+                                         validate_model)
 from attnverify.checks.stats import beyond, bonferroni_z, linfit
 from attnverify.numerics.slr import NUMERICS
 from attnverify.theory.slr import THEORY
-
-
-#: ulps of the closed form's scale allowed for its float64 evaluation (see closed_form_rounding)
-CLOSED_FORM_ULPS = 16
-
-
-def closed_form_rounding(eps: float) -> float:
-    """A bound on the float64 rounding of the oracle's closed-form risk: CLOSED_FORM_ULPS ulps of 1 + eps^2. The
-    risk at the oracle overlaps is a combination of second moments of the target y = <v*, x_J> + noise and of the
-    prediction (|v*| = 1, unit-variance tokens), each at most 1 + eps^2, so its rounding is a few ulps of that
-    scale, whatever the cancellation between them (at L = 1 the exact value eps^2 comes out as eps^2 - 7e-17)."""
-    return CLOSED_FORM_ULPS * float(np.finfo(float).eps) * (1.0 + eps ** 2)
 
 
 def best_lam(theory, gamma: float, d: int, L: int, eps: float) -> tuple[float, float]:

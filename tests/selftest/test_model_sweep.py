@@ -247,6 +247,20 @@ def test_sign_ambiguity_with_a_weak_drift_is_unresolved_not_a_failure(point):
     assert r["verdict"] == "unresolved" and "did not settle" in r["error"], r
 
 
+@pytest.mark.slow  # 24 SGA runs at d = 200, L = 193 to max_steps: ~4 minutes
+def test_sign_ambiguity_in_a_noise_cloud_is_unresolved_not_a_failure():
+    """Found by the model sweep (seed 4, draw 1): at sigma = 10.1 and beta theta = 0.0026 every fixed-sign run wandered
+    about rho = 0.04 with sd 0.05-0.08 and was judged to rest where the theory lists no equilibrium (observed 12
+    against 0). Such a run is a noise cloud, not at a limit (settle_state's max_noise): unresolved."""
+    from attnverify.checks.runner import select
+
+    [chk] = select(["signal.sign_ambiguity"])
+    point = {"thetas": (0.3555898123649186,), "beta": 0.0073858267378796045, "sigma": 10.127933305820475, "R": 2,
+             "L": 193, "d": 200}
+    r = ms.run_point(chk, point, seed=5)
+    assert r["verdict"] == "unresolved" and "noise cloud" in r["error"], r
+
+
 def test_alignment_without_power_is_unresolved_not_an_error():
     """Found by the model sweep (seed 1): at beta theta = 6e-5 the predicted mean paths do not move with the scale
     of F, and the fitted scale was 0/0 (FloatingPointError: verdict error on a valid model). Without a testable

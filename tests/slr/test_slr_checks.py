@@ -208,21 +208,59 @@ def test_oracle_vs_bayes_reads_rounding_as_rounding(monkeypatch):
     standard error of 3e-41 and the closed form -7e-17 (float64 rounding of a sum of O(1) moments): 1e24 se, a
     failure on a valid model. Scored beyond the closed form's rounding bound the model passes; without the bound it
     fails again, and a 1e-12 error in the closed form (far beyond rounding) is still caught."""
-    import attnverify.checks.slr.oracle_vs_bayes as ovb
+    import attnverify.checks.slr._model as slr_model
     from attnverify.checks.runner import select
     from attnverify.selftest import model_sweep as ms
 
     [chk] = select(["slr.oracle_vs_bayes"])
     point = {"gamma": 7.1e-4, "L": 1, "eps": 0.0, "ds": (7351,), "n_tasks": 1000}
     assert ms.run_point(chk, point, seed=0)["verdict"] == "pass"
-    monkeypatch.setattr(ovb, "CLOSED_FORM_ULPS", 0)
+    monkeypatch.setattr(slr_model, "CLOSED_FORM_ULPS", 0)
     assert ms.run_point(chk, point, seed=0)["verdict"] == "fail"
-    monkeypatch.setattr(ovb, "CLOSED_FORM_ULPS", 16)
+    monkeypatch.setattr(slr_model, "CLOSED_FORM_ULPS", 16)
     shifted = Mutant("risk_plus_1e-12", lambda theory: theory.replace(
         risk=lambda self: self.original("risk")() + 1e-12), (), "")
     v = _verdicts(["slr.oracle_vs_bayes"], {"gamma": 7.1e-4, "L": 1, "eps": 0.0, "ds": "7351", "n_tasks": 1000},
                   [shifted])
     assert v == {"slr.oracle_vs_bayes": "fail"}, v
+
+
+def test_training_from_sphere_reads_the_closed_forms_rounding_as_rounding(monkeypatch):
+    """Found by the model sweep (seed 4): at L = 1 and eps = 0 the oracle's risk is exactly 0, its closed form
+    7.4e-17 and the Monte Carlo 0 with a standard error near 0: observed 4.5e8 standard errors, a failure on a valid
+    model. Scored beyond the closed form's rounding bound (16 ulps of 1 + eps^2 + (d/2) theta^2) it passes; without
+    the bound it fails again, and a 1e-12 error in the closed form (far beyond rounding) is still caught."""
+    import attnverify.checks.slr._model as slr_model
+    from attnverify.checks.runner import select
+    from attnverify.selftest import model_sweep as ms
+
+    [chk] = select(["slr.training_from_sphere"])
+    point = {"gamma": 0.0026774953936424613, "d": 46, "L": 1, "eps": 0.0}
+    assert ms.run_point(chk, point, seed=6)["verdict"] == "pass"
+    monkeypatch.setattr(slr_model, "CLOSED_FORM_ULPS", 0)
+    assert ms.run_point(chk, point, seed=6)["verdict"] == "fail"
+    monkeypatch.setattr(slr_model, "CLOSED_FORM_ULPS", 16)
+    shifted = Mutant("risk_plus_1e-12", lambda theory: theory.replace(
+        risk=lambda self: self.original("risk")() + 1e-12), (), "")
+    v = _verdicts(["slr.training_from_sphere"], point, [shifted])
+    assert v == {"slr.training_from_sphere": "fail"}, v
+
+
+def test_bayes_posterior_reads_the_simulations_rounding_as_rounding(monkeypatch):
+    """Found by the model sweep (seed 4): at eps = 0 with a one-hot posterior (gamma = 0.0013, d = 10) both Bayes-risk
+    estimators are 0 up to rounding, Y and y_J0 = <X_J0, v*> differ by 3e-16 (two BLAS paths over terms of size
+    sqrt(d/2) |k*_i v*_i| that cancel), and the paired z-test read 1.6e-33 against a standard error of 4e-35 as 44
+    standard errors. Beyond the bound on that rounding (paired_rounding: 2.5e-29 here, 4e-15 at the defaults against
+    a standard error of 4e-3) the model passes; without the bound it fails again."""
+    import attnverify.checks.slr.bayes_posterior as bp
+    from attnverify.checks.runner import select
+    from attnverify.selftest import model_sweep as ms
+
+    [chk] = select(["slr.bayes_posterior"])
+    point = {"gamma": 0.0012836339496143827, "ds": (10,), "L": 11, "eps": 0.0}
+    assert ms.run_point(chk, point, seed=7)["verdict"] == "pass"
+    monkeypatch.setattr(bp, "paired_rounding", lambda dr, w, eps: 0.0)
+    assert ms.run_point(chk, point, seed=7)["verdict"] == "fail"
 
 
 @pytest.mark.parametrize("point, n_steps", [
