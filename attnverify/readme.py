@@ -18,6 +18,7 @@ import argparse
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 from attnverify.checks.params import InputError
 
@@ -56,11 +57,12 @@ def verdicts(blocks: dict[str, str]) -> dict[str, list[tuple[str, str]]]:
     return {"audit": audit, "ledger": ledger}
 
 
-def fresh_report(seed: int = 0):
-    """The quick audit of every registered check, with its claims ledger."""
+def fresh_report(seed: int = 0, store: Any = None):
+    """The quick audit of every registered check, with its claims ledger (``store``: a task store, as ``attnverify
+    run`` uses one)."""
     from attnverify.checks.runner import run
 
-    return run(None, profile="quick", seed=seed)
+    return run(None, profile="quick", seed=seed, store=store)
 
 
 def rewrite(text: str, blocks: dict[str, str]) -> str:

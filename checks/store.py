@@ -28,7 +28,7 @@ entry under the final name.
 The code version is a SHA-256 of the source files of the ``numerics`` and ``checks`` packages (what computes the
 tasks) and of the numerical libraries' versions, so an edited kernel or check, or an upgraded NumPy, never reuses
 stale results. Functions patched at run time (the mutant and power self-tests) are invisible to it: those runs do
-not use a store. The digest detects damage, not forgery: whoever can write the directory can write a valid entry
+not use a store (the power self-test's unperturbed runs may: nothing is patched while they run). The digest detects damage, not forgery: whoever can write the directory can write a valid entry
 with wrong numbers, so share a cache directory only with people whose results you would trust.
 """
 from __future__ import annotations

@@ -1,6 +1,9 @@
 """Test-suite settings: CLI runs store their task results and derivations in a temporary directory, not in the
 user's cache. Under pytest-xdist the workers share one such directory (its writes are atomic renames), so a
-derivation computed by one worker is read by the other."""
+derivation computed by one worker is read by the other. The ``task_store`` fixture opens the same directory as a
+task store for API runs at the quick profile that repeat one another's simulations (the README's quick audit, the
+power smoke's unperturbed runs, a paper's quick run): a task stored by one is read back by the next, bit for bit
+(tests/core/test_reproducible.py)."""
 import os
 
 import pytest
@@ -15,3 +18,10 @@ def _task_cache_in_tmp(tmp_path_factory):
     mp.setenv("ATTNVERIFY_CACHE_DIR", str(shared))
     yield
     mp.undo()
+
+
+@pytest.fixture(scope="session")
+def task_store(_task_cache_in_tmp):
+    from attnverify.checks.store import TaskStore
+
+    return TaskStore(os.environ["ATTNVERIFY_CACHE_DIR"])

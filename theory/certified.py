@@ -11,23 +11,23 @@ arithmetic (SymPy).  Nothing here knows a model; the papers' theory modules call
   - ``quantity``   -- the name of the certified quantity (e.g. ``"rho*"``, ``"theta*"``, ``"gap"``);
   - ``proven``     -- the statement that holds rigorously (e.g. "J' has exactly one zero in [lo, hi]");
   - ``enclosure``  -- [lo, hi], floats rounded outward (the true value lies in it);
-  - ``width``      -- hi - lo;
-  - ``prec_bits``  -- the working precision of the ball arithmetic;
-  - ``library``    -- the library and version that did the arithmetic;
-  - ``text``       -- one line for the report ("certified: rho* in [-0.54231, -0.54229], unique in [...]").
+  - ``width``      -- hi - lo; ``prec_bits`` -- the working precision of the ball arithmetic;
+  - ``library``    -- the library and version that did the arithmetic; ``text`` -- one line for the report
+    ("certified: rho* in [-0.54231, -0.54229], unique in [...]").
 
 * SymPy expressions as ball functions: :func:`lambdify_arb`, every constant entering as its exact value
   (:func:`exact_ball`: an Integer, a Rational as an exact quotient, a binary Float from its own mantissa and
   exponent); the functions it knows are :data:`CERTIFIED_FUNCTIONS`, plus special functions that carry a ball
   version (:func:`special_ball_functions`); any other is refused (:class:`NotCertifiable`).
-* Zeros of a real function of one variable: :func:`root_boxes`, :func:`isolate_roots` (interval bisection plus
-  the interval Newton test), :func:`merge_intervals`.
+* Zeros of a real function of one variable: :func:`root_boxes`, :func:`isolate_roots` (bisection plus interval
+  Newton), :func:`merge_intervals`.
 * Spectra of symmetric matrices: :func:`eigenvalue_clusters` (floating-point input: Gershgorin discs of an exactly
   orthonormal similarity transform, clusters, a Davis-Kahan bound on the top invariant subspace) and
   :func:`exact_eigenvalue_enclosures` (rational input: real-root isolation of the characteristic polynomial).
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
@@ -289,12 +289,17 @@ def lambdify_arb(expr: sp.Expr, args, extra: dict | None = None) -> Callable:
     Rationals and binary Floats: :func:`exact_ball`). It may use +, *, powers, pi, E, the functions
     :data:`CERTIFIED_FUNCTIONS`, special functions with a ball version (:func:`special_ball_functions`) and
     ``extra`` (name -> ball function); any other function: :class:`NotCertifiable`, when the function is built."""
+    if extra is None:      # kept per (expression, arguments): compiling costs far more than one evaluation
+        return _compiled(sp.sympify(expr), tuple(args) if isinstance(args, (list, tuple)) else (args,))
     missing = uncertifiable(expr, extra)
     if missing:
         raise NotCertifiable(missing[0])
     printer = _ArbPrinter({"fully_qualified_modules": True, "inline": True, "allow_unknown_functions": True})
     names = {"mpmath": _ArbNames(), **special_ball_functions(expr), **(extra or {})}
     return sp.lambdify(args, expr, modules=[names], printer=printer, cse=True)
+
+
+_compiled = functools.lru_cache(maxsize=512)(lambda expr, args: lambdify_arb(expr, list(args), {}))
 
 
 # -- zeros of a real function: interval bisection + interval Newton ---------------------------

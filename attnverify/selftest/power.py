@@ -89,7 +89,7 @@ def _rejected(result) -> bool:
 class _Runner:
     """Runs one check at fixed seeds, with the numeric side memoised per seed."""
 
-    def __init__(self, check_id: str, seeds: Sequence[int], profile: str) -> None:
+    def __init__(self, check_id: str, seeds: Sequence[int], profile: str, store: Any = None) -> None:
         from attnverify.checks.runner import plan
 
         (self.check, self.params), = plan([check_id], profile=profile)
@@ -97,17 +97,20 @@ class _Runner:
         self.profile = profile
         self.memo: dict[int, dict] = {s: {} for s in self.seeds}
         self.runs = 0
+        self.store = store
 
-    def run(self, seed: int, arguments: Callable[[Any], dict] | None = None):
+    def run(self, seed: int, arguments: Callable[[Any], dict] | None = None, store: Any = None):
         from attnverify.checks.runner import run_one
 
         self.runs += 1
-        return run_one(self.check, self.params, seed=seed, profile=self.profile, memo=self.memo[seed],
+        return run_one(self.check, self.params, seed=seed, profile=self.profile, memo=self.memo[seed], store=store,
                        arguments=arguments(self.check) if arguments is not None else None)
 
     def baseline(self) -> dict[int, str]:
+        """The unperturbed runs; their tasks fill the memo that the perturbed runs read, and (with a store) are read
+        from and written to the store: nothing is patched while they run, so the store sees the code it keys."""
         clear_caches()
-        return {s: self.run(s).verdict for s in self.seeds}
+        return {s: self.run(s, store=self.store).verdict for s in self.seeds}
 
     def detection(self, family: Family, delta: float, claim: str = "") -> tuple[float, list[dict]]:
         """Fraction of (sign, seed) runs rejected at ``delta`` (with ``claim``: that claim refuted); the runs."""
@@ -225,14 +228,16 @@ def power(check_ids: Sequence[str] | None = None, *, seeds: Sequence[int] = rang
             "seconds": round(time.perf_counter() - start, 1)}
 
 
-def smoke(check_ids: Sequence[str] | None = None, *, seed: int = 0, profile: str = "quick") -> list[dict]:
+def smoke(check_ids: Sequence[str] | None = None, *, seed: int = 0, profile: str = "quick",
+          store: Any = None) -> list[dict]:
     """One family per check (the ``smoke`` rows of :func:`plan`) at its target delta (both signs) or its fixed
-    wrong closed form, at one seed: each must be rejected, and the unperturbed check must pass."""
+    wrong closed form, at one seed: each must be rejected, and the unperturbed check must pass. ``store``: a task
+    store (``attnverify.checks.store.TaskStore``) for the unperturbed runs, as ``attnverify run`` uses one."""
     out = []
     for row in plan():
         if not row.smoke or (check_ids and row.check not in check_ids):
             continue
-        runner = _Runner(row.check, [seed], profile)
+        runner = _Runner(row.check, [seed], profile, store)
         base = runner.baseline()[seed]
         family = families()[row.family]
         delta = row.target if row.target is not None else (0.1 if family.laddered else 0.0)

@@ -125,7 +125,8 @@ def formula(stated: StatedClaim, quantity: Any, options: dict, rng: Any, *, n_po
     2. S - D in Arb balls at ``n_points`` points of the whole domain (module docstring). A ball that excludes 0
        certifies a difference. Of the certified points where the measurement can run (``quantity.measurable``;
        without it, the quantity's own sample), ``n_confirm``
-       are measured once (pilots); they are ranked by |S - D| in units of their measured standard error, and at
+       are measured once (pilots), in turn: a pilot whose one call already refutes (below) decides at once;
+       otherwise they are ranked by |S - D| in units of their measured standard error, and at
        each in turn the measurement grows (``quantity.repeats`` calls pooled at most, :mod:`.pooling`) until it
        resolves |S - D|: refuted at the first point where the measurement M agrees with R within z se and differs
        from S + (R - D) (the stated form with the same finite-size terms) by more than z se; inconclusive when M
@@ -215,20 +216,64 @@ def formula(stated: StatedClaim, quantity: Any, options: dict, rng: Any, *, n_po
                     len(certified))
 
 
+def _distance(m: Any, value: float) -> float:
+    """|M - value| in standard errors of M (inf for a different value measured exactly)."""
+    return abs(m.value - value) / m.se if m.se > 0 else (math.inf if m.value != value else 0.0)
+
+
+def _judged(row: dict, m: Any, need: float, quantity: Any, finite: bool, z: float, ev: dict,
+            tried: list) -> ClaimVerdict | None:
+    """The verdict at one measured point, or None when it decides nothing: refuted where the measurement M agrees
+    with R within z se and lies more than z se from S + (R - D); inconclusive where M and R disagree (our own
+    derivation and measurement). The point joins ``tried`` (the evidence)."""
+    b, pool, s, d, r = row["ball"], row["pool"], row["stated"], row["derived"], row["measured_as"]
+    shifted = s + (r - d)
+    dist = _distance(m, shifted)
+    tried.append({"point": b.point, "stated": s, "derived": d, "measured_as": r, "measured": m.value,
+                  "se": m.se, "runs": pool.k, "runs_needed": need, "distance": dist})
+    ev["stated"]["tried"] = tried
+    disagree = sides_disagree(r, m, z, rtol=1e-12)
+    if disagree:
+        what = "the derived value with its finite-size terms" if finite else "the derived value"
+        said = disagree.replace("the derived value", what, 1)
+        return ClaimVerdict("inconclusive", reason(
+            "at ", *_where(b.point, quantity), " ", said, ": our derivation and our measurement disagree, so the "
+            "stated formula cannot be judged"), evidence=ev)
+    if dist <= z:
+        return None
+    shifted_parts = (" (shifted by the same finite-size terms: ", Number(shifted, digits=6), ")") if finite else ()
+    return ClaimVerdict(
+        "refuted", reason(
+            "the stated formula is not the derived one: at ", *_where(b.point, quantity),
+            " stated minus derived lies in ", _certified(b.lo, b.hi), " (Arb, certified, printed outward), and the "
+            "measurement ", pm(m.value, m.se, digits=6), f" ({m.how}) agrees with ", *_against(r, d, finite),
+            " and is ", Number(dist, digits=3), " standard errors from the stated value", *shifted_parts),
+        condition=reason(
+            *_where(b.point, quantity), ": stated ", Number(s, digits=6), ", derived ", Number(d, digits=6),
+            *((" (", Number(r, digits=6), " with the finite-size terms)") if finite else ()),
+            ", measured ", pm(m.value, m.se, digits=6), " (", Number(dist, digits=3),
+            " standard errors from the stated value)"), evidence=ev)
+
+
 def _confirm(stated: StatedClaim, quantity: Any, options: dict, rng: Any, sides: _Sides, finite: bool, pilots: list,
              z: float, ev: dict, n_certified: int) -> ClaimVerdict:
-    """Step 2 of :func:`formula` from the pilot points on: measure, rank, grow, decide."""
+    """Step 2 of :func:`formula` from the pilot points on: measure, rank, grow, decide. A pilot whose one call
+    already decides (it agrees with R and lies more than z se from the stated value) refutes at once: the pilots
+    after it would only rank points for a growth that is not needed."""
     budget = len(pilots) + max(int(quantity.repeats), 1) - 1
-    rows = []
+    rows, tried = [], []
     for b in pilots:
         pool = Pool({**options, **b.point})
         pool.add(quantity.measure(pool.values, rng))
         s, d, r = sides.at(b.point)
-        rows.append({"ball": b, "pool": pool, "stated": s, "derived": d, "measured_as": r})
+        row = {"ball": b, "pool": pool, "stated": s, "derived": d, "measured_as": r}
+        rows.append(row)
+        first = pool.measured()
+        if not sides_disagree(r, first, z, rtol=1e-12) and _distance(first, s + (r - d)) > z:
+            return _judged(row, first, calls_needed(first.se, abs(s - d), z), quantity, finite, z, ev, tried)
     used = len(pilots)
-    tried = []
     for row in sorted(rows, key=lambda w: -abs(w["stated"] - w["derived"]) / max(w["pool"].measured().se, 1e-300)):
-        pool, s, d, r, b = row["pool"], row["stated"], row["derived"], row["measured_as"], row["ball"]
+        pool, s, d = row["pool"], row["stated"], row["derived"]
         gap = abs(s - d)
         first = pool.measured()
         need = calls_needed(first.se, gap, z)
@@ -238,33 +283,9 @@ def _confirm(stated: StatedClaim, quantity: Any, options: dict, rng: Any, sides:
             used += pool.k - before
         else:
             m = first
-        shifted = s + (r - d)
-        dist = abs(m.value - shifted) / m.se if m.se > 0 else (math.inf if m.value != shifted else 0.0)
-        tried.append({"point": b.point, "stated": s, "derived": d, "measured_as": r, "measured": m.value,
-                      "se": m.se, "runs": pool.k, "runs_needed": need, "distance": dist})
-        ev["stated"]["tried"] = tried
-        disagree = sides_disagree(r, m, z, rtol=1e-12)
-        if disagree:
-            what = "the derived value with its finite-size terms" if finite else "the derived value"
-            said = disagree.replace("the derived value", what, 1)
-            return ClaimVerdict("inconclusive", reason(
-                "at ", *_where(b.point, quantity), " ", said, ": our derivation and our measurement disagree, so the "
-                "stated formula cannot be judged"), evidence=ev)
-        if dist > z:
-            shifted_parts = (" (shifted by the same finite-size terms: ", Number(shifted, digits=6), ")") if finite \
-                else ()
-            return ClaimVerdict(
-                "refuted", reason(
-                    "the stated formula is not the derived one: at ", *_where(b.point, quantity),
-                    " stated minus derived lies in ", _certified(b.lo, b.hi),
-                    " (Arb, certified, printed outward), and the measurement ",
-                    pm(m.value, m.se, digits=6), f" ({m.how}) agrees with ", *_against(r, d, finite), " and is ",
-                    Number(dist, digits=3), " standard errors from the stated value", *shifted_parts),
-                condition=reason(
-                    *_where(b.point, quantity), ": stated ", Number(s, digits=6), ", derived ", Number(d, digits=6),
-                    *((" (", Number(r, digits=6), " with the finite-size terms)") if finite else ()),
-                    ", measured ", pm(m.value, m.se, digits=6), " (", Number(dist, digits=3),
-                    " standard errors from the stated value)"), evidence=ev)
+        verdict = _judged(row, m, need, quantity, finite, z, ev, tried)
+        if verdict is not None:
+            return verdict
     best = max(tried, key=lambda t: abs(t["stated"] - t["derived"]) / max(t["se"], 1e-300))
     short = min(tried, key=lambda t: t["runs_needed"])
     extra = () if short["runs_needed"] <= short["runs"] else (

@@ -86,13 +86,35 @@ def _zero(expr: Any) -> bool:
         return False
 
 
+def nonzero_somewhere(diff: Any) -> bool:
+    """True when ``diff`` is certainly not 0 at one point (the symbols 1/(n + 2), ..., n/(n + 2), negated for a
+    negative symbol; Arb, every constant exact): then it is not identically 0, and no cancellation can make it so.
+    False proves nothing (the ball holds 0, or the point is outside where ``diff`` is defined)."""
+    import flint
+    import sympy as sp
+
+    from attnverify.theory.certified import exact_ball, lambdify_arb
+
+    syms = sorted(diff.free_symbols, key=lambda s: s.name)
+    point = [sp.Rational(-(i + 1) if s.is_negative else i + 1, len(syms) + 2) for i, s in enumerate(syms)]
+    try:
+        with flint.ctx.workprec(PRECISIONS[0]):
+            value = flint.arb(lambdify_arb(diff, syms)(*[exact_ball(v) for v in point]))
+    except Exception:  # noqa: BLE001 -- any failure (no ball version, a pole, a domain error) only means "unknown"
+        return False
+    return value.is_finite() and not value.contains(0)
+
+
 def cancels(stated: Any, derived: Any) -> bool:
-    """Route 1 alone: S - D is 0 or cancels to 0 (cheap; a False proves nothing)."""
+    """Route 1 alone: S - D is 0 or cancels to 0 (cheap; a False proves nothing). A difference that is certainly not
+    0 at one point (:func:`nonzero_somewhere`) is not handed to ``cancel``, which would only confirm it slowly."""
     import sympy as sp
 
     diff = sp.sympify(stated) - sp.sympify(derived)
     try:
-        return diff == 0 or (sp.count_ops(diff) <= MAX_OPS and sp.cancel(diff) == 0)
+        if diff == 0:
+            return True
+        return not nonzero_somewhere(diff) and sp.count_ops(diff) <= MAX_OPS and sp.cancel(diff) == 0
     except (TypeError, ValueError, NotImplementedError, RecursionError, AttributeError):
         return False
 

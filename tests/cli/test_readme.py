@@ -17,8 +17,8 @@ README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 @pytest.fixture(scope="module")
-def quick_audit():
-    return fresh_report(seed=0)
+def quick_audit(task_store):
+    return fresh_report(seed=0, store=task_store)
 
 
 def test_readme_blocks_match_a_fresh_run(quick_audit):

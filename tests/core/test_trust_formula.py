@@ -171,3 +171,19 @@ def test_the_tanh_form_of_paper_a_objective_and_the_atan_form_of_paper_c_risk_ar
     S, D = _stated("slr", "risk_on_M", "eps**2 + gamma**2 - 2*gamma**2*nu*erf(lam*sqrt(d/2)*kappa/sqrt(1 + "
                    "2*lam**2*gamma**2)) + gamma**2*zeta_I + (L - 1)*(1 - 4*(pi/2 - atan(sqrt(1 + 4*lam**2)))/pi)")
     assert prove_equal(S, D) == "rewrite"
+
+
+def test_a_difference_certainly_nonzero_at_one_point_skips_cancel_and_an_identity_never_does():
+    """cancels() hands S - D to sympy.cancel only when an exact Arb evaluation at one point cannot exclude 0: never
+    for an identity (rational, or one cancel cannot see), always for a wrong term."""
+    import sympy as sp
+
+    from attnverify.checks.judges.proof import cancels, nonzero_somewhere
+
+    b, t, r = sp.Symbol("beta", positive=True), sp.Symbol("theta", positive=True), sp.Symbol("rho")
+    identities = [(b + t) ** 2 - b**2 - 2 * b * t - t**2, sp.tanh(b) - (sp.exp(2 * b) - 1) / (sp.exp(2 * b) + 1),
+                  sp.atan(1 / b) + sp.atan(b) - sp.pi / 2, (1 - r**2) * t / (1 - r) - (1 + r) * t]
+    assert not any(nonzero_somewhere(e) for e in identities)
+    assert cancels((b + t) ** 2, b**2 + 2 * b * t + t**2)
+    wrong = [(b + t) ** 2 - b**2 - t**2, sp.tanh(b) - b, (1 - r**2) * t * sp.Rational(101, 100) - (1 - r**2) * t]
+    assert all(nonzero_somewhere(e) for e in wrong)

@@ -12,11 +12,11 @@ def _smoke_checks() -> list[str]:
 
 
 @pytest.mark.parametrize("check_id", _smoke_checks())
-def test_power_smoke(check_id):
+def test_power_smoke(check_id, task_store):
     """CI's power smoke (``selftest --power --smoke``), one check per test so the workers share it: the check passes
     unperturbed and rejects its smoke family at the target delta (both signs) or its fixed wrong closed form, at
-    seed 0."""
-    rows = smoke([check_id])
+    seed 0. The unperturbed run reads the simulations the quick audit stored, if it ran first (conftest)."""
+    rows = smoke([check_id], store=task_store)
     assert rows, f"{check_id} has no smoke row"
     bad = [(r["check"], r["family"], r["baseline"], r["detection_rate"]) for r in rows if not r["ok"]]
     assert not bad, bad

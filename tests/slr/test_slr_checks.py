@@ -27,9 +27,9 @@ SLR = ["slr.risk_vs_montecarlo", "slr.risk_vs_quadrature", "slr.zeta_two_ways", 
 
 
 @pytest.fixture(scope="module")
-def quick():
+def quick(task_store):
     """The quick profile of Paper C at seed 0: check id -> Result."""
-    report = run(["slr"], seed=0)
+    report = run(["slr"], seed=0, store=task_store)
     return {r.id: r for r in report.results}, {c.id: c for c in report.claims}
 
 
