@@ -236,9 +236,13 @@ def test_zero_standard_errors_score_zero_for_no_difference_and_infinity_for_one(
     ("signal.sign_ambiguity", dict(sign="fixed", theta=0.44346839118979364, beta=964.4150584496758,
                                    sigma=0.0012659010564919997, R=5, L=30, d=2, runs_per_start=1,
                                    starts=(-0.95, 0.95)), 4, "unresolved"),
+    # seed 5: beta theta = 0.25, sigma = 0.001, one step turns q by 24 rad (eta |g|): every fixed-sign run rested
+    # at rho = 0.7235, the fixed point of the normalised step, not an equilibrium of the ODE (a fail before)
+    ("signal.sign_ambiguity", dict(sign="fixed", thetas=(250.0,), beta=0.001, sigma=0.001, R=1, L=3, d=2), 6,
+     "unresolved"),
 ])
 def test_the_sweep_models_that_erred_pass_or_read_unresolved(check_id, point, seed, expected):
-    """Found by the model sweep (seeds 2 and 3, docs/trust.md): valid models on which a check raised (verdict
+    """Found by the model sweep (seeds 2 to 5, docs/trust.md): valid models on which a check raised (verdict
     ``error``) or failed for want of power; the check now passes, or says why the numerics cannot decide there
     (``Unresolved: ...``)."""
     from attnverify.checks.runner import select
