@@ -130,7 +130,8 @@ def run(ids: list[str] | None = None, *, profile: str = "quick", seed: int = 0,
         progress: Callable[[str, float], None] | None = None, store: Any = None,
         plans: list[tuple[Check, dict]] | None = None, report: Report | None = None,
         on_result: Callable[[Report], None] | None = None,
-        arguments: Callable[[Check], dict[str, Any]] | None = None) -> Report:
+        arguments: Callable[[Check], dict[str, Any]] | None = None, memos: dict[str, dict] | None = None,
+        claims: bool = True) -> Report:
     """Run the checks ``ids`` (all when None) and return the :class:`Report` with its claims ledger.
 
     Raises :class:`InputError` for an unknown id, profile or parameter, or an invalid value, before
@@ -140,6 +141,8 @@ def run(ids: list[str] | None = None, *, profile: str = "quick", seed: int = 0,
     :func:`plan` (the parameters are resolved once per run); ``report``: the (empty) report to fill, e.g. of a
     subclass; ``on_result(report)`` is called after each check with the report so far (claims not yet evaluated).
     ``arguments(check)``: what each check receives instead of its decorator's objects (see :func:`run_one`).
+    ``memos``: check id -> the memo of its tasks (:func:`run_one`), kept across runs that differ only in the theory
+    a check receives (a self-test's theory mutant). ``claims``: evaluate the ledger (a self-test reads results only).
     """
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise InputError(f"seed: expected a non-negative integer, got {seed!r}")
@@ -148,8 +151,10 @@ def run(ids: list[str] | None = None, *, profile: str = "quick", seed: int = 0,
     for c, params in plans:
         report.results.append(report.wrap(run_one(c, params, seed=int(seed), profile=profile, executor=executor,
                                                   progress=progress, store=store,
+                                                  memo=None if memos is None else memos.setdefault(c.id, {}),
                                                   arguments=arguments(c) if arguments is not None else None)))
         if on_result is not None:
             on_result(report)
-    report.claims = evaluate_claims(report.results, profile=profile, seed=int(seed))
+    if claims:
+        report.claims = evaluate_claims(report.results, profile=profile, seed=int(seed))
     return report

@@ -102,15 +102,20 @@ def _judge(row: dict, baseline: dict | None) -> dict:
     return row
 
 
-def run_mutant(mutant: Mutant, *, seed: int = 0, profile: str = "quick", baseline: dict | None = None) -> dict:
+def run_mutant(mutant: Mutant, *, seed: int = 0, profile: str = "quick", baseline: dict | None = None,
+               memos: dict[str, dict] | None = None) -> dict:
     """Run ``mutant.checks`` serially with the mutant injected; the row of the selftest JSON.
 
     A check catches the mutant when its verdict is ``fail`` (``rejects``: an error, whatever its cause, is never a
-    detection), and it passed on the unmutated code (``baseline``: check id -> verdict; absent ids are not required to pass)."""
+    detection), and it passed on the unmutated code (``baseline``: check id -> verdict; absent ids are not required to pass).
+    ``memos`` (check id -> task memo of the unmutated run): a theory mutant reads the unmutated simulations, which never
+    read the theory (the framework's rule); a numerics mutant computes its own."""
     from attnverify.checks.runner import run
 
+    shared = memos if mutant.target == "theory" else None
     with applied([mutant]) as arguments:
-        report = run(list(mutant.checks), profile=profile, seed=seed, arguments=arguments)
+        report = run(list(mutant.checks), profile=profile, seed=seed, arguments=arguments, memos=shared,
+                     claims=False)
     return _judge({"mutant": mutant.name, "target": mutant.target,
                    "description": mutant.description, "equivalent": mutant.equivalent or None,
                    "checks": list(mutant.checks), "results": [result_row(r) for r in report.results]}, baseline)
@@ -128,7 +133,7 @@ def _forked_task(task: tuple[str, object, int, str]) -> list[dict] | dict:
     if kind == "baseline":
         from attnverify.checks.runner import run
 
-        return [result_row(r) for r in run([what], profile=profile, seed=seed).results]
+        return [result_row(r) for r in run([what], profile=profile, seed=seed, claims=False).results]
     return run_mutant(_FORKED[what], seed=seed, profile=profile)
 
 
@@ -171,13 +176,15 @@ def selftest(mutants, *, seed: int = 0, profile: str = "quick", progress=None, j
         finally:
             _FORKED.clear()
     else:
-        base = [result_row(r) for r in run(ids, profile=profile, seed=seed).results] if ids else []
+        memos: dict[str, dict] = {}
+        base = [result_row(r) for r in run(ids, profile=profile, seed=seed, memos=memos, claims=False).results] \
+            if ids else []
         verdicts = {b["check"]: b["verdict"] for b in base}
         rows = []
         for i, m in enumerate(mutants):
             if progress is not None:
                 progress(i, len(mutants), m.name)
-            rows.append(run_mutant(m, seed=seed, profile=profile, baseline=verdicts))
+            rows.append(run_mutant(m, seed=seed, profile=profile, baseline=verdicts, memos=memos))
     return {"mutants": len(rows), "caught": sum(r["caught"] for r in rows),
             "equivalent": sum(bool(r["equivalent"]) for r in rows),
             "all_caught": all(r["caught"] or r["equivalent"] for r in rows), "seed": seed, "profile": profile,

@@ -11,6 +11,7 @@ import pytest
 import sympy as sp
 
 import attnverify.theory.signal as S
+from attnverify.checks.judges.proof import nonzero_somewhere
 from attnverify.checks.plugin import Mutant
 from attnverify.checks.registry import all_checks
 from attnverify.selftest.mutants import all_mutants, by_name, known_gaps
@@ -37,9 +38,9 @@ def test_a_replaced_closed_form_reaches_what_is_derived_from_it():
     J0 = S.population_objective("fixed")
     wrong = by_name("J_sign_flip").make(S.THEORY)
     F1 = wrong.reduced_field("fixed")
-    assert sp.simplify(F1 - (1 - S.rho**2) * sp.diff(J0.subs(S.rho, -S.rho), S.rho)) == 0
-    assert sp.simplify(F1 - F0) != 0
-    assert sp.simplify(S.reduced_field("fixed") - F0) == 0
+    assert sp.expand(F1 - (1 - S.rho**2) * sp.diff(J0.subs(S.rho, -S.rho), S.rho)) == 0
+    assert nonzero_somewhere(F1 - F0)                   # certified different at a point (Arb)
+    assert sp.expand(S.reduced_field("fixed") - F0) == 0
 
 
 def test_a_mutant_of_a_closed_form_reaches_the_closed_forms_that_call_it():
