@@ -74,10 +74,10 @@ def block_statistics(est: Estimate, closed: np.ndarray, ref: int = 0, rounding: 
         z_contrast[i] = scores(beyond(diff[j] - diff[ref], r[j] + r[ref]), se)
     z_contrast = normal_equivalent(z_contrast, est.dof)
     total, se_total = est.contrast(np.ones(k))
-    ratio, ratio_se = total / closed.sum(), se_total / closed.sum()
+    ratio, ratio_se = total / closed.sum(), se_total / abs(closed.sum())
     ratio_bound = float(r.sum() / abs(closed.sum()))
     return {"z": z_level, "z_contrast": z_contrast, "ratio": ratio, "ratio_se": ratio_se,
-            "z_ratio": float(normal_equivalent(beyond(ratio - 1.0, ratio_bound) / ratio_se, est.dof)),
+            "z_ratio": float(normal_equivalent(scores(beyond(ratio - 1.0, ratio_bound), ratio_se), est.dof)),
             "dof": est.dof, "sum_mc": total, "sum_mc_var": se_total**2, "sum_closed": float(closed.sum()),
             "sum_rounding": float(r.sum())}
 
@@ -91,9 +91,9 @@ def family_statistics(ests: list[Estimate], closed: list[np.ndarray],
     blocks = [block_statistics(e, c, rounding=r) for e, c, r in zip(ests, closed, rounding)]
     tot = sum(b["sum_mc"] for b in blocks)
     den = sum(b["sum_closed"] for b in blocks)
-    ratio, ratio_se = tot / den, float(np.sqrt(sum(b["sum_mc_var"] for b in blocks))) / den
+    ratio, ratio_se = tot / den, float(np.sqrt(sum(b["sum_mc_var"] for b in blocks))) / abs(den)
     bound = sum(b["sum_rounding"] for b in blocks) / abs(den)
-    z_pooled = float(normal_equivalent(beyond(ratio - 1.0, bound) / ratio_se, min(b["dof"] for b in blocks)))
+    z_pooled = float(normal_equivalent(scores(beyond(ratio - 1.0, bound), ratio_se), min(b["dof"] for b in blocks)))
     all_z = np.concatenate([np.concatenate([b["z"], b["z_contrast"], [b["z_ratio"]]]) for b in blocks] + [[z_pooled]])
     return {"blocks": blocks, "ratio": ratio, "ratio_se": ratio_se, "z_ratio": z_pooled, "all_z": all_z}
 

@@ -215,6 +215,25 @@ def test_zero_standard_errors_score_zero_for_no_difference_and_infinity_for_one(
     assert z[0] == 0.0 and z[1] == np.inf and z[2] == -np.inf and z[3] == 2.0
 
 
+def test_the_scale_ratio_of_a_degenerate_estimate_is_scored_not_divided_by_zero():
+    """The block and pooled scale ratios (sum MC / sum closed) go through the same rule: with every sample equal the
+    ratio's standard error is 0, and its score is 0 when MC equals the closed form, +-inf when it does not (before:
+    0/0 and x/0, a FloatingPointError under the runner's errstate). A negative closed sum keeps a positive standard
+    error."""
+    from attnverify.checks.stats import family_statistics
+    from attnverify.numerics.signal.mc import Estimate
+
+    flat = Estimate(np.array([0.5, 0.25]), np.zeros((2, 2)), 100, 99)
+    with np.errstate(all="raise"):
+        same = family_statistics([flat], [np.array([0.5, 0.25])])
+        off = family_statistics([flat], [np.array([0.5, 0.2])])
+    assert same["z_ratio"] == 0.0 and same["blocks"][0]["z_ratio"] == 0.0
+    assert off["z_ratio"] == np.inf and off["blocks"][0]["z_ratio"] == np.inf            # MC 0.75 > closed 0.7
+    noisy = Estimate(np.array([-0.5, -0.25]), np.diag([1e-4, 1e-4]), 100, 99)
+    neg = family_statistics([noisy], [np.array([-0.5, -0.3])])
+    assert neg["ratio_se"] > 0 and neg["blocks"][0]["ratio_se"] > 0 and neg["z_ratio"] < 0     # ratio 0.9375 < 1
+
+
 @pytest.mark.parametrize("check_id, point, seed, expected", [
     # beta = 1000: the noise mass is 0 in every sequence, contrasts of standard error 0 (0/0 raised before)
     ("signal.attention_on_noise", dict(sign="symmetric", theta=227.3635059447398, beta=1000.0,
