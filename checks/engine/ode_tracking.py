@@ -91,9 +91,15 @@ def _outside(reason: str, why: str, details: dict) -> Evidence:
 
 
 def _field(theory, values: dict, model, scale: float = 1.0):
+    """scale * F_finite as a function of overlap points (..., k) -> (..., k) (vectorised: the mean path evaluates
+    its difference stencil in one call)."""
     names = [f"rho_{d}" for d in model.directions]
     f = theory.numeric("F_finite")
-    return lambda m: scale * np.reshape(f(values, **dict(zip(names, np.asarray(m, dtype=float)))), -1)
+
+    def F(m):
+        m = np.asarray(m, dtype=float)
+        return scale * np.reshape(f(values, **{n: m[..., j] for j, n in enumerate(names)}), m.shape)
+    return F
 
 
 def run(p: dict, ctx: Context) -> Evidence:

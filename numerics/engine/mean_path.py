@@ -14,7 +14,8 @@ covariance V_k of rho_k and third moments dropped,
 
 S_k = Cov y the step's covariance: the ODE rho' = F(rho) in the time t_k = sum_{i < k} eta_i (Euler) plus its
 O(eta) corrections, with a remainder O(eta^2) per unit time.  DF and the second derivatives are central differences
-of F (step H_DIFF); F is an argument (the caller's field: this module never reads a closed form).
+of F (step H_DIFF), all from one call of F on the stencil; F is an argument (the caller's field, vectorised over
+leading axes: this module never reads a closed form).
 """
 from __future__ import annotations
 
@@ -58,20 +59,22 @@ def step_moments(spec: MixtureSpec, rhos: object, n_sequences: int, rng: np.rand
 
 def _derivatives(F: Callable[[np.ndarray], np.ndarray], m: np.ndarray, scale: float
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """scale * (F(m), DF(m) (k, k) with DF[i, j] = d_j F_i, D2F(m) (k, k, k) with D2F[i, j, l] = d_j d_l F_i)."""
+    """scale * (F(m), DF(m) (k, k) with DF[i, j] = d_j F_i, D2F(m) (k, k, k) with D2F[i, j, l] = d_j d_l F_i), from
+    one call of F on the stencil: m, m +- h e_j, and m +- h e_j +- h e_l (j < l)."""
     k, h = m.size, H_DIFF
     e = np.eye(k) * h
-    f0 = np.asarray(F(m), dtype=float)
-    fp = np.array([F(m + e[j]) for j in range(k)], dtype=float)         # (k: shift j, k: component)
-    fm = np.array([F(m - e[j]) for j in range(k)], dtype=float)
+    pairs = [(j, l) for j in range(k) for l in range(j + 1, k)]
+    points = [m, *(m + e[j] for j in range(k)), *(m - e[j] for j in range(k)),
+              *(m + s * e[j] + t * e[l] for j, l in pairs for s, t in ((1, 1), (1, -1), (-1, 1), (-1, -1)))]
+    values = np.asarray(F(np.array(points)), dtype=float).reshape(len(points), k)
+    f0, fp, fm = values[0], values[1:k + 1], values[k + 1:2 * k + 1]        # fp, fm: (k: shift j, k: component)
     D = ((fp - fm) / (2 * h)).T
     D2 = np.empty((k, k, k))
     for j in range(k):
         D2[:, j, j] = (fp[j] - 2 * f0 + fm[j]) / h ** 2
-        for l in range(j + 1, k):
-            pp, pm = F(m + e[j] + e[l]), F(m + e[j] - e[l])
-            mp, mm = F(m - e[j] + e[l]), F(m - e[j] - e[l])
-            D2[:, j, l] = D2[:, l, j] = (np.asarray(pp) - pm - mp + mm) / (4 * h * h)
+    for i, (j, l) in enumerate(pairs):
+        pp, pm, mp, mm = values[2 * k + 1 + 4 * i: 2 * k + 5 + 4 * i]
+        D2[:, j, l] = D2[:, l, j] = (pp - pm - mp + mm) / (4 * h * h)
     return scale * f0, scale * D, scale * D2
 
 
@@ -80,6 +83,7 @@ def second_order_mean(F: Callable[[np.ndarray], np.ndarray], rho0: object, eta: 
     """The mean m_k (K + 1, k) and covariance V_k (K + 1, k, k) of the overlaps over SGA runs from rho0 (k,) with
     steps ``eta`` (K,), to second order in the step (module docstring), for the field scale * F (F: (k,) -> (k,)).
     S (K, k, k) and G (K,) are the step's covariance and energy at each step (measured: :func:`step_moments`).
+    F is vectorised over leading axes: points (..., k) -> values (..., k).
     ``second_order`` False: the plain Euler path of the ODE (V = 0, no G term)."""
     m = np.array(rho0, dtype=float).reshape(-1)
     k = m.size

@@ -89,9 +89,9 @@ def second_order_mean(F, rho0, eta: np.ndarray, grid: np.ndarray, S: np.ndarray,
     h = H_DIFF
     for e in eta:
         x = np.clip(m, -1.0 + h, 1.0 - h)
-        f0, fp, fm = (scale * np.asarray(F(v), dtype=float) for v in (x, x + h, x - h))
+        f0, fp, fm, fm_ = scale * np.asarray(F(np.stack([x, x + h, x - h, m])), dtype=float)     # one call of F
         F1, F2 = (fp - fm) / (2 * h), (fp - 2 * f0 + fm) / h**2
-        m_next = m + e * (scale * np.asarray(F(m), dtype=float) + F2 * V / 2) - 0.5 * e * e * m * np.interp(m, grid, G)
+        m_next = m + e * (fm_ + F2 * V / 2) - 0.5 * e * e * m * np.interp(m, grid, G)
         V = (1 + e * F1) ** 2 * V + e * e * np.interp(m, grid, S)
         m = np.clip(m_next, -1.0, 1.0)
         ms.append(m)

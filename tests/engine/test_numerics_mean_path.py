@@ -28,7 +28,7 @@ def test_linear_field_is_euler_with_the_variance_recursion_by_hand():
 def test_curvature_couples_the_mean_to_the_covariance():
     """F(rho) = (rho_1^2, rho_1 rho_2) (k = 2): one step from m with covariance V moves the mean by
     eta (F(m) + (V_11, V_12)) (the second derivatives: d1d1 F_1 = 2, d1d2 F_2 = 1); checked on the second step."""
-    F = lambda r: np.array([r[0] ** 2, r[0] * r[1]])                                    # noqa: E731
+    F = lambda r: np.stack([r[..., 0] ** 2, r[..., 0] * r[..., 1]], axis=-1)           # noqa: E731 (vectorised)
     eta = np.array([0.1, 0.1])
     S = np.array([[[0.2, 0.05], [0.05, 0.1]]] * 2)
     m, V = second_order_mean(F, [0.3, -0.2], eta, S, np.zeros(2))
