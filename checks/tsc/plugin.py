@@ -3,10 +3,18 @@ Attention* (ICML 2026, arXiv:2512.10656). Model ``tsc``, checks ``tsc.*``, claim
 from the model engine on the paper's model files (``gaussian.toml``, ``sphere.toml`` in this package)."""
 from __future__ import annotations
 
-from attnverify.checks.plugin import Paper, Section, lazy
+from attnverify.checks.plugin import Paper, Param, Section, lazy
 
 _PKG = "attnverify.checks.tsc"
 TITLE = "Paper D: token sample complexity of attention"
+#: the model's options (what ``selftest --models`` draws; each check receives those it declares, within its own range)
+MODEL_PARAMS = (
+    Param("d", int, 4, "token dimension", low=2, high=64),
+    Param("tau", float, 1.0, "temperature", low=0.0, low_open=True),
+    Param("scale", float, 1.0, "size of the key-query matrix A (a check's own parameter says how: entries "
+          "N(0, scale^2/d), or ||A||_2)", low=0.0, low_open=True, high=10.0),
+    Param("R", float, 2.0, "radius of the sphere the tokens are uniform on", low=0.0, low_open=True, high=100.0),
+)
 
 
 def derive(values: dict) -> tuple[str, list]:
@@ -58,6 +66,6 @@ PAPER = Paper(
     key="D", model="tsc", title="Token Sample Complexity of Attention",
     citation="L. Bohbot, C. Letrouit, G. Peyre, F.-X. Vialard, ICML 2026 (arXiv:2512.10656)",
     package=_PKG, modules=("maps", "sphere_covariance", "sphere_curves", "curves", "uniform", "claims"), derive=derive,
-    sections=sections,
+    sections=sections, params=MODEL_PARAMS,
     quantities=lazy(f"{_PKG}.quantities", "quantities"), selftest="selftest",
 )

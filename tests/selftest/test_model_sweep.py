@@ -21,7 +21,7 @@ def _paper(model):
     return next(p for p in papers() if p.model == model)
 
 
-@pytest.mark.parametrize("model", ["signal", "meanfield", "slr"])
+@pytest.mark.parametrize("model", ["signal", "meanfield", "slr", "tsc"])
 def test_draws_are_admissible_and_reproducible(model):
     """Every drawn model is accepted by the paper's own option validation (Paper.options: each option's range and
     the paper's constraints), and the same seed gives the same models while another seed does not."""
@@ -118,6 +118,19 @@ def test_draws_for_a_check_lie_where_it_runs():
         chk.resolve("quick", ms.overrides_for(chk, p))
 
 
+def test_paper_d_has_model_options_and_each_check_gets_its_own_within_its_range():
+    """Paper D's options (d, tau, scale, R) are drawn per check within the check's own range: tsc.hardmax_curves
+    declares scale = ||A||_2 in [1, 1e9], so its draws of the paper's scale (0, 10] lie in [1, 10]; a check
+    receives only the options it declares (tsc.error_curves, whose protocol fixes its models, none of them)."""
+    from attnverify.checks.runner import select
+
+    assert [p.name for p in _paper("tsc").params] == ["d", "tau", "scale", "R"]
+    [hard, curves] = select(["tsc.hardmax_curves", "tsc.error_curves"])
+    pts, _ = ms.draw_models(_paper("tsc"), 30, np.random.default_rng(5), check=hard)
+    assert all(1.0 <= p["scale"] <= 10.0 for p in pts) and len({p["scale"] for p in pts}) > 20
+    assert set(ms.overrides_for(hard, pts[0])) == {"d", "scale"} and ms.overrides_for(curves, pts[0]) == {}
+
+
 def test_overrides_fill_plural_parameters():
     chk = _fake(None, (Param("lams", "floats", (0.5, 2.0), ""), Param("eps", float, 0.1, "")))
     assert ms.overrides_for(chk, {"lam": 3.0, "eps": 0.2, "d": 9}) == {"lams": (3.0,), "eps": 0.2}
@@ -201,7 +214,7 @@ def _slow_cases():
     from attnverify.checks.runner import select
 
     out = []
-    for c in select(["signal", "meanfield", "slr"]):
+    for c in select(["signal", "meanfield", "slr", "tsc"]):
         marks = [pytest.mark.xfail(reason=KNOWN_FAILING[c.id], strict=False)] if c.id in KNOWN_FAILING else []
         out.append(pytest.param(c.id, marks=marks))
     return out
