@@ -6,7 +6,10 @@ self-normalised Monte Carlo over N tokens (:mod:`attnverify.numerics.tsc.selfnor
 O(1/N), delta-method standard error), the push-forward's moments by independent batches of queries, each through
 the fused attention kernel over its own token sample. The statistic is the largest |difference| / standard error
 over all compared coordinates; the threshold is the Bonferroni quantile for a family-wise false-alarm rate of 1e-3
-(normal for the delta method, Student's t with B - 1 degrees of freedom for B batches).
+(normal for the delta method, Student's t with B - 1 degrees of freedom for B batches). The self-normalised
+averages' bias is O(1/n_eff), n_eff = (sum w)^2 / sum w^2 the effective sample size of the attention weights: where
+it is below MIN_NEFF (the smallest over the map checks' queries; the harmonic mean over the push-forward's first
+batch) a difference could be that bias, and the check reads unresolved.
 """
 from __future__ import annotations
 

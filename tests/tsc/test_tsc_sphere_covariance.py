@@ -116,3 +116,20 @@ def test_the_check_passes_and_rejects_the_wrong_forms():
 def test_bad_input_is_refused_in_one_line(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_float_lambdas_are_certified_at_their_own_binary_value():
+    """Found by the seed-7 model sweep (tsc.sphere_covariance at d = 6, R = 0.026 raised TypeError): a float lambda
+    was turned into an exact number by sympy.nsimplify, which picks a nearby "simple" number (a product of prime
+    powers there, 1/10 for 0.1), so the certificate was of another lambda, or none. A float is now the Rational of
+    its binary value, and the balls are those of that Rational."""
+    import sympy as sp
+
+    from attnverify.theory.engine.sphere_covariance import _check_lambdas, certified_coefficients
+
+    assert _check_lambdas([0.1, 0.3]) == [sp.Rational(0.1), sp.Rational(0.3)] != [sp.Rational(1, 10),
+                                                                                   sp.Rational(3, 10)]
+    lam = [0.000662424, 0.0213, 0.5]                      # squared singular values of a tiny A, as the sweep drew
+    balls = certified_coefficients(lam)
+    exact = certified_coefficients([sp.Rational(x) for x in lam])
+    assert all(str(a) == str(b) for a, b in zip(balls, exact)) and all(b.rad() < 1e-10 for b in balls)

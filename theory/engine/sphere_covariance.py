@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+import numpy as np
 import sympy as sp
 
 _t, _l = sp.symbols("t_int lambda_j", positive=True)
@@ -74,7 +75,10 @@ def symbolic_form() -> sp.Eq:
 
 
 def _check_lambdas(lambdas) -> list:
-    lam = [sp.nsimplify(x) if isinstance(x, float) else sp.sympify(x) for x in lambdas]
+    """The lambdas as exact SymPy numbers: a float as the Rational of its own binary value (never a nearby "simple"
+    number: sympy.nsimplify turned 0.0006624 into a product of prime powers, and 0.1 into 1/10, which is not the
+    float given, so the certificate was of another lambda)."""
+    lam = [sp.Rational(float(x)) if isinstance(x, (float, np.floating)) else sp.sympify(x) for x in lambdas]
     if len(lam) < 2 or any(not (x.is_number and x.is_real and x > 0) for x in lam):
         raise ValueError(f"lambdas must be at least two exact numbers > 0 (squared singular values), got {lambdas!r}")
     return lam
