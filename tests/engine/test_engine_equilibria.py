@@ -112,3 +112,23 @@ def test_three_directions_search_runs_and_says_it_is_incomplete():
     assert not E.complete
     for e in E.points:
         assert e.boundary or max(hi - lo for lo, hi in e.enclosure) < 1e-8
+
+
+def test_an_axis_equilibrium_is_proved_at_the_parameter_value_given_not_a_nearby_one():
+    """k = 3: an axis point is reported as an equilibrium only when SymPy proves F(+-e_j) = 0 at the parameter
+    values, the exact values the Arb balls hold. With J = (p - 1/10) rho_1 rho_2 + ..., F(e_1) = (0, p - 1/10, 0):
+    p = 0.1 (a float, not 1/10) leaves it nonzero, but sympy.nsimplify read 0.1 as 1/10 and proved an equilibrium
+    that the float model does not have. The exact 1/10 still gives it."""
+    import sympy as sp
+
+    from attnverify.theory.engine.equilibria import FieldFunctions, _axes
+    from attnverify.theory.certified import exact_ball
+
+    r = sp.symbols("r1 r2 r3", real=True)
+    p = sp.Symbol("p", positive=True)
+    J = (p - sp.Rational(1, 10)) * r[0] * r[1] + r[0] ** 2 * r[1] ** 2 + r[1] ** 2 * r[2] ** 2 + r[2] ** 2 * r[0] ** 2
+    F = sp.Matrix([sp.diff(J, x) - x * sum(y * sp.diff(J, y) for y in r) for x in r])
+    fn = FieldFunctions(J, F, r, (p,))
+    at = lambda v: {e.overlaps for e in _axes(fn, [v], [exact_ball(v)])}          # noqa: E731
+    assert (1.0, 0.0, 0.0) in at(sp.Rational(1, 10))
+    assert (1.0, 0.0, 0.0) not in at(0.1)

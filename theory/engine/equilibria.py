@@ -201,7 +201,9 @@ def _circle(fn, P, tol, max_boxes):
 def _axes(fn, values, P) -> list[Equilibrium]:
     """k >= 3: the axis points +-e_j; an equilibrium when SymPy proves F(+-e_j) = 0 at the values."""
     out = []
-    sub_p = dict(zip(fn.params, [sp.nsimplify(v) for v in values]))
+    # the exact values the balls P hold (a float at its binary value), never sympy.nsimplify's nearby guess
+    sub_p = dict(zip(fn.params, [sp.Rational(float(v)) if isinstance(v, (float, np.floating)) else sp.sympify(v)
+                                 for v in values]))
     for j in range(fn.k):
         for s in (-1, 1):
             pt = [0] * fn.k
