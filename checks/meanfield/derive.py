@@ -25,7 +25,7 @@ def steps_for(B, V) -> list:
     Bx, Vx = exact_matrix(B), exact_matrix(V)
     A = Vx * Bx.T
     eig = sorted(A.eigenvects(), key=lambda e: float(sp.re(e[0].evalf(30))), reverse=True)
-    mu = sp.Matrix([sp.nsimplify(ev) for ev, _, _ in eig])
+    mu = sp.Matrix([ev for ev, _, _ in eig])      # as SymPy solved them (nsimplify returned a nearby non-root)
     U = sp.Matrix.hstack(*sp.GramSchmidt(eig[0][2], orthonormal=True))
     P = sp.simplify(U * U.T)
     x = sp.Matrix(sp.symbols(f"x1:{s.d + 1}", real=True))

@@ -323,3 +323,18 @@ def test_terminal_phase_report_formula_is_the_axis_rate_it_compares():
     slope = (g([1, h, 0])[1] - g([1, -h, 0])[1]) / (2 * h)          # d g_2 / d u_2 at e_1: the e_2 eigenvalue
     rate = steps["axis-rate"].result.subs({sp.Symbol(f"v{i + 1}", real=True): V[i, i] for i in range(3)})
     assert float(rate) == pytest.approx(-slope, rel=1e-8)
+
+
+def test_the_derivation_shows_the_eigenvalues_sympy_solved_not_nearby_numbers():
+    """Paper B's derivation for concrete matrices lists A's eigenvalues under 'exact characteristic polynomial'.
+    They went through sympy.nsimplify, which, for a cubic root, returned 6*2**(230/487)*3**(132/487)*..., a
+    number 6.6e-18 away from the eigenvalue (A = 10 (+) [[2,1,0],[1,3,1],[0,1,5]]). Every listed value must be an
+    eigenvalue of A to 50 digits."""
+    import sympy as sp
+
+    from attnverify.checks.meanfield.derive import steps_for
+
+    A = [[10, 0, 0, 0], [0, 2, 1, 0], [0, 1, 3, 1], [0, 0, 1, 5]]
+    mu = steps_for(np.eye(4), np.array(A, dtype=float))[1].result
+    roots = list(sp.Matrix(A).eigenvals())
+    assert len(mu) == 4 and all(min(abs(sp.N(m - r, 60)) for r in roots) < 1e-50 for m in mu)
