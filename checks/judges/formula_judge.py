@@ -10,7 +10,6 @@ everywhere (in the search and in the measurement alike).
 """
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from attnverify.checks.claims import ClaimVerdict
@@ -217,8 +216,11 @@ def formula(stated: StatedClaim, quantity: Any, options: dict, rng: Any, *, n_po
 
 
 def _distance(m: Any, value: float) -> float:
-    """|M - value| in standard errors of M (inf for a different value measured exactly)."""
-    return abs(m.value - value) / m.se if m.se > 0 else (math.inf if m.value != value else 0.0)
+    """|M - value| in standard errors of M (:func:`attnverify.checks.stats.scores`: inf for a different value
+    measured exactly)."""
+    from attnverify.checks.stats import scores        # scipy.stats: not at import time
+
+    return abs(float(scores(m.value - value, m.se)))
 
 
 def _judged(row: dict, m: Any, need: float, quantity: Any, finite: bool, z: float, ev: dict,

@@ -19,7 +19,7 @@ from scipy import stats
 from attnverify.checks.plugin import Context, Evidence, Param, check
 from attnverify.checks.tsc import _model as THEORY
 from attnverify.checks.tsc.findings import MapFindings, gaussian_problem, sphere_problem
-from attnverify.numerics.tsc.attention import attention_at, effective_sizes
+from attnverify.numerics.tsc.attention import attention_at
 from attnverify.numerics.tsc.laws import GaussianLaw, SphereLaw
 from attnverify.numerics.tsc.selfnormalised import TiltedAverage, tilted_average
 
@@ -134,7 +134,7 @@ def pushforward_moments(p: dict, ctx: Context) -> Evidence:
         X = law.sample(rng, p["queries"])
         Y1, Y2 = law.sample(rng, p["tokens"]), law.sample(rng, p["tokens"])
         if b == 0:
-            n_eff = float(1.0 / np.mean(1.0 / effective_sizes(Y1, A, p["tau"], X)))      # harmonic mean
+            n_eff = float(1.0 / np.mean(1.0 / tilted_average(Y1, Y1, X @ A.T, 1.0 / p["tau"]).n_eff))   # harmonic
         o1, o2 = (attention_at(Y, A, V, p["tau"], X)[0] for Y in (Y1, Y2))
         c1, c2 = o1 - o1.mean(axis=0), o2 - o2.mean(axis=0)
         cross = (c1.T @ c2 + c2.T @ c1) / (2 * (X.shape[0] - 1))

@@ -27,8 +27,8 @@ import numpy as np
 from attnverify.numerics.kernel import dense_moments
 from attnverify.numerics.tsc.laws import finite_matrix
 
-__all__ = ["self_attention_outputs", "self_attention_rows", "attention_at", "effective_sizes", "sup_error",
-           "temperature", "interactions"]
+__all__ = ["self_attention_outputs", "self_attention_rows", "attention_at", "sup_error", "temperature",
+           "interactions"]
 
 _MAX_ENTRY = 1e150      # |A| |y|^2 / tau stays far below float64 overflow
 
@@ -132,24 +132,6 @@ def attention_at(Y, A, W_v, tau: float, X) -> np.ndarray:
     for r, y in enumerate(Y):
         out[:, r] = dense_moments(B, y, y @ W_v.T, beta).reshape(S, P, d)
     return out if batched else out[:, 0]
-
-
-def effective_sizes(Y, A, tau: float, X) -> np.ndarray:
-    """The effective sample size n_eff(x) = (sum_i w_i)^2 / sum_i w_i^2 of the attention weights w_i = e^{<A x,
-    y_i> / tau} at each query point (rows of X, shape (P, d)) over the tokens Y (n, d), in log-space (any tau):
-    exp(2 logsumexp(s) - logsumexp(2 s)), s the scores. 1 when one token takes all the weight, n when all weigh
-    alike; the self-normalised average's bias is O(1/n_eff)."""
-    from scipy.special import logsumexp
-
-    Y, _ = _tokens(Y)
-    X = finite_matrix(X, "X")
-    if X.ndim != 2 or X.shape[1] != Y.shape[2] or X.shape[0] < 1:
-        raise ValueError(f"X must have shape (P, d) with P >= 1 and d = {Y.shape[2]}, got {X.shape}")
-    A = interactions(A, Y.shape[2])
-    if A.shape[0] != 1:
-        raise ValueError(f"A must be one (d, d) matrix here, got {A.shape[0]}")
-    s = (X @ A[0].T) @ Y[0].T / temperature(tau)
-    return np.exp(2.0 * logsumexp(s, axis=1) - logsumexp(2.0 * s, axis=1))
 
 
 def sup_error(values: np.ndarray, X: np.ndarray,

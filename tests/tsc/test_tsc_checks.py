@@ -122,8 +122,6 @@ def test_pushforward_moments_where_one_token_takes_the_weight_is_unresolved_not_
     averages are far from their infinite-token limit and the difference is the estimator's bias, not the closed
     form's error. The check now measures n_eff from its own tokens and reads unresolved below 100 (a fail before);
     at the defaults n_eff is in the thousands and the check is judged."""
-    from attnverify.numerics.tsc.attention import effective_sizes
-
     bad = {"d": 4, "tau": 0.01252593902391499, "scale": 0.15061156032155676}
     r = run(["tsc.pushforward_moments"], seed=0, overrides=bad).results[0]
     assert r.verdict == "error" and r.error.startswith("Unresolved: the attention weights' effective sample size"), \
@@ -132,5 +130,5 @@ def test_pushforward_moments_where_one_token_takes_the_weight_is_unresolved_not_
     assert ok.verdict == "pass" and "n_eff = " in str(ok.reason)
     rng = np.random.default_rng(0)
     Y, X = rng.standard_normal((500, 3)), rng.standard_normal((4, 3))
-    assert np.allclose(effective_sizes(Y, np.zeros((3, 3)), 1.0, X), 500.0)          # equal weights: n
-    assert np.all(effective_sizes(Y, 1e6 * np.eye(3), 1.0, X) < 1.01)              # one token takes all: 1
+    assert np.allclose(tilted_average(Y, Y, 0.0 * X, 1.0).n_eff, 500.0)             # equal weights: n
+    assert np.all(tilted_average(Y, Y, 1e6 * X, 1.0).n_eff < 1.01)                  # one token takes all: 1
