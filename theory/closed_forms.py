@@ -13,6 +13,13 @@ result). Two ways to make a wrong version, neither touching the original:
   calling the originals, so a scaled ``J`` is seen where a check reads ``J`` and nowhere else (a perturbation of one
   compared quantity, for the power self-test).
 
+A copy made by :meth:`ClosedForms.replace` keeps those results of the original that cannot see a replacement:
+each memoised result records the closed forms it called (through ``self``, transitively, in the order of the
+computation), and a result that called none of the replaced ones is the same in the copy (the closed forms are
+deterministic functions of their arguments, so the copy's computation takes the same path and returns the same
+value). A result whose dependencies are unknown (read from the persistent memo, or computed while a closed form of
+another object was being derived) is derived afresh.
+
 A persistent memo: a theory class that names itself (``persist_key``, a class attribute: its closed forms depend on
 the arguments alone) keeps its results across processes in a store the application installs with :func:`persist`
 (``store.load(key) -> (hit, value)``, ``store.save(key, value)``; the application keys it by the code version). A
@@ -22,6 +29,7 @@ mutant's closed forms are always derived afresh.
 from __future__ import annotations
 
 import functools
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -51,28 +59,78 @@ def _persistent_key(obj: "ClosedForms", method: Callable, args: tuple, kwargs: t
     return f"{name}.{method.__name__}{args!r}{kwargs!r}"
 
 
+_frames = threading.local()
+
+
+def _stack() -> list[list]:
+    """This thread's closed forms being derived, innermost last: ``[object, names it called or None]``."""
+    stack = getattr(_frames, "stack", None)
+    if stack is None:
+        stack = _frames.stack = []
+    return stack
+
+
+def _called(obj: "ClosedForms", name: str, deps: frozenset[str] | None) -> None:
+    """Record in the closed form being derived (if any) that it called ``obj.name``, which depends on ``deps``
+    (None: unknown). A call into another object makes the caller's dependencies unknown."""
+    stack = _stack()
+    if not stack or stack[-1][1] is None:
+        return
+    if stack[-1][0] is not obj or deps is None:
+        stack[-1][1] = None
+    else:
+        stack[-1][1] |= deps | {name}
+
+
 def derived(method: Callable) -> Callable:
     """Memoise a closed form per object and per arguments (which must be hashable). The memo is keyed by the function
-    itself, so a replacement and the method it wraps never read each other's results."""
+    itself, so a replacement and the method it wraps never read each other's results. Each result's dependencies
+    (the closed forms it called, module docstring) are kept beside it."""
     @functools.wraps(method)
     def memoised(self: "ClosedForms", *args: Any, **kwargs: Any) -> Any:
+        name = memoised.__derived_name__
         key = (memoised, args, tuple(sorted(kwargs.items())))
         memo = self.__dict__.setdefault("_memo", {})
+        deps = self.__dict__.setdefault("_deps", {})
         try:
-            return memo[key]
-        except KeyError:
-            stored = _persistent_key(self, method, args, key[2])
-            hit, value = _store.load(stored) if stored else (False, None)
-            if not hit:
-                value = method(self, *args, **kwargs)
-                if stored:
-                    _store.save(stored, value)
-            memo[key] = value
+            value = memo[key]
+            _called(self, name, deps.get(key))
             return value
         except TypeError:                                # an unhashable argument: computed, not kept
-            return method(self, *args, **kwargs)
+            return _derive(self, name, method, args, kwargs)[0]
+        except KeyError:
+            pass
+        stored = _persistent_key(self, method, args, key[2])
+        hit, value = _store.load(stored) if stored else (False, None)
+        if hit:
+            deps[key] = None
+            _called(self, name, None)
+        else:
+            value, deps[key] = _derive(self, name, method, args, kwargs)
+            if stored:
+                _store.save(stored, value)
+        memo[key] = value
+        return value
     memoised.__derived__ = True
+    memoised.__derived_name__ = method.__name__
     return memoised
+
+
+def _derive(obj: "ClosedForms", name: str, method: Callable, args: tuple, kwargs: dict) -> tuple[Any, Any]:
+    """``method(obj, *args, **kwargs)`` and the closed forms it called (None: unknown), recorded in its caller too."""
+    stack = _stack()
+    stack.append([obj, frozenset()])
+    try:
+        value = method(obj, *args, **kwargs)
+    finally:
+        deps = stack.pop()[1]
+        _called(obj, name, deps)
+    return value, deps
+
+
+def _replacing_class(cls: type, name: str) -> type | None:
+    """The class made by :meth:`ClosedForms.replace`, in ``cls``'s ancestry, that replaced ``name``; None if none."""
+    return next((k for k in cls.__mro__ if name in vars(k).get("_replaces", ())), None)
 
 
 class ClosedForms:
@@ -80,22 +138,42 @@ class ClosedForms:
 
     def replace(self, **methods: Callable[..., Any]) -> "ClosedForms":
         """A copy of this object in which each method ``name`` is ``methods[name](self, *args, **kwargs)``, seen by
-        every closed form of the copy; its results are memoised afresh (nothing derived by the original is kept)."""
+        every closed form of the copy; it starts from the original's results that called none of them (module
+        docstring), and derives everything else afresh."""
         base = type(self)
         unknown = [n for n in methods if not callable(getattr(base, n, None))]
         if unknown:
             raise AttributeError(f"{base.__name__} has no closed form {unknown[0]!r} to replace")
-        cls = type(f"{base.__name__}Replaced", (base,), {n: derived(fn) for n, fn in methods.items()})
+        twice = [n for n in methods if _replacing_class(base, n) is not None]
+        if twice:
+            raise ValueError(f"the closed form {twice[0]!r} is replaced already in this copy; replace the original")
+        replaced = {n: derived(fn) for n, fn in methods.items()}
+        for n, fn in replaced.items():
+            fn.__derived_name__ = n
+        cls = type(f"{base.__name__}Replaced", (base,), {**replaced, "_replaces": frozenset(methods)})
         cls.__module__ = base.__module__
         copy = object.__new__(cls)
-        copy.__dict__.update({k: v for k, v in self.__dict__.items() if k != "_memo"})
+        copy.__dict__.update({k: v for k, v in self.__dict__.items() if k not in ("_memo", "_deps")})
         copy.__dict__["_replaced_from"] = base
+        copy.__dict__["_memo"], copy.__dict__["_deps"] = self._unaffected_by(set(methods))
         return copy
+
+    def _unaffected_by(self, names: set[str]) -> tuple[dict, dict]:
+        """The memoised results (and their dependencies) that called none of the closed forms ``names``, directly or
+        not; nothing when one of them is not a memoised closed form (its calls are not recorded). A result of a
+        replaced closed form itself is kept under the original's key: the copy reaches it as ``original(name)``."""
+        base = type(self)
+        if not all(getattr(getattr(base, n), "__derived__", False) for n in names):
+            return {}, {}
+        memo, deps = self.__dict__.get("_memo", {}), self.__dict__.get("_deps", {})
+        kept = [k for k in memo if deps.get(k) is not None and not deps[k] & names]
+        return {k: memo[k] for k in kept}, {k: deps[k] for k in kept}
 
     def original(self, name: str) -> Callable[..., Any]:
         """In a copy made by :meth:`replace`: the method ``name`` as it was before the replacement, bound to the copy
         (so what it calls still sees every replacement)."""
-        base = self.__dict__.get("_replaced_from", type(self))
+        klass = _replacing_class(type(self), name)
+        base = type(self) if klass is None else klass.__bases__[0]
         return getattr(base, name).__get__(self, type(self))
 
 
