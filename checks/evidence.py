@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from attnverify.checks.plots import Plot, Series
+from attnverify.checks.reason import Reason
 
 __all__ = ["Evidence", "Plot", "Result", "Series", "Unresolved"]
 
@@ -22,6 +23,9 @@ class Unresolved(Exception):
 class Evidence:
     """What a check measured: the comparison ``observed`` vs ``threshold`` and its justification.
 
+    ``reason`` states what is compared and why the threshold is what it is: a
+    :class:`~attnverify.checks.reason.Reason` (words, mathematics and numbers as typed parts, typeset by each
+    output) or a plain ``str``.
     ``comparison`` says which side of the threshold passes (``"<="`` or ``">="``), for display;
     ``passed`` is the check's decision (it may combine the comparison with further conditions).
     ``unresolved``: set (to the reason) when the numerics cannot decide at this size -- e.g. a refinement spread
@@ -36,7 +40,7 @@ class Evidence:
     metric: str
     observed: float | None
     threshold: float | None
-    reason: str
+    reason: str | Reason
     passed: bool
     comparison: str = "<="
     analytic: Any = None
@@ -76,7 +80,7 @@ class Result:
         return self.evidence.threshold if self.evidence else None
 
     @property
-    def reason(self) -> str:
+    def reason(self) -> str | Reason:
         return self.evidence.reason if self.evidence else (self.error or "")
 
     @property

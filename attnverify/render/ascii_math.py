@@ -19,7 +19,7 @@ import re
 
 from attnverify.render import notation
 
-__all__ = ["latex", "span_latex"]
+__all__ = ["latex", "span_latex", "spans"]
 
 GREEK = {"alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa", "lambda", "mu",
          "nu", "xi", "pi", "rho", "sigma", "tau", "phi", "chi", "psi", "omega", "Gamma", "Delta", "Theta",
@@ -212,3 +212,9 @@ def latex(text: str) -> str:
     for is_math, piece in notation.split(text):
         out.append(f"${piece}$" if is_math else _plain(piece))
     return "".join(out)
+
+
+def spans(text: str) -> list[str]:
+    """The ASCII mathematics in a text, span by span (what :func:`latex` would typeset): empty for words alone and
+    for mathematics already between dollars. Used to find reasons still written as plain strings."""
+    return re.findall(r"\$([^$]*)\$", "".join(_plain(p) for m, p in notation.split(text) if not m))

@@ -21,7 +21,7 @@ def result_markdown(r: Any) -> str:
     if ev is None:
         return "\n".join(rows[:4] + [f"**Error:** `{r.error}`"])
     rows.append(f"| {ev.metric} | {_num(ev.observed)} | {ev.comparison} | {_num(ev.threshold)} |")
-    return "\n".join(rows + ["", f"*Why this threshold:* {ev.reason}"])
+    return "\n".join(rows + ["", f"*Why this threshold:* {reasons.markdown(ev.reason)}"])
 
 
 def result_html(r: Any) -> str:
@@ -31,7 +31,8 @@ def result_html(r: Any) -> str:
         f"<tr><td colspan=4>error: {html.escape(r.error or '')}</td></tr>"
     return (f"<div><b><code>{html.escape(r.id)}</code>: {html.escape(r.verdict)}</b> "
             f"({html.escape(r.source)})<br>{html.escape(r.compares)}<table><tr><th>metric</th>"
-            f"<th>observed</th><th>pass if</th><th>threshold</th></tr>{body}</table></div>")
+            f"<th>observed</th><th>pass if</th><th>threshold</th></tr>{body}</table>"
+            + (f"<i>why this threshold:</i> {reasons.html(ev.reason)}" if ev else "") + "</div>")
 
 
 def claim_markdown(c: Any) -> str:

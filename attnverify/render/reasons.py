@@ -18,6 +18,8 @@ alike, and a degenerate bracket is printed as the point it is.
 """
 from __future__ import annotations
 
+import re
+
 import html as _html
 from typing import Any
 
@@ -153,7 +155,14 @@ def math_unicode(expr: Any) -> str:
         if expr.cols == 1:
             return "(" + ", ".join(r[0] for r in rows) + ")ᵀ"
         return "[" + "; ".join(", ".join(r) for r in rows) + "]"
-    return notation.tex_to_unicode(sp.latex(expr))
+    return _UNARY_MINUS.sub(r"\1-", notation.tex_to_unicode(sp.latex(expr)))
+
+
+#: a unary minus (at the start, after an opening bracket, a comma or a relation), which SymPy's LaTeX spaces as a
+#: binary one ("- \xi"): written against its operand in Unicode ("-ξ")
+_UNARY_MINUS = re.compile(r"(^|[(\[{,=<>≤≥]\s?)- (?=\S)")
+#: an operator SymPy's MathML printer writes unescaped (its relations' "<" and ">")
+_RAW_OPERATOR = re.compile(r"<mo>(<|>|&(?!#?\w+;))</mo>")
 
 
 def mathml_inner(expr: Any) -> str:
@@ -161,7 +170,7 @@ def mathml_inner(expr: Any) -> str:
     its Unicode through the notation module, as ``<mtext>``)."""
     if isinstance(expr, str):
         return f"<mtext>{_html.escape(notation.tex_to_unicode(expr))}</mtext>"
-    return _printer().doprint(expr)
+    return _RAW_OPERATOR.sub(lambda m: f"<mo>{_html.escape(m.group(1))}</mo>", _printer().doprint(expr))
 
 
 def mathml(expr: Any, *, display: bool = False) -> str:

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from attnverify.render import notation
+from attnverify.render import notation, reasons
 from attnverify.render.figures import (_wrap_keeping_math, draw_plot, mathtext, plot_file_name,  # noqa: F401
                                        save_plot)  # re-exported: the plots moved to attnverify.render.figures
 from attnverify.outputs import write_text
@@ -47,10 +47,16 @@ def jsonable(value: Any) -> Any:
 
 
 def result_dict(r: Result) -> dict:
+    """A check's result as JSON: its fields, with its reason as the text of the typesetting convention
+    (``reason``), its typed parts (``reason_parts``: :meth:`attnverify.checks.reason.Reason.to_dict`) and its
+    one-line Unicode rendering for tools (``reason_text``)."""
+    from attnverify.checks.reason import as_reason
+
     ev = r.evidence
     return jsonable({
         "id": r.id, "compares": r.compares, "source": r.source, "verdict": r.verdict,
-        "observed": r.observed, "threshold": r.threshold, "reason": r.reason,
+        "observed": r.observed, "threshold": r.threshold, "reason": str(r.reason),
+        "reason_parts": as_reason(r.reason).to_dict(), "reason_text": reasons.plain(r.reason),
         "metric": ev.metric if ev else None, "comparison": ev.comparison if ev else None,
         "analytic": ev.analytic if ev else None, "numeric": ev.numeric if ev else None,
         "uncertainty": ev.uncertainty if ev else None,
@@ -79,7 +85,6 @@ def report_dict(report: Report, *, complete: bool = True, note: str | None = Non
 def claim_dict(c: Any) -> dict:
     """A ledger row as JSON: its fields, the typed parts of its reason and condition, and their one-line Unicode
     renderings for tools (``reason_text``, ``condition_text``)."""
-    from attnverify.render import reasons
 
     row = jsonable(c.as_dict())
     row["reason_text"] = reasons.plain(c.reason)
@@ -164,7 +169,6 @@ def claims_table(report: Report, width: int | None = None, *, ledger: bool = Tru
 def _wrap_reason(value: Any, room: int) -> list[str]:
     """A reason for the terminal, wrapped to ``room`` columns: the lead, then each item as a ``- `` line whose
     continuation lines are indented under its text."""
-    from attnverify.render import reasons
 
     out: list[str] = []
     for line in reasons.terminal(value).splitlines():
@@ -178,7 +182,6 @@ def _wrap_reason(value: Any, room: int) -> list[str]:
 def claims_markdown(report: Report, *, ledger: bool = True) -> str:
     """The ledger as Markdown: one row per claim with its verdict, condition or reason, and the command that
     reproduces it; the verdict counts; the claims not evaluated."""
-    from attnverify.render import reasons
 
     claims = list(getattr(report, "claims", []))
     md = ["| claim | paper | verdict | condition / reason | reproduce |", "|---|---|---|---|---|"]
@@ -222,7 +225,6 @@ def _md_cell(text: str) -> str:
 
 def findings(report: Report) -> list[str]:
     """Bullet points: what the claims ledger and the checks found that a reader must not miss."""
-    from attnverify.render import reasons
 
     out = []
     for c in getattr(report, "claims", []):
@@ -300,7 +302,7 @@ def to_markdown(report: Report, *, plots: dict[str, list[str]] | None = None, co
                 value = getattr(ev, name)
                 if value is not None and _md_value(value) != "see report.json":
                     md.append(f"| {name} | {_md_cell(_md_value(value))} |")
-            md += ["", f"*Why this threshold:* {notation.unicode(ev.reason)}"]
+            md += ["", f"*Why this threshold:* {reasons.markdown(ev.reason)}"]
             md += [f"\n![{_md_cell(notation.unicode(ev.plots[i].title))}]({name})"
                    for i, name in enumerate(plots.get(r.id, []))]
         params = ", ".join(f"{k}={set_syntax(v)}" for k, v in r.params.items())

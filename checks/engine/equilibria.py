@@ -29,12 +29,14 @@ leaves undecided, are reported and not probed; when none is probed the check is 
 from __future__ import annotations
 
 import numpy as np
+import sympy as sp
 
 from attnverify.checks.context import Context
 from attnverify.checks.engine._common import Z_LEVEL, model_params, model_point, register, validate_lengths
 from attnverify.checks.engine._numerics import run_grid
 from attnverify.checks.evidence import Evidence
 from attnverify.checks.params import Param
+from attnverify.checks.reason import Math, Number, reason
 from attnverify.checks.stats import bonferroni_z
 
 NAME = "equilibria_stability"
@@ -126,10 +128,11 @@ def run(p: dict, ctx: Context) -> Evidence:
         metric="max over the probes of -(expected sign) x statistic / se (a drift of the wrong sign beyond the "
                "threshold fails)",
         observed=worst, threshold=z_star, passed=bool(passed), unresolved=unresolved,
-        reason=f"Bonferroni-corrected two-sided normal quantile (conservative for these one-sided tests) for "
-               f"{len(todo)} probes at family-wise false-alarm rate {p['z_level']:g}; {len(found)} certified "
-               f"equilibria at L = {p['L_sim']} ({'complete' if eq.complete else 'incomplete'} search; {undecided} "
-               "saddle(s) or undecided, not probed), every probe must show the expected sign",
+        reason=reason("Bonferroni-corrected two-sided normal quantile (conservative for these one-sided tests) for ",
+                      len(todo), " probes at family-wise false-alarm rate ", Number(p["z_level"], digits=6), "; ",
+                      len(found), " certified equilibria at ", Math(sp.Symbol("L")), " = ", Number(p["L_sim"]),
+                      f" ({'complete' if eq.complete else 'incomplete'} search; ", undecided,
+                      " saddle(s) or undecided, not probed), every probe must show the expected sign"),
         analytic=signs, numeric=value, uncertainty=se,
         details={"equilibria": found, "probes": rows, "complete": eq.complete, "n_sequences": p["n_sequences"]})
 

@@ -24,12 +24,14 @@ by rho (rho . grad J), resolved wherever the field is.
 from __future__ import annotations
 
 import numpy as np
+import sympy as sp
 
 from attnverify.checks.context import Context
 from attnverify.checks.engine._common import (comparable, family_z, measured_correction, power_rule,
                                               register_grid_check, simulate_lengths, t_to_z, trained_query)
 from attnverify.checks.engine._sizes import MAX_REMAINDER_OVER_SE
 from attnverify.checks.evidence import Evidence, Plot, Series
+from attnverify.checks.reason import Math, Number, reason
 
 NAME = "reduced_field_vs_drift"
 COMPARES = ("The reduced gradient flow in the overlaps with its O(1/L) terms (F_finite = (I - rho rho^T) grad "
@@ -38,6 +40,10 @@ COMPARES = ("The reduced gradient flow in the overlaps with its O(1/L) terms (F_
 
 applies = trained_query
 
+
+#: the delta method's next order, O(1/L^2), and |z|, as they appear in the reason
+REMAINDER = Math(sp.Function("O")(1 / sp.Symbol("L") ** 2))
+ABS_Z = Math(sp.Abs(sp.Symbol("z")))
 
 #: the rounding allowance of an exactly known entry (se = 0), relative to 1 + |F|
 EXACT_TOL = 1e-12
@@ -88,11 +94,12 @@ def run(p: dict, ctx: Context) -> Evidence:
         metric="max |z| over the family (every component of the field at every compared point and length), against "
                "the closed form with its O(1/L) terms",
         observed=max_z, threshold=z_star, passed=bool(passed), unresolved=unresolved,
-        reason=f"Bonferroni-corrected two-sided normal quantile for {m} z-scores at family-wise false-alarm rate "
-               f"{p['z_level']:g} ({len(Ls)} lengths, {len(rhos)} points, {k} component(s); standard errors from {n} "
-               f"sequences per length); compared only where the predicted O(1/L^2) remainder is below "
-               f"{MAX_REMAINDER_OVER_SE:g} standard error ({left_out} entries left out); the zero field must be "
-               f"rejected (max |z| {max_z0:.3g})",
+        reason=reason("Bonferroni-corrected two-sided normal quantile for ", m, " z-scores at family-wise "
+                      "false-alarm rate ", Number(p["z_level"], digits=6), " (", len(Ls), " lengths, ", len(rhos),
+                      " points, ", k, " component(s); standard errors from ", n, " sequences per length); compared "
+                      "only where the predicted ", REMAINDER, " remainder is below ",
+                      Number(MAX_REMAINDER_OVER_SE, digits=6), " standard error (", left_out, " entries left out); "
+                      "the zero field must be rejected (max ", ABS_Z, " ", Number(max_z0, digits=3), ")"),
         analytic=[b["F_finite"] for b in blocks], numeric=[b["drift_mc"] for b in blocks],
         uncertainty=[b["se"] for b in blocks],
         details={"rhos": rhos, "blocks": blocks, "family_size": m, "z_threshold": z_star,

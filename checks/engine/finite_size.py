@@ -18,18 +18,23 @@ answers ``unresolved``.
 from __future__ import annotations
 
 import numpy as np
+import sympy as sp
 
 from attnverify.checks.context import Context
 from attnverify.checks.engine._common import (comparable, family_z, measured_correction, register_grid_check,
                                               simulate_lengths,
                                               t_to_z, trained_query, weighted_ratio)
 from attnverify.checks.evidence import Evidence, Plot, Series
+from attnverify.checks.reason import Math, Number, reason
+from attnverify.checks.reason_values import pm_or_na
 
 NAME = "finite_size_correction"
 COMPARES = ("The derived O(1/L) terms of the objective (J_correction) against the measured finite-size gap: "
             "L (J_L - J_limit) by Monte Carlo against L J_correction on an overlap grid at growing L, as a fitted "
             "scale (per length and pooled) and point by point.")
 MAX_SCALE_SE = 0.25
+
+_L = sp.Symbol("L")
 
 applies = trained_query
 
@@ -75,10 +80,12 @@ def run(p: dict, ctx: Context) -> Evidence:
         metric="max |z| over the family (the fitted scale of the O(1/L) terms per length and pooled, and the gap "
                "point by point)",
         observed=max_z, threshold=z_star, passed=bool(passed), unresolved=unresolved,
-        reason=f"Bonferroni-corrected two-sided normal quantile for {m} z-scores at family-wise false-alarm rate "
-               f"{p['z_level']:g}; fitted scale of the measured gap on J_correction {pooled:.4g} +- {pooled_se:.2g} "
-               f"(1 when the O(1/L) terms are right; resolved to at most {MAX_SCALE_SE:g}); compared only where the "
-               "predicted O(1/L^2) remainder is below half a standard error",
+        reason=reason("Bonferroni-corrected two-sided normal quantile for ", m, " z-scores at family-wise "
+                      "false-alarm rate ", Number(p["z_level"], digits=6), "; fitted scale of the measured gap on ",
+                      Math(sp.Symbol("J_correction")), " ", pm_or_na(pooled, pooled_se), " (1 when the ",
+                      Math(sp.Function("O")(1 / _L)), " terms are right; resolved to at most ",
+                      Number(MAX_SCALE_SE, digits=6), "); compared only where the predicted ",
+                      Math(sp.Function("O")(1 / _L ** 2)), " remainder is below half a standard error"),
         analytic=[r["correction_times_L"] for r in rows], numeric=[r["gap_times_L"] for r in rows],
         uncertainty=[r["se_times_L"] for r in rows],
         details={"rhos": rhos, "lengths": rows, "scale": pooled, "scale_se": pooled_se, "family_size": m,

@@ -21,6 +21,7 @@ verdict, never a pass).  A wrong J_limit moves J_finite by the same amount and i
 from __future__ import annotations
 
 import numpy as np
+import sympy as sp
 
 from attnverify.checks.context import Context
 from attnverify.checks.engine._common import (comparable, family_z, measured_correction, power_rule,
@@ -28,11 +29,16 @@ from attnverify.checks.engine._common import (comparable, family_z, measured_cor
                                               simulate_lengths, t_to_z, trained_query)
 from attnverify.checks.engine._sizes import MAX_REMAINDER_OVER_SE
 from attnverify.checks.evidence import Evidence, Plot, Series
+from attnverify.checks.reason import Math, Number, reason
 
 NAME = "objective_vs_montecarlo"
 COMPARES = ("The objective J = E|f_q(X)|^2 and the attention masses at finite L: the derived limit plus its O(1/L) "
             "terms (J_finite, mass_finite) against Monte Carlo at growing L on an overlap grid (levels, contrasts "
             "across the grid, masses); the limit alone must be rejected (the O(1/L) terms resolved).")
+
+#: the delta method's next order, O(1/L^2), and |z|, as they appear in the reason
+REMAINDER = Math(sp.Function("O")(1 / sp.Symbol("L") ** 2))
+ABS_Z = Math(sp.Abs(sp.Symbol("z")))
 
 applies = trained_query
 
@@ -84,11 +90,12 @@ def run(p: dict, ctx: Context) -> Evidence:
         metric="max |z| over the family (J levels, J contrasts across the grid, masses), against the closed forms "
                "with their O(1/L) terms",
         observed=max_z, threshold=z_star, passed=bool(passed), unresolved=unresolved,
-        reason=f"Bonferroni-corrected two-sided normal quantile for {m} z-scores at family-wise false-alarm rate "
-               f"{p['z_level']:g} ({len(Ls)} lengths, {len(rhos)} points, {len(model.components)} masses; standard "
-               f"errors from {n} sequences per length); compared only where the predicted O(1/L^2) remainder is "
-               f"below {MAX_REMAINDER_OVER_SE:g} standard error; the limit alone must be rejected (max |z| "
-               f"{max_zl:.3g})",
+        reason=reason("Bonferroni-corrected two-sided normal quantile for ", m, " z-scores at family-wise "
+                      "false-alarm rate ", Number(p["z_level"], digits=6), " (", len(Ls), " lengths, ", len(rhos),
+                      " points, ", len(model.components), " masses; standard errors from ", n, " sequences per "
+                      "length); compared only where the predicted ", REMAINDER, " remainder is below ",
+                      Number(MAX_REMAINDER_OVER_SE, digits=6), " standard error; the limit alone must be rejected "
+                      "(max ", ABS_Z, " ", Number(max_zl, digits=3), ")"),
         analytic=[b["J_finite"] for b in blocks], numeric=[b["J_mc"] for b in blocks],
         uncertainty=[b["se"] for b in blocks],
         details={"rhos": rhos, "blocks": blocks, "family_size": m, "z_threshold": z_star,

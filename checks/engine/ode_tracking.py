@@ -25,11 +25,14 @@ passing run reads unresolved.
 from __future__ import annotations
 
 import numpy as np
+import sympy as sp
 
 from attnverify.checks.context import Context
 from attnverify.checks.engine._common import Z_LEVEL, model_params, model_point, register, t_to_z, trained_query
 from attnverify.checks.evidence import Evidence, Plot, Series
 from attnverify.checks.params import Param
+from attnverify.checks.reason import Math, Number, Reason, item, reason
+from attnverify.checks.reason_values import joined, pm_or_na
 from attnverify.checks.stats import bonferroni_z
 from attnverify.numerics.engine.mean_path import second_order_mean
 from attnverify.numerics.engine.sga import step_sizes
@@ -53,6 +56,25 @@ N_TASKS = 4                 # SGA run batches (parallel tasks)
 DEFAULT_PROTOCOL = {"a": 1.0, "b": 50.0, "steps": QUICK_STEPS, "runs": 40}
 
 applies = trained_query
+
+_ETA, _T = sp.Symbol("eta"), sp.Symbol("t")
+ETA = Math(_ETA)
+F_MATH = Math(sp.Symbol("F"))
+RHO_0 = Math(sp.Symbol("rho_0"))
+ABS_Z = Math(sp.Abs(sp.Symbol("z")))
+#: the first step's energy eta_0^2 max E|g|^2 (SymPy has no max without brackets: its LaTeX)
+STEP_ENERGY = Math(r"\eta_{0}^{2} \max \mathbb{E}|g|^{2}")
+
+
+def _schedule(a: float, b: float) -> tuple:
+    """The parts of the step schedule eta_k = a/(k + b): one equation when a and b are whole numbers (as a
+    configuration writes them), else the equation in a and b with their values."""
+    eta_k, k = sp.Symbol("eta_k"), sp.Symbol("k")
+    if all(float(x).is_integer() for x in (a, b)):
+        return item(Math(sp.Eq(eta_k, sp.Integer(int(a)) / (k + sp.Integer(int(b))))))
+    sa, sb = sp.Symbol("a"), sp.Symbol("b")
+    return item(Math(sp.Eq(eta_k, sa / (k + sb))), " with ", Math(sa), " = ", Number(a, digits=6), ", ", Math(sb),
+                " = ", Number(b, digits=6))
 
 
 def _protocol(model) -> tuple[dict, tuple[float, ...]]:
@@ -84,7 +106,7 @@ def moment_steps(path: np.ndarray, spacing: float) -> np.ndarray:
     return np.array(chosen)
 
 
-def _outside(reason: str, why: str, details: dict) -> Evidence:
+def _outside(reason: Reason, why: str, details: dict) -> Evidence:
     """The unresolved evidence of a run outside the expansion (decided from measurements, before any comparison)."""
     return Evidence(metric="|fitted scale - 1| / se and max |z| of the mean path", observed=0.0, threshold=1.0,
                     passed=False, reason=reason, unresolved=why, details=details)
@@ -132,20 +154,21 @@ def run(p: dict, ctx: Context) -> Evidence:
     base = {"runs": runs, "steps": steps, "eta0": float(eta[0]), "t_final": float(time[-1]),
             "step_energy": step_energy, "recorded_steps": rec, "mean_path": mean_path}
     if step_energy > MAX_STEP_ENERGY:
-        return _outside("the step is outside the expansion in eta",
+        return _outside(reason("the step is outside the expansion in ", ETA),
                         f"eta_0^2 max E|g|^2 = {step_energy:.3g} > {MAX_STEP_ENERGY:g}: the first step is too large "
                         "for the second-order mean path (raise b or lower a)", base)
     spread = float(np.sqrt(np.max(np.sum(full.var(axis=0, ddof=1), axis=-1))))        # measured, over the runs
     base["spread"] = spread
     if spread > MAX_SPREAD:
-        return _outside("the runs spread too far for the moment closure",
+        return _outside(reason("the runs spread too far for the moment closure"),
                         f"the runs' spread reaches {spread:.3g} > {MAX_SPREAD:g}: the closure (third moments dropped) "
                         "does not hold (fewer steps or smaller steps)", base)
     F = _field(T, vals, model)
     m, V = second_order_mean(F, rho0, eta, S, G)
     if not np.all(np.isfinite(m)):
         return Evidence(metric="max |z| of the mean path", observed=float("inf"), threshold=1.0, passed=False,
-                        reason="the derived field is not finite along the predicted path (it left the unit ball)",
+                        reason=reason("the derived field is not finite along the predicted path (it left the unit "
+                                      "ball)"),
                         details=base)
     m_plain = second_order_mean(F, rho0, eta, S, G, second_order=False)[0]
     m_up = second_order_mean(_field(T, vals, model, 1 + SCALE_STEP), rho0, eta, S, G)[0]
@@ -167,17 +190,19 @@ def run(p: dict, ctx: Context) -> Evidence:
     unresolved = (f"the fitted scale of F has standard error {scale_se:.3g} > {MAX_SCALE_SE:g}: a field off by that "
                   "much could pass (more runs or steps)") if passed and not scale_se <= MAX_SCALE_SE else None
     t_rec = time[rec]
-    start = ", ".join(f"{x:g}" for x in rho0)
     return Evidence(
         metric="max of |fitted scale of F - 1| / its threshold and max |z| of the mean path / its threshold",
         observed=float(worst), threshold=1.0, passed=bool(passed), unresolved=unresolved,
-        reason=f"{runs} SGA runs of {steps} steps (eta_k = {p['a']:g}/(k + {p['b']:g}), t = {time[-1]:.3g}) from "
-               f"rho0 = ({start}): fitted scale of F {1 + scale_err:.4g} +- {scale_se:.2g} (|z| {abs(z_scale):.3g} "
-               f"against {star_scale:.3g}), mean path at {z_path.size} (time, component) points max |z| "
-               f"{float(np.max(np.abs(z_path))):.3g} against {star_path:.3g} (Student t, {runs - 1} dof, Bonferroni at "
-               f"{level:g} each); the plain ODE without its O(eta) terms: max |z| "
-               f"{float(np.max(np.abs(z_plain))):.3g}; "
-               f"eta_0^2 max E|g|^2 = {step_energy:.3g}, measured spread of the runs {spread:.3g}",
+        reason=reason(runs, " SGA runs of ", steps, " steps (", *_schedule(p["a"], p["b"]), ", ", Math(_T), " = ",
+                      Number(time[-1], digits=3), ") from ", RHO_0, " = (",
+                      *joined(Number(float(v), digits=6) for v in rho0), "): fitted scale of ", F_MATH, " ", *pm_or_na(1 + scale_err, scale_se),
+                      " (", ABS_Z, " ", Number(abs(z_scale), digits=3), " against ", Number(star_scale, digits=3),
+                      "), mean path at ", z_path.size, " (time, component) points max ", ABS_Z, " ",
+                      Number(float(np.max(np.abs(z_path))), digits=3), " against ", Number(star_path, digits=3),
+                      " (Student t, ", runs - 1, " dof, Bonferroni at ", Number(level, digits=6), " each); the "
+                      "plain ODE without its ", Math(sp.Function("O")(_ETA)), " terms: max ", ABS_Z, " ",
+                      Number(float(np.max(np.abs(z_plain))), digits=3), "; ", STEP_ENERGY, " = ",
+                      Number(step_energy, digits=3), ", measured spread of the runs ", Number(spread, digits=3)),
         analytic=m[rec], numeric=mean_path, uncertainty=np.vstack([np.zeros((1, k)), se]),
         details={**base, "predicted_mean_path": m[rec], "plain_ode_path": m_plain[rec], "fitted_scale": 1 + scale_err,
                  "fitted_scale_se": scale_se, "z_scale": z_scale, "z_path": z_path, "z_plain_ode": z_plain,

@@ -23,11 +23,13 @@ answers ``unresolved`` (an error verdict, never a pass).
 from __future__ import annotations
 
 import numpy as np
+import sympy as sp
 
 from attnverify.checks.context import Context
 from attnverify.checks.engine._common import Z_LEVEL, model_params, model_point, register, t_to_z
 from attnverify.checks.evidence import Evidence
 from attnverify.checks.params import Param
+from attnverify.checks.reason import Math, Number, reason
 from attnverify.checks.stats import bonferroni_z
 from attnverify.theory.engine.derive import model_values
 
@@ -76,7 +78,7 @@ def run(p: dict, ctx: Context) -> Evidence:
     details = {"points": rows, "n_tokens": est.n_tokens, "min_ess": MIN_ESS}
     if m == 0:
         return Evidence(metric="max |z| over the family", observed=0.0, threshold=1.0, passed=False,
-                        reason="no query point is compared",
+                        reason=reason("no query point is compared"),
                         unresolved=f"no point has a finite derived map and ESS >= {MIN_ESS:g} (largest ESS "
                                    f"{float(est.ess.max()):.3g}): the weights are too heavy-tailed at this score "
                                    "scale (more tokens)", details=details)
@@ -89,10 +91,12 @@ def run(p: dict, ctx: Context) -> Evidence:
     return Evidence(
         metric="max |z| over the family (every component of Gamma at every compared query point)",
         observed=max_z, threshold=z_star, passed=bool(passed), unresolved=unresolved,
-        reason=f"Bonferroni-corrected two-sided normal quantile for {m} z-scores at family-wise false-alarm rate "
-               f"{p['z_level']:g}; {est.n_tokens} pooled tokens ({n_batches} batches), {int(keep.sum())} of "
-               f"{len(grid)} points compared ({left} left out: ESS < {MIN_ESS:g} or a non-finite derived value); the "
-               f"map scaled by {1 + POWER_SCALE:g} is rejected at max |z| {max_zp:.3g}",
+        reason=reason("Bonferroni-corrected two-sided normal quantile for ", m, " z-scores at family-wise "
+                      "false-alarm rate ", Number(p["z_level"], digits=6), "; ", est.n_tokens, " pooled tokens (",
+                      n_batches, " batches), ", int(keep.sum()), " of ", len(grid), " points compared (", left,
+                      " left out: ", Math(sp.Symbol(r"\mathrm{ESS}")), " < ", Number(MIN_ESS, digits=6), " or a "
+                      "non-finite derived value); the map scaled by ", Number(1 + POWER_SCALE, digits=6),
+                      " is rejected at max ", Math(sp.Abs(sp.Symbol("z"))), " ", Number(max_zp, digits=3)),
         analytic=derived[keep], numeric=est.mean[keep], uncertainty=est.se[keep], details=details)
 
 

@@ -6,8 +6,12 @@ thousands of standard errors of an exact computation. Otherwise the ordinary val
 (:func:`attnverify.checks.judges.value`)."""
 from __future__ import annotations
 
+import math
+
 from attnverify.checks.claims import ClaimVerdict
-from attnverify.checks.judges.common import Z, Measured, evidence_of, fmt, sides_disagree
+from attnverify.checks.judges.common import Z, Measured, evidence_of, sides_disagree
+from attnverify.checks.reason import Math, item, pm, reason
+from attnverify.checks.reason_values import number_or_na
 from attnverify.checks.judges.value_judge import half_unit
 from attnverify.checks.stated import StatedClaim
 
@@ -23,6 +27,15 @@ def within_rounding(stated: StatedClaim, measured: Measured, derived: float, *, 
     at = f" at {where}" if where else ""
     ev = evidence_of(stated, stated_value=S, derived=derived, measured=measured.value, measured_se=measured.se,
                      resolution=resolution, z=z)
-    return ClaimVerdict("holds", f"the stated {fmt(S, 8)} is the derived {fmt(derived, 8)} to within its resolution "
-                        f"{fmt(resolution, 2)}{at}, and the measured {fmt(measured.value, 8)} +- {fmt(measured.se, 2)} "
-                        f"({measured.how}) agrees with the derived value", evidence=ev)
+    return ClaimVerdict("holds", reason("the stated ", number_or_na(S, 8), " is the derived ", number_or_na(derived, 8),
+                                        " to within its resolution ", number_or_na(resolution, 2), at, ", and the measured ",
+                                        _measured(measured), f" ({measured.how}) agrees with the derived value"),
+                        evidence=ev)
+
+
+def _measured(measured: Measured) -> tuple:
+    """The measured value with its standard error (value ± se), "n/a" where either is None or non-finite."""
+    v, se = measured.value, measured.se
+    if v is not None and se is not None and math.isfinite(float(v)) and math.isfinite(float(se)) and se >= 0:
+        return item(pm(v, se, digits=8))
+    return item(number_or_na(v, 8), " ", Math(r"\pm"), " ", number_or_na(se, 2))

@@ -7,12 +7,14 @@ finite-β terminal phase (Conjecture 1) then point to different places.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields, is_dataclass, replace
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field, fields, is_dataclass, replace
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from attnverify.checks.params import Param
+from attnverify.checks.reason import Number, as_reason, listing, reason
+from attnverify.checks.reason_values import joined, number_or_na
 
 if TYPE_CHECKING:
     from attnverify.checks.evidence import Evidence
@@ -106,8 +108,13 @@ def with_d3_case(evaluate, p: dict, ctx, d3_params: dict | None = None) -> "Evid
         "model": {k: np.asarray(v).tolist() for k, v in model.items() if k != "d"}, "d": 3, "dim_E": 2,
         "metric": ev3.metric, "observed": ev3.observed, "threshold": ev3.threshold, "passed": bool(ev3.passed),
         "reason": ev3.reason, "details": ev3.details}
-    ev.reason += (f". d = 3 case (random non-diagonal Q, K, V, dim E = 2): observed {ev3.observed:.4g} vs threshold "
-                  f"{ev3.threshold:.4g}, {'pass' if ev3.passed else 'FAIL'}")
+    import sympy as sp
+
+    main = as_reason(ev.reason)
+    ev.reason = (main if main.items else main.add(".")).item(
+        sp.Symbol("d"), " = ", Number(3), " case (random non-diagonal ", *joined(sp.symbols("Q K V")), ", dim E = ",
+        Number(2), "): observed ", number_or_na(ev3.observed), " vs threshold ", number_or_na(ev3.threshold), ", ",
+        "pass" if ev3.passed else "FAIL")
     ev.passed = bool(ev.passed and ev3.passed)
     if ev3.unresolved and not ev.unresolved:
         ev.unresolved = f"d = 3 case: {ev3.unresolved}"
@@ -142,11 +149,11 @@ def floor_param(default: int = N_FLOOR) -> Param:
                  "rule needs fewer (capped at particle_budget)", low=2)
 
 
-
 @dataclass(frozen=True)
 class Resolution:
     """The particle resolution of a run: ``n_particles``, ``betas``, the particles per softmax window at each beta
-    (``per_window``), how they were chosen (``rule``: "given" or "chosen") and one sentence saying so (``text``)."""
+    (``per_window``), how they were chosen (``rule``: "given" or "chosen") and one sentence saying so (``text``; the
+    same as a typed reason, ``typed``: words, mathematics and numbers)."""
 
     n_particles: int
     betas: tuple[float, ...]
@@ -154,6 +161,7 @@ class Resolution:
     min_per_window: float
     rule: str
     text: str
+    typed: Any = field(default=None, compare=False)
 
 
 def _per_particle(B: np.ndarray, beta: float) -> float:
@@ -187,6 +195,7 @@ def choose_resolution(B: np.ndarray, betas, n_particles: int, min_per_window: fl
     three betas above BETA_FLOOR fit."""
     B = np.asarray(B, dtype=float)
     b = np.array(betas, dtype=float)
+    sym_n, sym_beta, geq = _maths()
     if n_particles != AUTO:
         ppw = n_particles * _per_particle(B, b[-1])
         if ppw < min_per_window:
@@ -196,13 +205,18 @@ def choose_resolution(B: np.ndarray, betas, n_particles: int, min_per_window: fl
                              f"{_largest_beta(B, n_particles, min_per_window, b[-1]):.3g}, or set n_particles = 0 "
                              "(chosen by the rule)")
         return _resolution(B, n_particles, b, min_per_window, "given",
-                           f"N = {n_particles} as given ({ppw:.2f} particles per window at beta = {b[-1]:g})")
+                           f"N = {n_particles} as given ({ppw:.2f} particles per window at beta = {b[-1]:g})",
+                           _said(n_particles, " as given (", fixed(ppw, 2), " particles per window at ", sym_beta, " = ",
+                                 Number(b[-1], digits=6), ")"))
     need = math.ceil(min_per_window / _per_particle(B, b[-1]))
     if need <= budget:
         n = max(need, min(floor, budget))
         return _resolution(B, n, b, min_per_window, "chosen",
                            f"N = {n} chosen by the resolution rule (>= {min_per_window:g} particles per softmax window "
-                           f"at beta = {b[-1]:g} needs N >= {need}; at least {min(floor, budget)})")
+                           f"at beta = {b[-1]:g} needs N >= {need}; at least {min(floor, budget)})",
+                           _said(n, " chosen by the resolution rule (", geq, " ", Number(min_per_window, digits=6),
+                                 " particles per softmax window at ", sym_beta, " = ", Number(b[-1], digits=6), " needs ",
+                                 sym_n, " ", geq, " ", Number(need), "; at least ", Number(min(floor, budget)), ")"))
     top = _largest_beta(B, budget, min_per_window, b[-1])
     scaled = b * (top / b[-1])
     if scaled[0] < BETA_FLOOR:
@@ -217,16 +231,47 @@ def choose_resolution(B: np.ndarray, betas, n_particles: int, min_per_window: fl
     return _resolution(B, budget, scaled, min_per_window, "chosen",
                        f"N = {budget} (the particle budget) and betas lowered from {', '.join(f'{x:g}' for x in b)} "
                        f"to {', '.join(f'{x:g}' for x in scaled)}: at beta = {b[-1]:g} the rule ({min_per_window:g} "
-                       f"particles per softmax window) needs N >= {need}, more than the budget")
+                       f"particles per softmax window) needs N >= {need}, more than the budget",
+                       _said(budget, " (the particle budget) and betas lowered from ", listing(b, digits=6), " to ",
+                             listing(scaled, digits=6), ": at ", sym_beta, " = ", Number(b[-1], digits=6), " the rule (",
+                             Number(min_per_window, digits=6), " particles per softmax window) needs ", sym_n, " ", geq,
+                             " ", Number(need), ", more than the budget"))
 
 
 def fixed_resolution(B: np.ndarray, betas, n: int, min_per_window: float, why: str) -> Resolution:
     """A resolution not held to the rule (``rule`` = "fixed"), stated with its particles per window and ``why``."""
     per = _per_particle(B, float(betas[-1])) * n
+    sym_beta = _maths()[1]
     return _resolution(B, n, np.array(betas, dtype=float), min_per_window, "fixed",
-                       f"N = {n} ({per:.2g} particles per softmax window at beta = {betas[-1]:g}; {why})")
+                       f"N = {n} ({per:.2g} particles per softmax window at beta = {betas[-1]:g}; {why})",
+                       _said(n, " (", Number(per, digits=2), " particles per softmax window at ", sym_beta, " = ",
+                             Number(float(betas[-1]), digits=6), "; ", why, ")"))
 
 
-def _resolution(B: np.ndarray, n: int, betas: np.ndarray, min_per_window: float, rule: str, text: str) -> Resolution:
+def _resolution(B: np.ndarray, n: int, betas: np.ndarray, min_per_window: float, rule: str, text: str,
+                typed: Any = None) -> Resolution:
     per = tuple(float(n * _per_particle(B, x)) for x in betas)
-    return Resolution(int(n), tuple(float(x) for x in betas), per, float(min_per_window), rule, text)
+    return Resolution(int(n), tuple(float(x) for x in betas), per, float(min_per_window), rule, text, typed)
+
+
+def _maths() -> tuple:
+    """The mathematics of the resolution's sentence: N, beta and >= (SymPy is imported here, when a sentence is
+    made, not with this module: the listing of checks loads this module without it)."""
+    import sympy as sp
+
+    from attnverify.checks.reason import Math
+
+    return Math(sp.Symbol("N")), Math(sp.Symbol("beta")), Math(r"\geq")
+
+
+def _said(n: int, *parts: Any):
+    """The typed sentence "N = n" followed by ``parts``."""
+    return reason(_maths()[0], " = ", Number(int(n)), *parts)
+
+
+def fixed(x: float, decimals: int) -> Any:
+    """``x`` as a Number part with the significant digits of ``decimals`` decimal places (the old ``:.{decimals}f``);
+    "n/a" when it is not finite."""
+    if not math.isfinite(x):
+        return "n/a"
+    return Number(float(x), digits=max(1, min(17, (math.floor(math.log10(abs(x))) + 1 if x else 1) + decimals)))

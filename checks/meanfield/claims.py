@@ -22,7 +22,7 @@ from attnverify.checks.claims import ClaimVerdict, claim
 from attnverify.checks.judges import relation
 from attnverify.checks.judges import BoundPoint, BoundSeries, bound
 from attnverify.checks.plugin import Perturbation
-from attnverify.checks.reason import Math, Number, as_reason, bracket, item, listing, pm, reason
+from attnverify.checks.reason import CheckRef, Math, Number, as_reason, bracket, item, listing, pm, reason
 from attnverify.checks.stated import parse_expression
 
 LIMIT, FLOW, PROJ, W2, TERM = ("meanfield.zero_temperature_limit", "meanfield.zero_temperature_flow",
@@ -30,12 +30,13 @@ LIMIT, FLOW, PROJ, W2, TERM = ("meanfield.zero_temperature_limit", "meanfield.ze
 LADDER = (0.5, 0.2, 0.1, 0.05, 0.02, 0.01, 5e-3, 2e-3, 1e-3)
 
 
-def _f(x, digits: int = 4) -> str:
-    return "n/a" if x is None or (isinstance(x, float) and not math.isfinite(x)) else f"{x:.{digits}g}"
+def _f(x, digits: int = 4):
+    """``x`` as a Number part with ``digits`` significant digits; the words "n/a" for None or a non-finite value."""
+    return "n/a" if x is None or (isinstance(x, float) and not math.isfinite(x)) else Number(x, digits=digits)
 
 
 def _no_findings(cid: str) -> ClaimVerdict:
-    return ClaimVerdict("inconclusive", f"{cid} produced no findings to read")
+    return ClaimVerdict("inconclusive", reason(CheckRef(cid), " produced no findings to read"))
 
 
 # ------------------------------------------------------------------------------------------- claim 1: the limit
@@ -68,8 +69,9 @@ def _zero_temperature_limit(results, stated) -> ClaimVerdict:
     if f is None:
         return _no_findings(LIMIT)
     if f.d != 2:
-        return ClaimVerdict("inconclusive", f"the stated field is written on the circle (quantity X_inf, d = 2); this "
-                            f"run is at d = {f.d}")
+        return ClaimVerdict("inconclusive", reason("the stated field is written on the circle (quantity ", Math(X_INF),
+                                                   ", ", Math(DIM), " = ", Number(2), "); this run is at ", Math(DIM),
+                                                   " = ", Number(f.d)))
     options = {k: np.asarray(results[LIMIT].params[k], dtype=float) for k in ("Q", "K", "V")}
     S, S_rad = _stated_field(stated, f, options)
     D = f.X_limit
@@ -79,43 +81,51 @@ def _zero_temperature_limit(results, stated) -> ClaimVerdict:
     sup_to_stated = [float(np.max(np.linalg.norm(X - S, axis=1))) for X in f.X_beta]
     ev = {LIMIT: {"beta": list(f.betas), "sup_error": list(f.sup_error), "sup_to_stated": sup_to_stated,
                   "leading_order": f.leading_order}, "stated": {"kind": stated.kind, "stated": stated.stated}}
-    at_beta = f"beta = {f.betas[k_max]:g}"
-    trend = ", ".join(f"{e:.3g}" for e in sup_to_stated)
+    at_beta = item(Math(BETA), " = ", Number(f.betas[k_max], digits=6))
+    trend = [item("at ", Math(BETA), " = ", Number(b, digits=6), ": ", Number(e, digits=3))
+             for b, e in zip(f.betas, sup_to_stated)]
     if np.any(sep > 0):
         i, j = np.unravel_index(int(np.argmax(sep)), sep.shape)
-        where = f"x = (cos phi, sin phi), phi = {math.atan2(f.points[i, 1], f.points[i, 0]):.6g}, component {j + 1}"
+        where = item(Math(sp.Eq(X, sp.Tuple(sp.cos(PHI), sp.sin(PHI)))), ", ", Math(PHI), " = ",
+                     Number(math.atan2(f.points[i, 1], f.points[i, 0]), digits=6), ", component ", Number(j + 1))
         dist_S, dist_D = abs(M[i, j] - S[i, j]), abs(M[i, j] - D[i, j])
         if dist_S - dist_D > 2 * q:
             return ClaimVerdict(
-                "refuted", f"X_beta does not converge to the stated field: sup_x |X_beta - X_stated| = {trend} at "
-                f"beta = {', '.join(f'{b:g}' for b in f.betas)} levels off at the certified gap between the stated "
-                f"field and the derived limit, which the certified quadrature reaches (the check: derived expansion "
-                f"and quadrature agree)",
-                condition=f"{where}: stated {S[i, j]:.10g} (Arb ball radius {S_rad[i, j]:.1e}), derived limit "
-                          f"{D[i, j]:.10g}, measured X_beta at {at_beta} {M[i, j]:.10g} +- {q:.1e} (certified): "
-                          f"{dist_S:.3g} from the stated value, {dist_D:.3g} from the derived limit (difference "
-                          f"{(dist_S - dist_D) / q:.3g} certified error bounds)", evidence=ev)
-        return ClaimVerdict("inconclusive", f"the stated field differs from the derived limit (certified at {where}: "
-                            f"{S[i, j]:.10g} against {D[i, j]:.10g}), but X_beta at {at_beta} (+- {q:.1e}) is not "
-                            "farther from the stated value than from the derived one by more than its error: raise "
-                            "the largest beta", evidence=ev)
+                "refuted", reason(Math(X_BETA), " does not converge to the stated field: ", SUP_TO_STATED,
+                                  " levels off at the certified gap between the stated field and the derived limit, "
+                                  "which the certified quadrature reaches (the check: derived expansion and quadrature "
+                                  "agree):", items=trend),
+                condition=reason(where, ": stated ", Number(S[i, j], digits=10), " (Arb ball radius ",
+                                 Number(S_rad[i, j], digits=2), "), derived limit ", Number(D[i, j], digits=10),
+                                 ", measured ", Math(X_BETA), " at ", at_beta, " ", pm(M[i, j], q, digits=10),
+                                 " (certified): ", Number(dist_S, digits=3), " from the stated value, ",
+                                 Number(dist_D, digits=3), " from the derived limit (difference ",
+                                 Number((dist_S - dist_D) / q, digits=3), " certified error bounds)"), evidence=ev)
+        return ClaimVerdict("inconclusive", reason(
+            "the stated field differs from the derived limit (certified at ", where, ": ", Number(S[i, j], digits=10),
+            " against ", Number(D[i, j], digits=10), "), but ", Math(X_BETA), " at ", at_beta, " (", PLUS_MINUS, " ",
+            Number(q, digits=2), ") is not farther from the stated value than from the derived one by more than its "
+            "error: raise the largest ", Math(BETA)), evidence=ev)
     from attnverify.checks.meanfield.quantities import quantities
     from attnverify.theory.compare import equivalent
 
     qx = next(x for x in quantities() if x.name == "X_inf")
     proven = equivalent(judges.stated_expression(stated, qx, options), qx.derive(**options))
     gap = float(np.max(np.abs(S - D)))
-    falls = (f"sup_x |X_beta - X_inf| falls from {f.sup_error[0]:.3g} (beta = {f.betas[0]:g}) to "
-             f"{f.sup_error[-1]:.3g} (beta = {f.betas[-1]:g}; certified bracket [{f.sup_error_bracket[-1][0]:.3g}, "
-             f"{f.sup_error_bracket[-1][1]:.3g}]), as the derived expansion predicts (O(beta^-{f.leading_order}))")
+    falls = item(SUP_ERROR, " falls from ", Number(f.sup_error[0], digits=3), " (", Math(BETA), " = ",
+                 Number(f.betas[0], digits=6), ") to ", Number(f.sup_error[-1], digits=3), " (", Math(BETA), " = ",
+                 Number(f.betas[-1], digits=6), "; certified bracket ", bracket(*f.sup_error_bracket[-1], digits=3),
+                 "), as the derived expansion predicts (",
+                 Math(sp.Function("O")(sp.Pow(BETA, -f.leading_order, evaluate=False))), ")")
     if proven:
-        return ClaimVerdict("holds", f"SymPy proves the stated field identical to the derived limit (quantity "
-                            f"X_inf); it equals the derived values at the {len(S)} grid points within "
-                            f"{gap:.1e}; {falls}" + ("; the closed-form flow matches the integrated ODE"
-                                                      if FLOW in results else ""), evidence=ev)
-    return ClaimVerdict("inconclusive", f"SymPy could not prove the stated field identical to the derived one, and "
-                        f"no grid point separates them (largest |stated - derived| {gap:.1e}, Arb balls); {falls}",
-                        evidence=ev)
+        return ClaimVerdict("holds", reason("SymPy proves the stated field identical to the derived limit (quantity ",
+                                            Math(X_INF), "); it equals the derived values at the ", Number(len(S)),
+                                            " grid points within ", Number(gap, digits=2), "; ", falls,
+                                            "; the closed-form flow matches the integrated ODE" if FLOW in results
+                                            else ""), evidence=ev)
+    return ClaimVerdict("inconclusive", reason("SymPy could not prove the stated field identical to the derived one, "
+                                               "and no grid point separates them (largest ", STATED_MINUS_DERIVED, " ",
+                                               Number(gap, digits=2), ", Arb balls); ", falls), evidence=ev)
 
 
 def _rate_perturbations(stated, results) -> list:
@@ -277,13 +287,34 @@ PI_MU0 = sp.Symbol(r"\Pi_{\#}\mu_{0}")
 W2_INF = sp.Function("W_2")(sp.Symbol(r"\mu^{\infty}_{t}"), PI_MU0)
 W2_BETA = sp.Function("W_2")(sp.Symbol("mu_t^beta"), PI_MU0)
 D, C1, C = sp.Symbol("D"), sp.Symbol("C_1"), sp.Symbol("c")
+BETA, T, N, X, PHI, DIM = (sp.Symbol(n) for n in ("beta", "t", "N", "x", "phi", "d"))
+X_INF, X_BETA, T_MIN, R2 = sp.Symbol(r"X_{\infty}"), sp.Symbol("X_beta"), sp.Symbol("t_min"), sp.Symbol("r") ** 2
+LOG_BETA = sp.log(BETA)
+SUP_TO_STATED = Math(r"\sup_x |X_\beta(x) - X_{\mathrm{stated}}(x)|")
+STATED_MINUS_DERIVED = Math(r"|\mathrm{stated} - \mathrm{derived}|")
+PLUS_MINUS = Math(r"\pm")
+
+
+def _d_definition(text: str) -> tuple:
+    """The check's definition of D (one of ``w2.D_DEFINITIONS``) as parts: its formula as SymPy mathematics; a
+    definition this module does not know stays the check's words."""
+    from attnverify.checks.meanfield.w2 import D_DEFINITIONS
+
+    i, n, t = sp.Symbol("i"), sp.Symbol("N"), sp.Symbol("t")
+    x_beta, x_inf = sp.Function("x_i^beta")(t), sp.Function(r"x^{\infty}_{i}")(t)
+    typed = {
+        D_DEFINITIONS["exact"]: item(Math(sp.Function("W_2")(sp.Symbol("mu_t^beta"), sp.Symbol(r"\mu^{\infty}_{t}"))),
+                                     " (exact, assignment)"),
+        D_DEFINITIONS["synchronous"]: item(Math(sp.sqrt(sp.Sum(sp.Abs(x_beta - x_inf) ** 2, (i, 1, n)) / n)),
+                                           " (synchronous coupling, ", Math(r"\geq"), " ", Math(sp.Symbol("W_2")), ")")}
+    return typed.get(text, item(text))
 
 
 def _d_findings(f) -> tuple:
     """The proof-internal D against the stated s(beta) and C1, as parts (computed words)."""
     ex, u = f.D_beta_exponent, f.D_beta_exponent_uncertainty
     growth = [g for g in f.D_growth if g is not None and math.isfinite(g)]
-    out = ["proof-internal ", Math(D), " = ", f.D_definition, ": "]
+    out = ["proof-internal ", Math(D), " = ", _d_definition(f.D_definition), ": "]
     out += (["decays like ", Math(sp.Symbol("beta") ** sp.Float(float(f"{ex:.3g}"), 3)), " (", pm(ex, u, digits=3), ")"]
             if math.isfinite(ex) else ["its beta-exponent is not measured"])
     if growth:
@@ -299,7 +330,8 @@ def _stationary_projection(results, stated) -> ClaimVerdict:
         return _no_findings(W2)
     series = _inf_series(f)
     if series is None:
-        return ClaimVerdict("inconclusive", "E(t) = W2(mu^inf_t, Pi#mu_0) has fewer than 6 points above its floor")
+        return ClaimVerdict("inconclusive", reason(Math(sp.Eq(sp.Function("E")(T), W2_INF)),
+                                                   " has fewer than 6 points above its floor"))
     v = bound(stated, [series], derived={"c": f.c}, what=W2_INF)
     d = results[PROJ].details
     v.reason = as_reason(v.reason).item(
@@ -351,30 +383,34 @@ def _log_beta_time_scale(results, stated) -> ClaimVerdict:
     u = 0.0 if not math.isfinite(u) else u
     lo, hi = fit["ci95"][0] - u, fit["ci95"][1] + u
     ev = {W2: {"t_min": list(f.t_min), "slope": fit["slope"], "interval": [lo, hi], "r2": fit["r2"]}}
-    extra = ""
+    extra = ()
     if TERM in results:          # the terminal phase's typed findings, read defensively (attribute names agreed)
         sw = getattr(results[TERM].findings, "t_switch_vs_log_beta", None)
         slope = getattr(sw, "slope", None)
         if slope is not None and math.isfinite(slope):
             interval = getattr(sw, "interval", None)
             ev[TERM] = {"t_switch_slope": slope, "interval": list(interval) if interval is not None else None}
-            extra = f"; the terminal switch time grows like {slope:.3g} log beta"
-    where = f"over beta = {', '.join(f'{b:g}' for b in f.betas)}"
+            extra = item("; the terminal switch time grows like ", Number(slope, digits=3), " ", Math(LOG_BETA))
+    where = item("over ", Math(BETA), " = ", listing(f.betas, digits=6))
+    slope_in = item("slope of ", Math(T_MIN), " in ", Math(LOG_BETA), " in ", bracket(lo, hi, digits=3))
     if hi <= 0:
-        return ClaimVerdict("refuted", f"the time of closest approach to Pi#mu_0 does not grow with beta {where}",
-                            condition=f"slope of t_min in log beta in [{lo:.3g}, {hi:.3g}], {relation(hi, 0.0)} 0",
-                            evidence=ev)
+        return ClaimVerdict("refuted", reason("the time of closest approach to ", Math(PI_MU0), " does not grow with ",
+                                              Math(BETA), " ", where),
+                            condition=reason(slope_in, ", ", relation(hi, 0.0), " ", Number(0)), evidence=ev)
     span = math.log10(max(f.betas) / min(f.betas))
     if span < MIN_BETA_DECADES:
-        return ClaimVerdict("inconclusive", f"t_min grows (slope in log beta in [{lo:.3g}, {hi:.3g}]) {where}, but "
-                            f"these betas span {span:.2g} of a decade, {relation(span, MIN_BETA_DECADES)} the "
-                            f"{MIN_BETA_DECADES:g} needed to tell growth like log beta from a power of beta or linear "
-                            "growth: widen the betas", evidence=ev)
+        return ClaimVerdict("inconclusive", reason(
+            Math(T_MIN), " grows (slope in ", Math(LOG_BETA), " in ", bracket(lo, hi, digits=3), ") ", where,
+            ", but these betas span ", Number(span, digits=2), " of a decade, ", relation(span, MIN_BETA_DECADES),
+            " the ", Number(MIN_BETA_DECADES, digits=6), " needed to tell growth like ", Math(LOG_BETA),
+            " from a power of ", Math(BETA), " or linear growth: widen the betas"), evidence=ev)
     if lo <= 0 or fit["r2"] < 0.9:
-        return ClaimVerdict("inconclusive", f"slope of t_min in log beta in [{lo:.3g}, {hi:.3g}] (r2 {fit['r2']:.3f}) "
-                            f"{where}: " + ("not resolved from zero" if lo <= 0 else "not linear in log beta"),
-                            evidence=ev)
-    return ClaimVerdict("holds", f"t_min = argmin_t W2(mu^beta_t, Pi#mu_0) = {fit['slope']:.3g} log beta + "
-                        f"{fit['intercept']:.3g} {where} (95% interval of the slope widened by the N/2 refinement "
-                        f"[{lo:.3g}, {hi:.3g}], {relation(lo, 0.0)} 0; r2 {fit['r2']:.4f})" + extra, evidence=ev)
+        return ClaimVerdict("inconclusive", reason(
+            slope_in, " (", Math(R2), " ", Number(fit["r2"], digits=3), ") ", where, ": ",
+            "not resolved from zero" if lo <= 0 else item("not linear in ", Math(LOG_BETA))), evidence=ev)
+    return ClaimVerdict("holds", reason(
+        Math(sp.Eq(T_MIN, sp.Function(r"\operatorname{argmin}_{t}")(W2_BETA))), " = ", Number(fit["slope"], digits=3),
+        " ", Math(LOG_BETA), " + ", Number(fit["intercept"], digits=3), " ", where, " (95% interval of the slope "
+        "widened by the ", Math(N / 2), " refinement ", bracket(lo, hi, digits=3), ", ", relation(lo, 0.0), " ",
+        Number(0), "; ", Math(R2), " ", Number(fit["r2"], digits=4), ")", extra), evidence=ev)
 

@@ -10,15 +10,21 @@ at a ladder of tolerances (the refinement study that justifies the threshold).
 from __future__ import annotations
 
 import numpy as np
+import sympy as sp
 
 from attnverify.checks.context import Context
 from attnverify.checks.evidence import Evidence, Plot, Series
 from attnverify.checks.params import Param
+from attnverify.checks.reason import Math, Number, reason
 from attnverify.checks.registry import check
-from attnverify.checks.meanfield._model import (D3_PARAM, MODEL_PARAMS, model_matrices, validate_model, with_d3_case)
+from attnverify.checks.meanfield._model import (D3_PARAM, MODEL_PARAMS, fixed, model_matrices, validate_model,
+                                                with_d3_case)
 from attnverify.numerics.meanfield.simulators import NUMERICS
 from attnverify.numerics.meanfield.zero_temperature import zero_temperature_path
 from attnverify.theory.meanfield import THEORY
+
+
+TO = Math(r"\to")          # "from ... to ..." in the refinement study
 
 
 def start_errors(x0: np.ndarray, closed: np.ndarray, B: np.ndarray, V: np.ndarray, times: np.ndarray,
@@ -75,11 +81,13 @@ def _zero_temperature_flow(p: dict, ctx: Context) -> Evidence:
     return Evidence(
         metric="max_t,x0 ||x_ode(t) - x_closed(t)|| at the finest integrator tolerance",
         observed=observed, threshold=tol,
-        reason=(f"refinement study: the error falls with the integrator tolerance (rtol {rtols[0]:.0e} -> "
-                f"{rtols[-1]:.0e}: {worst[0]:.1e} -> {worst[-1]:.1e}, empirical order {order:.2f}), so at the "
-                f"finest rtol it is integrator error; a wrong field or time change gives an O(1) gap that does not "
-                f"shrink. Threshold {tol:.0e} = the claimed agreement; pass also requires the error to decrease "
-                f"along the study down to the round-off floor {floor:.0e}"),
+        reason=reason("refinement study: the error falls with the integrator tolerance (rtol ",
+                      Number(rtols[0], digits=1), " ", TO, " ", Number(rtols[-1], digits=1), ": ",
+                      Number(worst[0], digits=2), " ", TO, " ", Number(worst[-1], digits=2), ", empirical order ",
+                      fixed(order, 2), "), so at the finest rtol it is integrator error; a wrong field or time change "
+                      "gives an ", Math(sp.Function("O")(sp.Integer(1))), " gap that does not shrink. Threshold ",
+                      Number(tol, digits=1), " = the claimed agreement; pass also requires the error to decrease "
+                      "along the study down to the round-off floor ", Number(floor, digits=1)),
         passed=bool(observed <= tol and converging),
         analytic=[c[-1].tolist() for c in closed],
         numeric=None,

@@ -24,10 +24,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+import sympy as sp
 
 from attnverify.checks.context import Context
 from attnverify.checks.evidence import Evidence, Plot, Series
 from attnverify.checks.params import Param
+from attnverify.checks.reason import Math, Number, listing, reason
 from attnverify.checks.registry import check
 from attnverify.checks.meanfield._model import (D3_PARAM, MODEL_PARAMS, model_matrices, validate_betas,
                                                 validate_model, with_d3_case)
@@ -38,6 +40,11 @@ from attnverify.theory.meanfield import THEORY, asymptotic_betas, expansion_sum,
 ORDER = 4                 # derived coefficients e_0 .. e_4: four terms compared, the fifth bounds the remainder
 TERMS = 4
 ROUNDING_ULPS = 64        # float rounding of X_inf and of the expansion: 64 eps ||V||_2 (measured <= 5)
+
+BETA = sp.Symbol("beta")
+#: the allowance's terms as mathematics: twice the first omitted term, the float rounding
+OMITTED = Math(sp.Mul(2, sp.Abs(sp.Symbol(f"e_{TERMS}")), sp.Pow(BETA, -TERMS, evaluate=False), evaluate=False))
+ROUNDING = Math(sp.Mul(ROUNDING_ULPS, sp.Symbol("epsilon"), sp.Symbol(r"\|V\|_{2}"), evaluate=False))
 
 
 @dataclass(frozen=True)
@@ -201,16 +208,20 @@ def _decide(p: dict, betas: np.ndarray, X: np.ndarray, B: np.ndarray, V: np.ndar
         derived_sup_error=tuple(map(float, derived_sup)), leading_order=order, leading_coefficient=lead,
         asymptotic=tuple(map(bool, asym)), slope_betas=tuple(float(b) for b in betas[sel][-2:]), measured_slope=slope,
         slope_se=slope_se, derived_slope=d_slope, rounding=rounding)
-    judged_text = ", ".join(f"{b:g}" for b in betas[judged]) or "none"
+    judged_text = listing(betas[judged], digits=6) if len(judged) else "none"
+    big_o = sp.Function("O")(sp.Pow(BETA, -order, evaluate=False))
+    e_lead = sp.Abs(sp.Symbol(f"e_{order}"))
     return Evidence(
         metric="max over the betas where the derived expansion is asymptotic of max_x |(X_beta - X_inf) - "
                "(e_0 + e_1/beta + e_2/beta^2 + e_3/beta^3)| / allowance",
         observed=observed,
         threshold=1.0,
-        reason=(f"allowance = twice the first omitted term 2|e_4| beta^-4 (terms shrink by >= 4x where compared, so "
-                f"the tail is below 4/3 of it) + the certified quadrature bound (Arb acb.integral, {p['dps']} digits) "
-                f"+ float rounding {ROUNDING_ULPS} eps ||V||_2 = {rounding:.1e}; compared at beta = {judged_text}; the "
-                f"derived error is O(beta^-{order}) (leading coefficient max_x |e_{order}| = {lead:.4g})"),
+        reason=reason("allowance = twice the first omitted term ", OMITTED, " (terms shrink by ", Math(r"\geq"),
+                      " 4x where compared, so the tail is below ", Math(sp.Rational(4, 3)), " of it) + the certified "
+                      "quadrature bound (Arb acb.integral, ", Number(p["dps"]), " digits) + float rounding ", ROUNDING,
+                      " = ", Number(rounding, digits=2), "; compared at ", Math(BETA), " = ", judged_text,
+                      "; the derived error is ", Math(big_o), " (leading coefficient: max over the grid of ",
+                      Math(e_lead), " = ", Number(lead, digits=4), ")"),
         passed=bool(len(judged) >= 2 and observed <= 1.0),
         unresolved=unresolved,
         analytic=derived_sup.tolist(),

@@ -9,18 +9,32 @@ distance |x(t) - Pi(x0)| is fitted by an exponential on a window of small distan
 from __future__ import annotations
 
 import numpy as np
+import sympy as sp
 
 from attnverify.checks.context import Context
 from attnverify.checks.evidence import Evidence, Plot, Series
 from attnverify.checks.params import Param
+from attnverify.checks.reason import Math, Number, bracket, reason
+from attnverify.checks.reason_values import number_or_na
 from attnverify.checks.registry import check
 from attnverify.checks.judges import relation
-from attnverify.checks.meanfield._model import (D3_PARAM, MODEL_PARAMS, model_matrices, validate_model, with_d3_case)
+from attnverify.checks.meanfield._model import (D3_PARAM, MODEL_PARAMS, model_matrices, validate_model,
+                                                with_d3_case)
 from attnverify.numerics.meanfield.simulators import NUMERICS
 from attnverify.numerics.meanfield.zero_temperature import zero_temperature_path
 from attnverify.theory.meanfield import THEORY
 
 _EPS = float(np.finfo(float).eps)
+
+#: the mathematics of the reasons: the derived limit Pi(x0), the distance fitted, the stationarity test and its
+#: round-off bound 64 d eps ||V||_2 (1 + 2 kappa(B))
+PI = sp.Function("Pi")
+PI_X0 = PI(sp.Symbol("x_0"))
+T = sp.Symbol("t")
+LOG_DISTANCE = sp.log(sp.Abs(sp.Function("x")(T) - PI_X0))
+STATIONARITY = sp.Abs(sp.Function(r"X_{\infty}")(PI(sp.Symbol("x"))))
+ROUNDOFF = sp.Mul(64, sp.Symbol("d"), sp.Symbol("epsilon"), sp.Symbol(r"\|V\|_{2}"),
+                  1 + 2 * sp.Function("kappa")(sp.Symbol("B")), evaluate=False)
 
 
 def fit_rate(ts: np.ndarray, dist: np.ndarray, lo: float, hi: float) -> tuple[float, int]:
@@ -128,12 +142,15 @@ def _projection_stationary(p: dict, ctx: Context) -> Evidence:
         return Evidence(
             metric="max over trajectories of min_t |x(t) - Pi(x0)|: how close the measured flow comes to the derived "
                    "limit", observed=float(closest[i]), threshold=hi,
-            reason=f"trajectory #{i} of the measured zero-temperature flow comes no closer than {closest[i]:.3g} to "
-                   f"the derived Pi(x0) by t = {t_max:.3g} (the Lyapunov horizon to reach {lo:.0e}), "
-                   f"{relation(float(closest[i]), hi)} the fit window's top {hi:.0e}: the flow does not converge to "
-                   f"the derived limit (stationarity: max |X_inf(Pi x)| = {stat:.1e}, {relation(stat, stat_thr)} the "
-                   f"round-off bound {stat_thr:.1e}" + (f"; Pi leaves the sphere by {off_sphere:.1e})" if
-                                                       off_sphere > 1e-8 else ")"),
+            reason=reason("trajectory ", Number(i), " of the measured zero-temperature flow comes no closer than ",
+                          Number(closest[i], digits=3), " to the derived ", Math(PI_X0), " by ", Math(T), " = ",
+                          Number(t_max, digits=3), " (the Lyapunov horizon to reach ", Number(lo, digits=1), "), ",
+                          relation(float(closest[i]), hi), " the fit window's top ", Number(hi, digits=1),
+                          ": the flow does not converge to the derived limit (stationarity: max ", Math(STATIONARITY),
+                          " = ", number_or_na(stat, 2), ", ", relation(stat, stat_thr), " the round-off bound ",
+                          Number(stat_thr, digits=2),
+                          *(("; ", Math(sp.Symbol("Pi")), " leaves the sphere by ", Number(off_sphere, digits=2), ")")
+                            if off_sphere > 1e-8 else (")",))),
             passed=False, analytic=targets.tolist(), numeric=closest.tolist(),
             details={"x0": X0.tolist(), "Pi_x0": targets.tolist(), "closest_distance": closest.tolist(),
                      "t_max": t_max, "dim_E": spec.dim_E, "stationarity_max": stat,
@@ -157,12 +174,14 @@ def _projection_stationary(p: dict, ctx: Context) -> Evidence:
     return Evidence(
         metric="max over trajectories of |fitted rate - derived rate| / derived rate",
         observed=observed, threshold=thr,
-        reason=(f"fit of log|x(t) - Pi(x0)| on the window [{lo:.0e}, {hi:.0e}]; window/refinement study: "
-                f"fitting either half of the window or integrating at rtol {rtols[0]:.0e} instead of "
-                f"{rtols[-1]:.0e} moves the fitted rate by at most {spread:.1e} (relative); threshold = max(rate_tol "
-                f"{p['rate_tol']:.0e}, 10x that) = {thr:.1e}, usable while <= 1e-3 ({bool(thr <= 1e-3)}). "
-                f"Stationarity: max |X_inf(Pi x)| = {stat:.1e}, {relation(stat, stat_thr)} {stat_thr:.1e} (round-off bound "
-                f"64 d eps |V| (1 + 2 kappa(B)))"),
+        reason=reason("fit of ", Math(LOG_DISTANCE), " on the window ", bracket(lo, hi, digits=1),
+                      "; window/refinement study: fitting either half of the window or integrating at rtol ",
+                      Number(rtols[0], digits=1), " instead of ", Number(rtols[-1], digits=1), " moves the fitted rate "
+                      "by at most ", Number(spread, digits=2), " (relative); threshold = max(rate_tol ",
+                      Number(p["rate_tol"], digits=1), ", 10x that) = ", Number(thr, digits=2), ", usable while ",
+                      Math(r"\leq"), " ", Number(1e-3, digits=1), " (", str(bool(thr <= 1e-3)), "). Stationarity: max ",
+                      Math(STATIONARITY), " = ", number_or_na(stat, 2), ", ", relation(stat, stat_thr), " ",
+                      Number(stat_thr, digits=2), " (round-off bound ", Math(ROUNDOFF), ")"),
         passed=bool(observed <= thr and thr <= 1e-3 and stat <= stat_thr and np.all(rates > 0)),
         unresolved=None if decided or thr <= 1e-3 else
         (f"the window does not resolve the rate: fitting half the window or a coarser rtol moves it by {spread:.1e}, "

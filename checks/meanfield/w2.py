@@ -29,15 +29,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+import sympy as sp
 
 from attnverify.checks.context import Context
 from attnverify.checks.evidence import Evidence, Plot, Series
 from attnverify.checks.params import Param
+from attnverify.checks.reason import Math, Number, bracket, item, reason
+from attnverify.checks.reason_values import joined, number_or_na
 from attnverify.checks.registry import check
 from attnverify.checks.meanfield.window_sampling import refine_through_window
 from attnverify.checks.meanfield._model import (D3_PARAM, KERNEL_PARAM, MODEL_PARAMS, Resolution, budget_param,
-                                                choose_resolution, floor_param, model_matrices, n_particles_param,
-                                                validate_betas, validate_model, with_d3_case)
+                                                choose_resolution, floor_param, model_matrices,
+                                                n_particles_param, validate_betas, validate_model,
+                                                with_d3_case)
 from attnverify.checks.stats import decay_rate, linfit, minimum
 from attnverify.numerics.kernel import dense_moments
 from attnverify.numerics.meanfield.particles import NonFiniteField, attention_field, simulate
@@ -54,6 +58,13 @@ D_DEFINITIONS = {"exact": "W2(mu^beta_t, mu^inf_t) (exact, assignment)",
 N_RATE_ATOMS = 24        # atoms whose derived rate (SymPy Jacobian, ~0.06 s each) is compared with the particle's
 D3_SETTINGS = {"n_particles": 0, "particle_budget": 1000, "min_particles": 500, "betas": (10.0, 31.6, 100.0, 316.0),
                "D_coupling": "synchronous"}
+# the mathematics of the reasons, named as in the claims (attnverify.checks.meanfield.claims)
+BETA, T, PI, C, C1, X_INF = sp.symbols(r"beta t Pi c C_1 X_{\infty}")
+PI_MU0, X_STAR, _d = sp.Symbol(r"\Pi_{\#}\mu_{0}"), sp.Symbol("x^*"), sp.Symbol("d")
+E_T = sp.Eq(sp.Function("E")(T), sp.Function("W_2")(sp.Symbol(r"\mu^{\infty}_{t}"), PI_MU0))
+W2_TARGET = sp.Function("W_2")(sp.Symbol("mu"), PI_MU0)
+ATOM_RATE = sp.Symbol("gamma") / sp.Abs(sp.Symbol("B^T") * X_STAR)
+LOG_NORM = sp.MatrixSymbol("v", _d, 1).T * sp.MatrixSymbol("J", _d, _d) * sp.MatrixSymbol("v", _d, 1)
 
 
 @dataclass(frozen=True)
@@ -339,13 +350,14 @@ def numeric_side(p: dict, ctx: Context, B: np.ndarray, V: np.ndarray, betas: np.
 def non_finite_evidence(non_finite: list[tuple[float, float]]) -> Evidence:
     """Particle simulations whose field was not finite (an overflowing softmax) where every closed form compared is
     finite: the two sides disagree, a ``fail`` of this check (our numerics are wrong), with where it happened."""
-    first = sorted(non_finite)[:3]
-    where = "; ".join(f"beta = {b:g} at t = {t:.4g}" for b, t in first) + (" ..." if len(non_finite) > 3 else "")
+    where = [item(Math(BETA), " = ", Number(b, digits=6), " at ", Math(T), " = ", Number(t, digits=4))
+             for b, t in sorted(non_finite)]
     return Evidence(
         metric="particle simulations whose field is not a finite number (the closed forms compared are finite)",
         observed=float(len(non_finite)), threshold=0.0, passed=False,
-        reason=f"{len(non_finite)} particle simulation(s) reached a field that is not a finite number ({where}): "
-               "finite closed forms cannot agree with them (an overflowing softmax average in the simulation)",
+        reason=reason(Number(len(non_finite)), " particle simulation(s) reached a field that is not a finite number: "
+                      "finite closed forms cannot agree with them (an overflowing softmax average in the simulation); "
+                      "where:", items=where),
         details={"non_finite": [{"beta": b, "t": t} for b, t in non_finite]})
 
 
@@ -418,22 +430,27 @@ def evidence(p: dict, res: Resolution, betas: np.ndarray, ana: dict, num: dict, 
         D_definition=D_DEFINITIONS[p["D_coupling"]], D_beta_exponent=pi["ex"]["median"],
         D_beta_exponent_uncertainty=pi["ex_u"], D_growth=pi["growth"], t_groenwall=pi["t_hi"], t_min=tuple(map(float, pi["t_min"])),
         t_min_fit=pi["t_fit"], t_min_slope_uncertainty=pi["t_u"], resolution=res)
-    c_text = ("the derived Pi maps off the dominant eigenspace E: its atoms have no rate" if not ana["atoms_in_E"] else
-              f"every atom's rate gamma/|B^T x*| (SymPy Jacobian at {dec['rates_compared']} atoms; over all atoms "
-              f"{np.min(rates):.6g}..{np.max(rates):.6g}, dim E = {ana['dim_E']}) matches the particle's fitted decay to "
-              f"{dec['rate_rel']:.1e} (c_tol {p['c_tol']:g}); the bound's c = {ana['c']:.6g} is the smallest, at "
-              f"x* = ({', '.join(f'{v:.4g}' for v in ana['c_atom'])})")
+    c_text = (item("the derived ", Math(PI), " maps off the dominant eigenspace E: its atoms have no rate")
+              if not ana["atoms_in_E"] else
+              item("every atom's rate ", Math(ATOM_RATE), " (SymPy Jacobian at ", Number(dec["rates_compared"]),
+                   " atoms; over all atoms ", bracket(np.min(rates), np.max(rates), digits=6), ", dim E = ",
+                   Number(ana["dim_E"]), ") matches the particle's fitted decay to ", number_or_na(dec["rate_rel"], 2),
+                   " (c_tol ", Number(p["c_tol"], digits=6), "); the bound's ", Math(C), " = ",
+                   Number(ana["c"], digits=6), " is the smallest, at ", Math(X_STAR), " = (",
+                   joined(Number(v, digits=4) for v in ana["c_atom"]), ")"))
+    e_text = (item("decays through the window: the derived ", Math(PI), " is the limit of the flow") if dec["e_reached"]
+              else item("never reaches the fit window: ", Math(PI), " is not the limit of the flow (or the horizon ",
+                        Math(sp.Symbol(r"t_{\infty}")), " is too short)"))
     return Evidence(
         metric="max of |C1 numerical - C1 derived| / (C1_tol C1), E(t_end)/window lo, and max over atoms of "
                "|fitted rate - derived rate| / (c_tol derived rate)",
         observed=dec["observed"],
         threshold=1.0,
-        reason=(f"{res.text}. C1 derived {ana['C1']:.10g} (SymPy Jacobian of X_inf, sup of v^T J v on the sphere) vs "
-                f"{dec['C1_obs']:.10g} from central differences of the numerical field (Richardson of steps h, 2h; "
-                f"against that of 2h, 4h it moves by {dec['fd_spread']:.1e}, relative); E(t) = W2(mu^inf_t, Pi#mu_0) "
-                + ("decays through the window: the derived Pi is the limit of the flow"
-                   if dec["e_reached"] else "never reaches the fit window: Pi is not the limit of the flow (or t_inf "
-                   "is too short)") + f"; {c_text}; W2 to Pi#mu_0: {num['W_method']}"),
+        reason=reason(res.typed or res.text, ". ", Math(C1), " derived ", Number(ana["C1"], digits=10),
+                      " (SymPy Jacobian of ", Math(X_INF), ", sup of ", Math(LOG_NORM), " on the sphere) vs ",
+                      number_or_na(dec["C1_obs"], 10), " from central differences of the numerical field (Richardson of "
+                      "steps h, 2h; against that of 2h, 4h it moves by ", number_or_na(dec["fd_spread"], 2), ", relative); ",
+                      Math(E_T), " ", e_text, "; ", c_text, "; ", Math(W2_TARGET), ": ", num["W_method"]),
         passed=dec["passed"],
         unresolved=dec["unresolved"],
         analytic={"C1": ana["C1"], "c": ana["c"], "atom_rates": dec["rates_derived"]},

@@ -31,11 +31,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import sympy as sp
 from scipy.stats import t as student_t
 
 from attnverify.checks.context import Context
 from attnverify.checks.evidence import Evidence, Plot, Series, Unresolved
 from attnverify.checks.params import Param
+from attnverify.checks.reason import Math, Number, reason
 from attnverify.checks.registry import check
 from attnverify.checks.signal._model import (MAX_STEP_ENERGY, MODEL_PARAMS, field_function, model_args, model_of,
                                              validate_model)
@@ -46,6 +48,8 @@ from attnverify.numerics.signal.simulators import NUMERICS, SignalNumerics
 from attnverify.theory.signal import THEORY
 
 N_TASKS = 4
+# the mathematics of the reason (attnverify.checks.reason: symbols in SymPy's naming convention)
+F_MATH, T_STAR, RHO_0 = Math(sp.Symbol("F")), Math(sp.Symbol("t^*")), Math(sp.Symbol("rho_0"))
 GRID = np.concatenate([np.linspace(-1.0, 0.8, 10), [0.9, 0.95, 0.98, 0.99, 0.995, 1.0]])
 
 
@@ -274,10 +278,11 @@ def _evidence(p: dict, model: SignalModel, moments: dict, runs: dict, an: dict, 
         unresolved=None if dec["scale_testable"] or dec["ratio"] > 1.0 else
         "no power at this model: the predicted mean paths do not move with the scale of F (beta theta too small), "
         "so the scale of F cannot be fitted",
-        reason=f"family-wise false-alarm rate {p['z_level']:g} split in two: the fitted scale of F (Student t, "
-               f"{n - 1} dof, t* = {dec['q_scale']:.3g}) and the {dec['z'].size} recorded times (t* = "
-               f"{dec['q_time']:.3g}); se from the spread of {n} runs, each compared with the prediction from its own "
-               "rho_0",
+        reason=reason("family-wise false-alarm rate ", Number(p["z_level"], digits=6), " split in two: the fitted "
+                      "scale of ", F_MATH, f" (Student t, {n - 1} dof, ", T_STAR, " = ",
+                      Number(dec["q_scale"], digits=3), f") and the {dec['z'].size} recorded times (", T_STAR, " = ",
+                      Number(dec["q_time"], digits=3), f"); se from the spread of {n} runs, each compared with the "
+                      "prediction from its own ", RHO_0),
         passed=bool(dec["ratio"] <= 1.0),
         analytic=float(pred[:, -1].mean()), numeric=float(an["rho"][:, -1].mean()),
         uncertainty=float(dec["se_dev"][-1]),

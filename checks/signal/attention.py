@@ -36,6 +36,7 @@ import sympy as sp
 from attnverify.checks.context import Context
 from attnverify.checks.evidence import Evidence, Plot, Series
 from attnverify.checks.params import Param
+from attnverify.checks.reason import Math, Number, reason
 from attnverify.checks.registry import check
 from attnverify.checks.signal._model import MODEL_PARAMS, model_of, numeric_function, validate_model
 from attnverify.checks.stats import beyond, bonferroni_z, family_statistics, normal_equivalent
@@ -45,6 +46,9 @@ from attnverify.numerics.signal.simulators import NUMERICS, SignalNumerics
 from attnverify.theory.signal import THEORY, L, R, beta, d, rho, sigma, theta
 
 SCALING_EXPONENTS = (0, 2, 4, 6)
+# the mathematics of the reason (attnverify.checks.reason: symbols in SymPy's naming convention)
+TIMES = Math(r"\times")                                           # a count times a count
+ORDER_1_OVER_L = Math(sp.Function("O")(1 / sp.Symbol("L")))
 SYMBOLS = {"theta": theta, "beta": beta, "sigma": sigma, "d": d}
 
 
@@ -242,7 +246,7 @@ def attention_on_noise(p: dict, ctx: Context) -> Evidence:
         c2 = expansion_parameter(p["beta"] * p["sigma"], p["R"], p["L"])
         return Evidence(
             metric="max |z| over the family", observed=0.0, threshold=1.0, passed=False,
-            reason="no design point or scaling point lies where the closed form applies",
+            reason=reason("no design point or scaling point lies where the closed form applies"),
             unresolved=f"outside the closed form's validity at every point: its O(1/L) term is an expansion in "
                        f"c2 = (e^(beta^2 sigma^2) - 1)(1/R + 1/(L - R)) = {c2:.3g} at the model, and the next order "
                        f"is estimated above {REMAINDER_SE:g} standard errors everywhere (larger R applies)",
@@ -268,14 +272,15 @@ def attention_on_noise(p: dict, ctx: Context) -> Evidence:
         metric="max |z| over the family (levels, contrasts across rho, scale ratios on the (R, L) x rho design; "
                "scaling points)",
         observed=max_z, threshold=z_star,
-        reason=(f"Bonferroni-corrected two-sided normal quantile for {m} z-scores at family-wise false-alarm rate "
-                f"{p['z_level']:g}: {len(keep)} densities x ({k} levels + {k - 1} contrasts + 1 scale ratio) + the "
-                f"pooled ratio + {len(z_scal)} scaling points; standard errors from {p['n_sequences']} sequences "
-                "(covariance across the design from common random numbers, control variates regressed out); the "
-                "O(1/L) ratio bias is in the closed form, its next order estimated below "
-                f"{REMAINDER_SE:g} se at every compared point"
-                + (f" ({left_out} density block(s) or scaling point(s) outside the closed form's validity, not "
-                   "compared)" if left_out else "")),
+        reason=reason(f"Bonferroni-corrected two-sided normal quantile for {m} z-scores at family-wise false-alarm "
+                      "rate ", Number(p["z_level"], digits=6), f": {len(keep)} densities ", TIMES,
+                      f" ({k} levels + {k - 1} contrasts + 1 scale ratio) + the pooled ratio + {len(z_scal)} scaling "
+                      f"points; standard errors from {p['n_sequences']} sequences (covariance across the design from "
+                      "common random numbers, control variates regressed out); the ", ORDER_1_OVER_L, " ratio bias "
+                      "is in the closed form, its next order estimated below ", Number(REMAINDER_SE, digits=6),
+                      " se at every compared point",
+                      f" ({left_out} density block(s) or scaling point(s) outside the closed form's validity, not "
+                      "compared)" if left_out else ""),
         passed=bool(max_z <= z_star),
         analytic=[b["mass_closed"] for b in blocks], numeric=[b["mass_mc"] for b in blocks],
         uncertainty=[b["se"] for b in blocks],

@@ -30,10 +30,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import sympy as sp
 
 from attnverify.checks.context import Context
 from attnverify.checks.evidence import Evidence, Plot, Series
 from attnverify.checks.params import Param
+from attnverify.checks.reason import Math, Number, item, reason
 from attnverify.checks.registry import check
 from attnverify.checks.signal._model import MODEL_PARAMS, model_of, model_values, validate_model
 from attnverify.checks.stats import bonferroni_z
@@ -43,6 +45,11 @@ from attnverify.theory.signal import THEORY
 from attnverify.theory.refusals import OutsideCertifiedRange
 
 _LABEL = {1: "repelling", -1: "attracting", 0: "inconclusive"}   # the sign of J' next to -xi -> -xi's stability
+
+# the mathematics of the reason (attnverify.checks.reason: symbols in SymPy's naming convention; SymPy has no
+# plus-minus, minus-plus nor a bare times sign: those are LaTeX)
+F_PRIME, Z, MINUS_XI = Math(sp.Symbol(r"F^{\prime}")), Math(sp.Symbol("z")), Math(-sp.Symbol("xi"))
+THETA_STAR, PM, MP, TIMES = Math(sp.Symbol("theta^*")), Math(r"\pm"), Math(r"\mp"), Math(r"\times")
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -204,7 +211,8 @@ def analytic_side(p: dict, theory: Any) -> dict:
                             "probe": -1.0 + min(p["delta"], 0.25 * gap), "vals": v})
         except OutsideCertifiedRange as exc:        # theta* (1 -+ margin) beyond what can be certified: not tested
             thr = []
-            skipped = f"the -xi threshold tests at theta* (1 -+ {p['threshold_margin']:g}) were not run ({exc})"
+            skipped = item("the ", MINUS_XI, " threshold tests at ", THETA_STAR, " (1 ", MP, " ",
+                           Number(p["threshold_margin"], digits=6), f") were not run ({exc})")
     cert = theory.minus_xi_certificate(vals, "fixed", fs)
     return {"vals": vals, "eqs": eqs, "probes": probe_points(eqs, p["delta"]),
             "grid": np.linspace(-1.0, 1.0, p["grid_points"] + 2)[1:-1], "theta_star": th_star, "thresholds": thr,
@@ -351,6 +359,7 @@ def _evidence(p: dict, plan: dict, dec: dict, z: float, main: dict) -> Evidence:
     n_stages = 1 + max(0, int(np.ceil(np.log2(p["max_samples"] / p["n_samples"]))))
     n_points = g + len(probes) + len(dec["thresholds"])
     n0, n_max = p["n_samples"], max(p["n_samples"], p["max_samples"])
+    level = p["alpha"]
     findings = findings_of(p, plan, dec, z, main)
     grid = plan["grid"]
     plots = [Plot(title=f"Monte Carlo J_d'(rho) (sign of the SGA drift), sign={sign}", xlabel="rho",
@@ -366,11 +375,12 @@ def _evidence(p: dict, plan: dict, dec: dict, z: float, main: dict) -> Evidence:
         metric=("probe signs contradicting the certified stability + grid signs contradicting the classification "
                 "(unlisted sign changes) + -xi threshold tests contradicted"),
         observed=float(dec["mismatches"]), threshold=0.0,
-        reason=(f"the certified class (sign of F' enclosed in Arb ball arithmetic) against measured signs: a sign "
-                f"counts only when its CLT interval mean +- {z:.2f} se excludes 0, z the Bonferroni quantile for "
-                f"family-wise level {p['alpha']:g} over {n_points} points x {n_stages} sample-size stages; sample "
-                f"size doubled from {n0} to at most {n_max} until every probe is conclusive (else unresolved)"
-                + (f"; {plan['thresholds_skipped']}" if plan["thresholds_skipped"] else "")),
+        reason=reason("the certified class (sign of ", F_PRIME, " enclosed in Arb ball arithmetic) against measured "
+                      "signs: a sign counts only when its CLT interval mean ", PM, " ", Number(z, digits=3), " se "
+                      "excludes 0, ", Z, " the Bonferroni quantile for family-wise level ",
+                      Number(level, digits=6), f" over {n_points} points ", TIMES, f" {n_stages} sample-size "
+                      f"stages; sample size doubled from {n0} to at most {n_max} until every probe is conclusive "
+                      "(else unresolved)", ("; ", *plan["thresholds_skipped"]) if plan["thresholds_skipped"] else ""),
         passed=dec["mismatches"] == 0,
         unresolved=dec["unresolved"],
         analytic=[{"rho": r["rho"], "eigenvalue": r["eigenvalue"], "stable": r["expected"] == "attracting"}

@@ -29,10 +29,12 @@ import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
+import sympy as sp
 
 from attnverify.checks.context import Context
 from attnverify.checks.evidence import Evidence, Plot, Series
 from attnverify.checks.params import Param
+from attnverify.checks.reason import Math, Number, listing, reason
 from attnverify.checks.registry import check
 from attnverify.checks.signal._model import MODEL_PARAMS, closed_form, validate_model
 from attnverify.checks.stats import bonferroni_z, family_statistics
@@ -40,6 +42,12 @@ from attnverify.numerics.signal.mc import Estimate, estimate
 from attnverify.numerics.signal.model import SignalModel
 from attnverify.numerics.signal.simulators import NUMERICS, SignalNumerics
 from attnverify.theory.signal import THEORY
+
+# the mathematics of the reasons (attnverify.checks.reason: symbols in SymPy's naming convention)
+RHO, BETA = Math(sp.Symbol("rho")), Math(sp.Symbol("beta"))
+_R, _N = sp.Symbol("R"), sp.Symbol("n")
+SE_OF_SD = Math(sp.Eq(sp.Symbol(r"\mathrm{se}"), sp.Symbol(r"\mathrm{sd}") / sp.sqrt(_N)))   # se = sd/sqrt(n)
+ORDER_1_OVER_R, ORDER_1_OVER_R2 = Math(sp.Function("O")(1 / _R)), Math(sp.Function("O")(1 / _R ** 2))
 
 MAX_BIAS_OVER_SE = 0.25
 
@@ -74,12 +82,13 @@ def non_finite_evidence(p: dict, rhos: np.ndarray, mu: np.ndarray, analytic: np.
     """The numeric side gave non-finite values (an overflow in the simulation) where the closed form is finite: the
     two sides disagree, a ``fail`` of this check (our numerics are wrong), with the points named."""
     bad = ~np.isfinite(mu)
-    where = ", ".join(f"{r:.4g}" for r in rhos[bad][:4]) + (" ..." if bad.sum() > 4 else "")
+    temperature = p["beta"]
     return Evidence(
         metric="grid points where the Monte Carlo is not a finite number while the closed form is",
         observed=float(np.sum(bad & np.isfinite(analytic))), threshold=0.0,
-        reason=f"a finite closed form cannot agree with a non-finite Monte Carlo value (at rho = {where}, beta = "
-               f"{p['beta']:g}: the simulation overflowed)",
+        reason=reason("a finite closed form cannot agree with a non-finite Monte Carlo value (at ", RHO, " = ",
+                      *listing(rhos[bad], digits=4), ", ", BETA, " = ", Number(temperature, digits=6), ": the "
+                      "simulation overflowed)"),
         passed=False, analytic=analytic, numeric=np.where(bad, np.nan, mu),
         details={"rho": rhos, "non_finite_rho": rhos[bad], "n_sequences": p["n_sequences"]})
 
@@ -157,11 +166,12 @@ def low_temperature(p: dict, ctx: Context) -> Evidence:
     return Evidence(
         metric="max |z| over the family (levels, contrasts across rho, scale ratio), z = (MC - closed form) / se",
         observed=max_z, threshold=z_star,
-        reason=f"Bonferroni-corrected two-sided normal quantile for {m} z-scores ({rhos.size} levels, "
-               f"{rhos.size - 1} contrasts, 1 scale ratio) at family-wise false-alarm "
-               f"rate {p['z_level']:g} (se = sd/sqrt({p['n_sequences']})); the O(1/R) in-plane ratio bias is "
-               f"{bias:.2g} se (its O(1/R^2) remainder is negligible); the closed form at "
-               f"1.1 beta must be rejected (power)",
+        reason=reason(f"Bonferroni-corrected two-sided normal quantile for {m} z-scores ({rhos.size} levels, "
+                      f"{rhos.size - 1} contrasts, 1 scale ratio) at family-wise false-alarm rate ",
+                      Number(p["z_level"], digits=6), " (", SE_OF_SD, ", ", Math(_N), " = ", Number(p["n_sequences"]),
+                      "); the ", ORDER_1_OVER_R, " in-plane ratio bias is ", Number(bias, digits=2), " se (its ",
+                      ORDER_1_OVER_R2, " remainder is negligible); the closed form at ", Number(1.1, digits=2),
+                      " ", BETA, " must be rejected (power)"),
         passed=bool(max_z <= z_star and max_z_hot > z_star),
         # a model where the measurement cannot tell beta from 1.1 beta (tiny beta sigma: the scores hardly move the
         # softmax) is one where the comparison has no power: unresolved, never a failure of a valid model

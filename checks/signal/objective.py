@@ -36,10 +36,12 @@ import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
+import sympy as sp
 
 from attnverify.checks.context import Context
 from attnverify.checks.evidence import Evidence, Plot, Series
 from attnverify.checks.params import Param
+from attnverify.checks.reason import Math, Number, reason
 from attnverify.checks.registry import check
 from attnverify.checks.signal._model import MODEL_PARAMS, closed_form, validate_model
 from attnverify.checks.stats import bonferroni_z, family_statistics
@@ -49,6 +51,8 @@ from attnverify.numerics.signal.simulators import NUMERICS, SignalNumerics
 from attnverify.theory.signal import THEORY
 
 _DEFAULTS = {"R": 400, "L": 8400}
+# the mathematics of the reason (attnverify.checks.reason: symbols in SymPy's naming convention)
+RHO, TIMES = Math(sp.Symbol("rho")), Math(r"\times")                # TIMES: a count times a count
 #: measured at beta = sigma = 1 (module docstring): remainder of the closed form <= REMAINDER_K d / (L R) of J (the
 #: worst point, theta = 2, rho = 1, gives K = 4.9 at L = 1050 and 6.7 at L = 4200), and the per-point relative
 #: standard error of the estimator ~ SE_K / sqrt(n L) (worst point, measured at L = 4200 and 8400)
@@ -155,11 +159,12 @@ def objective_vs_montecarlo(p: dict, ctx: Context) -> Evidence:
         metric="max |z| over the family (levels, contrasts across rho, scale ratios), closed form with finite-size "
                "term",
         observed=max_z, threshold=z_star,
-        reason=f"Bonferroni-corrected two-sided normal quantile for {m} z-scores at family-wise false-alarm rate "
-               f"{p['z_level']:g} ({len(combos)} blocks x ({rhos.size} levels + {rhos.size - 1} contrasts + 1 scale "
-               f"ratio) + the pooled scale ratio; standard errors from {p['n_sequences']} sequences per block, "
-               f"covariance across rho from common random numbers); also requires the limit without the finite-size "
-               f"term to be rejected (power)",
+        reason=reason(f"Bonferroni-corrected two-sided normal quantile for {m} z-scores at family-wise false-alarm "
+                      "rate ", Number(p["z_level"], digits=6), f" ({len(combos)} blocks ", TIMES,
+                      f" ({rhos.size} levels + {rhos.size - 1} contrasts + 1 scale ratio) + the pooled scale ratio; "
+                      f"standard errors from {p['n_sequences']} sequences per block, covariance across ", RHO,
+                      " from common random numbers); also requires the limit without the finite-size term to be "
+                      "rejected (power)"),
         passed=bool(max_z <= z_star and rejected),
         # a model where the Monte Carlo cannot tell the finite-size term apart is one where the comparison has no
         # power: unresolved, never a failure of a valid model (a closed form the data reject fails whatever the power)

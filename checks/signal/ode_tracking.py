@@ -28,11 +28,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import sympy as sp
 from scipy.stats import t as student_t
 
 from attnverify.checks.context import Context
 from attnverify.checks.evidence import Evidence, Plot, Series
 from attnverify.checks.params import Param
+from attnverify.checks.reason import Math, Number, reason
 from attnverify.checks.registry import check
 from attnverify.checks.signal._model import (MAX_STEP_ENERGY, MODEL_PARAMS, field_function, model_args, model_of,
                                              validate_model)
@@ -43,6 +45,8 @@ from attnverify.numerics.signal.simulators import NUMERICS, SignalNumerics
 from attnverify.theory.signal import THEORY
 
 N_TASKS = 4                 # run batches per step scale (parallel tasks)
+# the mathematics of the reason (attnverify.checks.reason: symbols in SymPy's naming convention)
+F_MATH, T_STAR = Math(sp.Symbol("F")), Math(sp.Symbol("t^*"))
 
 
 @dataclass(frozen=True)
@@ -210,9 +214,10 @@ def ode_tracks_sga(p: dict, ctx: Context) -> Evidence:
         metric="max over step scales of max(|z_scale| / t*_scale, max_t |z_t| / t*_time): the fitted scale of F "
                "and the mean SGA path against the second-order mean path, each over its Bonferroni threshold",
         observed=worst, threshold=1.0,
-        reason=f"family-wise false-alarm rate {p['z_level']:g} split in two: the fitted scale of F (Student t, "
-               f"{n_runs - 1} dof, Bonferroni over {len(meta)} scale(s), t* = {q_scale:.3g}) and the z-scores at "
-               f"{n_rec_total} recorded times (t* = {q_time:.3g}); se from the spread of {n_runs} runs",
+        reason=reason("family-wise false-alarm rate ", Number(p["z_level"], digits=6), " split in two: the fitted "
+                      "scale of ", F_MATH, f" (Student t, {n_runs - 1} dof, Bonferroni over {len(meta)} scale(s), ",
+                      T_STAR, " = ", Number(q_scale, digits=3), f") and the z-scores at {n_rec_total} recorded times "
+                      "(", T_STAR, " = ", Number(q_time, digits=3), f"); se from the spread of {n_runs} runs"),
         passed=bool(worst <= 1.0), unresolved=unresolved,
         analytic=[s["predicted_mean"] for s in scales], numeric=[s["mean_rho"] for s in scales],
         uncertainty=[s["se"] for s in scales],

@@ -32,6 +32,7 @@ from scipy.stats import norm
 from attnverify.checks.context import Context
 from attnverify.checks.evidence import Evidence, Plot, Series, Unresolved
 from attnverify.checks.params import Param
+from attnverify.checks.reason import Math, Number, reason
 from attnverify.checks.registry import check
 from attnverify.checks.signal._model import MODEL_PARAMS, field_function, model_args, model_of, validate_model
 from attnverify.checks.stats import bonferroni_z
@@ -41,6 +42,14 @@ from attnverify.numerics.signal.tangent_field import cv_estimate
 from attnverify.theory.signal import THEORY
 
 N_TASKS = 4                 # independent chunks of the sequences (parallel tasks, pooled by sufficient statistics)
+# the mathematics of the reason (attnverify.checks.reason: symbols in SymPy's naming convention)
+F_MATH, RHO, Z_STAR, ZERO = Math(sp.Symbol("F")), Math(sp.Symbol("rho")), Math(sp.Symbol("z^*")), Math(sp.Integer(0))
+
+
+def _factor(x: float) -> Number:
+    """A factor as a Number printed to the unit (the digits of its integer part), as ``:.0f`` printed it."""
+    whole = int(np.floor(np.log10(abs(x)))) + 1 if np.isfinite(x) and abs(x) >= 1 else 1
+    return Number(x, digits=min(max(whole, 1), 17))
 
 
 def field_moments(numerics: SignalNumerics, model_kw: dict, rhos: np.ndarray, n: int,
@@ -103,10 +112,12 @@ def reduced_field_identity(p: dict, ctx: Context) -> Evidence:
         metric="max(|z_scale| / z*_scale, max_rho |z_rho| / z*_grid): z-scores of the fitted scale of F and of "
                "E<xi, g> - F at each rho, each over its Bonferroni threshold",
         observed=ratio, threshold=1.0,
-        reason=f"family-wise false-alarm rate {level:g} split in two: the GLS scale of F (two-sided, "
-               f"z* = {z_scale_star:.3g}) and the {rhos.size} per-rho z-scores (Bonferroni, z* = {z_grid_star:.3g}); "
-               f"se from the regression residuals of {est['n']} sequences (control variates cut the variance by "
-               f"{1 / float(np.median(est['variance_ratio'])):.0f}x); plus the symbolic identity must simplify to 0",
+        reason=reason("family-wise false-alarm rate ", Number(level, digits=6), " split in two: the GLS scale of ",
+                      F_MATH, " (two-sided, ", Z_STAR, " = ", Number(z_scale_star, digits=3), f") and the {rhos.size} "
+                      "per-", RHO, " z-scores (Bonferroni, ", Z_STAR, " = ", Number(z_grid_star, digits=3), "); se "
+                      f"from the regression residuals of {est['n']} sequences (control variates cut the variance by "
+                      "a factor ", _factor(1 / float(np.median(est["variance_ratio"]))), "); plus the symbolic "
+                      "identity must simplify to ", ZERO),
         passed=bool(identity_ok and ratio <= 1.0),
         analytic=F, numeric=mean, uncertainty=se,
         details={"symbolic_identity": str(identity), "symbolic_identity_is_zero": bool(identity_ok),

@@ -34,15 +34,26 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import sympy as sp
 
 from attnverify.checks.context import Context
 from attnverify.checks.evidence import Evidence, Plot, Series
 from attnverify.checks.params import Param
+from attnverify.checks.reason import Math, Number, reason
 from attnverify.checks.registry import check
 from attnverify.checks.signal._model import MODEL_PARAMS, model_of, model_values, validate_model
 from attnverify.numerics.signal.model import SignalModel
 from attnverify.numerics.signal.simulators import NUMERICS, SignalNumerics
 from attnverify.theory.signal import THEORY
+
+# the mathematics of the reason (attnverify.checks.reason: symbols in SymPy's naming convention; a bare relation
+# sign is LaTeX)
+_ETA, _G, _F_PRIME = sp.Symbol("eta"), sp.Symbol("g"), sp.Symbol(r"F^{\prime}")
+LE, GE, GT, Q = Math(r"\leq"), Math(r"\geq"), Math(">"), Math(sp.Symbol("q"))
+STEP_ANGLE = Math(_ETA * sp.Abs(_G))                               # eta |g|: the angle one step turns q by
+NOISE_WIDTH = Math(sp.sqrt(sp.Mul(_ETA, sp.Abs(_G) ** 2, sp.Pow(sp.Mul(2, sp.Abs(_F_PRIME), evaluate=False), -1,
+                                                                evaluate=False), evaluate=False), evaluate=False))
+
 
 @dataclass(frozen=True)
 class LimitRow:
@@ -308,11 +319,13 @@ def sign_ambiguity(p: dict, ctx: Context) -> Evidence:
         metric="settled SGA runs resting off the theory's equilibria, at a repeller, or at another attractor than "
                "predicted from rho0",
         observed=float(len(bad_runs)), threshold=0.0,
-        reason=(f"exact comparison over {n_runs} runs, each judged where it settled (its own final window; movement "
-                f"<= max({p['settle_tol']:g}, 3 se of its own noise)); default starts lie >= 0.19 from every interior "
-                "repeller, > 4 noise widths sqrt(eta |g|^2 / 2|F'|), so a noise-driven basin change is a rare event, "
-                "not tolerated; an unsettled run is an error, never dropped, and so is a run whose last steps turn q "
-                "by more than reach_tol (eta |g|, RMS: such steps do not follow the ODE)"),
+        reason=reason(f"exact comparison over {n_runs} runs, each judged where it settled (its own final window; "
+                      "movement ", LE, " max(", Number(p["settle_tol"], digits=6), ", 3 se of its own noise)); "
+                      "default starts lie ", GE, " ", Number(0.19, digits=6), " from every interior "
+                      "repeller, ", GT, " ", Number(4), " noise widths ", NOISE_WIDTH, ", so a noise-driven basin "
+                      "change is a rare event, not tolerated; an unsettled run is an error, never dropped, and so is "
+                      "a run whose last steps turn ", Q, " by more than reach_tol (", STEP_ANGLE, ", RMS: such steps "
+                      "do not follow the ODE)"),
         passed=not bad_runs,
         unresolved=unresolved,
         analytic=[row["theory_limits"] for row in table],

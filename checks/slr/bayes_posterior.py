@@ -22,8 +22,10 @@ import numpy as np
 from attnverify.checks.context import Context
 from attnverify.checks.evidence import Evidence, Plot, Series
 from attnverify.checks.params import Param
+from attnverify.checks.reason import Math, Number, reason
 from attnverify.checks.registry import check
 from attnverify.checks.slr._model import model_options, slr_model, validate_model
+from attnverify.checks.slr.claims import DIM
 from attnverify.checks.stats import beyond, bonferroni_z, scores
 from attnverify.numerics.slr import NUMERICS
 from attnverify.numerics.softmax import softmax
@@ -31,6 +33,8 @@ from attnverify.theory.slr import THEORY
 
 BINS = (0.0, 1e-3, 0.05, 0.3, 0.7, 0.95, 0.999, 1.0 + 1e-12)
 MIN_BIN = 30
+#: the calibration variance of a bin, the sum of w (1 - w) over its weights (LaTeX: a sum without its limits)
+CALIBRATION_VARIANCE = Math(r"\sum w\,(1 - w)")
 
 
 def bayes_draw_task(model_args: tuple, n: int, seed: np.random.SeedSequence, sample_tasks) -> dict:
@@ -138,9 +142,10 @@ def bayes_posterior(p: dict, ctx: Context) -> Evidence:
     return Evidence(
         metric="max |z| over calibration bins and the paired test of the two Bayes-risk estimators",
         observed=worst, threshold=z_star,
-        reason=f"Bonferroni two-sided normal quantile for {z.size} z-scores at family-wise false-alarm rate "
-               f"{p['z_level']:g}; the calibration variance sum w(1 - w) bounds the true one (the indicators of one "
-               f"task are negatively correlated), so the test is conservative; {p['n_tasks']} tasks per d",
+        reason=reason("Bonferroni two-sided normal quantile for ", Number(z.size), " z-scores at family-wise "
+                      "false-alarm rate ", Number(p["z_level"], digits=6), "; the calibration variance ",
+                      CALIBRATION_VARIANCE, " bounds the true one (the indicators of one task are negatively "
+                      "correlated), so the test is conservative; ", Number(p["n_tasks"]), " tasks per ", Math(DIM)),
         passed=bool(worst <= z_star), analytic=excess, numeric=excess, uncertainty=excess_se,
         details={"calibration": cal, "ds": ds, "bayes_excess": excess, "bayes_excess_se": excess_se},
         plots=[Plot(title="calibration of the derived posterior of J0", xlabel="mean derived weight in the bin",

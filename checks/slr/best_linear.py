@@ -19,6 +19,7 @@ import numpy as np
 from attnverify.checks.context import Context
 from attnverify.checks.evidence import Evidence, Plot, Series
 from attnverify.checks.params import Param
+from attnverify.checks.reason import Number, reason
 from attnverify.checks.registry import check
 from attnverify.checks.slr._model import model_options, slr_model, validate_model
 from attnverify.checks.stats import bonferroni_z
@@ -91,9 +92,10 @@ def best_linear(p: dict, ctx: Context) -> Evidence:
     return Evidence(
         metric="max |z| of the least-squares test risk outside [R, R + 2 R p/(n - p - 1)]", observed=worst,
         threshold=z_star,
-        reason=f"Bonferroni two-sided normal quantile for {z.size} z-scores at family-wise false-alarm rate "
-               f"{p['z_level']:g}; the band's upper end allows twice the Gaussian-design expectation of the "
-               f"estimation error of {p['n_train']} training tasks; {p['n_test']} test tasks (CLT)",
+        reason=reason("Bonferroni two-sided normal quantile for ", Number(z.size), " z-scores at family-wise "
+                      "false-alarm rate ", Number(p["z_level"], digits=6), "; the band's upper end allows twice the "
+                      "Gaussian-design expectation of the estimation error of ", Number(p["n_train"]), " training "
+                      "tasks; ", Number(p["n_test"]), " test tasks (CLT)"),
         passed=bool(worst <= z_star), analytic=closed, numeric=[o["risk"] for o in out],
         uncertainty=[o["se"] for o in out],
         details={"cells": cells, "allowance": allow, "z": z},

@@ -16,13 +16,49 @@ import math
 import sympy as sp
 
 from attnverify.checks.claims import ClaimVerdict, claim, claim_rng
-from attnverify.checks.judges import fmt, relation
+from attnverify.checks.judges import relation
 from attnverify.checks.judges.ranges import parse_range
 from attnverify.checks.plugin import Perturbation
-from attnverify.checks.reason import Math, bracket, listing, reason
+from attnverify.checks.reason import Math, Number, Reason, as_reason, bracket, item, listing, reason
+from attnverify.checks.reason_values import measured_power, number_or_na, pm_or_na
 
 #: the ridge parameter, as mathematics
 LAM = sp.Symbol("lambda")
+#: the other symbols of the reasons: the overlaps, the manifold M = {theta = eta = rho = 0}, the dimension d, the
+#: context length L, the step h, the risk R
+KAPPA, NU, THETA, ETA, RHO = (sp.Symbol(n) for n in ("kappa", "nu", "theta", "eta", "rho"))
+MANIFOLD, DIM, LENGTH, STEP, RISK = (sp.Symbol(n) for n in ("M", "d", "L", "h", "R"))
+#: the oracle and its sign-flipped copy (LaTeX: SymPy has no prefix sign for a pair)
+ORACLE = r"(k^{*}, v^{*})"
+ORACLE_PM, ORACLE_PLUS, ORACLE_MINUS = (Math(sign + ORACLE) for sign in (r"\pm", "+", "-"))
+#: the one-step map's normal overlaps stay 0 on M (primes: the overlaps after the step)
+NORMAL_STEP = sp.Eq(sp.Tuple(*(sp.Symbol(rf"\{n}^{{\prime}}") for n in ("theta", "eta", "rho"))), sp.Tuple(0, 0, 0),
+                    evaluate=False)
+H_TO_0 = Math(r"h \to 0")
+
+
+def _values(values, digits: int = 4) -> tuple:
+    """Numbers in their order, each printed (a coordinate list: a value met twice is printed twice)."""
+    out: list = []
+    for i, v in enumerate(values):
+        out += [", "] * bool(i) + [number_or_na(v, digits)]
+    return item(*out)
+
+
+#: the settings of a run that are mathematics (the others are named by their parameter: ``n_steps``, ``schedule``)
+SETTING_SYMBOLS = {"d": DIM, "L": LENGTH, "lam": LAM, "lam0": sp.Symbol("lambda_0")}
+
+
+def _settings(protocol) -> tuple:
+    """The settings of a run, ``name = value`` (a number a Number, as ``:g`` printed it; other values as words; a
+    name that is mathematics, :data:`SETTING_SYMBOLS`, as its symbol)."""
+    out: list = []
+    for i, (k, v) in enumerate(protocol):
+        number = isinstance(v, (int, float)) and not isinstance(v, bool)
+        name = Math(SETTING_SYMBOLS[k]) if k in SETTING_SYMBOLS else k
+        out += [", "] * bool(i) + [name, " = ", number_or_na(v, 6) if number else str(v)]
+    return item(*out)
+
 
 PREDICATES = {"C.bayes_optimal": "asymptotically_bayes_optimal", "C.manifold_invariant": "manifold_invariant",
               "C.manifold_convergence": "converges_to_oracle_on_M", "C.sphere_schedule": "schedule_reaches_oracle",
@@ -33,8 +69,9 @@ def _unknown(stated, cid: str) -> ClaimVerdict | None:
     """Inconclusive when a qualitative statement names a predicate this claim does not measure."""
     want = PREDICATES[cid]
     if stated.kind != "qualitative" or stated.stated != want:
-        return ClaimVerdict("inconclusive", f"the stated form {stated.kind} {stated.stated!r} is not a predicate the "
-                            f"evidence measures (this claim measures the qualitative {want!r})")
+        return ClaimVerdict("inconclusive", reason(f"the stated form {stated.kind} {stated.stated!r} is not a "
+                                                   f"predicate the evidence measures (this claim measures the "
+                                                   f"qualitative {want!r})"))
     return None
 
 
@@ -53,15 +90,16 @@ def _closed_form_risk(results, stated) -> ClaimVerdict:
 
     verdict = formula(stated, _quantity(stated), {}, claim_rng(results, stated))
     f = results["slr.risk_vs_montecarlo"].findings
-    extra = (f"; off M, the derived closed form in all five overlaps agrees with Monte Carlo at {f.n_points} points "
-             f"(max |z| {fmt(f.max_abs_z, 3)} {relation(f.max_abs_z, f.z_threshold)} {fmt(f.z_threshold, 3)}; pooled "
-             f"ratio {fmt(f.pooled_ratio, 6)} +- {fmt(f.pooled_ratio_se, 2)})")
+    extra = reason("; off ", Math(MANIFOLD), f", the derived closed form in all five overlaps agrees with Monte Carlo at "
+                   f"{f.n_points} points (max ", Math(sp.Abs(sp.Symbol("z"))), " ", number_or_na(f.max_abs_z, 3),
+                   f" {relation(f.max_abs_z, f.z_threshold)} ", number_or_na(f.z_threshold, 3), "; pooled ratio ",
+                   *pm_or_na(f.pooled_ratio, f.pooled_ratio_se, 6), ")")
     verdict.evidence["slr.risk_vs_montecarlo"] = {"max_abs_z": f.max_abs_z, "z_threshold": f.z_threshold,
                                                   "pooled_ratio": f.pooled_ratio, "n_points": f.n_points}
     q = results.get("slr.risk_vs_quadrature")
     if q is not None:
-        extra += f" and quadrature to {fmt(q.findings.max_relative_difference, 2)} (relative)"
-    verdict.reason += extra
+        extra = extra.add(" and quadrature to ", number_or_na(q.findings.max_relative_difference, 2), " (relative)")
+    verdict.reason = as_reason(verdict.reason) + extra
     return verdict
 
 
@@ -76,11 +114,15 @@ def _linear_fails(results, stated) -> ClaimVerdict:
     for (d, L), m, se in zip(f.cells, f.excess_measured, f.excess_se):
         by_L.setdefault(L, []).append((d, m, se))
     parts = []
-    for L, rows in sorted(by_L.items()):
+    for ell, rows in sorted(by_L.items()):
         lo, hi = min(r[1] for r in rows), max(r[1] for r in rows)
-        parts.append(f"L = {L}: {fmt(lo, 4)}..{fmt(hi, 4)} over d = {', '.join(str(r[0]) for r in rows)}")
-    verdict.reason += "; least squares measures the excess " + "; ".join(parts) + \
-        " (no decrease with d: linear predictors stay away from the Bayes risk)"
+        span = (bracket(lo, hi, digits=4),) if math.isfinite(lo) and math.isfinite(hi) else \
+            ("[", number_or_na(lo), ", ", number_or_na(hi), "]")
+        parts.append(item(Math(LENGTH), " = ", Number(ell), ": ", *span, " over ", Math(DIM), " = ",
+                          listing(r[0] for r in rows)))
+    verdict.reason = as_reason(verdict.reason) + reason(
+        "; least squares measures the excess (no decrease with ", Math(DIM), ": linear predictors stay away from the "
+        "Bayes risk):", items=parts)
     verdict.evidence["slr.best_linear"] = {"cells": f.cells, "excess_measured": f.excess_measured,
                                            "excess_se": f.excess_se, "excess_closed": f.excess_closed}
     return verdict
@@ -100,21 +142,25 @@ def _bayes_optimal(results, stated) -> ClaimVerdict:
                                   "gap_slope_ci": f.gap_slope_ci, "lam_slope": f.lam_slope}}
     lo, hi = f.gap_slope_ci
     if not (math.isfinite(lo) and math.isfinite(hi)):
-        return ClaimVerdict("inconclusive", f"the gap to the Bayes risk cannot be fitted against d (d = "
-                            f"{', '.join(map(str, f.ds))}: need three d with a positive gap)", evidence=ev)
-    here = (f"at L = {f.L}, the oracle's excess risk at its best temperature falls from {fmt(f.excess_mc[0], 4)} "
-            f"(d = {f.ds[0]}) to {fmt(f.excess_mc[-1], 4)} (d = {f.ds[-1]}), Monte Carlo confirming the closed form; "
-            f"the Bayes excess is {fmt(f.bayes_excess[0], 3)}..{fmt(f.bayes_excess[-1], 3)}; the gap scales as "
-            f"d^{fmt(f.gap_slope, 3)} (95 % interval [{fmt(lo, 3)}, {fmt(hi, 3)}]) with lam_best ~ "
-            f"d^{fmt(f.lam_slope, 3)}")
+        return ClaimVerdict("inconclusive", reason("the gap to the Bayes risk cannot be fitted against ", Math(DIM), " (",
+                                                   Math(DIM), " = ", listing(f.ds), ": need three ", Math(DIM),
+                                                   " with a positive gap)"), evidence=ev)
+    here = reason("at ", Math(LENGTH), " = ", Number(f.L), ", the oracle's excess risk at its best temperature falls from ",
+                  number_or_na(f.excess_mc[0], 4), " (", Math(DIM), " = ", Number(f.ds[0]), ") to ", number_or_na(f.excess_mc[-1], 4),
+                  " (", Math(DIM), " = ", Number(f.ds[-1]), "), Monte Carlo confirming the closed form; the Bayes excess "
+                  "is ", number_or_na(f.bayes_excess[0], 3), " to ", number_or_na(f.bayes_excess[-1], 3), "; the gap scales as ",
+                  *measured_power(DIM, f.gap_slope, 3), " (95 % interval ", bracket(lo, hi, digits=3), ") with ",
+                  Math(sp.Symbol("lambda_best")), " ", Math(r"\sim"), " ", *measured_power(DIM, f.lam_slope, 3))
     if hi < 0:
-        return ClaimVerdict("not_refuted", here + ": consistent with asymptotic Bayes optimality for L fixed "
-                            "(an asymptotic statement: no finite d proves it)", evidence=ev)
+        return ClaimVerdict("not_refuted", here.add(": consistent with asymptotic Bayes optimality for ", Math(LENGTH),
+                                                    " fixed (an asymptotic statement: no finite ", Math(DIM),
+                                                    " proves it)"), evidence=ev)
     if lo > 0:
-        return ClaimVerdict("refuted", here + ": the gap grows with d",
-                            condition=f"d = {f.ds[0]}..{f.ds[-1]}, L = {f.L}: gap slope in [{fmt(lo, 3)}, "
-                                      f"{fmt(hi, 3)}] > 0", evidence=ev)
-    return ClaimVerdict("inconclusive", here + ": the slope is not resolved from 0", evidence=ev)
+        return ClaimVerdict("refuted", here.add(": the gap grows with ", Math(DIM)),
+                            condition=reason(Math(DIM), " = ", Number(f.ds[0]), " to ", Number(f.ds[-1]), ", ", Math(LENGTH),
+                                             " = ", Number(f.L), ": gap slope in ", bracket(lo, hi, digits=3), " > 0"),
+                            evidence=ev)
+    return ClaimVerdict("inconclusive", here.add(": the slope is not resolved from 0"), evidence=ev)
 
 
 # ------------------------------------------------------------------------------------------- the manifold M
@@ -129,37 +175,43 @@ def _manifold_invariant(results, stated) -> ClaimVerdict:
                                       f.max_path_difference, "run_distance": f.max_run_distance,
                                       "growth": f.run_distance_growth}}
     if f.n_steps < 1:
-        return ClaimVerdict("inconclusive", "no step was run", evidence=ev)
+        return ClaimVerdict("inconclusive", reason("no step was run"), evidence=ev)
+    steps = (Math(STEP), " = ", listing(f.step_sizes, last=" and "))
     if not f.symbolic_invariance:
         if f.max_one_step_distance > 1e3 * f.one_step_distance_tolerance:
-            return ClaimVerdict("refuted", f"one projected step from M leaves it by {fmt(f.max_one_step_distance, 3)}",
-                                condition=f"one step at h in {f.step_sizes}: distance to M "
-                                          f"{fmt(f.max_one_step_distance, 3)}", evidence=ev)
-        return ClaimVerdict("inconclusive", "the derived map does not keep M invariant symbolically, but the steps "
-                            "run stay on M to rounding", evidence=ev)
-    rounding = (f"; along {f.n_steps} steps rounding errors off M grew by a factor {fmt(f.run_distance_growth, 3)} "
-                f"to {fmt(f.max_run_distance, 3)} (M is invariant but "
-                + ("repels" if f.run_distance_growth > 100 else "does not repel")
-                + " nearby points at this lam)")
-    flow = ""
+            return ClaimVerdict("refuted", reason("one projected step from ", Math(MANIFOLD), " leaves it by ",
+                                                  number_or_na(f.max_one_step_distance, 3)),
+                                condition=reason("one step at ", *steps, ": distance to ", Math(MANIFOLD), " ",
+                                                 number_or_na(f.max_one_step_distance, 3)), evidence=ev)
+        return ClaimVerdict("inconclusive", reason("the derived map does not keep ", Math(MANIFOLD), " invariant "
+                                                   "symbolically, but the steps run stay on ", Math(MANIFOLD), " to rounding"),
+                            evidence=ev)
+    rounding = item(f"; along {f.n_steps} steps rounding errors off ", Math(MANIFOLD), " grew by a factor ",
+                    number_or_na(f.run_distance_growth, 3), " to ", number_or_na(f.max_run_distance, 3), " (", Math(MANIFOLD),
+                    " is invariant but ", "repels" if f.run_distance_growth > 100 else "does not repel",
+                    " nearby points at this ", Math(LAM), ")")
+    flow: tuple = ()
     if "slr.reduced_flow" in results:
         fl = results["slr.reduced_flow"].findings
-        flow = f"; as h -> 0 the map follows the derived reduced flow (observed order {fmt(fl.observed_order, 3)})"
-    return ClaimVerdict("holds", f"symbolically theta' = eta' = rho' = 0 on M for every step h; one d-dimensional "
-                        f"float64 step at h in {f.step_sizes} leaves M by at most {fmt(f.max_one_step_distance, 2)} "
-                        f"({relation(f.max_one_step_distance, f.one_step_distance_tolerance)} the rounding bound "
-                        f"{fmt(f.one_step_distance_tolerance, 2)}); the (kappa, nu) path equals the reduced 2-D map to "
-                        f"{fmt(f.max_path_difference, 2)}"
-                        + (f" up to step {f.compared_steps}, while the runs stayed within {f.near_m:g} of M"
-                           if f.compared_steps < f.n_steps else "") + rounding + flow, evidence=ev)
+        flow = item("; as ", H_TO_0, " the map follows the derived reduced flow (observed order ",
+                    number_or_na(fl.observed_order, 3), ")")
+    near = (item(f" up to step {f.compared_steps}, while the runs stayed within ", number_or_na(f.near_m, 6), " of ", Math(MANIFOLD))
+            if f.compared_steps < f.n_steps else ())
+    return ClaimVerdict("holds", reason(
+        "symbolically ", Math(NORMAL_STEP), " on ", Math(MANIFOLD), " for every step ", Math(STEP), "; one ", Math(DIM),
+        "-dimensional float64 step at ", *steps, " leaves ", Math(MANIFOLD), " by at most ", number_or_na(f.max_one_step_distance, 2),
+        f" ({relation(f.max_one_step_distance, f.one_step_distance_tolerance)} the rounding bound ",
+        number_or_na(f.one_step_distance_tolerance, 2), "); the ", Math(sp.Tuple(KAPPA, NU)), " path equals the reduced 2-D "
+        "map to ", number_or_na(f.max_path_difference, 2), *near, *rounding, *flow), evidence=ev)
 
 
-def _end_text(e) -> str:
-    text = (f"run {e.run}: (kappa, nu, theta, eta, rho) = ({', '.join(fmt(x, 3) for x in e.overlaps)}), excess "
-            f"{fmt(e.excess_mc, 4)} +- {fmt(e.excess_mc_se, 2)} (Monte Carlo)")
+def _end_text(e) -> tuple:
+    """An end point of a run as parts: its overlaps, its excess risk and, on the fixed set, why it stays there."""
+    text = item(f"run {e.run}: ", Math(sp.Tuple(KAPPA, NU, THETA, ETA, RHO)), " = (", *_values(e.overlaps, 3),
+                "), excess ", *pm_or_na(e.excess_mc, e.excess_mc_se, 4), " (Monte Carlo)")
     if e.fixed_set:
-        text += (" -- on {k = +-v*, v orthogonal to v*}, the fixed set of a symmetry of R, which PGD never leaves: "
-                 "the oracle is out of its reach")
+        text = item(*text, " -- on ", Math(r"\{k = \pm v^{*},\ v \perp v^{*}\}"), ", the fixed set of a symmetry of ",
+                    Math(RISK), ", which PGD never leaves: the oracle is out of its reach")
     return text
 
 
@@ -186,27 +238,28 @@ def _manifold_convergence(results, stated) -> ClaimVerdict:
     plus = sum(e.overlaps[0] * e.overlaps[1] > 0 and e.overlaps[0] > 0 for e in ends)
     minus = sum(e.overlaps[0] * e.overlaps[1] > 0 and e.overlaps[0] < 0 for e in ends)
     same_kappa = sum((e.overlaps[0] > 0) == (e.start[0] > 0) for e in ends)
-    basins = (f"{plus} runs to +(k*, v*), {minus} to -(k*, v*); the limit has the sign of kappa_0 in {same_kappa} of "
-              f"{len(ends)} runs")
+    basins = item(f"{plus} runs to ", ORACLE_PLUS, f", {minus} to ", ORACLE_MINUS, "; the limit has the sign of ",
+                  Math(sp.Symbol("kappa_0")), f" in {same_kappa} of {len(ends)} runs")
     settled = _blocking(ends, f.paper_protocol)
     if settled:
         e = settled[0]
-        return ClaimVerdict("refuted", f"{len(settled)} of {len(ends)} runs started on M end away from +-(k*, v*): "
-                            f"{_end_text(e)}; {basins}",
-                            condition=_end_text(e) + f" after {dict(f.protocol)['n_steps']} steps", evidence=ev)
+        return ClaimVerdict("refuted", reason(f"{len(settled)} of {len(ends)} runs started on ", Math(MANIFOLD),
+                                              " end away from ", ORACLE_PM, ": ", *_end_text(e), "; ", *basins),
+                            condition=reason(*_end_text(e), f" after {dict(f.protocol)['n_steps']} steps"), evidence=ev)
     away = [e for e in ends if e.kind != "oracle"]
     if away:
-        return ClaimVerdict("inconclusive", f"{len(away)} of {len(ends)} runs are still on their way (e.g. "
-                            f"{_end_text(away[0])}; drift {fmt(away[0].drift, 2)} over the last quarter): run longer",
-                            evidence=ev)
+        return ClaimVerdict("inconclusive", reason(f"{len(away)} of {len(ends)} runs are still on their way (e.g. ",
+                                                   *_end_text(away[0]), "; drift ", number_or_na(away[0].drift, 2),
+                                                   " over the last quarter): run longer"), evidence=ev)
     gap = max(1 - min(abs(e.overlaps[0]), abs(e.overlaps[1])) for e in ends)
-    text = (f"all {len(ends)} runs end within {fmt(gap, 3)} of +-(k*, v*) (|kappa|, |nu| >= {fmt(1 - gap, 4)}, "
-            f"distance to M <= {fmt(f.max_distance_to_M, 2)}); {basins}; excess risk {fmt(f.mean_final_excess, 4)} "
-            f"against the oracle's {fmt(f.oracle_excess, 4)}")
+    text = reason(f"all {len(ends)} runs end within ", number_or_na(gap, 3), " of ", ORACLE_PM, " (", Math(sp.Abs(KAPPA)), ", ",
+                  Math(sp.Abs(NU)), " ", Math(r"\geq"), " ", number_or_na(1 - gap, 4), ", distance to ", Math(MANIFOLD), " ",
+                  Math(r"\leq"), " ", number_or_na(f.max_distance_to_M, 2), "); ", *basins, "; excess risk ",
+                  number_or_na(f.mean_final_excess, 4), " against the oracle's ", number_or_na(f.oracle_excess, 4))
     if f.paper_protocol:
-        return ClaimVerdict("holds", text + " (the paper's protocol)", evidence=ev)
-    return ClaimVerdict("holds_if", text, condition="at the settings run: " + ", ".join(f"{k} = {v}" for k, v in
-                                                                                       f.protocol), evidence=ev)
+        return ClaimVerdict("holds", text.add(" (the paper's protocol)"), evidence=ev)
+    return ClaimVerdict("holds_if", text, condition=reason("at the settings run: ", *_settings(f.protocol)),
+                        evidence=ev)
 
 
 @claim(id="C.sphere_schedule", paper="C", needs=("slr.training_from_sphere",))
@@ -224,35 +277,42 @@ def _sphere_schedule(results, stated) -> ClaimVerdict:
     ev = {"slr.training_from_sphere": {e.name: {"kinds": e.kinds(), "protocol": dict(e.protocol),
                                                 "final_excess": e.mean_final_excess, "oracle_excess": e.oracle_excess}
                                        for e in F.experiments}}
-    report = "; ".join(_experiment_text(e) for e in sched + fixed)
+    report = [_experiment_text(e) for e in sched + fixed]      # one item per experiment
     for e in sched:
         settled = _blocking(e.end_points, e.paper_protocol)
         if settled:
             x = settled[0]
-            diff = (f"{fmt(x.minus_oracle_mc, 3)} +- {fmt(x.minus_oracle_se, 2)} "
-                    f"({relation(x.minus_oracle_mc, 0.0, 3 * x.minus_oracle_se)} the oracle's risk at the final lam "
-                    f"{fmt(e.final_lam, 3)}, paired Monte Carlo)")
-            return ClaimVerdict("refuted", f"{e.name}: {len(settled)} of {e.n_runs} runs end away from the oracle"
-                                f"{' at the end of the paper protocol' if e.paper_protocol else ''}; " + report, condition=f"{e.name}, " + ", ".join(f"{k} = {v}" for k, v in e.protocol)
-                                + f": {_end_text(x)}, risk minus the oracle's {diff}", evidence=ev)
+            diff = item(*pm_or_na(x.minus_oracle_mc, x.minus_oracle_se, 3),
+                        f" ({relation(x.minus_oracle_mc, 0.0, 3 * x.minus_oracle_se)} the oracle's risk at the final ",
+                        Math(LAM), " = ", number_or_na(e.final_lam, 3), ", paired Monte Carlo)")
+            return ClaimVerdict("refuted", reason(f"{e.name}: {len(settled)} of {e.n_runs} runs end away from the oracle"
+                                                  f"{' at the end of the paper protocol' if e.paper_protocol else ''};",
+                                                  items=report),
+                                condition=reason(f"{e.name}, ", *_settings(e.protocol), ": ", *_end_text(x),
+                                                 ", risk minus the oracle's ", *diff), evidence=ev)
     if any(x.kind != "oracle" for e in sched for x in e.end_points):
-        return ClaimVerdict("inconclusive", "runs are still on their way (not settled): " + report, evidence=ev)
+        return ClaimVerdict("inconclusive", reason("runs are still on their way (not settled):", items=report),
+                            evidence=ev)
     if all(e.paper_protocol for e in sched):
-        return ClaimVerdict("holds", report, evidence=ev)
-    return ClaimVerdict("holds_if", report, condition="at the settings run (not the paper's protocol): "
-                        + "; ".join(f"{e.name}: " + ", ".join(f"{k} = {v}" for k, v in e.protocol) for e in sched),
-                        evidence=ev)
+        return ClaimVerdict("holds", reason(items=report), evidence=ev)
+    return ClaimVerdict("holds_if", reason(items=report), condition=reason(
+        "at the settings run (not the paper's protocol):",
+        items=[item(f"{e.name}: ", *_settings(e.protocol)) for e in sched]), evidence=ev)
 
 
-def _experiment_text(e) -> str:
+def _experiment_text(e) -> tuple:
+    """One experiment's end points and final excess risk, as parts (an item of the reason)."""
     k = e.kinds()
-    return (f"{e.name}: {k.get('oracle', 0)}/{e.n_runs} at the oracle, {k.get('off_M', 0)} off M, {k.get('M', 0)} on M "
-            f"elsewhere; mean final excess {fmt(e.mean_final_excess, 4)} ({relation(e.mean_final_excess, e.oracle_excess)}"
-            f" the oracle's {fmt(e.oracle_excess, 4)} at lam = {fmt(e.final_lam, 3)})")
+    return item(f"{e.name}: {k.get('oracle', 0)}/{e.n_runs} at the oracle, {k.get('off_M', 0)} off ", Math(MANIFOLD),
+                f", {k.get('M', 0)} on ", Math(MANIFOLD), " elsewhere; mean final excess ", number_or_na(e.mean_final_excess, 4),
+                f" ({relation(e.mean_final_excess, e.oracle_excess)} the oracle's ", number_or_na(e.oracle_excess, 4), " at ",
+                Math(LAM), " = ", number_or_na(e.final_lam, 3), ")")
 
 
 # ------------------------------------------------------------------------------------------- the oracle as minimiser
 LADDER = (0.5, 0.2, 0.1, 0.05, 0.02, 0.01)
+#: a target with a range, as a user types it in stated.toml (input syntax, quoted in a reason: not mathematics)
+RANGE_EXAMPLE = "global, lam < 0.9"
 
 
 def _minimiser_ranges(stated, results: dict) -> list[Perturbation]:
@@ -288,10 +348,10 @@ def _oracle_minimiser(results, stated) -> ClaimVerdict:
     try:
         rng = parse_range(clauses, f"claim {stated.id}", variable="lam")
     except ValueError as exc:
-        return ClaimVerdict("inconclusive", str(exc))
+        return ClaimVerdict("inconclusive", reason(str(exc)))
     if target not in ("global", "local"):
-        return ClaimVerdict("inconclusive", f"target {target!r} is not 'global' or 'local' (optionally with a range "
-                            "of lam: 'global, lam < 0.9')")
+        return ClaimVerdict("inconclusive", reason(f"target {target!r} is not 'global' or 'local' (optionally with a "
+                                                   "range of ", Math(LAM), f": {RANGE_EXAMPLE!r})"))
     o = results["slr.oracle_hessian"].findings
     st = results.get("slr.stationary_points")
     brackets = (tuple(p for i, (a, b) in enumerate(o.certified_brackets) for p in ((", ",) if i else ())
@@ -315,47 +375,70 @@ def _oracle_minimiser(results, stated) -> ClaimVerdict:
     local = reason("the oracle is a strict local minimum for ", Math(LAM), " below ", Math(lam_star), " in ",
                    *brackets, " (certified; second differences of the quadrature risk bracket the sign change in ",
                    measured, ") and a saddle above")
-    lower = "; ".join(f"at lam = {fmt(x.lam, 3)} an off-M minimum {_pt(x)} has risk {fmt(x.lowest_off_M_risk, 6)}, "
-                      f"{relation(x.lowest_off_M_risk, x.oracle_risk)} the oracle's {fmt(x.oracle_risk, 6)}"
-                      for x in below)
+    lower = [item("at ", Math(LAM), " = ", number_or_na(x.lam, 3), " an off-", Math(MANIFOLD), " minimum ", *_pt(x), " has risk ",
+                  number_or_na(x.lowest_off_M_risk, 6), f", {relation(x.lowest_off_M_risk, x.oracle_risk)} the oracle's ",
+                  number_or_na(x.oracle_risk, 6)) for x in below]        # one item per lam with a lower off-M minimum
     if target == "global" and st is None:
         return ClaimVerdict("inconclusive", local + "; the stationary points were not searched in this run "
                             "(slr.stationary_points), so global minimality is not decided", evidence=ev)
-    text = local + (f"; {lower}" if lower else "")     # a Reason: words continue its lead
+
+    def text(*more) -> Reason:
+        """The lead (``local`` and ``more``), then the lower off-M minima as items."""
+        return reason(local, *more, ";" if lower else "", items=lower)
+
     if not rng.unbounded:
         return _on_range(text, rng, target, [x for x in good if x in rng], [x for x in bad_lams if x in rng],
                          status, below, ev)
     if not good:
         lam = bad_lams[0]
-        return ClaimVerdict("refuted", text, condition=f"at every lam tested ({', '.join(fmt(x, 3) for x in bad_lams)})"
-                            f" the oracle is not a {'strict local' if target == 'local' else 'global'} minimiser, "
-                            f"e.g. lam = {fmt(lam, 3)}: {_why(lam, status, below)}", evidence=ev)
+        return ClaimVerdict("refuted", text(), condition=reason(
+            "at every ", Math(LAM), " tested (", listing(bad_lams, digits=3), ") the oracle is not a "
+            f"{'strict local' if target == 'local' else 'global'} minimiser, e.g. ", Math(LAM), " = ", number_or_na(lam, 3),
+            ": ", *_why(lam, status, below)), evidence=ev)
     if not bad_lams:
-        return ClaimVerdict("holds", text + f" (every lam tested: {', '.join(fmt(x, 3) for x in good)})", evidence=ev)
-    return ClaimVerdict("holds_if", text, condition=reason(
+        return ClaimVerdict("holds", text(" (every ", Math(LAM), " tested: ", listing(good, digits=3), ")"),
+                            evidence=ev)
+    return ClaimVerdict("holds_if", text(), condition=reason(
         f"{'strict local' if target == 'local' else 'global'} minimiser at ", Math(LAM), " = ",
         listing(good, digits=3, last=" and "), ", not at ", Math(LAM), " = ", listing(bad_lams, digits=3, last=" and ")), evidence=ev)
 
 
 def _on_range(text, rng, target: str, good: list, bad: list, status: dict, below: list, ev: dict) -> ClaimVerdict:
-    """The verdict on a stated range of lam: the lam tested inside it decide."""
+    """The verdict on a stated range of lam: the lam tested inside it decide. ``text(*more)`` is the reason, with
+    ``more`` added to its lead."""
     what = "strict local" if target == "local" else "global"
     if bad:
-        return ClaimVerdict("refuted", text, condition=f"inside the stated range ({rng.text()}) the oracle is not a "
-                            f"{what} minimiser at lam = {fmt(bad[0], 3)}: {_why(bad[0], status, below)}", evidence=ev)
+        return ClaimVerdict("refuted", text(), condition=reason(
+            "inside the stated range (", *_range(rng), f") the oracle is not a {what} minimiser at ", Math(LAM), " = ",
+            number_or_na(bad[0], 3), ": ", *_why(bad[0], status, below)), evidence=ev)
     if good:
-        return ClaimVerdict("holds", text + f" (every lam tested in the stated range {rng.text()}: "
-                            f"{', '.join(fmt(x, 3) for x in good)})", evidence=ev)
-    return ClaimVerdict("inconclusive", text + f"; no lam was tested in the stated range ({rng.text()})", evidence=ev)
+        return ClaimVerdict("holds", text(" (every ", Math(LAM), " tested in the stated range ", *_range(rng), ": ",
+                                          listing(good, digits=3), ")"), evidence=ev)
+    return ClaimVerdict("inconclusive", text("; no ", Math(LAM), " was tested in the stated range (", *_range(rng), ")"),
+                        evidence=ev)
 
 
-def _pt(x) -> str:
+def _range(rng) -> tuple:
+    """The stated range of lam as parts (the typed form of ``Range.text``: ``lambda > 0.2 and lambda < 0.9``)."""
+    if rng.unbounded:
+        return item("every ", Math(sp.StrictGreaterThan(LAM, 0)))
+    ends = ([(" > ", rng.low)] if rng.low > 0 else []) + ([(" < ", rng.high)] if math.isfinite(rng.high) else [])
+    out: list = []
+    for i, (rel, x) in enumerate(ends):
+        out += [" and "] * bool(i) + [Math(LAM), rel, number_or_na(x, 6)]
+    return item(*out)
+
+
+def _pt(x) -> tuple:
+    """The lowest off-M minimum found at x.lam, its coordinates as parts."""
     best = min(x.off_M_minima, key=lambda m: m[1])[0]
-    return "(" + ", ".join(fmt(v, 3) for v in best) + ")"
+    return item("(", *_values(best, 3), ")")
 
 
-def _why(lam: float, status: dict, below: list) -> str:
+def _why(lam: float, status: dict, below: list) -> tuple:
+    """Why the oracle is not a minimiser at ``lam``, as parts."""
     if status.get(lam) != "minimum":
-        return "a saddle (negative Hessian eigenvalue, certified)"
+        return item("a saddle (negative Hessian eigenvalue, certified)")
     x = next(b for b in below if b.lam == lam)
-    return f"the off-M minimum {_pt(x)} has risk {fmt(x.lowest_off_M_risk, 6)} < {fmt(x.oracle_risk, 6)}"
+    return item("the off-", Math(MANIFOLD), " minimum ", *_pt(x), " has risk ", number_or_na(x.lowest_off_M_risk, 6), " < ",
+                number_or_na(x.oracle_risk, 6))

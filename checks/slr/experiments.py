@@ -39,11 +39,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import sympy as sp
 
 from attnverify.checks.context import Context
 from attnverify.checks.evidence import Evidence, Plot, Series
 from attnverify.checks.params import Param
+from attnverify.checks.reason import Math, Number, item, reason
+from attnverify.checks.reason_values import number_or_na
 from attnverify.checks.slr._model import closed_form_rounding, fmt, model_options, slr_model, vec
+from attnverify.checks.slr.claims import MANIFOLD
 from attnverify.checks.stats import beyond, bonferroni_z
 
 AT_ORACLE = 0.05
@@ -57,6 +61,10 @@ FIXED_TOL = 1e-6          # an end point with |eta| >= 1 - FIXED_TOL and |kappa|
 #                           fixed set {k = +-v*, v orthogonal to v*} of the isometry (k, v) -> (-H k, H v) (H the
 #                           reflection along v*), which maps the overlaps to (-kappa, -nu, theta, eta, -rho) and so
 #                           preserves R (slr_stationary.SIGN_SYMMETRIES): PGD started there stays there
+#: the skewness of a Monte Carlo mean, g_1 / sqrt(n) (g_1 the sample skewness of the n task risks)
+MEAN_SKEW = Math(sp.Symbol("g_1") / sp.sqrt(sp.Symbol("n")))
+#: the kinds of end point other than the oracle, as parts: on M elsewhere, off M
+KIND_PARTS = {"M": ("on ", Math(MANIFOLD)), "off_M": ("off ", Math(MANIFOLD))}
 MODEL = model_options(only=("gamma", "L", "eps"))
 MC_TASKS = Param("n_mc", int, 4000, "Monte Carlo tasks for the end-point risks", low=500, high=10_000_000)
 Z_LEVEL = Param("z_level", float, 1e-3, "family-wise false-alarm rate", low=0.0, high=0.5, low_open=True)
@@ -243,6 +251,17 @@ def _plots(exp: Experiment, path, excess: np.ndarray) -> list[Plot]:
                          Series("90 % quantile", t, dh, style=":")])]
 
 
+def _summary(f: ExperimentFindings) -> tuple:
+    """One experiment's end points and final excess risk, as parts (an item of the reason)."""
+    others: list = []
+    for k, n in f.kinds().items():
+        if k != "oracle":
+            others += [", ", Number(n), " ", *KIND_PARTS.get(k, (k,))]
+    return item(f"{f.name}: ", Number(sum(e.kind == "oracle" for e in f.end_points)), "/", Number(f.n_runs),
+                " at the oracle", *others, " (final excess ", number_or_na(f.mean_final_excess, 4), ", oracle's ",
+                number_or_na(f.oracle_excess, 4), ")")
+
+
 def evidence(found: list[ExperimentFindings], zs: list[np.ndarray], plots: list[Plot], p: dict) -> Evidence:
     """The evidence of a training check from its experiments' findings, z-scores and plots."""
     z_all = np.concatenate(zs)
@@ -250,17 +269,16 @@ def evidence(found: list[ExperimentFindings], zs: list[np.ndarray], plots: list[
     left_out = int(z_all.size - z.size)
     z_star = bonferroni_z(p["z_level"], max(z.size, 1))
     worst = float(np.max(np.abs(z))) if z.size else 0.0
-    summary = "; ".join(f"{f.name}: {sum(e.kind == 'oracle' for e in f.end_points)}/{f.n_runs} at the oracle, "
-                        + ", ".join(f"{n} {k}" for k, n in f.kinds().items() if k != "oracle")
-                        + f" (final excess {fmt(f.mean_final_excess, 4)}, oracle's {fmt(f.oracle_excess, 4)})"
-                        for f in found)
+    summary = [_summary(f) for f in found]                   # one item per experiment
     return Evidence(
         metric="max |z| of the Monte Carlo end-point risks (every run and the oracle) against the closed form",
         observed=worst, threshold=z_star,
-        reason=f"Bonferroni two-sided normal quantile for {z.size} z-scores at family-wise false-alarm rate "
-               f"{p['z_level']:g}; {p['n_mc']} tasks shared by the runs of an experiment"
-               + (f"; {left_out} end point(s) left out, their Monte Carlo mean too skewed for a z-score (g_1 / sqrt(n) "
-                  f"> {MAX_MEAN_SKEW:g}: heavy-tailed task risks)" if left_out else "") + ". " + summary,
+        reason=reason("Bonferroni two-sided normal quantile for ", Number(z.size), " z-scores at family-wise "
+                      "false-alarm rate ", Number(p["z_level"], digits=6), "; ", Number(p["n_mc"]), " tasks shared by "
+                      "the runs of an experiment",
+                      ("; ", Number(left_out), " end point(s) left out, their Monte Carlo mean too skewed for a "
+                       "z-score (", MEAN_SKEW, " > ", Number(MAX_MEAN_SKEW, digits=6), ": heavy-tailed task risks)")
+                      if left_out else "", ".", items=summary),
         passed=bool(worst <= z_star),
         unresolved=None if z.size else (f"every end point's Monte Carlo mean is too skewed for a z-score (g_1 / "
                                         f"sqrt(n) > {MAX_MEAN_SKEW:g}): raise n_mc"),

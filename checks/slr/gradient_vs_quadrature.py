@@ -17,14 +17,30 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import sympy as sp
 
 from attnverify.checks.context import Context
 from attnverify.checks.evidence import Evidence, Plot, Series
 from attnverify.checks.params import Param
+from attnverify.checks.reason import Math, Number, reason
 from attnverify.checks.registry import check
 from attnverify.checks.slr._model import GAMMA_PAPER, model_options, random_overlaps, slr_model, validate_model
+from attnverify.checks.slr.claims import DIM, LAM, LENGTH, STEP
 from attnverify.numerics.slr import NUMERICS
 from attnverify.theory.slr import THEORY
+
+
+#: the mathematics of the tolerance: the extrapolation's O(h^4) error estimate |R2 - R1|/15 (R1, R2 the Richardson
+#: combinations), the quadrature's rounding amplified by the smallest step (LaTeX: SymPy writes R/(h/4) as 4R/h)
+#: and the grid of the refinement study
+H4_ERROR = Math(sp.Function("O")(STEP ** 4))
+RICHARDSON_ESTIMATE = Math(sp.Abs(sp.Symbol("R_2") - sp.Symbol("R_1")) / 15)
+ROUNDING_OVER_STEP = Math(r"\frac{R}{h/4}")
+TIMES, GEQ = Math(r"\times"), Math(r"\geq")
+STUDY_GRID = Math(sp.Contains(sp.Tuple(DIM, LENGTH, LAM),
+                              sp.ProductSet(sp.FiniteSet(6, 50, 400), sp.FiniteSet(3, 5, 10),
+                                            sp.FiniteSet(sp.Float(0.1), sp.Float(0.5), sp.Float(0.9), 2)),
+                              evaluate=False))
 
 
 @dataclass(frozen=True)
@@ -87,9 +103,10 @@ def gradient_vs_quadrature(p: dict, ctx: Context) -> Evidence:
     allf = np.concatenate([r["fd"].ravel() for r in rows])
     return Evidence(
         metric="max over points and partials of |closed - Richardson FD| / tolerance", observed=worst, threshold=1.0,
-        reason="tolerance 10 x (the O(h^4) error estimate |R2 - R1|/15 of the twice-extrapolated central differences "
-               "+ the quadrature rounding 1e-13 R/(h/4)); the estimate exceeded the true error by a factor >= 4 in "
-               "the refinement study over (d, L, lam) in {6, 50, 400} x {3, 5, 10} x {0.1, 0.5, 0.9, 2}",
+        reason=reason("tolerance ", Number(10), " ", TIMES, " (the ", H4_ERROR, " error estimate ",
+                      RICHARDSON_ESTIMATE, " of the twice-extrapolated central differences + the quadrature rounding ",
+                      Number(1e-13), " ", ROUNDING_OVER_STEP, "); the estimate exceeded the true error by a factor ",
+                      GEQ, " ", Number(4), " in the refinement study over ", STUDY_GRID),
         passed=bool(worst <= 1.0), analytic=allc, numeric=allf,
         details={"cells": rows, "max_normal_partial_on_M_fd": nmax},
         plots=[Plot(title="closed-form partials against finite differences of the quadrature risk",

@@ -30,12 +30,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import sympy as sp
 
 from attnverify.checks.context import Context
 from attnverify.checks.evidence import Evidence, Plot, Series
 from attnverify.checks.params import Param
+from attnverify.checks.reason import Math, Number, listing, reason
 from attnverify.checks.registry import check
 from attnverify.checks.slr._model import descend, params_of, start_on_M, validate_model, with_defaults
+from attnverify.checks.slr.claims import DIM, MANIFOLD, STEP
 from attnverify.numerics.slr import NUMERICS
 from attnverify.theory.slr import THEORY
 
@@ -46,6 +49,17 @@ MAP_ULPS = 200.0
 STEP_SIZES = (1e-4, 1e-2, 1.0, 100.0)
 KERNEL_RUNS = 4
 DISPLACEMENT = 1e-9     # off-M displacement of the gain measurement: 1e7 ulp above rounding, its square 1e-18
+
+#: the mathematics of the reason: the rounding bounds in ulp (the unit in the last place, ULP) of the one-step distance
+#: to M and of the one-step map, |grad| the norm of the Riemannian gradient, gain the measured gain off M; the overlaps
+#: after the step; the path difference of the long run (LaTeX: SymPy has no words inside a norm) and its bound
+_ULP, _GRAD = sp.Symbol(r"\mathrm{ulp}"), sp.Abs(sp.Symbol(r"\nabla{R}"))
+DIST_BOUND = Math(sp.sqrt(DIM) * _ULP * (STEP * _GRAD + sp.Max(1, sp.Symbol(r"\mathrm{gain}"))))
+MAP_BOUND = Math(sp.sqrt(DIM) * _ULP * (1 + STEP * _GRAD))
+NEXT_OVERLAPS = Math(sp.Tuple(sp.Symbol(r"\kappa^{\prime}"), sp.Symbol(r"\nu^{\prime}")))
+PATH_DIFFERENCE = Math(r"|\mathrm{path} - \mathrm{reduced\ map}|")
+N_STEPS = Math(sp.Symbol("n_steps"))
+LEQ, SIM = Math(r"\leq"), Math(r"\sim")
 
 
 def off_manifold_gain(sim, ev, k0, v0, ks, vs, lam: float, h: float) -> float:
@@ -173,15 +187,21 @@ def manifold_invariance(p: dict, ctx: Context) -> Evidence:
     return Evidence(
         metric="max of (one-step distance to M / its tolerance, one-step map excess, path difference / its tolerance)",
         observed=float(worst), threshold=1.0,
-        reason=f"one step at h in {STEP_SIZES}: distance to M <= {DIST_ULPS:g} sqrt(d) ulp (h |grad| + max(1, "
-               f"gain)) (rounding of inner products of length d, the start's own distance ~1e-17 carried by the "
-               f"step, its gain off M measured on the float64 step: up to {max(gains):.3g}), (kappa', nu') within {MAP_ULPS:g} sqrt(d) ulp (1 + h |grad|) of the "
-               f"reduced map; {p['n_steps']} steps: |path - reduced map| <= n_steps 1e-14 + 1e-12 = {path_tol:.2g} "
-               f"(a few ulp per step accumulated; numba and NumPy kernels differ by {kern:.2g}) "
-               + ("at every recorded step" if compared == p["n_steps"] else
-                  f"up to step {compared}, where a run first left M by more than {NEAR_M:g} (M repels: rounding "
-                  f"off M grew by a factor {growth:.3g})")
-               + f"; symbolic invariance of M for every h: {sym}",
+        reason=reason(
+            "one step at ", Math(STEP), " = ", listing(STEP_SIZES, digits=6, last=" and "), ": distance to ",
+            Math(MANIFOLD), " ", LEQ, " ", Number(DIST_ULPS, digits=6), " ", DIST_BOUND, " (rounding of inner "
+            "products of length ", Math(DIM), ", the start's own distance ", SIM, " ", Number(1e-17), " carried by the "
+            "step, its gain off ", Math(MANIFOLD), " measured on the float64 step: up to ",
+            Number(max(gains), digits=3), "), ", NEXT_OVERLAPS, " within ", Number(MAP_ULPS, digits=6), " ",
+            MAP_BOUND, " of the reduced map; ",
+            Number(p["n_steps"]), " steps: ", PATH_DIFFERENCE, " ", LEQ, " ", N_STEPS, " ", Number(1e-14), " + ",
+            Number(1e-12), " = ", Number(path_tol, digits=2), " (a few ulp per step accumulated; numba and NumPy "
+            "kernels differ by ", Number(kern, digits=2), ") ",
+            "at every recorded step" if compared == p["n_steps"] else
+            ("up to step ", Number(compared), ", where a run first left ", Math(MANIFOLD), " by more than ",
+             Number(NEAR_M, digits=6), " (", Math(MANIFOLD), " repels: rounding off ", Math(MANIFOLD), " grew by a "
+             "factor ", Number(growth, digits=3), ")"),
+            "; symbolic invariance of ", Math(MANIFOLD), " for every ", Math(STEP), f": {sym}"),
         passed=bool(worst <= 1.0 and sym),
         details={"one_step_distance": dist1, "one_step_distance_tolerance": dist_tols,
                  "one_step_map_excess": excess1, "path_difference": diff, "kernel_difference": kern,

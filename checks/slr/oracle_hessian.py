@@ -26,17 +26,26 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import sympy as sp
 
 from attnverify.checks.context import Context
 from attnverify.checks.evidence import Evidence, Plot, Series
 from attnverify.checks.params import Param
+from attnverify.checks.reason import Math, Number, listing, reason
 from attnverify.checks.registry import check
 from attnverify.checks.slr._model import MODEL_PARAMS, slr_model, validate_model
+from attnverify.checks.slr.claims import LAM
 from attnverify.numerics.slr import NUMERICS
 from attnverify.theory.slr import THEORY
 
 DIRECTIONS = {"a": (1, 0, 0, 0, 0), "b": (0, 0, 1, 0, 0), "ab": (1, 0, 1, 0, 0), "p": (0, 1, 0, 0, 0),
               "q": (0, 0, 0, 1, 0)}
+
+#: the mathematics of the tolerance: the extrapolation's O(t^4) error estimate and the quadrature's rounding amplified
+#: by the second difference at the smallest step (LaTeX: SymPy writes R / (t/4)^2 as 16 R / t^2)
+T4_ERROR = Math(sp.Function("O")(sp.Symbol("t") ** 4))
+ROUNDING_OVER_STEP = Math(r"R/(t/4)^{2}")
+TIMES = Math(r"\times")
 
 
 def curve_overlaps(u: tuple, t: float) -> np.ndarray:
@@ -151,11 +160,12 @@ def oracle_hessian(p: dict, ctx: Context) -> Evidence:
         unresolved = f"the certified lam-scan could not be read ({scan_error}) although the entries agree"
     return Evidence(
         metric="max over lam and Hessian entries of |closed - FD| / tolerance", observed=float(worst), threshold=1.0,
-        reason="tolerance 10 x (the O(t^4) error estimate of the twice-extrapolated second differences + the "
-               "quadrature rounding 4e-14 R / (t/4)^2); also required: the sign of every resolved FD smallest "
-               "eigenvalue agrees with the certified status"
-               + (f" (clash at lam = {sign_clash})" if sign_clash else "")
-               + (f"; the certified scan failed: {scan_error}" if scan_error else ""),
+        reason=reason("tolerance ", Number(10), " ", TIMES, " (the ", T4_ERROR, " error estimate of the "
+                      "twice-extrapolated second differences + the quadrature rounding ", Number(4e-14), " ",
+                      ROUNDING_OVER_STEP, "); also required: the sign of every resolved FD smallest eigenvalue agrees "
+                      "with the certified status",
+                      (" (clash at ", Math(LAM), " = ", listing(sign_clash, digits=6), ")") if sign_clash else "",
+                      f"; the certified scan failed: {scan_error}" if scan_error else ""),
         passed=bool(passed), analytic=small_c, numeric=small_f, uncertainty=small_t,
         details={"rows": rows, "certified": [c["text"] for c in scan.certificates] if scan else [],
                  "minimum": scan.minimum if scan else (), "saddle": scan.saddle if scan else ()},

@@ -14,19 +14,34 @@ squares with its standard error) -- the asymptotic question of claim 2.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
+import sympy as sp
 
 from attnverify.checks.context import Context
 from attnverify.checks.evidence import Evidence, Plot, Series
 from attnverify.checks.params import Param
+from attnverify.checks.reason import Math, Number, bracket, reason
+from attnverify.checks.reason_values import measured_power, number_or_na
 from attnverify.checks.registry import check
-from attnverify.checks.slr._model import (closed_form_rounding, fmt, model_options, oracle_overlaps, slr_model,
-                                         validate_model)
+from attnverify.checks.slr._model import closed_form_rounding, model_options, oracle_overlaps, slr_model, validate_model
+from attnverify.checks.slr.claims import DIM
 from attnverify.checks.stats import beyond, bonferroni_z, linfit
 from attnverify.numerics.slr import NUMERICS
 from attnverify.theory.slr import THEORY
+
+
+#: the oracle's best temperature, and "scales as" (LaTeX: SymPy has no bare relation sign)
+LAM_BEST, SIM = Math(sp.Symbol("lambda_best")), Math(r"\sim")
+
+
+def _interval(lo: float, hi: float) -> tuple:
+    """The 95 % interval of a slope as parts: a bracket, or its ends as "n/a" where the fit has none."""
+    if math.isfinite(lo) and math.isfinite(hi):
+        return (bracket(lo, hi, digits=3),)
+    return ("[", number_or_na(lo, 3), ", ", number_or_na(hi, 3), "]")
 
 
 def best_lam(theory, gamma: float, d: int, L: int, eps: float) -> tuple[float, float]:
@@ -108,10 +123,11 @@ def oracle_vs_bayes(p: dict, ctx: Context) -> Evidence:
     return Evidence(
         metric="max |z| of the Monte Carlo oracle risk at lam_best(d) against the closed form", observed=worst,
         threshold=z_star,
-        reason=f"Bonferroni two-sided normal quantile for {z.size} z-scores at family-wise false-alarm rate "
-               f"{p['z_level']:g}; {p['n_tasks']} tasks per d; each difference scored beyond the closed form's "
-               f"rounding {floor:.2g}; gap to Bayes ~ d^{fmt(slope, 3)} "
-               f"(95% interval [{fmt(ci[0], 3)}, {fmt(ci[1], 3)}]), lam_best ~ d^{fmt(lam_slope, 3)}",
+        reason=reason("Bonferroni two-sided normal quantile for ", Number(z.size), " z-scores at family-wise "
+                      "false-alarm rate ", Number(p["z_level"], digits=6), "; ", Number(p["n_tasks"]), " tasks per ",
+                      Math(DIM), "; each difference scored beyond the closed form's rounding ", Number(floor, digits=2),
+                      "; gap to Bayes ", SIM, " ", *measured_power(DIM, slope, 3), " (95% interval ", *_interval(*ci), "), ",
+                      LAM_BEST, " ", SIM, " ", *measured_power(DIM, lam_slope, 3)),
         passed=bool(worst <= z_star), analytic=exc_c, numeric=exc_m, uncertainty=[o["se"] for o in out],
         details={"ds": ds, "lam_best": [lam for lam, _ in best], "bayes_excess": [o["bayes"] for o in out],
                  "bayes_excess_se": [o["bayes_se"] for o in out], "z": z},

@@ -16,12 +16,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import sympy as sp
 
 from attnverify.checks.context import Context
 from attnverify.checks.evidence import Evidence, Plot, Series
 from attnverify.checks.params import Param
+from attnverify.checks.reason import Math, Number, reason
 from attnverify.checks.registry import check
 from attnverify.checks.slr._model import descend, params_of, start_on_M, validate_model, with_defaults
+from attnverify.checks.slr.claims import STEP
 from attnverify.numerics.slr import NUMERICS
 from attnverify.theory.slr import THEORY
 
@@ -37,6 +40,14 @@ def integrate_flow(f, kap0: np.ndarray, nu0: np.ndarray, params: tuple, times: n
                         [a, b], t_eval=times, rtol=1e-11, atol=1e-13, method="RK45")
         out[i] = sol.y.T
     return out
+
+
+#: the Richardson combinations of the PGD paths P at steps h, h/2, h/4 (P_{h/4}: a name SymPy passes through) and the
+#: error estimate of the finer one
+_E1, _E2 = sp.Symbol("E_1"), sp.Symbol("E_2")
+RICHARDSON = Math(sp.Eq(_E2, 2 * sp.Symbol(r"P_{h/4}") - sp.Symbol(r"P_{h/2}")))
+H2_ERROR = Math(sp.Function("O")(STEP ** 2))
+ERROR_ESTIMATE = Math(sp.Abs(_E2 - _E1) / 3)
 
 
 @dataclass(frozen=True)
@@ -86,9 +97,10 @@ def reduced_flow(p: dict, ctx: Context) -> Evidence:
         metric="max over runs of sup_t |E2 - flow| / (10 sup_t |E2 - E1| / 3 + 1e-9), E Richardson combinations "
                "of PGD at h, h/2, h/4",
         observed=ratio, threshold=1.0,
-        reason="E2 = 2 P_{h/4} - P_{h/2} has an O(h^2) error estimated by |E2 - E1| / 3; a factor 10 covers the "
-               "next order; 1e-9 covers the integrator (rtol 1e-11) and the float64 steps; the observed order of "
-               f"PGD against the flow is {order:.3g} (1 for a first-order map)",
+        reason=reason(RICHARDSON, " has an ", H2_ERROR, " error estimated by ", ERROR_ESTIMATE, "; a factor ",
+                      Number(10), " covers the next order; ", Number(1e-9), " covers the integrator (rtol ",
+                      Number(1e-11), ") and the float64 steps; the observed order of PGD against the flow is ",
+                      Number(order, digits=3), " (", Number(1), " for a first-order map)"),
         passed=bool(ratio <= 1.0), analytic=flow, numeric=e2,
         details={"times": times, "gap_h": gap0, "gap_h2": gap1, "observed_order": order},
         plots=[Plot(title=f"reduced flow against PGD on M (d = {d}, lam = {lam:g})", xlabel="t", ylabel="overlap",

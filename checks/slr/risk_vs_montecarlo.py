@@ -26,6 +26,7 @@ import numpy as np
 from attnverify.checks.context import Context
 from attnverify.checks.evidence import Evidence, Plot, Series
 from attnverify.checks.params import Param
+from attnverify.checks.reason import Number, reason
 from attnverify.checks.registry import check
 from attnverify.checks.slr._model import (grid_cells, model_options, points_with_oracle, realise, slr_model,
                                           validate_model)
@@ -114,9 +115,10 @@ def risk_vs_montecarlo(p: dict, ctx: Context) -> Evidence:
                                  [min(map(np.min, closed)), max(map(np.max, closed))], style="-")])]
     return Evidence(
         metric="max |z| over the family (levels, cell scale ratios, pooled ratio)", observed=max_z, threshold=z_star,
-        reason=f"Bonferroni two-sided normal quantile for {all_z.size} z-scores at family-wise false-alarm rate "
-               f"{p['z_level']:g}; standard errors from {p['n_samples']} tasks per cell (CLT); the pooled ratio "
-               f"resolves a relative error of {detect:.2g} of the closed form (power 0.8)",
+        reason=reason("Bonferroni two-sided normal quantile for ", Number(all_z.size), " z-scores at family-wise "
+                      "false-alarm rate ", Number(p["z_level"], digits=6), "; standard errors from ",
+                      Number(p["n_samples"]), " tasks per cell (CLT); the pooled ratio resolves a relative error of ",
+                      Number(detect, digits=2), " of the closed form (power ", Number(0.8), ")"),
         passed=bool(max_z <= z_star), analytic=closed, numeric=[o["mean"] for o in out],
         uncertainty=[o["se"] for o in out],
         details={"cells": [{"d": d, "L": L, "lam": lam, "gamma": g, "overlaps": ov, "closed": c, "mc": o["mean"],

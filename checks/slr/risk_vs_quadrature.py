@@ -18,13 +18,17 @@ import numpy as np
 from attnverify.checks.context import Context
 from attnverify.checks.evidence import Evidence, Plot, Series
 from attnverify.checks.params import Param
+from attnverify.checks.reason import Math, Number, reason
+from attnverify.checks.reason_values import number_or_na
 from attnverify.checks.registry import check
-from attnverify.checks.slr._model import (fmt, grid_cells, model_options, points_with_oracle, slr_model,
-                                          validate_model)
+from attnverify.checks.slr._model import grid_cells, model_options, points_with_oracle, slr_model, validate_model
+from attnverify.checks.slr.claims import LAM
 from attnverify.numerics.slr import NUMERICS
 from attnverify.theory.slr import THEORY
 
 REL_FLOOR = 1e-12
+#: the signs of the threshold (LaTeX: SymPy has no bare max nor times sign)
+MAX, TIMES = Math(r"\max"), Math(r"\times")
 HERMITE_SLOPE_MAX = 5.0          # above lam max(1, gamma) = 5 the panel rule is used (the Hermite node count grows)
 
 
@@ -89,9 +93,10 @@ def risk_vs_quadrature(p: dict, ctx: Context) -> Evidence:
     return Evidence(
         metric="max over points of |closed - quadrature| / quadrature, relative to its threshold",
         observed=worst, threshold=1.0,
-        reason=f"threshold per point max(10 x refinement spread, {REL_FLOOR:g}); the floor is 80 x the largest "
-               "difference measured over the grid up to lam = 20 (float64 rounding of both sides); the largest "
-               f"relative difference here is {fmt(float(np.max(rel)), 3)}",
+        reason=reason("threshold per point ", MAX, "(", Number(10), " ", TIMES, " refinement spread, ",
+                      Number(REL_FLOOR, digits=6), "); the floor is ", Number(80), " ", TIMES, " the largest "
+                      "difference measured over the grid up to ", Math(LAM), " = ", Number(20), " (float64 rounding "
+                      "of both sides); the largest relative difference here is ", number_or_na(float(np.max(rel)), 3)),
         passed=bool(worst <= 1.0), analytic=closed_all, numeric=quad_all,
         details={"relative_difference": rel, "threshold": thr, "cells": cells},
         plots=[Plot(title="|closed form - quadrature| / quadrature", xlabel="point", ylabel="relative difference",

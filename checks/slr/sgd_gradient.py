@@ -21,6 +21,7 @@ import numpy as np
 from attnverify.checks.context import Context
 from attnverify.checks.evidence import Evidence, Plot, Series
 from attnverify.checks.params import Param
+from attnverify.checks.reason import Number, reason
 from attnverify.checks.registry import check
 from attnverify.checks.slr._model import MODEL_PARAMS, params_of, random_overlaps, realise, slr_model, validate_model
 from attnverify.checks.stats import bonferroni_z
@@ -117,9 +118,10 @@ def sgd_gradient(p: dict, ctx: Context) -> Evidence:
     return Evidence(
         metric="max |z| over the coordinates of the tangent gradients and the orthogonal chi-square scores",
         observed=worst, threshold=z_star,
-        reason=f"Bonferroni two-sided normal quantile for {z.size} z-scores at family-wise false-alarm rate "
-               f"{p['z_level']:g}; standard errors from {p['n_tasks']} tasks per point (CLT); the per-task gradient "
-               "is unbiased for the population gradient, so no allowance is needed",
+        reason=reason("Bonferroni two-sided normal quantile for ", Number(z.size), " z-scores at family-wise "
+                      "false-alarm rate ", Number(p["z_level"], digits=6), "; standard errors from ",
+                      Number(p["n_tasks"]), " tasks per point (CLT); the per-task gradient is unbiased for the "
+                      "population gradient, so no allowance is needed"),
         passed=bool(worst <= z_star), analytic=ca, numeric=ma, uncertainty=sa,
         details={"overlaps": ov, "z": z, "relative_se": se_rel},
         plots=[Plot(title="Riemannian gradient coordinates: closed form against the mean stochastic gradient",

@@ -25,18 +25,26 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import sympy as sp
 
 from attnverify.checks.context import Context
 from attnverify.checks.evidence import Evidence, Plot, Series
 from attnverify.checks.params import Param
+from attnverify.checks.reason import Math, Number, item, reason
+from attnverify.checks.reason_values import number_or_na
 from attnverify.checks.registry import check
-from attnverify.checks.slr._model import MODEL_PARAMS, fmt, slr_model, validate_model
+from attnverify.checks.slr._model import MODEL_PARAMS, slr_model, validate_model
+from attnverify.checks.slr.claims import LAM, MANIFOLD, RISK
 from attnverify.numerics.slr import NUMERICS
 from attnverify.theory.slr import THEORY
 
 DIM = 6
 N_DIR = 24
 REL = 1e-12           # risk: 100 x the quadrature's largest measured error (9.3e-15 R, boundary points included)
+
+#: the mathematics of the reason: the step t of the differences, the vectors whose Gram matrix the quadrature needs
+T_STEP, TIMES = Math(sp.Symbol("t")), Math(r"\times")
+GRAM_VECTORS = Math(sp.Tuple(sp.Symbol("k"), sp.Symbol("v"), sp.Symbol("v^*")))
 
 
 def _embed(x) -> np.ndarray:
@@ -177,22 +185,27 @@ def stationary_points(p: dict, ctx: Context) -> Evidence:
         per_lam.append(LamStationary(lam, float(oracle_risk), oracle_kind, tuple(minima), lowest,
                                      bool(lowest is not None and lowest < oracle_risk - margin), margin))
         ctx.progress((i + 1) / len(lams))
-    text = "; ".join(f"lam = {x.lam:g}: oracle {x.oracle_kind} (R = {fmt(x.oracle_risk, 6)})"
-                     + (f", lowest off-M minimum R = {fmt(x.lowest_off_M_risk, 6)}" if x.lowest_off_M_risk is not None
-                        else ", no off-M minimum") for x in per_lam)
+    per_lam_items = [item(Math(LAM), " = ", Number(x.lam, digits=6), f": oracle {x.oracle_kind} (", Math(RISK),
+                          " = ", number_or_na(x.oracle_risk, 6), ")",
+                          (", lowest off-", Math(MANIFOLD), " minimum ", Math(RISK), " = ",
+                           number_or_na(x.lowest_off_M_risk, 6)) if x.lowest_off_M_risk is not None
+                          else (", no off-", Math(MANIFOLD), " minimum"))
+                     for x in per_lam]                # one item per lam
     bad = [u for u in untested if u["kind"] == "minimum" or (u["overlaps"][:2] == (1.0, 1.0) and u["kind"] != "")]
     unresolved = (f"{len(bad)} minima or the oracle cannot be evaluated by the quadrature ({bad[0]['why']})"
                   if bad else None)
-    if untested:
-        text += (f"; {len(untested)} saddle point(s) not testable by the quadrature (the Gram matrix of (k, v, v*) "
-                 "is not PSD to 1e-10 at the point or next to it), listed in the details")
+    not_testable = item("; ", Number(len(untested)), " saddle point(s) not testable by the quadrature (the Gram "
+                        "matrix of ", GRAM_VECTORS, " is not PSD to ", Number(1e-10), " at the point or next to it), "
+                        "listed in the details") if untested else ()
     return Evidence(
         metric=f"max over points of (|grad| / its tolerance, |R closed - R quadrature| / {REL:g} R, "
                f"descent / {REL:g} R)",
         observed=float(worst), threshold=1.0,
-        reason="gradient tolerance 10 x (Richardson error estimate + quadrature rounding / t); risk within 100 x the "
-               f"quadrature's measured precision, {REL:g} R; no descent beyond {REL:g} R in {N_DIR} random tangent "
-               "directions at a minimum. " + text,
+        reason=reason("gradient tolerance ", Number(10), " ", TIMES, " (Richardson error estimate + quadrature "
+                      "rounding / ", T_STEP, "); risk within ", Number(100), " ", TIMES, " the quadrature's measured "
+                      "precision, ", Number(REL, digits=6), " ", Math(RISK), "; no descent beyond ",
+                      Number(REL, digits=6), " ", Math(RISK), " in ", Number(N_DIR), " random tangent directions at a "
+                      "minimum", *not_testable, ".", items=per_lam_items),
         passed=bool(worst <= 1.0),
         details={"points": rows, "untestable": untested}, unresolved=unresolved,
         plots=[Plot(title=f"stationary points by lam (d = {d}, L = {L}): risk by quadrature", xlabel="lam",

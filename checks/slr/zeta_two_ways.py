@@ -25,6 +25,7 @@ import numpy as np
 from attnverify.checks.context import Context
 from attnverify.checks.evidence import Evidence, Plot, Series
 from attnverify.checks.params import Param
+from attnverify.checks.reason import Number, reason
 from attnverify.checks.registry import check
 from attnverify.numerics.slr import NUMERICS
 from attnverify.theory.slr import THEORY
@@ -84,9 +85,10 @@ def zeta_two_ways(p: dict, ctx: Context) -> Evidence:
     return Evidence(
         metric="max over the grid of |route (b) - quadrature| / (10 x refinement error + 20 ulp)",
         observed=float(np.max(excess)), threshold=1.0,
-        reason=f"the float64 quadrature of the definition is accurate to its refinement error (halved panels) plus "
-               f"the rounding of its weighted sum (20 ulp); also required: the two derived routes agree to "
-               f"{route_threshold:g} at {p['dps']} digits (observed {float(np.max(route_diff)):.3g})",
+        reason=reason("the float64 quadrature of the definition is accurate to its refinement error (halved "
+                      "panels) plus the rounding of its weighted sum (", Number(20), " ulp); also required: the two "
+                      "derived routes agree to ", Number(route_threshold, digits=6), " at ", Number(p["dps"]),
+                      " digits (observed ", Number(float(np.max(route_diff)), digits=3), ")"),
         passed=passed, analytic=derived, numeric=quad, uncertainty=q_threshold / 10.0,
         details={"t": t, "sigma": s, "route_difference": route_diff, "route_threshold": route_threshold,
                  "quadrature_error_estimate": qerr, "symbolic_routes_residual_zero": sym},

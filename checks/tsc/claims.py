@@ -17,12 +17,33 @@ r"""Paper D's claims, judged from the evidence of its checks (the statements are
 """
 from __future__ import annotations
 
+
 import numpy as np
+import sympy as sp
 
 from attnverify.checks.plugin import ClaimVerdict, Perturbation, claim, claim_rng, judges
+from attnverify.checks.reason import Math, Number, item, reason
+from attnverify.checks.reason_values import bracket_or_na, measured_power, number_or_na
 
 CONVENTIONS = {"two_sided": "H", "two_sided_tau": "H_tau", "one_sided": "H_one_sided",
                "one_sided_tau": "H_one_sided_tau"}
+
+#: the symbols of the reasons: the sample size n, the horizon H, the exponent's beta
+N, HORIZON, BETA = sp.Symbol("n"), sp.Symbol("H"), sp.Symbol("beta")
+#: the transpose of the attention matrix (LaTeX: SymPy has no arrow)
+TRANSPOSE = Math(r"A \to A^{T}")
+
+
+def _sizes(n_values) -> tuple:
+    """The sample sizes measured, first to last: ``n = 200 to 800``."""
+    return item(Math(N), " = ", Number(n_values[0]), " to ", Number(n_values[-1]))
+
+
+def _measured(r: dict, at: str, exponent: str) -> tuple:
+    """One measured point against the stated exponent: ``<at> H = 0.5: <exponent> -0.5 in [-0.6, -0.4], stated
+    -0.4`` (``at`` names the variable: "H" or "R")."""
+    return item(Math(sp.Symbol(at)), " = ", number_or_na(r[at]), f": {exponent} ", number_or_na(r["exponent"]), " in ",
+                *bracket_or_na(*r["interval"]), ", stated ", number_or_na(r["stated"]))
 
 
 def _quantity(name: str):
@@ -101,26 +122,23 @@ def moment_rate_claim(results: dict, stated) -> ClaimVerdict:
     ev = judges.common.evidence_of(stated, horizon=convention, level=level, n_values=list(f.n_values),
                                    reps=f.reps, mean=table["mean"], covariance=table["covariance"],
                                    holds=not bad, sharp=len(sharp) == len(rows))
-    fmt = judges.fmt
-    head = (f"{len(rows)} fitted exponents ({f.experiment} experiment, n = {f.n_values[0]}..{f.n_values[-1]}, "
-            f"{f.reps} repetitions, intervals at level {fmt(level, 4)} each, H {convention})")
+    head = reason(f"{len(rows)} fitted exponents ({f.experiment} experiment, ", *_sizes(f.n_values),
+                  f", {f.reps} repetitions, intervals at level ", number_or_na(level, 4), " each, ", Math(HORIZON),
+                  f" {convention})")
     if bad:
         what, r = bad[0]
-        return ClaimVerdict("refuted", f"{head}: at {len(bad)} of them the error decays "
-                            f"{'slower than' if upper else 'otherwise than'} the stated rate allows",
-                            condition=f"{what} at H = {fmt(r['H'])}: measured exponent {fmt(r['exponent'])} in "
-                                      f"[{fmt(r['interval'][0])}, {fmt(r['interval'][1])}], stated "
-                                      f"{fmt(r['stated'])}", evidence=ev)
+        return ClaimVerdict("refuted", head.add(f": at {len(bad)} of them the error decays "
+                                                f"{'slower than' if upper else 'otherwise than'} the stated rate allows"),
+                            condition=reason(f"{what} at ", *_measured(r, "H", "measured exponent")), evidence=ev)
     if not upper:
-        return ClaimVerdict("holds", f"{head}: every stated exponent lies in its measured interval", evidence=ev)
+        return ClaimVerdict("holds", head.add(": every stated exponent lies in its measured interval"), evidence=ev)
     worst = max(loose, key=lambda r: r["loose_by"], default=None)
-    text = (f"{head}: the stated rate holds at every horizon; it is sharp (the stated exponent in the measured "
-            f"interval) at {len(sharp)} of {len(rows)}")
+    text = head.add(": the stated rate holds at every horizon; it is sharp (the stated exponent in the measured "
+                    f"interval) at {len(sharp)} of {len(rows)}")
     if worst is not None:
         which = "mean" if worst in table["mean"] else "covariance"
-        text += (f" and loose at {len(loose)}: at most by n^{fmt(-worst['loose_by'], 3)} (the {which} at "
-                 f"H = {fmt(worst['H'])}: measured {fmt(worst['exponent'])} in "
-                 f"[{fmt(worst['interval'][0])}, {fmt(worst['interval'][1])}], stated {fmt(worst['stated'])})")
+        text = text.add(f" and loose at {len(loose)}: at most by ", *measured_power(N, -worst["loose_by"], 3),
+                        f" (the {which} at ", *_measured(worst, "H", "measured"), ")")
     return ClaimVerdict("holds", text, evidence=ev)
 
 
@@ -134,24 +152,27 @@ def beta_below_half_claim(results: dict, stated) -> ClaimVerdict:
     pts = sorted(f.mean, key=lambda p: p.H)
     first = pts[0]
     lo, hi = first.interval
-    fmt = judges.fmt
     ev = judges.common.evidence_of(stated, target=target, horizons=[
         {"H": p.H, "exponent": p.exponent, "interval": list(p.interval)} for p in pts])
-    at0 = f"at the smallest horizon H = {fmt(first.H)} the mean's exponent is {fmt(first.exponent)} in " \
-          f"[{fmt(lo)}, {fmt(hi)}]"
+    at0 = reason("at the smallest horizon ", Math(HORIZON), " = ", number_or_na(first.H), " the mean's exponent is ",
+                 number_or_na(first.exponent), " in ", *bracket_or_na(lo, hi))
+    half = sp.Rational(1, 2)
     if not lo <= -target <= hi:
-        return ClaimVerdict("refuted", f"{at0}, which excludes the stated limit -{fmt(target)} as H -> 0",
-                            condition=f"H = {fmt(first.H)}: exponent in [{fmt(lo)}, {fmt(hi)}], stated limit "
-                                      f"{fmt(-target)}", evidence=ev)
+        return ClaimVerdict("refuted", at0.add(", which excludes the stated limit ", number_or_na(-target), " as ",
+                                               Math(r"H \to 0")),
+                            condition=reason(Math(HORIZON), " = ", number_or_na(first.H), ": exponent in ", *bracket_or_na(lo, hi),
+                                             ", stated limit ", number_or_na(-target)), evidence=ev)
     slower = [p for p in pts[1:] if p.interval[0] > -0.5]
     if slower:
         p = slower[0]
-        return ClaimVerdict("holds", f"{at0}, consistent with the limit -{fmt(target)}; at H = {fmt(p.H)} the "
-                            f"interval [{fmt(p.interval[0])}, {fmt(p.interval[1])}] lies above -1/2 (the rate is "
-                            f"slower than n^-1/2 there), at {len(slower)} of {len(pts) - 1} larger horizons in all",
+        return ClaimVerdict("holds", at0.add(", consistent with the limit ", number_or_na(-target), "; at ", Math(HORIZON),
+                                             " = ", number_or_na(p.H), " the interval ", *bracket_or_na(*p.interval), " lies above ",
+                                             Math(-half), " (the rate is slower than ", Math(N ** -half),
+                                             f" there), at {len(slower)} of {len(pts) - 1} larger horizons in all"),
                             evidence=ev)
-    return ClaimVerdict("not_refuted", f"{at0}, consistent with the limit; no larger horizon's interval lies above "
-                        "-1/2, so beta < 1/2 is not resolved by these curves", evidence=ev)
+    return ClaimVerdict("not_refuted", at0.add(", consistent with the limit; no larger horizon's interval lies above ",
+                                               Math(-half), ", so ", Math(BETA < half),
+                                               " is not resolved by these curves"), evidence=ev)
 
 
 @claim(id="D.horizon_convention", paper="D", needs=("tsc.horizons",), uses=("tsc.error_curves",),
@@ -161,7 +182,6 @@ def horizon_convention_claim(results: dict, stated) -> ClaimVerdict:
     """Which horizon is transpose invariant, from the horizon check; and, when the error curves ran, at how many
     horizons the stated beta(H) = 1/(2(1 + H^2)) is a valid (and a sharp) rate in each convention."""
     h = results["tsc.horizons"].findings
-    fmt = judges.fmt
     invariant = {"two_sided": h.two_sided_transpose_gap, "one_sided": h.one_sided_transpose_gap}
     per = {}
     curves = results.get("tsc.error_curves")
@@ -180,11 +200,11 @@ def horizon_convention_claim(results: dict, stated) -> ClaimVerdict:
     if claimed not in says:
         raise ValueError(f"claim {stated.id}: stated must be one of {', '.join(says)}, got {claimed!r}")
     inv, other = says[claimed]
-    tail = "; " + ", ".join(f"{c}: valid at {v['valid']}/{v['of']}, sharp at {v['sharp']}" for c, v in per.items()) \
-        if per else ""
-    text = (f"under A -> A^T the {inv} horizon changes by {fmt(invariant[inv], 3)} (relative) and the {other} one by "
-            f"{fmt(invariant[other], 3)}, for an anisotropic Sigma{tail}")
+    tail = [item(f"{c}: valid at {v['valid']}/{v['of']}, sharp at {v['sharp']}") for c, v in per.items()]
+    text = reason("under ", TRANSPOSE, f" the {inv} horizon changes by ", number_or_na(invariant[inv], 3), f" (relative) and "
+                  f"the {other} one by ", number_or_na(invariant[other], 3), ", for an anisotropic ", Math(sp.Symbol("Sigma")),
+                  ";" if tail else "", items=tail)     # one item per horizon convention
     if invariant[inv] <= 1e-9 < invariant[other]:
         return ClaimVerdict("holds", text, evidence=ev)
-    return ClaimVerdict("refuted", text, condition=f"the {inv} horizon moves by {fmt(invariant[inv], 3)} under "
-                        "A -> A^T", evidence=ev)
+    return ClaimVerdict("refuted", text, condition=reason(f"the {inv} horizon moves by ", number_or_na(invariant[inv], 3),
+                                                          " under ", TRANSPOSE), evidence=ev)

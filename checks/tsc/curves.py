@@ -13,8 +13,10 @@ r"""Paper D's checks of the horizons and of the measured finite-n error curves.
 from __future__ import annotations
 
 import numpy as np
+import sympy as sp
 
 from attnverify.checks.plugin import Context, Evidence, Param, check
+from attnverify.checks.reason import Math, Number, reason
 from attnverify.checks.tsc import _model as THEORY
 from attnverify.checks.tsc.findings import CurveFindings, HorizonFindings, SlopePoint, gaussian_problem
 from attnverify.numerics.tsc import curves as CURVES
@@ -25,6 +27,8 @@ SOURCE = "Paper D, the horizon H = ||Sigma^{1/2} A Sigma^{1/2}||_2 and the synth
 #: interval level of each slope the claims read: Bonferroni over the slopes of one experiment (two moments per
 #: scale) so that all intervals hold together with probability >= 95%
 FAMILY_LEVEL = 0.95
+#: d eps (the dimension times the machine epsilon) and A^T, as the horizons' reason writes them
+D_EPS, A_T = Math(sp.Symbol("d") * sp.Symbol("epsilon")), Math(sp.Symbol("A^T"))
 
 
 def _relative_gap(a, b) -> float:
@@ -55,10 +59,13 @@ def horizon_identities(p: dict, ctx: Context) -> Evidence:
     thr = 1e-9
     return Evidence(metric="max relative deviation of the numerics' horizons from their definitions",
                     observed=dev, threshold=thr, passed=bool(dev <= thr),
-                    reason="both sides are backward-stable float64 linear algebra of well-conditioned largest "
-                           "singular values (relative error a few d eps ~ 1e-14); 1e-9 leaves five orders of margin "
-                           "and is far below any convention difference (the one-sided horizon of A^T differs by "
-                           f"{gaps['one_sided']:.2g} relative here)",
+                    reason=reason("both sides are backward-stable float64 linear algebra of well-conditioned "
+                                  "largest singular values (relative error a few ",
+                                  D_EPS, " ", Math(r"\sim"), " ",
+                                  Number(1e-14, digits=1), "); ", Number(thr, digits=1), " leaves five orders of "
+                                  "margin and is far below any convention difference (the one-sided horizon of ",
+                                  A_T, " differs by ", Number(gaps["one_sided"], digits=2),
+                                  " relative here)"),
                     findings=HorizonFindings(dev, gaps["one_sided"], gaps["two_sided"]))
 
 
@@ -100,7 +107,8 @@ def error_curves(p: dict, ctx: Context) -> Evidence:
     return Evidence(
         metric="largest excess of a consistency statistic over its threshold (scatter of halves, monotonicity)",
         observed=float(c.statistic - c.threshold), threshold=0.0, passed=all(t[2].passed for t in tests),
-        reason=f"{len(tests)} curves ({exp.scales.size} scales, mean and covariance), each tested at family-wise "
-               f"false-alarm rate 1e-3/{len(tests)} (Bonferroni, so 1e-3 over all); the worst is the {q} curve at "
-               f"scale {exp.scales[s]:.3g}",
+        reason=reason(len(tests), " curves (", exp.scales.size, " scales, mean and covariance), each tested at "
+                      "family-wise false-alarm rate ", Number(1e-3, digits=1), "/", len(tests), " (Bonferroni, so ",
+                      Number(1e-3, digits=1), f" over all); the worst is the {q} curve at scale ",
+                      Number(exp.scales[s], digits=3)),
         details={"seconds": curves.seconds}, findings=findings)

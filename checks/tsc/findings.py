@@ -30,16 +30,19 @@ def sphere_cov_problem(rng: np.random.Generator, d: int) -> tuple[np.ndarray, np
 
 def consistency_evidence(tests, labels, what: str, findings):
     """The Evidence of curve-consistency checks: the worst excess of a statistic over its threshold (each test at
-    family-wise false-alarm rate 1e-3 / len(tests))."""
+    family-wise false-alarm rate 1e-3 / len(tests)). ``labels`` name the curves, one each: a str, a Reason or a
+    tuple of reason parts (``("R = ", Number(2.0))``)."""
     from attnverify.checks.plugin import Evidence
+    from attnverify.checks.reason import Number, reason
 
     worst = int(np.argmax([t.statistic - t.threshold for t in tests]))
     return Evidence(
         metric="largest excess of a consistency statistic over its threshold (scatter of halves, monotonicity)",
         observed=float(tests[worst].statistic - tests[worst].threshold), threshold=0.0,
         passed=all(t.passed for t in tests),
-        reason=f"{len(tests)} {what} curves, each tested at family-wise false-alarm rate 1e-3/{len(tests)} "
-               f"(Bonferroni); the worst at {labels[worst]}", findings=findings)
+        reason=reason(len(tests), f" {what} curves, each tested at family-wise false-alarm rate ",
+                      Number(1e-3, digits=1), "/", len(tests), " (Bonferroni); the worst at ", labels[worst]),
+        findings=findings)
 
 
 def sphere_problem(rng: np.random.Generator, d: int, scale: float) -> tuple[np.ndarray, np.ndarray]:

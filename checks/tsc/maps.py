@@ -14,9 +14,11 @@ batch) a difference could be that bias, and the check reads unresolved.
 from __future__ import annotations
 
 import numpy as np
+import sympy as sp
 from scipy import stats
 
 from attnverify.checks.plugin import Context, Evidence, Param, check
+from attnverify.checks.reason import Math, Number, listing, reason
 from attnverify.checks.tsc import _model as THEORY
 from attnverify.checks.tsc.findings import MapFindings, gaussian_problem, sphere_problem
 from attnverify.numerics.tsc.attention import attention_at
@@ -28,6 +30,9 @@ ALPHA = 1e-3
 #: negligible (the delta method's rule; pushforward_moments: its harmonic mean over queries, measured as 1-2 where
 #: the seed-6 model sweep's fails were, 2000-9000 at the defaults)
 MIN_NEFF = 100
+#: the effective sample size n_eff, and the noise of one token sample's map, E Var(Gamma_N(x) | x) ~ 1/tokens
+N_EFF = sp.Symbol("n_eff")
+TOKEN_NOISE = Math(r"\mathbb{E}\operatorname{Var}(\Gamma_{N}(x) \mid x) \sim 1/\mathrm{tokens}")
 SOURCE = "Paper D, the attention map of a measure and its infinite-token limit (reconstructed; authors' code)"
 
 
@@ -41,7 +46,13 @@ def _z_threshold(m: int) -> float:
     return float(stats.norm.ppf(1 - ALPHA / (2 * m)))
 
 
-def _z_evidence(what: str, closed: np.ndarray, mc, n: int, extra: str = "") -> Evidence:
+def _whole(x: float) -> Number:
+    """``x`` as a Number printed to the unit, as ``:.0f`` printed it (an effective sample size, at least 1)."""
+    whole = np.isfinite(x) and abs(x) >= 1
+    return Number(x, digits=min(17, int(np.floor(np.log10(abs(x)))) + 1) if whole else 1)
+
+
+def _z_evidence(what: str, closed: np.ndarray, mc, n: int, extra: tuple = ()) -> Evidence:
     z = np.abs(mc.estimate - closed) / np.maximum(mc.se, 1e-300)
     m = z.size
     thr = _z_threshold(m)
@@ -50,9 +61,10 @@ def _z_evidence(what: str, closed: np.ndarray, mc, n: int, extra: str = "") -> E
     ev = Evidence(
         metric=f"max |MC - closed form| / standard error over {m} coordinates of {what}", observed=float(z.max()),
         threshold=thr, passed=bool(z.max() <= thr),
-        reason=f"Bonferroni z at family-wise false-alarm rate {ALPHA:g} over {m} delta-method z-scores of the "
-               f"self-normalised estimator over {n} tokens (its bias is O(1/N), far below its standard error; "
-               f"smallest effective sample size {low_neff:.0f}){extra}",
+        reason=reason("Bonferroni ", Math(sp.Symbol("z")), " at family-wise false-alarm rate ",
+                      Number(ALPHA, digits=6), " over ", m, " delta-method z-scores of the self-normalised estimator "
+                      "over ", n, " tokens (its bias is ", Math(sp.Function("O")(1 / sp.Symbol("N"))), ", far below "
+                      "its standard error; smallest effective sample size ", _whole(low_neff), ")", *extra),
         analytic=float(closed[worst]), numeric=float(mc.estimate[worst]), uncertainty=float(mc.se[worst]),
         findings=MapFindings(float(z.max()), thr, m, low_neff))
     if low_neff < MIN_NEFF:
@@ -112,7 +124,8 @@ def sphere_map(p: dict, ctx: Context) -> Evidence:
         mc = tilted_average(Y, Y @ V.T, X @ A.T, 1.0 / p["tau"])
         est.append(mc.estimate), se.append(mc.se), neff.append(mc.n_eff)
     mc = TiltedAverage(np.concatenate(est), np.concatenate(se), np.concatenate(neff))
-    return _z_evidence("Gamma_mu(x)", np.concatenate(closed), mc, p["n"], f"; ||A||_2 in {p['scales']}")
+    return _z_evidence("Gamma_mu(x)", np.concatenate(closed), mc, p["n"],
+                       ("; ", Math(sp.Symbol(r"\|A\|_{2}")), " in ", *listing(scales, digits=6)))
 
 
 @check(id="tsc.pushforward_moments", compares="the mean and covariance of the push-forward (Gamma_mu)#mu of a "
@@ -151,13 +164,15 @@ def pushforward_moments(p: dict, ctx: Context) -> Evidence:
     return Evidence(
         metric=f"max |batch average - closed form| / standard error over the {p['d']} mean and "
                f"{k - p['d']} covariance entries", observed=float(t.max()), threshold=thr, passed=bool(t.max() <= thr),
-        reason=f"Bonferroni Student t ({B - 1} degrees of freedom, over {B} independent batches) at family-wise "
-               f"false-alarm rate {ALPHA:g} over {k} entries; the covariance is the symmetrised cross-covariance of the "
-               f"outputs of two independent token samples at the same queries (so the noise of each, E Var(Gamma_N(x) "
-               f"| x) ~ 1/tokens, does not inflate it); what remains is the ratio estimator's bias, "
-               f"O(1/n_eff) relative, n_eff = {n_eff:.3g} the effective sample size of the attention weights "
-               f"(harmonic mean over the first batch's queries), far below the standard errors where n_eff >= "
-               f"{MIN_NEFF}; the worst entry is a {what} entry",
+        reason=reason("Bonferroni Student t (", B - 1, " degrees of freedom, over ", B, " independent batches) at "
+                      "family-wise false-alarm rate ", Number(ALPHA, digits=6), " over ", k, " entries; the "
+                      "covariance is the symmetrised cross-covariance of the outputs of two independent token "
+                      "samples at the same queries (so the noise of each, ", TOKEN_NOISE, ", does not inflate it); "
+                      "what remains is the ratio estimator's bias, ", Math(sp.Function("O")(1 / N_EFF)),
+                      " relative, ", Math(N_EFF), " = ", Number(n_eff, digits=3), " the effective sample size of the "
+                      "attention weights (harmonic mean over the first batch's queries), far below the standard "
+                      "errors where ", Math(N_EFF), " ", Math(r"\geq"), " ", Number(MIN_NEFF), "; the worst entry is "
+                      f"a {what} entry"),
         analytic=float(target[worst]), numeric=float(rows.mean(axis=0)[worst]), uncertainty=float(se[worst]),
         findings=MapFindings(float(t.max()), thr, k, float(p["tokens"])),
         unresolved=None if n_eff >= MIN_NEFF else (

@@ -17,9 +17,11 @@ for all i) or a missing R^2 or lambda_i changes entries by tens of percent, hund
 from __future__ import annotations
 
 import numpy as np
+import sympy as sp
 from scipy import stats
 
 from attnverify.checks.plugin import Context, Evidence, Param, check
+from attnverify.checks.reason import Math, Number, item, reason
 from attnverify.checks.tsc import _model as THEORY
 from attnverify.checks.tsc.findings import MapFindings, sphere_cov_problem
 from attnverify.numerics.tsc import hardmax as HARDMAX
@@ -54,19 +56,22 @@ def sphere_covariance(p: dict, ctx: Context) -> Evidence:
     t = np.abs(rows.mean(axis=0) - target) / np.maximum(se, 1e-300)
     thr = float(stats.t.ppf(1 - ALPHA / (2 * k), B - 1))
     worst = int(np.argmax(t))
-    cert = ""
+    cert: tuple = ()
     passed = bool(t.max() <= thr)
     if d <= CERTIFY_D:
         gap = ctx.theory.sphere_hardmax_certificate(A)
         passed = passed and gap <= 1e-9
-        cert = (f"; the quadrature's c_i are within {gap:.1e} (relative) of their Arb enclosures (certified at "
-                f"d = {d} <= {CERTIFY_D}; tolerance 1e-9, the quadrature's requested accuracy 1e-11 with margin)")
+        cert = item("; the quadrature's ", Math(sp.Symbol("c_i")), " are within ", Number(gap, digits=2), " (relative) "
+                "of their Arb enclosures (certified at ", Math(sp.Symbol("d")), " = ", Number(d), " ", Math(r"\leq"),
+                " ", Number(CERTIFY_D), "; tolerance ", Number(1e-9, digits=1), ", the quadrature's requested "
+                "accuracy ", Number(1e-11, digits=1), " with margin)")
     return Evidence(
         metric=f"max |batch-mean covariance - closed form| / standard error over {k} entries",
         observed=float(t.max()), threshold=thr, passed=passed,
-        reason=f"Bonferroni Student t ({B - 1} degrees of freedom, {B} independent batches of {p['queries']} "
-               f"queries) at family-wise false-alarm rate {ALPHA:g} over {k} entries; each batch's covariance is "
-               f"unbiased and the quadrature's relative error (< 1e-10) is far below the standard errors (median "
-               f"relative {np.median(se / np.maximum(np.abs(target), 1e-300)):.1e}){cert}",
+        reason=reason("Bonferroni Student t (", B - 1, " degrees of freedom, ", B, " independent batches of ",
+                      p["queries"], " queries) at family-wise false-alarm rate ", Number(ALPHA, digits=6), " over ",
+                      k, " entries; each batch's covariance is unbiased and the quadrature's relative error (< ",
+                      Number(1e-10, digits=1), ") is far below the standard errors (median relative ",
+                      Number(np.median(se / np.maximum(np.abs(target), 1e-300)), digits=2), ")", *cert),
         analytic=float(target[worst]), numeric=float(rows.mean(axis=0)[worst]), uncertainty=float(se[worst]),
         findings=MapFindings(float(t.max()), thr, k, float(B * p["queries"])))

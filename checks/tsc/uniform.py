@@ -15,8 +15,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import sympy as sp
 
 from attnverify.checks.plugin import ClaimVerdict, Context, Evidence, Param, Perturbation, check, claim, judges
+from attnverify.checks.reason import Math, listing, reason
+from attnverify.checks.reason_values import measured_power, number_or_na
 from attnverify.checks.tsc import _model as THEORY
 from attnverify.checks.tsc.findings import consistency_evidence
 from attnverify.numerics.tsc import uniform as UNIFORM
@@ -91,10 +94,9 @@ def uniform_curves(p: dict, ctx: Context) -> Evidence:
        perturbations=lambda stated, _r: [Perturbation("rate 1/n", None, stated.restated("n**(-1)"))])
 def uniform_rate_claim(results: dict, stated) -> ClaimVerdict:
     """The stated rate as an upper bound at every radius, and C(R)'s growth (module docstring)."""
-    from attnverify.checks.tsc.claims import stated_exponents
+    from attnverify.checks.tsc.claims import _measured, _sizes, stated_exponents
 
     f = results["tsc.uniform_curves"].findings
-    fmt = judges.fmt
     p = stated_exponents(stated, np.zeros(len(f.radii)), f.n_values)
     R = np.array([r.R for r in f.radii])
     logc = np.array([r.log_constant for r in f.radii])
@@ -104,13 +106,16 @@ def uniform_rate_claim(results: dict, stated) -> ClaimVerdict:
              "log_constant": r.log_constant, "log_constant_se": r.log_constant_se} for r, q in zip(f.radii, p)]
     ev = judges.common.evidence_of(stated, radii=rows, growth_per_unit_R=growth_exp, growth_power_of_R=growth_pow)
     bad = [r for r in rows if r["interval"][0] > r["stated"]]
-    head = (f"sup-error exponents at R = {', '.join(fmt(r) for r in R)} (n = {f.n_values[0]}..{f.n_values[-1]}, "
-            f"{f.reps} repetitions, intervals at level {fmt(f.radii[0].level, 4)})")
+    radius, const = sp.Symbol("R"), sp.Symbol("C")
+    head = reason("sup-error exponents at ", Math(radius), " = ", listing(R), " (", *_sizes(f.n_values),
+                  f", {f.reps} repetitions, intervals at level ", number_or_na(f.radii[0].level, 4), ")")
     if bad:
         r = bad[0]
-        return ClaimVerdict("refuted", f"{head}: at {len(bad)} radii the sup error decays slower than stated",
-                            condition=f"R = {fmt(r['R'])}: exponent {fmt(r['exponent'])} in [{fmt(r['interval'][0])}, "
-                                      f"{fmt(r['interval'][1])}], stated {fmt(r['stated'])}", evidence=ev)
-    c = ", ".join(f"{fmt(np.exp(v), 3)}" for v in logc)
-    return ClaimVerdict("holds", f"{head}: the stated rate holds at every radius; C(R) = {c}: log C grows by "
-                        f"{fmt(growth_exp, 3)} per unit R, or like R^{fmt(growth_pow, 3)}", evidence=ev)
+        return ClaimVerdict("refuted", head.add(f": at {len(bad)} radii the sup error decays slower than stated"),
+                            condition=reason(*_measured(r, "R", "exponent")), evidence=ev)
+    # C(R) at each radius, in the order of the radii above (each printed: two radii may share a value)
+    c = [p for i, v in enumerate(logc) for p in ([", "] * bool(i) + [number_or_na(np.exp(v), 3)])]
+    return ClaimVerdict("holds", head.add(": the stated rate holds at every radius; ",
+                                          Math(sp.Function("C")(radius)), " = ", *c, ": ", Math(sp.log(const)),
+                                          " grows by ", number_or_na(growth_exp, 3), " per unit ", Math(radius), ", or like ",
+                                          *measured_power(radius, growth_pow, 3)), evidence=ev)

@@ -179,7 +179,11 @@ def test_w2_bound_fails_on_a_non_finite_particle_simulation():
     with applied([naive]) as arguments:
         [r] = run(["meanfield.w2_bound"], arguments=arguments).results
     assert r.verdict == "fail" and r.error is None and r.observed >= 1 and r.threshold == 0, (r.verdict, r.error)
-    assert "particle simulation(s) reached a field that is not a finite number (beta = " in str(r.reason)
+    from attnverify.checks.reason import Reason
+    from attnverify.render.reasons import plain
+
+    assert "particle simulation(s) reached a field that is not a finite number" in plain(r.reason)
+    assert r.reason.items and all(plain(Reason(it)).startswith("β = ") for it in r.reason.items)   # where: beta, t
 
 
 @pytest.mark.slow  # two particle runs of the terminal phase, 1-3 minutes each

@@ -198,6 +198,23 @@ def test_html_is_mathml_with_balanced_tags():
     assert 'href="#check-slr-zeta-two-ways"' in page
 
 
+def test_relations_are_well_formed_mathml_and_a_unary_minus_sits_on_its_operand():
+    """SymPy's MathML printer writes a relation's "<" and ">" unescaped; the page must stay well-formed XML. Its
+    LaTeX spaces a unary minus as a binary one ("- \\xi"); the Unicode line writes "-ξ", a difference keeps spaces."""
+    import xml.etree.ElementTree as ET
+
+    import sympy as sp
+
+    theta, xi = sp.symbols("theta xi")
+    r = reason("where ", Math(theta < 0), " and ", Math(sp.Gt(theta, -xi)), ", next to ", Math(-xi))
+    page = R.html(r)
+    root = ET.fromstring(f"<p>{page}</p>")                    # raises on a raw "<" inside <mo>
+    ops = [e.text for e in root.iter() if e.tag.endswith("mo")]
+    assert "<" in ops and ">" in ops
+    assert R.plain(r) == "where θ < 0 and θ > -ξ, next to -ξ"
+    assert R.plain(reason(Math(theta - xi))) == "θ - ξ"
+
+
 @pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is not installed (texlive-latex-base)")
 def test_latex_reason_compiles(tmp_path):
     body = R.latex(_sample())

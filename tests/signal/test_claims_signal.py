@@ -27,6 +27,7 @@ from attnverify.checks.signal.objective import ObjectiveFindings
 from attnverify.checks.signal.ode_tracking import OdeTrackingFindings, TrackingScale
 from attnverify.checks.signal.sign_ambiguity import LimitRow, SignAmbiguityFindings
 from attnverify.numerics.signal.model import SignalModel
+from attnverify.render.reasons import plain
 
 load()
 
@@ -90,7 +91,7 @@ def test_closed_form_objective_holds_as_stated_and_needs_the_check_to_resolve_th
     assert row.verdict == "inconclusive" and "above the 0.01 it needs" in row.reason
     blind = result(OBJ, dataclasses.replace(OBJECTIVE, finite_size_resolved=False, max_abs_z_without_finite_size=2.0))
     row = judge("A.closed_form_objective", blind)
-    assert row.verdict == "inconclusive" and "does not resolve the O(1/L) terms" in row.reason
+    assert row.verdict == "inconclusive" and "does not resolve the O(1/L) terms" in plain(row.reason)
     assert "it needs" not in row.reason                 # the scale is resolved: no sentence says otherwise
 
 
@@ -140,7 +141,7 @@ def test_noise_attention_refuted_branch_reads_the_growing_density_estimate():
     f = _attention({"R/(L-R) growing": 0.3, "R/L fixed": 0.0, "R = sqrt(L)": 1.0}, growing_mc=0.3, fixed_mc=0.0)
     row = judge("A.noise_attention_vanishes", result(ATT, f))
     assert row.verdict == "refuted", row.reason
-    assert "R = 64000" in row.condition and "0.3 +- 0.0001" in row.condition
+    assert "R = 64000" in plain(row.condition) and "0.3 ± 0.0001" in plain(row.condition)
 
 
 def test_noise_attention_holds_along_growing_density_and_refutes_a_fixed_density_statement():
@@ -150,7 +151,7 @@ def test_noise_attention_holds_along_growing_density_and_refutes_a_fixed_density
     assert "R/L fixed: limit 0.94" in row.reason
     fixed = statement_of("A.noise_attention_vanishes").restated("nuisance_mass_vanishes", target="R/L fixed")
     row = judge("A.noise_attention_vanishes", result(ATT, f), stated=fixed)
-    assert row.verdict == "refuted" and "R/L fixed, R = 3200, L = 67200" in row.condition
+    assert row.verdict == "refuted" and "R/L fixed, R = 3200, L = 67200" in plain(row.condition)
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -177,9 +178,9 @@ def test_no_spurious_traps_holds_only_below_the_measured_switch():
 def test_no_spurious_traps_refuted_where_the_drift_points_away_or_a_trap_attracts():
     above = _equilibria(theta=2.0, grid_signs=(-1,) + (1,) * 8, minus=((1.136, "repelling"), (1.538, "attracting")))
     row = judge("A.no_spurious_traps", above)
-    assert row.verdict == "refuted" and "theta = 2" in row.condition
+    assert row.verdict == "refuted" and "θ = 2" in plain(row.condition)
     trap = judge("A.no_spurious_traps", _equilibria(traps=(0.3,)))
-    assert trap.verdict == "refuted" and "rho = 0.3" in trap.condition
+    assert trap.verdict == "refuted" and "ρ = 0.3" in plain(trap.condition)
 
 
 def test_no_spurious_traps_stated_range_is_judged_against_the_bracket():
@@ -227,7 +228,7 @@ def test_up_to_sign_quotes_the_runs_bracket_not_an_injected_theta_star():
 
 def test_up_to_sign_refuted_below_the_switch_and_null_without_runs_from_below():
     row = judge("A.up_to_sign", result(SA, _rows({0.25: (1.0, False)})))
-    assert row.verdict == "refuted" and "theta = 0.25" in row.condition and "certified repelling" in row.condition
+    assert row.verdict == "refuted" and "θ = 0.25" in plain(row.condition) and "certified repelling" in row.condition
     f = _rows({0.25: (1.0, False), 2.0: (-1.0, True)})
     only_above = dataclasses.replace(f, rows=tuple(dataclasses.replace(r, starts=(0.5, 0.95), limits=(1.0, 1.0))
                                                    for r in f.rows))
@@ -239,7 +240,7 @@ def test_up_to_sign_narrows_the_bracket_with_the_measured_drift_next_to_minus_xi
     assert row.verdict == "holds_if" and "[1.136, 1.538]" in row.condition
     stated = statement_of("A.up_to_sign").restated("both_poles_limits", target="fixed, theta > 0.2")
     row = judge("A.up_to_sign", result(SA, _rows({0.25: (1.0, False), 2.0: (-1.0, True)})), stated=stated)
-    assert row.verdict == "refuted" and "theta = 0.25" in row.condition
+    assert row.verdict == "refuted" and "θ = 0.25" in plain(row.condition)
 
 
 def test_up_to_sign_refutes_a_range_that_begins_where_the_drift_shows_minus_xi_repelling():
@@ -251,7 +252,7 @@ def test_up_to_sign_refutes_a_range_that_begins_where_the_drift_shows_minus_xi_r
     paper = statement_of("A.up_to_sign")
     row = judge("A.up_to_sign", runs, _equilibria(), stated=paper.restated("both_poles_limits",
                                                                            target="fixed, theta > 1"))
-    assert row.verdict == "refuted" and "theta = 1.136" in row.condition and "-xi repels" in row.condition, row
+    assert row.verdict == "refuted" and "θ = 1.136" in plain(row.condition) and r"$- \xi$ repels" in row.condition, row
     assert judge("A.up_to_sign", runs, _equilibria(), stated=paper.restated(
         "both_poles_limits", target="fixed, theta > 1.6")).verdict == "holds"
     other = _equilibria()
@@ -266,7 +267,7 @@ def test_any_initialisation_refutes_a_single_pole_statement():
     assert judge("A.any_initialisation", result(SA, f)).verdict == "holds"
     only_plus = statement_of("A.any_initialisation").restated("limits_are_poles", target="+xi")
     row = judge("A.any_initialisation", result(SA, f), stated=only_plus)
-    assert row.verdict == "refuted" and "theta=2" in row.condition
+    assert row.verdict == "refuted" and "θ = 2" in plain(row.condition)
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -293,7 +294,7 @@ def test_reported_alignment_holds_if_the_schedule_the_runs_found():
     runs reach 0.9965 after 12000 steps, and the condition quotes that schedule, run and tested."""
     row = judge("A.reported_alignment", result(AL, _alignment(PAPER_RUN)))
     assert row.verdict == "holds_if", row.reason
-    assert "12000..12000 steps" in row.condition and "d = 20" in row.condition
+    assert "12000..12000 steps" in row.condition and "d = 20" in plain(row.condition)
     # the distance counts our 30 runs' error and the figure's own (sd / sqrt(30)): 0.0092 / hypot(0.0006, 0.0006)
     dist = (0.9965 - 0.9873) / math.hypot(0.0006, 0.0033 / math.sqrt(30))
     assert "goes from 0.9873" in row.reason and f"below the stated 0.9965 by {dist:.3g} standard errors" in row.reason
@@ -328,7 +329,7 @@ def test_reported_alignment_refuted_only_when_no_protocol_reaches_it_or_the_prot
 
 def test_reported_alignment_off_protocol_is_inconclusive_and_names_the_difference():
     row = judge("A.reported_alignment", result(AL, _alignment(PAPER_RUN, R=50, L=1050, theta=2.0)))
-    assert row.verdict == "inconclusive" and "R = 50 (stated protocol: 500)" in row.reason
+    assert row.verdict == "inconclusive" and "R = 50 (stated protocol: 500)" in plain(row.reason)
 
 
 def test_reported_alignment_own_perturbations_refute_a_shift_of_k_protocol_standard_errors():

@@ -14,6 +14,7 @@ from attnverify.checks.plugin import Mutant
 from attnverify.selftest.mutants import all_mutants
 from attnverify.checks.claims import CLAIMS, evaluate_claim
 from attnverify.checks.registry import load
+from attnverify.render.reasons import plain
 from check_runs import run_check
 
 load()
@@ -94,11 +95,11 @@ def test_ode_claim_holds_from_a_run_and_is_inconclusive_when_unresolved():
     coarse = tuple(dataclasses.replace(s, fitted_scale_se=0.2) for s in res.findings.scales)
     ev = dataclasses.replace(res.evidence, findings=dataclasses.replace(res.findings, scales=coarse))
     row = evaluate_claim(CLAIMS["A.ode_tracks_sga"], {res.id: dataclasses.replace(res, evidence=ev)})
-    assert row.verdict == "inconclusive" and "resolves the scale of F only to 0.2" in row.reason
+    assert row.verdict == "inconclusive" and "resolves the scale of F only to 0.2" in plain(row.reason)
 
 
 def test_alignment_claim_is_inconclusive_off_the_stated_protocol():
     res = _run("signal.alignment_30_runs", n_runs=8, n_steps=60, n_energy=40)
     row = evaluate_claim(CLAIMS["A.reported_alignment"], {res.id: res})
     assert row.verdict == "inconclusive" and "did not run the stated protocol" in row.reason
-    assert "R = 50 (stated protocol: 500)" in row.reason
+    assert "R = 50 (stated protocol: 500)" in plain(row.reason)

@@ -10,6 +10,7 @@ import pytest
 from attnverify.checks.claims import CLAIMS, evaluate_claim
 from attnverify.checks.evidence import Evidence, Result
 from attnverify.checks.plugin import Mutant
+from attnverify.render.reasons import plain
 from check_runs import run_check
 
 
@@ -78,7 +79,7 @@ def test_up_to_sign_refuted_below_theta_star():
     res = _run("signal.sign_ambiguity", thetas=(0.25,), runs_per_start=1, starts=(-0.95, 0.95))
     assert res.verdict == "pass", res.error
     v = evaluate_claim(CLAIMS["A.up_to_sign"], {res.id: res})
-    assert v.verdict == "refuted" and "theta = 0.25" in v.condition
+    assert v.verdict == "refuted" and "θ = 0.25" in plain(v.condition)
     assert v.evidence["signal.sign_ambiguity"]["limits"]["theta=0.25"] == [1]
 
 
@@ -92,7 +93,7 @@ def test_any_initialisation_refuted_by_a_run_resting_inside():
     ev = Evidence(metric="m", observed=0.0, threshold=0.0, reason="r", passed=True, findings=findings)
     v = evaluate_claim(CLAIMS["A.any_initialisation"], {"signal.sign_ambiguity": Result(
         "signal.sign_ambiguity", "claim", "source", "pass", {}, 0.0, ev)})
-    assert v.verdict == "refuted" and "rho0=-0.5" in v.condition and "0.2" in v.condition
+    assert v.verdict == "refuted" and "ρ₀ = -0.5" in plain(v.condition) and "ρ = 0.2" in plain(v.condition)
 
 
 def test_drift_estimator_sign_matches_hand_limit():

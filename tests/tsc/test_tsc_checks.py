@@ -13,6 +13,7 @@ from attnverify.checks.runner import run
 from attnverify.checks.tsc._model import gaussian_moments, horizon_forms, sphere_gain, sphere_limits
 from attnverify.checks.tsc.selftest import mutants
 from attnverify.numerics.tsc.selfnormalised import tilted_average
+from attnverify.render.reasons import plain
 from attnverify.selftest.mutation import run_mutant
 
 FAST = ["tsc.gaussian_map", "tsc.sphere_map", "tsc.pushforward_moments", "tsc.horizons", "tsc.uniform_curves"]
@@ -127,7 +128,7 @@ def test_pushforward_moments_where_one_token_takes_the_weight_is_unresolved_not_
     assert r.verdict == "error" and r.error.startswith("Unresolved: the attention weights' effective sample size"), \
         r.error
     ok = run(["tsc.pushforward_moments"], seed=0).results[0]
-    assert ok.verdict == "pass" and "n_eff = " in str(ok.reason)
+    assert ok.verdict == "pass" and "n_eff = " in plain(ok.reason)
     rng = np.random.default_rng(0)
     Y, X = rng.standard_normal((500, 3)), rng.standard_normal((4, 3))
     assert np.allclose(tilted_average(Y, Y, 0.0 * X, 1.0).n_eff, 500.0)             # equal weights: n

@@ -1,0 +1,89 @@
+"""A verdict's text is typed (issue: structured verdict text): every claim evaluator builds its reason and its
+condition, and every check the reason of its evidence, from parts (words, :class:`~attnverify.checks.reason.Math`, :class:`~attnverify.checks.reason.Number`),
+never as an f-string that prints numbers into words or mathematics as ASCII.
+
+Read from the source (every branch, not only those a run reaches): in each ``ClaimVerdict(...)`` and ``Evidence(...)``
+of the checks package, no number is formatted into the words of the reason or the condition (an f-string field with a format
+specification, or a call of a number formatter: a number is a Number part), and no string in them holds ASCII
+mathematics (:func:`attnverify.render.ascii_math.spans`, the same reader that typesets plain strings in the
+LaTeX). An f-string that joins words (``f" ({where})"``) is words."""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from attnverify.render.ascii_math import spans
+
+CHECKS = Path(__file__).resolve().parents[2] / "checks"
+NUMBER_FORMATTERS = {"fmt", "num", "decimal", "format", "round", "float", "int"}
+TEXT_BUILDERS = {"reason", "item", "add", "Text", "Reason", "join", "str"}
+
+
+def _verdict_texts(tree: ast.AST):
+    """(line, node) of every reason and condition argument of a ClaimVerdict call, and of every reason of a
+    check's Evidence (what it compares and why its threshold is what it is)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            name = getattr(node.func, "id", None) or getattr(node.func, "attr", None)
+            if name == "ClaimVerdict":
+                for arg in node.args[1:3] + [k.value for k in node.keywords if k.arg in ("reason", "condition")]:
+                    yield node.lineno, arg
+            elif name == "Evidence":
+                for arg in node.args[3:4] + [k.value for k in node.keywords if k.arg == "reason"]:
+                    yield node.lineno, arg
+
+
+def _prints_a_number(field: ast.FormattedValue) -> bool:
+    """An f-string field that prints a number: a format specification (``{x:.3g}``) or a formatter's call."""
+    if field.format_spec is not None:
+        return True
+    fn = field.value.func if isinstance(field.value, ast.Call) else None
+    return (getattr(fn, "id", None) or getattr(fn, "attr", None)) in NUMBER_FORMATTERS
+
+
+def _text_nodes(node: ast.AST):
+    """The nodes of a reason's expression that are its text: through the reason builders' arguments, f-strings,
+    concatenations, conditionals and sequences; not into a subscript's key or another call's arguments (a
+    ``Math(sp.Symbol("beta"))`` or ``p["beta"]`` is no text)."""
+    yield node
+    if isinstance(node, ast.Subscript):
+        children = [node.value]
+    elif isinstance(node, ast.Call):
+        name = getattr(node.func, "id", None) or getattr(node.func, "attr", None)
+        children = ([*node.args, *(k.value for k in node.keywords)] if name in TEXT_BUILDERS else []) + \
+            ([node.func.value] if isinstance(node.func, ast.Attribute) else [])
+    else:
+        children = list(ast.iter_child_nodes(node))
+    for child in children:
+        yield from _text_nodes(child)
+
+
+def _sources() -> list[Path]:
+    return sorted(p for p in CHECKS.rglob("*.py")
+                  if any(True for _ in _verdict_texts(ast.parse(p.read_text(encoding="utf-8")))))
+
+
+@pytest.mark.parametrize("path", _sources(), ids=lambda p: str(p.relative_to(CHECKS)))
+def test_claim_verdict_text_is_built_from_parts(path):
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    bad = []
+    for line, arg in _verdict_texts(tree):
+        for node in _text_nodes(arg):
+            if isinstance(node, ast.FormattedValue) and _prints_a_number(node):
+                bad.append(f"line {line}: a number formatted into words ({ast.unparse(node.value)}): "
+                           "a Number part")
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str) and spans(node.value):
+                bad.append(f"line {line}: ASCII mathematics {spans(node.value)} in {node.value!r}")
+    assert not bad, "\n".join(bad)
+
+
+def test_the_reader_finds_ascii_mathematics_and_leaves_words():
+    """The reader this test relies on: Greek names, scripts and products are mathematics; words and check ids
+    are not; mathematics between dollars is already typed."""
+    assert spans("rests at rho = 0.7") == [r"\rho"]
+    assert spans("W2(mu^beta_t, Pi#mu_0)") and spans("eta_k = 2/(k + 100)")
+    assert spans("the check did not run the stated protocol") == []
+    assert spans("signal.objective_vs_montecarlo confirms") == []
+    assert spans(r"at $\beta = 2$") == []
