@@ -86,6 +86,8 @@ def build_parser() -> Parser:
                         help="a model option of the paper (attnverify list --models): the derivation at that value")
     derive.add_argument("--width", default=None, help="columns of the output (default: the terminal's)")
     latex = sub.add_parser("latex", help="write a LaTeX document: the derivations (and the audit)")
+    latex.add_argument("models", nargs="*", metavar="MODEL", help="papers by model name or key: their derivations "
+                       "and checks only (default: all)")
     latex.add_argument("-o", "--output", required=True, metavar="FILE.tex",
                        help="the LaTeX file to write (its figures go to FILE_figures/ beside it)")
     latex.add_argument("--from-json", metavar="PATH", help="take the audit from a JSON report (figures from the "

@@ -22,9 +22,13 @@ def cmd_derive(args: argparse.Namespace) -> int:
 
 
 def cmd_latex(args: argparse.Namespace) -> int:
+    """Write the LaTeX document: the derivations of the papers named (model names or keys; all by default), and
+    the audit of their checks (run now, or read with --from-json as it was written)."""
+    from attnverify.checks.registry import paper
     from attnverify.render.latex import document
     from attnverify.outputs import write_text
 
+    models = tuple(dict.fromkeys(paper(name).model for name in args.models)) if args.models else None
     out = Path(args.output)
     figures_dir = out.parent / f"{out.stem}_figures"
     report, figures = None, {}
@@ -51,7 +55,8 @@ def cmd_latex(args: argparse.Namespace) -> int:
     else:
         from attnverify.render.report import plot_file_name, report_dict, save_plot
 
-        rep = run_with_outputs(RunOptions(seed=non_negative_int("--seed", args.seed), quiet=args.quiet), None)
+        rep = run_with_outputs(RunOptions(seed=non_negative_int("--seed", args.seed), quiet=args.quiet),
+                               None if models is None else list(models))
         report = report_dict(rep)
         for r in rep.results:
             for i, plot in enumerate(r.evidence.plots if r.evidence else []):
@@ -60,7 +65,7 @@ def cmd_latex(args: argparse.Namespace) -> int:
                 save_plot(plot, path)
                 figures.setdefault(r.id, []).append(path)
     rel = {cid: [_relative(p, out.parent) for p in paths] for cid, paths in figures.items()}
-    write_text(out, document(report, figures=rel, fragment=args.fragment))
+    write_text(out, document(report, figures=rel, fragment=args.fragment, models=models))
     print(f"wrote {args.output}")
     return 0
 

@@ -169,11 +169,13 @@ def figures_part(report: dict, figures: dict[str, list[str]]) -> list[str]:
     return parts
 
 
-def _compute_sections() -> tuple[list[str], list[tuple[str, str]]]:
+def _compute_sections(models: tuple[str, ...] | None = None) -> tuple[list[str], list[tuple[str, str]]]:
     from attnverify.checks.registry import papers
 
     parts, all_labels = [], []
     for paper in papers():
+        if models is not None and paper.model not in models:
+            continue
         for section in paper.sections():
             sec, labels = derivation_section(section.title, derivation(paper.model, **section.options), section.key)
             parts += sec
@@ -181,10 +183,10 @@ def _compute_sections() -> tuple[list[str], list[tuple[str, str]]]:
     return parts, all_labels
 
 
-def derivation_sections() -> tuple[list[str], list[tuple[str, str]]]:
-    """The derivation sections and their equation labels, cached beside the derivations (keyed by the code
-    version and the sources of this module and the notation module): typesetting the long expressions takes
-    seconds, reading them back none."""
+def derivation_sections(models: tuple[str, ...] | None = None) -> tuple[list[str], list[tuple[str, str]]]:
+    """The derivation sections of every registered paper (of those whose model names are ``models``), and their
+    equation labels, cached beside the derivations (keyed by the code version, the sources of this module and the
+    notation module, and the selection): typesetting the long expressions takes seconds, reading them back none."""
     import hashlib
     import json
     import os
@@ -197,7 +199,7 @@ def derivation_sections() -> tuple[list[str], list[tuple[str, str]]]:
 
     sources = "".join(Path(m.__file__).read_text() for m in (sys.modules[__name__], notation, exprs, breaking,
                                                               latex_math, kinds))
-    key = hashlib.sha256((code_version() + sources).encode()).hexdigest()[:16]
+    key = hashlib.sha256((code_version() + sources + repr(models)).encode()).hexdigest()[:16]
     path = None if root is None else root / "derivations" / f"latex-{key}.json"
     if path is not None and path.is_file():
         try:
@@ -205,7 +207,7 @@ def derivation_sections() -> tuple[list[str], list[tuple[str, str]]]:
             return parts, [tuple(x) for x in labels]
         except (OSError, ValueError):
             pass
-    parts, labels = _compute_sections()
+    parts, labels = _compute_sections(models)
     if path is not None:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -226,8 +228,10 @@ PREAMBLE = [
 ]
 
 
-def document(report: dict | None, *, figures: dict[str, list[str]] | None = None, fragment: bool = False) -> str:
-    """The document: the derivations of every registered paper (its sections), then, when ``report`` (a JSON
+def document(report: dict | None, *, figures: dict[str, list[str]] | None = None, fragment: bool = False,
+             models: tuple[str, ...] | None = None) -> str:
+    """The document: the derivations of every registered paper (its sections; of the papers whose model names are
+    ``models``), then, when ``report`` (a JSON
     report dict) is given, the audit table, the claims ledger and the figures (``figures``: check id -> paths
     relative to the document; their captions take the report's ``plot_titles``). ``fragment``: the body only, to
     ``\\input`` into a paper that loads amsmath, amssymb, graphicx, longtable and array."""
@@ -239,7 +243,7 @@ def document(report: dict | None, *, figures: dict[str, list[str]] | None = None
               r"[$\approx$ approximation] a truncated expansion, with what it neglects; [$\models$ assumption] part "
               r"of the model, not derived; [\S{} the paper's statement] reproduced as stated. Each equation is "
               r"labelled \texttt{eq:}\emph{section}\texttt{:}\emph{name}; the labels are listed at the end.", ""]
-    sections, all_labels = derivation_sections()
+    sections, all_labels = derivation_sections(models)
     parts += sections
     if report is not None:
         parts += [r"\section{Audit}",

@@ -154,8 +154,10 @@ def test_an_outside_paper_appears_in_every_command(example, tmp_path, capsys):
     assert main(["derive", "partition"]) == 0
     assert "exp" in capsys.readouterr().out
     tex = tmp_path / "d.tex"
-    assert main(["latex", "--derivations-only", "-o", str(tex)]) == 0
-    assert "partition function" in tex.read_text()
+    assert main(["latex", "partition", "--derivations-only", "-o", str(tex)]) == 0
+    text = tex.read_text()
+    assert "partition function" in text
+    assert text.count(r"\section[") == sum(1 for _ in example.sections())       # the papers named, no other
     assert main(["list", "--quantities"]) == 0
     assert "partition.mean_Z" in capsys.readouterr().out
 

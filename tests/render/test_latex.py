@@ -238,3 +238,11 @@ def test_fragment_goes_into_a_paper(tmp_path):
     out = compile_tex(paper, tmp_path)
     assert "undefined" not in out.lower()
     assert r"\newlabel{eq:A:J-fixed}" in (tmp_path / "paper.aux").read_text()
+
+
+def test_latex_refuses_an_unknown_paper_before_any_work(tmp_path, capsys):
+    """A paper selection is read before anything runs: an unknown name is one line naming it, exit 2, no file."""
+    tex = tmp_path / "x.tex"
+    assert main(["latex", "nosuchmodel", "--derivations-only", "-o", str(tex)]) == 2
+    err = capsys.readouterr().err
+    assert "unknown model 'nosuchmodel'" in err and len(err.strip().splitlines()) == 1 and not tex.exists()
