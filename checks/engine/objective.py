@@ -24,7 +24,7 @@ import numpy as np
 import sympy as sp
 
 from attnverify.checks.context import Context
-from attnverify.checks.engine._common import (comparable, family_z, measured_correction, power_rule,
+from attnverify.checks.engine._common import (comparable, family_z, measured_correction, power_rule, with_rounding,
                                               register_grid_check,
                                               simulate_lengths, t_to_z, trained_query)
 from attnverify.checks.engine._sizes import MAX_REMAINDER_OVER_SE
@@ -52,7 +52,7 @@ def run(p: dict, ctx: Context) -> Evidence:
     bound_m = measured_correction([e.mass.mean for e in ests], [e.mass.se for e in ests], Ls)
     for L, v, est in zip(Ls, vals, ests):
         J_fin, J_lim = T.evaluate("J_finite", v, **pt), T.evaluate("J_limit", v, **pt)
-        mc, se = est.objective.mean, est.objective.se
+        mc, se = est.objective.mean, with_rounding(est.objective.se, J_fin)
         keep = comparable(model, v, rhos, L, J_fin - J_lim, se, bound_J and bound_J(L))
         left_out += [(L, tuple(np.round(r, 4))) for r in rhos[~keep]]
         z = t_to_z(mc - J_fin, se, n)[keep]
@@ -68,7 +68,7 @@ def run(p: dict, ctx: Context) -> Evidence:
         for c, comp in enumerate(model.components):
             m_fin = T.evaluate(f"mass_finite.{comp.name}", v, **pt)
             m_lim = T.evaluate(f"mass.{comp.name}", v, **pt)
-            m_se = est.mass.se[:, c]
+            m_se = with_rounding(est.mass.se[:, c], m_fin)
             ok = comparable(model, v, rhos, L, m_fin - m_lim, m_se, bound_m and bound_m(L)[:, c])
             zm.append(t_to_z(est.mass.mean[:, c] - m_fin, m_se, n)[ok])
         z_all += [z, np.array(zc), *zm]
