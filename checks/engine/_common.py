@@ -175,7 +175,9 @@ def comparable(model, vals: dict, rhos: np.ndarray, L: int, corr: np.ndarray, se
     form whose O(1/L) terms are inflated is then compared and rejected, not excused as outside the expansion."""
     ratio = expansion_ratio(model, vals, rhos, L)
     size = np.abs(corr) if measured is None else np.minimum(np.abs(corr), measured)
-    return (ratio <= MAX_EXPANSION_RATIO) & (ratio * size <= MAX_REMAINDER_OVER_SE * se)
+    inside = ratio <= MAX_EXPANSION_RATIO                       # an infinite ratio (or a NaN size) is outside
+    with np.errstate(invalid="ignore", over="ignore"):
+        return inside & (np.where(inside, ratio, 0.0) * size <= MAX_REMAINDER_OVER_SE * se)
 
 
 #: standard errors added to the measured O(1/L) coefficient (an upper bound of its size)

@@ -59,8 +59,10 @@ def _moment_functions(model) -> tuple:
     return tuple(tuple(r) for r in out), len(coords)
 
 
-def relative_moments(model, values: Mapping, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(m_2, m_3) at the query coordinates ``points`` ((r, n_coords)), the larger over the random sign."""
+def log_relative_moments(model, values: Mapping, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(log m_2, log m_3) at the query coordinates ``points`` ((r, n_coords)), the larger over the random sign: in
+    log-space throughout, so that scores of any size give finite logs (m_j itself overflows float64 beyond
+    scores of about 700)."""
     fns, ncoord = _moment_functions(model)
     args = [float(values[p.name]) for p in model.parameters]
     sub = {p.symbol: values[p.name] for p in model.parameters}
@@ -68,21 +70,28 @@ def relative_moments(model, values: Mapping, points: np.ndarray) -> tuple[np.nda
     pis /= pis.sum()
     pts = np.atleast_2d(np.asarray(points, dtype=float))
     cols = [pts[:, i] for i in range(ncoord)] + [np.zeros(len(pts))] * (ncoord - pts.shape[1])
-    m2 = np.zeros(len(pts))
-    m3 = np.zeros(len(pts))
+    l2 = np.full(len(pts), -np.inf)
+    l3 = np.full(len(pts), -np.inf)
     for rows in fns:
         logs = np.array([[np.broadcast_to(np.asarray(v, float), (len(pts),)) for v in f(*args, *cols)] for f in rows])
         # logs: (C, 3, r); log sum_c pi_c M_c(j a) by log-sum-exp
-        lp = np.log(pis)[:, None, None] + logs
+        with np.errstate(divide="ignore"):
+            lp = np.log(pis)[:, None, None] + logs
         top = lp.max(axis=0)
         lsum = top + np.log(np.exp(lp - top).sum(axis=0))             # (3, r)
-        m2 = np.maximum(m2, np.exp(lsum[1] - 2 * lsum[0]))
-        m3 = np.maximum(m3, np.exp(lsum[2] - 3 * lsum[0]))
-    return m2, m3
+        l2 = np.maximum(l2, lsum[1] - 2 * lsum[0])
+        l3 = np.maximum(l3, lsum[2] - 3 * lsum[0])
+    return l2, l3
+
+
+#: the largest log-ratio taken out of log-space (e^700 is finite in float64); beyond it the ratio is infinite
+_LOG_MAX = 700.0
 
 
 def expansion_ratio(model, values: Mapping, points: np.ndarray, L: int) -> np.ndarray:
     """The predicted remainder as a fraction of the O(1/L) terms, C_R m_3 / (m_2 L), at each point (module
-    docstring); ``values`` at the sequence length L."""
-    m2, m3 = relative_moments(model, values, points)
-    return C_R * m3 / (m2 * L)
+    docstring); ``values`` at the sequence length L. Computed from the logs of the moments: +inf (far outside the
+    expansion's range) where it exceeds e^700, never an overflow or a NaN."""
+    l2, l3 = log_relative_moments(model, values, points)
+    log_ratio = np.log(C_R) + l3 - l2 - np.log(L)
+    return np.where(log_ratio > _LOG_MAX, np.inf, np.exp(np.minimum(log_ratio, _LOG_MAX)))

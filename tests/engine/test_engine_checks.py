@@ -202,3 +202,32 @@ def test_a_difference_at_the_rounding_level_is_no_disagreement(two_signals):
     assert np.array_equal(with_rounding(se[:2], np.array([3.0, 0.5])), se[:2])
     assert with_rounding(se[2:], np.array([1.0]))[0] == 2 * ROUNDING and ROUNDING < 2e-14
     assert overrides_for(check, NEAR_DETERMINISTIC)["sigma"] == NEAR_DETERMINISTIC["sigma"]
+
+
+#: a model of the first model-file sweep (seed 8, draw 0): scores of about beta theta^2 = 1e8, where the relative
+#: moments m_j of the delta method's remainder overflow float64; the checks raised FloatingPointError there
+HUGE_SCORES = {"theta1": 500.0, "theta2": 300.0, "beta": 453.476364308282, "sigma": 0.17720403757042044,
+               "R1": 203, "R2": 1, "L": 248, "d": 3}
+
+
+def test_huge_scores_are_outside_the_expansion_not_an_overflow(two_signals):
+    """The predicted remainder is computed from the logs of the moments: at scores of 1e8 it is +inf (no overflow,
+    no NaN, under the runner's errstate), so the finite-size checks refuse the model before any work, naming the
+    rule, instead of erring mid-run."""
+    import numpy as np
+
+    from attnverify.checks.engine._bridge import scaled_values
+    from attnverify.checks.engine._common import model_point
+    from attnverify.checks.engine._sizes import expansion_ratio
+    from attnverify.checks.params import InputError
+    from attnverify.selftest.model_sweep import overrides_for
+
+    model = two_signals.model_object
+    vals = scaled_values(model, model_point(model, HUGE_SCORES), 248)
+    with np.errstate(over="raise", invalid="raise", divide="raise"):          # the runner's, and a log of 0
+        ratio = expansion_ratio(model, vals, np.array([[0.6, 0.0], [0.0, 1.0]]), 248)
+    assert np.all(np.isinf(ratio)) and np.all(ratio > 0)
+    for name in ("finite_size_correction", "reduced_field_vs_drift"):
+        check = REGISTRY[f"two_signals.{name}"]
+        with pytest.raises(InputError, match="remainder is predicted above"):
+            check.resolve("quick", overrides_for(check, HUGE_SCORES))
