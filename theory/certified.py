@@ -135,17 +135,12 @@ def _binary(man: int, exp: int) -> arb:
 
 def _min(*xs: arb) -> arb:
     """The ball of min(x, y, ...) over every point of the argument balls."""
-    out = arb(xs[0])
-    for x in xs[1:]:
-        out = out.min(arb(x))
-    return out
+    return functools.reduce(lambda out, x: out.min(arb(x)), xs[1:], arb(xs[0]))
 
 
 def _max(*xs: arb) -> arb:
-    out = arb(xs[0])
-    for x in xs[1:]:
-        out = out.max(arb(x))
-    return out
+    """The ball of max(x, y, ...) over every point of the argument balls."""
+    return functools.reduce(lambda out, x: out.max(arb(x)), xs[1:], arb(xs[0]))
 
 
 def _bessel_i(nu, x) -> arb:
@@ -317,7 +312,8 @@ class RootBox:
 
 def root_boxes(h: Callable, dh: Callable, lo, hi, tol: float, max_boxes: int) -> list[RootBox]:
     """Every zero of h in [lo, hi], enclosed in boxes sorted by their lower end (the method: :func:`isolate_roots`).
-    More than ``max_boxes`` boxes examined: ValueError (h is degenerate, e.g. vanishes on an interval)."""
+    More than ``max_boxes`` boxes examined: OutsideCertifiedRange (h is degenerate, e.g. vanishes on an interval)."""
+    from attnverify.theory.refusals import OutsideCertifiedRange
     tol_a = arb(tol)
     certified, unresolved, stack, n_boxes = [], [], [(arb(lo), arb(hi))], 0
     split = arb(4711) / 10000
@@ -325,7 +321,7 @@ def root_boxes(h: Callable, dh: Callable, lo, hi, tol: float, max_boxes: int) ->
         a, b = stack.pop()
         n_boxes += 1
         if n_boxes > max_boxes:
-            raise ValueError("root isolation did not terminate: the field is (nearly) degenerate at these params")
+            raise OutsideCertifiedRange("root isolation did not terminate: the field is (nearly) degenerate here")
         X = hull(a, b)
         if not h(X).contains(0):
             continue

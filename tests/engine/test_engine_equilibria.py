@@ -132,3 +132,22 @@ def test_an_axis_equilibrium_is_proved_at_the_parameter_value_given_not_a_nearby
     at = lambda v: {e.overlaps for e in _axes(fn, [v], [exact_ball(v)])}          # noqa: E731
     assert (1.0, 0.0, 0.0) in at(sp.Rational(1, 10))
     assert (1.0, 0.0, 0.0) not in at(0.1)
+
+
+def test_a_degenerate_field_is_refused_as_uncertifiable_not_an_error():
+    """A field that vanishes on a whole region (here identically) cannot have its zeros isolated: both root searches
+    give up with OutsideCertifiedRange, which the runner reads as unresolved at that model (the model-file sweep
+    met it at theta = 500, sigma = 0.001, where the drift is flat to machine precision), never as a check's error."""
+    from attnverify.theory.certified import root_boxes
+    from attnverify.theory.refusals import OutsideCertifiedRange
+
+    def zero(X):
+        return [arb(0) * x for x in X]
+
+    def jac(X):
+        return [[arb(0), arb(0)], [arb(0), arb(0)]]
+
+    with pytest.raises(OutsideCertifiedRange, match="zero search did not terminate"):
+        zero_boxes(zero, jac, ((arb(-1), arb(1)), (arb(-1), arb(1))), 1e-12, 200)
+    with pytest.raises(OutsideCertifiedRange, match="root isolation did not terminate"):
+        root_boxes(lambda x: arb(0) * x, lambda x: arb(0), -1, 1, 1e-12, 200)

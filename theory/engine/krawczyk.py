@@ -24,6 +24,8 @@ from dataclasses import dataclass
 import numpy as np
 from flint import arb
 
+from attnverify.theory.refusals import OutsideCertifiedRange
+
 Box = tuple[tuple[arb, arb], ...]
 
 
@@ -70,7 +72,8 @@ def _krawczyk(G: Callable, JG: Callable, X: Box) -> tuple[list[arb], bool] | Non
 def zero_boxes(G: Callable, JG: Callable, box: Box, tol: float, max_boxes: int,
                keep: Callable[[Box], bool] = lambda X: True) -> list[ZeroBox]:
     """Every zero of G in ``box`` (n pairs of exact ball ends), enclosed (module docstring).  G maps a list of n
-    balls to n balls, JG to an n x n list of lists.  More than ``max_boxes`` boxes: ValueError (a degenerate G)."""
+    balls to n balls, JG to an n x n list of lists.  More than ``max_boxes`` boxes: OutsideCertifiedRange (a
+    ValueError: a degenerate G, refused as uncertifiable, never approximated)."""
     out: list[ZeroBox] = []
     stack = [tuple(box)]
     count = 0
@@ -78,7 +81,7 @@ def zero_boxes(G: Callable, JG: Callable, box: Box, tol: float, max_boxes: int,
         X = stack.pop()
         count += 1
         if count > max_boxes:
-            raise ValueError(f"zero search did not terminate within {max_boxes} boxes (a degenerate field)")
+            raise OutsideCertifiedRange(f"zero search did not terminate within {max_boxes} boxes (a degenerate field)")
         if not keep(X):
             continue
         if any(not g.contains(0) for g in G([_ball(lo, hi) for lo, hi in X])):
