@@ -161,10 +161,10 @@ def validate_lengths(model, p: Mapping, Ls: Sequence[int], rhos: np.ndarray | No
         if rhos is not None:
             worst.append(float(np.min(expansion_ratio(model, vals, rhos, int(L)))))
     if rhos is not None and min(worst) > MAX_EXPANSION_RATIO:
+        best = f"{min(worst):.3g}" if np.isfinite(min(worst)) else "more than e^700"
         raise ValueError(f"{model.id}: the delta method's O(1/L^2) remainder is predicted above "
-                         f"{MAX_EXPANSION_RATIO:g} of the O(1/L) terms at every point and length (at best "
-                         f"{min(worst):.3g} of them, L = {max(Ls)}): simulate longer sequences (Ls) or points of "
-                         "smaller score variance")
+                         f"{MAX_EXPANSION_RATIO:g} of the O(1/L) terms at every point and length (at best {best} "
+                         f"of them, L = {max(Ls)}): simulate longer sequences (Ls) or points of smaller score variance")
 
 
 def comparable(model, vals: dict, rhos: np.ndarray, L: int, corr: np.ndarray, se: np.ndarray,
