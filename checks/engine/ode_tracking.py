@@ -5,7 +5,7 @@ Numeric side (never reads the closed form): ``runs`` independent SGA runs at the
 ``rho0`` with eta_k = a / (k + b) (attnverify.numerics.engine.sga: a fresh full sequence per step, the hand-derived
 gradient), recorded at ``n_records`` steps; and the step's covariance S = Cov y and energy G = E|g|^2 measured by
 Monte Carlo (attnverify.numerics.engine.mean_path.step_moments) along the measured mean path, ``moment_spacing``
-apart in the overlaps, interpolated in time.  Analytic side: F_finite of the theory the check receives (SymPy from
+apart in the overlaps, interpolated along the path (its arc length: they are functions of rho).  Analytic side: F_finite of the theory the check receives (SymPy from
 the model file), carried through the second-order mean path of SGA
 (attnverify.numerics.engine.mean_path.second_order_mean: the ODE in Euler steps plus its O(eta) terms, the
 curvature of F times the runs' covariance and the sphere's renormalisation).
@@ -106,6 +106,15 @@ def moment_steps(path: np.ndarray, spacing: float) -> np.ndarray:
     return np.array(chosen)
 
 
+def along_path(path: np.ndarray) -> np.ndarray:
+    """The arc length of the measured mean path (steps + 1, k) at each step, from the start: the coordinate in
+    which the step's moments are interpolated between the steps where they are measured. S and G are functions of
+    rho, not of time: a path that reaches a pole in 45 steps and rests there for 255 has, from step 45 on, the
+    moments measured at the pole (interpolated in time, the pole's G was mixed with that of a point 0.15 away for
+    most of the run, and the predicted renormalisation pulled the mean path 7e-4 off a pole the runs held to 2e-6)."""
+    return np.concatenate(([0.0], np.cumsum(np.linalg.norm(np.diff(path, axis=0), axis=-1))))
+
+
 def _outside(reason: Reason, why: str, details: dict) -> Evidence:
     """The unresolved evidence of a run outside the expansion (decided from measurements, before any comparison)."""
     return Evidence(metric="|fitted scale - 1| / se and max |z| of the mean path", observed=0.0, threshold=1.0,
@@ -144,12 +153,12 @@ def run(p: dict, ctx: Context) -> Evidence:
     paths, mean_path = full[:, rec], every_mean[rec]
     at = moment_steps(every_mean, p["moment_spacing"])
     _, S_pts, G_pts = N.step_moments(spec, every_mean[at], p["n_moments"], np.random.default_rng(seeds[-1]))
-    t_pts = time[at]
+    arc = along_path(every_mean)
     S = np.empty((steps, k, k))
     for i in range(k):
         for j in range(k):
-            S[:, i, j] = np.interp(time[:-1], t_pts, S_pts[:, i, j])
-    G = np.interp(time[:-1], t_pts, G_pts)
+            S[:, i, j] = np.interp(arc[:-1], arc[at], S_pts[:, i, j])
+    G = np.interp(arc[:-1], arc[at], G_pts)
     step_energy = float(eta[0] ** 2 * G_pts.max())
     base = {"runs": runs, "steps": steps, "eta0": float(eta[0]), "t_final": float(time[-1]),
             "step_energy": step_energy, "recorded_steps": rec, "mean_path": mean_path}
