@@ -31,7 +31,8 @@ def normal_equivalent(t: np.ndarray, dof: int) -> np.ndarray:
         z = np.asarray(norm.isf(student_t.sf(a, dof)), dtype=float)
     # where the tail underflows (|t| beyond ~35): Wallace's approximation z = sqrt(dof log(1 + t^2 / dof)), finite and
     # increasing in |t| (such a score is far beyond any threshold either way)
-    far = ~np.isfinite(z)
+    # a NaN score (a point whose difference is not a number, e.g. one a check leaves out) stays NaN, silently
+    far = ~np.isfinite(z) & ~np.isnan(a)
     z[far] = np.sqrt(dof * np.logaddexp(0.0, 2.0 * (np.log(a[far]) - 0.5 * np.log(dof))))
     return np.sign(t) * z.reshape(t.shape)
 

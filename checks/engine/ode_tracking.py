@@ -174,11 +174,11 @@ def run(p: dict, ctx: Context) -> Evidence:
                         "does not hold (fewer steps or smaller steps)", base)
     F = _field(T, vals, model)
     m, V = second_order_mean(F, rho0, eta, S, G)
-    if not np.all(np.isfinite(m)):
-        return Evidence(metric="max |z| of the mean path", observed=float("inf"), threshold=1.0, passed=False,
-                        reason=reason("the derived field is not finite along the predicted path (it left the unit "
-                                      "ball)"),
-                        details=base)
+    if not np.all(np.isfinite(m)):                  # the recursion overshot: eta |DF| too large for its steps
+        return _outside(reason("the predicted mean path left the unit ball: the steps are too large for the "
+                               "expansion in ", ETA, " at this field"),
+                        "the second-order mean path is not finite (it left the unit ball): the steps are too large "
+                        "for the expansion at this model's field (raise b or lower a)", base)
     m_plain = second_order_mean(F, rho0, eta, S, G, second_order=False)[0]
     m_up = second_order_mean(_field(T, vals, model, 1 + SCALE_STEP), rho0, eta, S, G)[0]
     m_dn = second_order_mean(_field(T, vals, model, 1 - SCALE_STEP), rho0, eta, S, G)[0]

@@ -90,3 +90,18 @@ def test_a_path_resting_at_a_pole_is_predicted_at_the_pole(two_signals):
     result = run_one(check, check.resolve("quick", overrides_for(check, point)), seed=9, profile="quick")
     predicted = result.evidence.details["predicted_mean_path"]
     assert 1 - predicted[-1][1] < 1e-6 and 1 - result.evidence.details["mean_path"][-1][1] < 1e-6
+
+
+@pytest.mark.slow   # ~10 s
+def test_a_predicted_path_that_leaves_the_ball_is_unresolved_not_an_error(two_signals):
+    """The model-file sweep's two_signals point (seed 8, draw 2: theta2 = 298, beta = 4.9, sigma = 0.0022): the
+    second-order recursion overshoots at this field's stiffness and leaves the unit ball; that is the step outside
+    the expansion (unresolved), not the check's error (it reported observed = inf)."""
+    import json
+
+    from attnverify.selftest.model_sweep import run_point
+
+    point = json.loads('{"theta1": 0.0, "theta2": 298.4249063781228, "beta": 4.8559503184382296, '
+                       '"sigma": 0.002217602864837108, "R1": 28, "R2": 15, "L": 2230, "d": 16}')
+    row = run_point(REGISTRY["two_signals.ode_tracks_sga"], point, seed=10)
+    assert row["verdict"] == "unresolved" and "left the unit ball" in row["error"], row

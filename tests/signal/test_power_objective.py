@@ -118,6 +118,11 @@ def test_normal_equivalent_of_student_t():
     assert normal_equivalent(np.array([4.0]), 10)[0] == pytest.approx(norm.isf(0.00252 / 2), abs=0.01)
     big = normal_equivalent(np.array([-1e300, 50.0, 1e6]), 245)
     assert np.all(np.isfinite(big)) and big[0] < -30 and 20 < big[1] < big[2]
+    # under the runner's errstate a NaN score (a point a check leaves out) stays NaN instead of raising, and an
+    # infinite one stays infinite (the runner refuses a non-finite observed value: never a pass or a fail)
+    with np.errstate(over="raise", invalid="raise"):
+        odd = normal_equivalent(np.array([np.nan, np.inf, -np.inf, 2.0]), 30)
+    assert np.isnan(odd[0]) and odd[1] == np.inf and odd[2] == -np.inf and 1.9 < odd[3] < 2.0
 
 
 # ------------------------------------------------------------------------------------------------ objective
