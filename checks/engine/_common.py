@@ -59,6 +59,19 @@ def model_point(model, p: Mapping) -> dict:
     return {k: v for k, v in p.items() if k in names}
 
 
+def field_function(theory, values: Mapping, model, scale: float = 1.0):
+    """scale * F_finite of ``theory`` at the parameter ``values``, as a function of overlap points (..., k) ->
+    (..., k) (vectorised: the mean path evaluates its difference stencil in one call)."""
+    names = [f"rho_{d}" for d in model.directions]
+    f = theory.numeric("F_finite")
+    floats = {name: float(x) for name, x in values.items()}
+
+    def F(m):
+        m = np.asarray(m, dtype=float)
+        return scale * np.reshape(f(floats, **{n: m[..., j] for j, n in enumerate(names)}), m.shape)
+    return F
+
+
 def standard_grid(k: int, boundary: bool = True) -> np.ndarray:
     """Overlap points in the closed unit ball: the origin, +-0.6 e_j, (with ``boundary``) +-e_j, and for k >= 2 the
     diagonal 0.7 (1, ..., 1)/sqrt(k); k = 1 with ``boundary``: -1, -0.6, 0, 0.6, 1; without: 7 points in

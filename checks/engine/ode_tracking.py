@@ -28,7 +28,8 @@ import numpy as np
 import sympy as sp
 
 from attnverify.checks.context import Context
-from attnverify.checks.engine._common import Z_LEVEL, model_params, model_point, register, t_to_z, trained_query
+from attnverify.checks.engine._common import (Z_LEVEL, field_function, model_params, model_point, register, t_to_z,
+                                              trained_query)
 from attnverify.checks.evidence import Evidence, Plot, Series
 from attnverify.checks.params import Param
 from attnverify.checks.reason import Math, Number, Reason, item, reason
@@ -121,18 +122,6 @@ def _outside(reason: Reason, why: str, details: dict) -> Evidence:
                     passed=False, reason=reason, unresolved=why, details=details)
 
 
-def _field(theory, values: dict, model, scale: float = 1.0):
-    """scale * F_finite as a function of overlap points (..., k) -> (..., k) (vectorised: the mean path evaluates
-    its difference stencil in one call)."""
-    names = [f"rho_{d}" for d in model.directions]
-    f = theory.numeric("F_finite")
-
-    def F(m):
-        m = np.asarray(m, dtype=float)
-        return scale * np.reshape(f(values, **{n: m[..., j] for j, n in enumerate(names)}), m.shape)
-    return F
-
-
 def run(p: dict, ctx: Context) -> Evidence:
     T, N = ctx.theory, ctx.numerics
     model = N.model
@@ -172,7 +161,7 @@ def run(p: dict, ctx: Context) -> Evidence:
         return _outside(reason("the runs spread too far for the moment closure"),
                         f"the runs' spread reaches {spread:.3g} > {MAX_SPREAD:g}: the closure (third moments dropped) "
                         "does not hold (fewer steps or smaller steps)", base)
-    F = _field(T, vals, model)
+    F = field_function(T, vals, model)
     m, V = second_order_mean(F, rho0, eta, S, G)
     if not np.all(np.isfinite(m)):                  # the recursion overshot: eta |DF| too large for its steps
         return _outside(reason("the predicted mean path left the unit ball: the steps are too large for the "
@@ -180,8 +169,8 @@ def run(p: dict, ctx: Context) -> Evidence:
                         "the second-order mean path is not finite (it left the unit ball): the steps are too large "
                         "for the expansion at this model's field (raise b or lower a)", base)
     m_plain = second_order_mean(F, rho0, eta, S, G, second_order=False)[0]
-    m_up = second_order_mean(_field(T, vals, model, 1 + SCALE_STEP), rho0, eta, S, G)[0]
-    m_dn = second_order_mean(_field(T, vals, model, 1 - SCALE_STEP), rho0, eta, S, G)[0]
+    m_up = second_order_mean(field_function(T, vals, model, 1 + SCALE_STEP), rho0, eta, S, G)[0]
+    m_dn = second_order_mean(field_function(T, vals, model, 1 - SCALE_STEP), rho0, eta, S, G)[0]
     w = ((m_up - m_dn) / (2 * SCALE_STEP))[rec][1:]                         # (n_rec - 1, k)
     resid = paths[:, 1:, :] - m[rec][None, 1:, :]                            # (runs, n_rec - 1, k)
     u = np.einsum("rik,ik->r", resid, w)

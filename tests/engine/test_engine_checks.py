@@ -231,3 +231,37 @@ def test_huge_scores_are_outside_the_expansion_not_an_overflow(two_signals):
         check = REGISTRY[f"two_signals.{name}"]
         with pytest.raises(InputError, match="remainder is predicted above"):
             check.resolve("quick", overrides_for(check, HUGE_SCORES))
+
+
+@pytest.mark.slow   # derives matrices.toml and certifies its equilibria: ~60 s
+def test_probes_stay_where_the_derived_field_turns_as_the_stability_says():
+    """A matrices.toml model of the model-file sweep (seed 8, draw 0: a12 = 491, alpha = 700, v22 = 1344): the
+    derived field itself reverses 0.3 from a boundary attractor, past a saddle; a probe there failed the check at
+    z = 20.9 on a correct theory. The probes are now placed where the derived field turns as the stability says
+    (the reach halved once here), and the check passes."""
+    from attnverify.selftest.model_sweep import run_point
+
+    add_model(MODELS / "matrices.toml")
+    point = {"theta": 17.4268083450404, "beta": 0.14077096020325142, "sigma": 0.0018788404626455895,
+             "a12": 491.34644867151405, "alpha": 700.0, "v22": 1343.756387670257, "R": 68, "L": 1143, "d": 16}
+    row = run_point(REGISTRY["matrices.equilibria_stability"], point, seed=8)
+    assert row["verdict"] == "pass", row
+
+
+def test_probes_are_brought_within_the_derived_fields_reach():
+    """The rule on toy fields around an interior attractor at 0: a linear field keeps the probes at delta; a field
+    that reverses beyond |rho| = 0.2 (F = -rho + 25 rho^3) has them halved to 0.15, where it still attracts; a field
+    that never turns as the stability says keeps no probe of that equilibrium."""
+    import numpy as np
+
+    from attnverify.checks.engine.equilibria import probes, probes_in_reach
+
+    class Point:
+        overlaps, stability, boundary = (0.0, 0.0), "attracting", False
+
+    kept, moved = probes_in_reach([Point()], 0.3, lambda m: -np.asarray(m, dtype=float))
+    assert moved == 0 and len(kept) == len(probes([Point()], 0.3)) == 4
+    assert max(float(np.abs(pr).max()) for _, pr, _, _ in kept) == 0.3
+    kept, moved = probes_in_reach([Point()], 0.3, lambda m: -np.asarray(m) + 25 * np.asarray(m) ** 3)
+    assert moved == 1 and len(kept) == 4 and max(float(np.abs(pr).max()) for _, pr, _, _ in kept) == 0.15
+    assert probes_in_reach([Point()], 0.3, lambda m: np.asarray(m, dtype=float)) == ([], 0)
