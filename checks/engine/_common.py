@@ -59,11 +59,11 @@ def model_point(model, p: Mapping) -> dict:
     return {k: v for k, v in p.items() if k in names}
 
 
-def field_function(theory, values: Mapping, model, scale: float = 1.0):
-    """scale * F_finite of ``theory`` at the parameter ``values``, as a function of overlap points (..., k) ->
-    (..., k) (vectorised: the mean path evaluates its difference stencil in one call)."""
+def field_function(theory, values: Mapping, model, scale: float = 1.0, name: str = "F_finite"):
+    """scale * the field ``name`` (F_finite, or F_limit) of ``theory`` at the parameter ``values``, as a function of
+    overlap points (..., k) -> (..., k) (vectorised: the mean path evaluates its difference stencil in one call)."""
     names = [f"rho_{d}" for d in model.directions]
-    f = theory.numeric("F_finite")
+    f = theory.numeric(name)
     floats = {name: float(x) for name, x in values.items()}
 
     def F(m):

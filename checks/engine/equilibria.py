@@ -32,8 +32,9 @@ import numpy as np
 import sympy as sp
 
 from attnverify.checks.context import Context
-from attnverify.checks.engine._common import (Z_LEVEL, field_function, model_params, model_point, register,
-                                              validate_lengths)
+from attnverify.checks.engine._common import (Z_LEVEL, comparable, field_function, model_params, model_point,
+                                              register, validate_lengths)
+from attnverify.checks.engine._sizes import MAX_REMAINDER_OVER_SE
 from attnverify.checks.engine._numerics import run_grid
 from attnverify.checks.evidence import Evidence
 from attnverify.checks.params import Param
@@ -138,28 +139,37 @@ def run(p: dict, ctx: Context) -> Evidence:
     signs = np.array([s for *_, s in todo])
     with np.errstate(divide="ignore", invalid="ignore"):
         z = np.where(se > 0, signs * value / np.where(se > 0, se, 1.0), np.sign(signs * value) * np.inf)
-    z_star = bonferroni_z(p["z_level"], len(todo))
-    worst = float(np.max(-z))
+    F_fin, F_lim = field_function(T, v, N.model), field_function(T, v, N.model, name="F_limit")
+    corr = np.array([float(w @ (F_fin(pr) - F_lim(pr))) for _, pr, w, _ in todo])
+    keep = comparable(N.model, v, grid, int(p["L_sim"]), corr, se)       # the delta method's range, as elsewhere
+    z_star = bonferroni_z(p["z_level"], max(1, int(keep.sum())))
+    worst = float(np.max(-z[keep])) if keep.any() else 0.0
     passed = worst <= z_star
-    weak = [_where(pr) for (_, pr, _, _), zi in zip(todo, z) if zi <= z_star]
-    unresolved = (f"the drift at {', '.join(weak)} is within the threshold {z_star:.3g} (the sign is not decided): "
-                  "raise n_sequences or delta") if passed and weak else None
+    weak = [_where(pr) for (_, pr, _, _), zi, ok in zip(todo, z, keep) if ok and zi <= z_star]
+    unresolved = ("no probe lies inside the delta method's range (its predicted O(1/L^2) remainder is not below "
+                  f"{MAX_REMAINDER_OVER_SE:g} standard error at any of the {len(todo)}): the equilibria of F_finite "
+                  "are not comparable at this L_sim (raise L_sim)") if not keep.any() else \
+        (f"the drift at {', '.join(weak)} is within the threshold {z_star:.3g} (the sign is not decided): "
+         "raise n_sequences or delta") if passed and weak else None
     rows = [{"equilibrium": found[i]["rho"], "stability": found[i]["stability"], "probe": _where(pr),
              "expected_sign": s, "drift": m.tolist() if k > 1 else float(m[0]), "statistic": float(val),
-             "se": float(e), "z": float(zi)}
-            for (i, pr, _, s), m, val, e, zi in zip(todo, mean, value, se, z)]
+             "se": float(e), "z": float(zi), "compared": bool(ok)}
+            for (i, pr, _, s), m, val, e, zi, ok in zip(todo, mean, value, se, z, keep)]
     undecided = sum(f["stability"] not in ("attracting", "repelling") for f in found)
     return Evidence(
         metric="max over the probes of -(expected sign) x statistic / se (a drift of the wrong sign beyond the "
                "threshold fails)",
         observed=worst, threshold=z_star, passed=bool(passed), unresolved=unresolved,
         reason=reason("Bonferroni-corrected two-sided normal quantile (conservative for these one-sided tests) for ",
-                      len(todo), " probes at family-wise false-alarm rate ", Number(p["z_level"], digits=6), "; ",
+                      int(keep.sum()), " compared probes at family-wise false-alarm rate ",
+                      Number(p["z_level"], digits=6), "; ",
                       len(found), " certified equilibria at ", Math(sp.Symbol("L")), " = ", Number(p["L_sim"]),
                       f" ({'complete' if eq.complete else 'incomplete'} search; ", undecided,
                       " saddle(s) or undecided, not probed), every probe must show the expected sign",
                       *([" (the probes of ", moved, " equilibria moved closer, to where the derived field turns as "
-                         "their stability says)"] if moved else [])),
+                         "their stability says)"] if moved else []),
+                      *(["; ", int((~keep).sum()), " probe(s) left out: outside the delta method's range"]
+                        if not keep.all() else [])),
         analytic=signs, numeric=value, uncertainty=se,
         details={"equilibria": found, "probes": rows, "complete": eq.complete, "n_sequences": p["n_sequences"],
                  "equilibria_probed_closer": moved})
