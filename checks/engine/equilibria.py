@@ -168,7 +168,7 @@ def run(p: dict, ctx: Context) -> Evidence:
                       " saddle(s) or undecided, not probed), every probe must show the expected sign",
                       *([" (the probes of ", moved, " equilibria moved closer, to where the derived field turns as "
                          "their stability says)"] if moved else []),
-                      *(["; ", int((~keep).sum()), " probe(s) left out: outside the delta method's range"]
+                      *(["; ", int((~keep).sum()), " probe(s) left out: outside the finite-size expansion's range"]
                         if not keep.all() else [])),
         analytic=signs, numeric=value, uncertainty=se,
         details={"equilibria": found, "probes": rows, "complete": eq.complete, "n_sequences": p["n_sequences"],
