@@ -15,7 +15,12 @@ repelling) for these weights w:
   eigenvalue -2 <rho*, grad J>) and probes along the great circles cos(delta') rho* + sin(+-delta') t, t an
   orthonormal basis of the tangent space, with w = +-t (the tangential block of DF is symmetric).
 
-delta' = ``delta``, at most half the distance to the next equilibrium (and, inside, half the room to the sphere).
+delta' = ``delta``, at most half the distance to the next equilibrium (and, inside, half the room to the sphere),
+halved (at most MAX_HALVINGS times) until the derived field itself points the expected way at every probe of that
+equilibrium (:func:`probes_in_reach`: a probe past the linear region tests another basin, not the stability).  A
+probe outside the finite-size expansion's range (the rule of the other finite-size checks,
+attnverify.checks.engine._common.comparable: predicted O(1/L^2) remainder above MAX_EXPANSION_RATIO of the O(1/L)
+terms, or above half a standard error) is left out of the family; with none left the check is ``unresolved``.
 The drift is the pathwise Monte Carlo drift (attnverify.numerics.engine.drift_mc, common random numbers across the
 probes), which never reads the closed form; each statistic's standard error comes from the estimate's covariance.
 z = (expected sign) x statistic / se; one family, Bonferroni-corrected at ``z_level``.  Fails when a probe's drift
