@@ -78,6 +78,21 @@ def _derivatives(F: Callable[[np.ndarray], np.ndarray], m: np.ndarray, scale: fl
     return scale * f0, scale * D, scale * D2
 
 
+def stiffness(F: Callable[[np.ndarray], np.ndarray], path: object, eta: np.ndarray) -> np.ndarray:
+    """eta_k ||DF(m_k)||_2 (K,) along a path m (at least K points, (K', k)) with steps ``eta`` (K,): the expansion
+    parameter of the mean path in the step. Its O(eta) terms are the first of a series whose ratio is of this size
+    (the Euler step's linear part is I + eta DF), so their next order, the O(eta^2) remainder, is estimated as the
+    O(eta) terms times it. One call of F on every point's stencil (central differences, step H_DIFF)."""
+    eta = np.asarray(eta, dtype=float)
+    m = np.asarray(path, dtype=float)[:len(eta)]
+    k = m.shape[-1]
+    e = np.eye(k) * H_DIFF
+    stencil = np.concatenate([m[:, None, :] + e[None], m[:, None, :] - e[None]], axis=1)      # (K, 2k, k)
+    values = np.asarray(F(stencil), dtype=float).reshape(len(m), 2 * k, k)
+    D = np.swapaxes((values[:, :k] - values[:, k:]) / (2 * H_DIFF), 1, 2)                # D[K, i, j] = d_j F_i
+    return eta * np.linalg.norm(D, ord=2, axis=(1, 2))
+
+
 def second_order_mean(F: Callable[[np.ndarray], np.ndarray], rho0: object, eta: np.ndarray, S: np.ndarray,
                       G: np.ndarray, scale: float = 1.0, second_order: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """The mean m_k (K + 1, k) and covariance V_k (K + 1, k, k) of the overlaps over SGA runs from rho0 (k,) with
