@@ -66,6 +66,8 @@ _DROP = ("left", "right", "middle", "big", "Big", "bigg", "Bigg", "bigl", "bigr"
 _SPACES = {",": " ", ";": " ", ":": " ", " ": " ", "quad": " ", "qquad": " ", "!": "", "enspace": " "}
 _ESCAPED = {"{": "{", "}": "}", "$": "$", "%": "%", "&": "&", "_": "_", "#": "#"}
 
+_OPENING = (r"\lVert", r"\langle", r"\lfloor", r"\lceil")      # delimiters: no space inside them
+_CLOSING = (r"\rVert", r"\rangle", r"\rfloor", r"\rceil")
 _SUP = dict(zip("0123456789+-−=()niT⊤*′", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁻⁼⁽⁾ⁿⁱᵀᵀ*′"))
 _SUB = dict(zip("0123456789+-−=()aeijkmnoprstuvx", "₀₁₂₃₄₅₆₇₈₉₊₋₋₌₍₎ₐₑᵢⱼₖₘₙₒₚᵣₛₜᵤᵥₓ"))
 _RAISED = set("*′ᵀ")        # raised without a caret: t*, J′, Aᵀ
@@ -187,6 +189,11 @@ class _Reader:
                 out.append(_script(self.group(), tok == "^"))
             elif tok.startswith("\\"):
                 word = self.command(tok)
+                if tok in _OPENING:                # the space that ends the command is not text: ‖A‖, ⟨q, x⟩
+                    self.skip_space()
+                elif tok in _CLOSING:              # nor a space before a closing delimiter: ⌊n⌋, not ⌊n ⌋
+                    while out and (not out[-1] or out[-1].isspace()):
+                        out.pop()
                 if self.operator_word(tok) and out and out[-1] and (out[-1][-1].isalnum() or out[-1][-1] in ")]}⟩′*"):
                     word = " " + word          # an operator name is set apart from what precedes it: 𝔼 erf(x)
                 out.append(word)

@@ -161,15 +161,19 @@ def math_unicode(expr: Any) -> str:
 #: a unary minus (at the start, after an opening bracket, a comma or a relation), which SymPy's LaTeX spaces as a
 #: binary one ("- \xi"): written against its operand in Unicode ("-ξ")
 _UNARY_MINUS = re.compile(r"(^|[(\[{,=<>≤≥]\s?)- (?=\S)")
+#: the characters of a sign SymPy cannot spell, given as LaTeX (\leq, \pm, \sim, \to, >): an operator in MathML
+_OPERATORS = frozenset("<>=≤≥≠≈∼≃≡∝≪≫≲≳±∓×·∘→←↦⇒⇔∈∉⊂⊆⊥∥|")
 #: an operator SymPy's MathML printer writes unescaped (its relations' "<" and ">")
 _RAW_OPERATOR = re.compile(r"<mo>(<|>|&(?!#?\w+;))</mo>")
 
 
 def mathml_inner(expr: Any) -> str:
     """The MathML markup of a SymPy expression, without the ``<math>`` element (LaTeX source given as a ``str``:
-    its Unicode through the notation module, as ``<mtext>``)."""
+    its Unicode through the notation module: an ``<mo>`` when it is a sign (\\leq, \\pm, \\to, >), else ``<mtext>``)."""
     if isinstance(expr, str):
-        return f"<mtext>{_html.escape(notation.tex_to_unicode(expr))}</mtext>"
+        text = notation.tex_to_unicode(expr).strip()
+        tag = "mo" if text and all(ch in _OPERATORS for ch in text) else "mtext"
+        return f"<{tag}>{_html.escape(text)}</{tag}>"
     return _RAW_OPERATOR.sub(lambda m: f"<mo>{_html.escape(m.group(1))}</mo>", _printer().doprint(expr))
 
 

@@ -35,6 +35,9 @@ def test_split_pairs_dollars_and_keeps_escaped_ones():
     (r"\left\{ \theta = 0 \right\}", "{θ = 0}"),
     (r"\langle B^\top x, y \rangle", "⟨Bᵀ x, y⟩"),
     (r"(\cos\phi, \sin\phi)", "(cos φ, sin φ)"),          # SymPy's pretty printer writes phi as φ
+    (r"\lVert A\rVert", "‖A‖"),                         # the space that ends \lVert is no text (was "‖ A‖")
+    (r"\left\lVert A \right\rVert_2", "‖A‖₂"),
+    (r"\lfloor n \rfloor + x \in S", "⌊n⌋ + x ∈ S"),
 ])
 def test_tex_to_unicode(tex, text):
     assert N.tex_to_unicode(tex) == text

@@ -215,6 +215,20 @@ def test_relations_are_well_formed_mathml_and_a_unary_minus_sits_on_its_operand(
     assert R.plain(reason(Math(theta - xi))) == "θ - ξ"
 
 
+def test_a_sign_given_as_latex_is_a_mathml_operator_and_other_latex_stays_text():
+    """Signs SymPy cannot spell are LaTeX strings (\\leq, \\pm, \\sim, \\to, ">"): in MathML they are <mo>
+    operators (spaced and stretched as relations), not <mtext>; a LaTeX string that is no sign stays text."""
+    import xml.etree.ElementTree as ET
+
+    r = reason(Number(0.1), " ", Math(r"\leq"), " ", Number(0.2), " ", Math(">"), " ", Math(r"\pm"), " ",
+               Math(r"\to"), " ", Math(r"\sim"), " ", Math(r"\eta_{0}^{2} \max \mathbb{E}|g|^{2}"))
+    root = ET.fromstring(f"<p>{R.html(r)}</p>")
+    ops = [e.text for e in root.iter() if e.tag.endswith("mo")]
+    texts = [e.text for e in root.iter() if e.tag.endswith("mtext")]
+    assert {"≤", ">", "±", "→", "∼"} <= set(ops), ops
+    assert "η₀² max 𝔼|g|²" in texts and not {"≤", ">", "±", "→", "∼"} & set(texts)
+
+
 @pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is not installed (texlive-latex-base)")
 def test_latex_reason_compiles(tmp_path):
     body = R.latex(_sample())
