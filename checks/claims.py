@@ -186,13 +186,18 @@ def evaluate_claim(c: Claim, results: dict[str, Result], stated: Any = None, *, 
                     profile, seed)
     broken = [results[cid] for cid in ran if results[cid].verdict != "pass"]
     if broken:
-        def why(r: Result) -> str:
+        def why(r: Result) -> str | Reason:
             if r.verdict == "fail":
                 return f"{r.id} failed (our derivation and our numerics disagree)"
+            if r.unresolved is not None:      # the typed text of an unresolved verdict, its mathematics kept
+                return f"{r.id} could not decide (Unresolved: " + r.unresolved + ")"
             return f"{r.id} could not decide ({r.error})" if r.evidence is not None else f"{r.id} broke ({r.error})"
-        return _row(c, stated, ClaimVerdict(
-            "inconclusive", "the evidence cannot be read: " + "; ".join(why(r) for r in broken),
-            evidence={r.id: {"verdict": r.verdict} for r in broken}), ran, profile, seed)
+        text: str | Reason = "the evidence cannot be read: "
+        for i, r in enumerate(broken):
+            text = text + ("; " if i else "") + why(r)
+        return _row(c, stated, ClaimVerdict("inconclusive", text,
+                                            evidence={r.id: {"verdict": r.verdict} for r in broken}),
+                    ran, profile, seed)
     try:
         verdict = c.evaluate({cid: results[cid] for cid in ran}, stated)
     except Exception as exc:  # noqa: BLE001 -- an evaluator that breaks gives an inconclusive row, not a crash

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from attnverify.checks.plots import Plot, Series
-from attnverify.checks.reason import Reason
+from attnverify.checks.reason import Reason, as_reason
 
 __all__ = ["Evidence", "Plot", "Result", "Series", "Unresolved"]
 
@@ -16,7 +16,17 @@ class Unresolved(Exception):
     """Raised inside a check when its numerics cannot decide at this model (the quantity it compares is below what
     the computation resolves, or the model is outside an expansion the check relies on), found before any
     comparison: the verdict is ``error`` with the reason "Unresolved: ...", as for ``Evidence.unresolved``, never
-    a pass or a fail. The message says what was measured and what would resolve it."""
+    a pass or a fail. The message says what was measured and what would resolve it: a
+    :class:`~attnverify.checks.reason.Reason` (kept typed as ``reason``, rendered by each output) or a ``str``;
+    ``str(exc)`` is its text in the typesetting convention (``str`` of the Reason: mathematics as ``$LaTeX$``); the
+    outputs render the typed ``reason`` (the terminal's Unicode: attnverify.render.report.error_text)."""
+
+    def __init__(self, message: str | Reason) -> None:
+        self.reason: Reason = as_reason(message)
+        super().__init__(message if isinstance(message, str) else str(self.reason))
+
+    def __reduce__(self) -> tuple:          # raised in a worker process: the typed text crosses back, not its str
+        return type(self), (self.reason,)
 
 
 @dataclass
@@ -28,9 +38,9 @@ class Evidence:
     output) or a plain ``str``.
     ``comparison`` says which side of the threshold passes (``"<="`` or ``">="``), for display;
     ``passed`` is the check's decision (it may combine the comparison with further conditions).
-    ``unresolved``: set (to the reason) when the numerics cannot decide at this size -- e.g. a refinement spread
-    above the check's precision rule; the verdict is then ``error``, never ``pass`` or ``fail``, and the evidence
-    is kept in the report.
+    ``unresolved``: set (to the reason, a Reason or a ``str``) when the numerics cannot decide at this size -- e.g.
+    a refinement spread above the check's precision rule; the verdict is then ``error``, never ``pass`` or
+    ``fail``, and the evidence is kept in the report.
     ``findings``: what the claims read, as a typed record (a frozen dataclass defined beside the check): the
     figures a claim compares with a paper's statement (a measured exponent and its standard error, a bracket, a
     switch time...). Claims read its attributes, never string keys of ``details``, so a renamed field fails
@@ -48,7 +58,7 @@ class Evidence:
     uncertainty: Any = None
     details: dict = field(default_factory=dict)
     plots: list[Plot] = field(default_factory=list)
-    unresolved: str | None = None
+    unresolved: str | Reason | None = None
     findings: Any = None
 
     def __post_init__(self) -> None:
@@ -58,7 +68,9 @@ class Evidence:
 
 @dataclass
 class Result:
-    """The outcome of one check: its verdict with the evidence, or the error that broke it."""
+    """The outcome of one check: its verdict with the evidence, or the error that broke it. ``unresolved``: the
+    typed text of an unresolved verdict (``Evidence.unresolved`` or the :class:`Unresolved` raised), which
+    ``error`` holds after "Unresolved: " in the typesetting convention (the outputs render ``unresolved``)."""
 
     id: str
     compares: str
@@ -70,6 +82,7 @@ class Result:
     error: str | None = None
     seed: int | None = None
     formulas: tuple[str, ...] = ()          # the labels of the derivation steps its check compares
+    unresolved: Reason | None = None
 
     @property
     def observed(self) -> float | None:
@@ -81,7 +94,9 @@ class Result:
 
     @property
     def reason(self) -> str | Reason:
-        return self.evidence.reason if self.evidence else (self.error or "")
+        if self.evidence:
+            return self.evidence.reason
+        return "Unresolved: " + self.unresolved if self.unresolved else (self.error or "")
 
     @property
     def details(self) -> dict:

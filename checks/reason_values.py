@@ -1,5 +1,6 @@
 """Reason parts for measured values that may be missing (:mod:`attnverify.checks.reason`): a number or the words
-"n/a", a value with its standard error, a bracket, a measured power, and parts joined by a separator.
+"n/a", a value with its standard error, a bracket, a measured power, and parts joined by a separator; and the parts
+of an SGA step schedule.
 
 A measurement that did not produce a value (None, or a non-finite float) is named by the words "n/a", never by a
 made-up number; a bracket whose ends are missing or out of order prints each end alone."""
@@ -9,9 +10,11 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
+import sympy as sp
+
 from attnverify.checks.reason import Math, Number, Text, bracket, item, pm
 
-__all__ = ["number_or_na", "pm_or_na", "bracket_or_na", "measured_power", "joined"]
+__all__ = ["number_or_na", "pm_or_na", "bracket_or_na", "measured_power", "joined", "step_schedule"]
 
 
 def _finite(x: Any) -> bool:
@@ -57,3 +60,14 @@ def joined(pieces: Iterable[Any], sep: str = ", ") -> tuple:
     for i, piece in enumerate(pieces):
         out += [sep] * bool(i) + [piece]
     return item(*out)
+
+
+def step_schedule(a: float, b: float) -> tuple:
+    """The parts of the step schedule eta_k = a/(k + b): one equation when a and b are whole numbers (as a
+    configuration writes them), else the equation in a and b with their values."""
+    eta_k, k = sp.Symbol("eta_k"), sp.Symbol("k")
+    if all(float(x).is_integer() for x in (a, b)):
+        return item(Math(sp.Eq(eta_k, sp.Integer(int(a)) / (k + sp.Integer(int(b))))))
+    sa, sb = sp.Symbol("a"), sp.Symbol("b")
+    return item(Math(sp.Eq(eta_k, sa / (k + sb))), " with ", Math(sa), " = ", Number(a, digits=6), ", ", Math(sb),
+                " = ", Number(b, digits=6))

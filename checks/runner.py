@@ -12,6 +12,7 @@ import numpy as np
 from attnverify.checks.context import Context
 from attnverify.checks.evidence import Evidence, Result, Unresolved
 from attnverify.checks.params import PROFILES, InputError, did_you_mean
+from attnverify.checks.reason import Reason, as_reason
 from attnverify.checks.registry import Check
 from attnverify.checks.claims import evaluate_claims
 from attnverify.checks.registry import all_checks
@@ -91,7 +92,9 @@ def run_one(check: Check, params: dict, *, seed: int, profile: str, executor: Ex
             progress: Callable[[str, float], None] | None = None, memo: dict | None = None,
             store: Any = None, arguments: dict[str, Any] | None = None) -> Result:
     """Run one check; an exception inside it, or evidence the numerics could not resolve
-    (``Evidence.unresolved``), gives the verdict ``error``, never a crash. ``memo`` and ``store``
+    (``Evidence.unresolved``, or :class:`Unresolved` raised), gives the verdict ``error``, never a crash; the
+    text of an unresolved verdict is kept typed (``Result.unresolved``) and as text in ``Result.error``
+    ("Unresolved: ...", the typesetting convention; each output renders the typed text). ``memo`` and ``store``
     (a ``attnverify.checks.store.TaskStore``): see :meth:`attnverify.checks.context.Context.map`. ``arguments``
     replaces what the check receives (``{"theory": ...}`` or ``{"numerics": ...}``; a self-test's mutant); by
     default it receives its decorator's objects."""
@@ -101,6 +104,7 @@ def run_one(check: Check, params: dict, *, seed: int, profile: str, executor: Ex
     start = time.perf_counter()
     evidence: Evidence | None = None
     error: str | None = None
+    unresolved: Reason | None = None
     try:
         with np.errstate(over="raise", invalid="raise"):
             evidence = check.run(dict(params), ctx)
@@ -111,10 +115,12 @@ def run_one(check: Check, params: dict, *, seed: int, profile: str, executor: Ex
             if value is not None and not math.isfinite(float(value)):
                 raise FloatingPointError(f"{name} is {value}: the check produced a non-finite number")
         if evidence.unresolved:
+            unresolved = as_reason(evidence.unresolved)
             verdict, error = "error", f"Unresolved: {evidence.unresolved}"
         else:
             verdict = "pass" if evidence.passed else "fail"
     except (Unresolved, OutsideCertifiedRange) as exc:   # the numerics cannot decide, or nothing can be certified
+        unresolved = exc.reason if isinstance(exc, Unresolved) else as_reason(str(exc))
         evidence, verdict, error = None, "error", f"Unresolved: {exc}"
     except Exception as exc:  # noqa: BLE001 -- a broken check is a verdict, not a crash
         message = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
@@ -122,7 +128,7 @@ def run_one(check: Check, params: dict, *, seed: int, profile: str, executor: Ex
         evidence, verdict = None, "error"
     seconds = time.perf_counter() - start
     return Result(check.id, check.compares, check.source, verdict, params, seconds, evidence, error, seed,
-                  check.formulas)
+                  check.formulas, unresolved)
 
 
 def run(ids: list[str] | None = None, *, profile: str = "quick", seed: int = 0,

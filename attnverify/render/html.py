@@ -171,7 +171,9 @@ def _check_sections(report: Any, plots: dict[str, list[bytes]]) -> list[str]:
         ev = r.evidence
         out.append(f'<section id="{_anchor(r.id)}"><h3><code>{_e(r.id)}</code>: {_verdict(r.verdict)}</h3>'
                    f"<p>{reasons.html(r.compares)} <i>({_e(r.source)})</i></p>")
-        if r.error:
+        if r.unresolved is not None:          # the typed text of an unresolved verdict: its mathematics in MathML
+            out.append(f"<p><b>Error</b>: {reasons.html('Unresolved: ' + r.unresolved)}</p>")
+        elif r.error:
             out.append(f"<p><b>Error</b>: <code>{_e(r.error)}</code></p>")
         if ev is not None:
             out.append(f"<p>{_e(ev.metric)} = {_number(ev.observed)}; passes if {_e(ev.comparison)} "

@@ -19,16 +19,24 @@ def result_markdown(r: Any) -> str:
             "| metric | observed | pass if | threshold |", "|---|---|---|---|"]
     ev = r.evidence
     if ev is None:
-        return "\n".join(rows[:4] + [f"**Error:** `{r.error}`"])
+        error = reasons.markdown("Unresolved: " + r.unresolved) if getattr(r, "unresolved", None) else f"`{r.error}`"
+        return "\n".join(rows[:4] + [f"**Error:** {error}"])
     rows.append(f"| {ev.metric} | {_num(ev.observed)} | {ev.comparison} | {_num(ev.threshold)} |")
     return "\n".join(rows + ["", f"*Why this threshold:* {reasons.markdown(ev.reason)}"])
+
+
+def _error_html(r: Any) -> str:
+    """The error of a result without evidence: an unresolved verdict's typed text in MathML, else escaped."""
+    if getattr(r, "unresolved", None):
+        return reasons.html("Unresolved: " + r.unresolved)
+    return html.escape(r.error or "")
 
 
 def result_html(r: Any) -> str:
     ev = r.evidence
     body = (f"<tr><td>{html.escape(ev.metric)}</td><td>{_num(ev.observed)}</td><td>{html.escape(ev.comparison)}"
             f"</td><td>{_num(ev.threshold)}</td></tr>") if ev else \
-        f"<tr><td colspan=4>error: {html.escape(r.error or '')}</td></tr>"
+        f"<tr><td colspan=4>error: {_error_html(r)}</td></tr>"
     return (f"<div><b><code>{html.escape(r.id)}</code>: {html.escape(r.verdict)}</b> "
             f"({html.escape(r.source)})<br>{html.escape(r.compares)}<table><tr><th>metric</th>"
             f"<th>observed</th><th>pass if</th><th>threshold</th></tr>{body}</table>"

@@ -92,6 +92,30 @@ def audit_table(checks: list[dict]) -> str:
     return _longtable("@{}llrcr@{}", "check & verdict & observed & pass if & threshold", rows)
 
 
+def errors_part(checks: list[dict]) -> str | None:
+    """The checks of a report's ``checks`` list whose verdict is ``error``, each with its error: an unresolved
+    verdict's text typeset from its typed parts (``unresolved_parts``: :func:`attnverify.render.reasons.latex`), an
+    untyped one with its ASCII mathematics typeset, any other error escaped; None when every check decided."""
+    from attnverify.checks.reason import as_reason
+
+    rows = []
+    for c in checks:
+        if c.get("verdict") != "error":
+            continue
+        parts = c.get("unresolved_parts")
+        if parts and (parts.get("items") or any(p.get("type") != "text" for p in parts.get("lead", []))):
+            text = reasons.latex("Unresolved: " + as_reason(parts))
+        elif c.get("unresolved"):
+            text = "Unresolved: " + ascii_math.latex(c["unresolved"])
+        else:
+            text = notation.escape(c.get("error") or "")
+        rows.append(rf"\item \texttt{{{notation.escape(c['id'])}}}: {text}")
+    if not rows:
+        return None
+    return "\n".join([r"\noindent\emph{Checks that could not decide, or broke:}", r"\begin{itemize}", *rows,
+                      r"\end{itemize}"])
+
+
 def claims_table(claims: list[dict], cites: dict[str, str] | None = None) -> str:
     """The claims ledger (a report's ``claims`` list): id (with ``\\cite`` of its paper when ``cites`` maps the
     paper's key to a citation key), verdict, and the condition (for ``holds_if`` and ``refuted``) or the reason:
@@ -248,7 +272,8 @@ def document(report: dict | None, *, figures: dict[str, list[str]] | None = None
     if report is not None:
         parts += [r"\section{Audit}",
                   notation.escape(f"Profile {report['profile']}, seed {report['seed']}, version {report['version']}."),
-                  "", provenance_part(report.get("provenance")), "", audit_table(report["checks"])]
+                  "", provenance_part(report.get("provenance")), "", audit_table(report["checks"]),
+                  errors_part(report["checks"])]
         if report.get("claims"):
             parts += [r"\subsection{Claims ledger}",
                       "Each claim's verdict is computed from the evidence of the checks of this run; each claim "

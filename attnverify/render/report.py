@@ -49,10 +49,12 @@ def jsonable(value: Any) -> Any:
 def result_dict(r: Result) -> dict:
     """A check's result as JSON: its fields, with its reason as the text of the typesetting convention
     (``reason``), its typed parts (``reason_parts``: :meth:`attnverify.checks.reason.Reason.to_dict`) and its
-    one-line Unicode rendering for tools (``reason_text``)."""
+    one-line Unicode rendering for tools (``reason_text``); the text of an unresolved verdict the same way
+    (``unresolved``, ``unresolved_parts``, ``unresolved_text``; None when the verdict is not unresolved)."""
     from attnverify.checks.reason import as_reason
 
     ev = r.evidence
+    unresolved = r.unresolved if r.unresolved is not None else (ev.unresolved or None if ev else None)
     return jsonable({
         "id": r.id, "compares": r.compares, "source": r.source, "verdict": r.verdict,
         "observed": r.observed, "threshold": r.threshold, "reason": str(r.reason),
@@ -60,7 +62,10 @@ def result_dict(r: Result) -> dict:
         "metric": ev.metric if ev else None, "comparison": ev.comparison if ev else None,
         "analytic": ev.analytic if ev else None, "numeric": ev.numeric if ev else None,
         "uncertainty": ev.uncertainty if ev else None,
-        "error": r.error, "unresolved": ev.unresolved if ev else None, "params": r.params, "details": r.details,
+        "error": error_text(r) if r.error else None, "unresolved": None if unresolved is None else str(unresolved),
+        "unresolved_parts": None if unresolved is None else as_reason(unresolved).to_dict(),
+        "unresolved_text": None if unresolved is None else reasons.plain(unresolved),
+        "params": r.params, "details": r.details,
         "plot_titles": [p.title for p in ev.plots] if ev else [], "seconds": round(r.seconds, 3),
     })
 
@@ -117,8 +122,22 @@ def table(report: Report) -> str:
     counts = {v: sum(r.verdict == v for r in report.results) for v in ("pass", "fail", "error")}
     lines.append(f"\n{counts['pass']} passed, {counts['fail']} failed, {counts['error']} errors "
                  f"(profile {report.profile}, seed {report.seed})")
-    errors = [f"  {r.id}: {r.error}" for r in report.results if r.verdict == "error"]
+    errors = [f"  {r.id}: {error_text(r)}" for r in report.results if r.verdict == "error"]
     return "\n".join(lines + (["errors:"] + errors if errors else []))
+
+
+def error_text(r: Result) -> str:
+    """A result's error on one line for the terminal: an unresolved verdict's typed text in Unicode
+    (:func:`attnverify.render.reasons.plain`), else the error as it is."""
+    return f"Unresolved: {reasons.plain(r.unresolved)}" if r.unresolved is not None else (r.error or "")
+
+
+def error_markdown(r: Result, *, inline: bool = False) -> str:
+    """A result's error as Markdown: an unresolved verdict's typed text with its mathematics (``$…$``:
+    :func:`attnverify.render.reasons.markdown`), else the error as code."""
+    if r.unresolved is not None:
+        return reasons.markdown("Unresolved: " + r.unresolved, inline=inline)
+    return f"`{r.error}`"
 
 
 def claims_summary(report: Report) -> str:
@@ -239,8 +258,8 @@ def findings(report: Report) -> list[str]:
         if r.verdict == "fail":
             out.append(f"check **{r.id}** failed: {r.evidence.metric} = {fmt(r.observed)}, "
                        f"passes when {r.evidence.comparison} {fmt(r.threshold)}")
-        elif r.verdict == "error" and r.evidence is not None:
-            out.append(f"check **{r.id}** could not decide: `{r.error}`")
+        elif r.verdict == "error" and (r.evidence is not None or r.unresolved is not None):
+            out.append(f"check **{r.id}** could not decide: {error_markdown(r, inline=True)}")
         elif r.verdict == "error":
             out.append(f"check **{r.id}** broke: `{r.error}`")
     return out
@@ -294,7 +313,7 @@ def to_markdown(report: Report, *, plots: dict[str, list[str]] | None = None, co
             md += [f"$$\n{t}\n$$" for t in tex] + ([""] if tex else [])
         ev = r.evidence
         if r.error:
-            md += [f"**Error**: `{r.error}`"] + ([""] if ev is not None else [])
+            md += [f"**Error**: {error_markdown(r)}"] + ([""] if ev is not None else [])
         if ev is not None:
             md += ["| | value |", "|---|---|", f"| metric | {_md_cell(ev.metric)} |",
                    f"| observed | {fmt(ev.observed)} |", f"| passes if | observed {ev.comparison} {fmt(ev.threshold)} |"]

@@ -197,6 +197,10 @@ def run_point(check: Any, point: Mapping[str, Any], *, seed: int, budget_s: floa
     ev = result.evidence
     obs, thr = (_number(ev.observed), _number(ev.threshold)) if ev is not None else (None, None)
     verdict, error = result.verdict, result.error
+    if result.unresolved is not None:                   # the typed text, on one line of Unicode
+        from attnverify.render.reasons import plain
+
+        error = f"Unresolved: {plain(result.unresolved)}"
     if verdict == "error" and (error or "").startswith("Unresolved:"):
         verdict = "unresolved"
     if any(v is not None and not math.isfinite(v) for v in (obs, thr)):     # never a pass (the runner refuses too)

@@ -10,11 +10,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import numpy as np
+import sympy as sp
 
 from attnverify.checks.engine._bridge import scaled_values
 from attnverify.checks.engine._numerics import run_grid
 from attnverify.checks.engine._sizes import MAX_EXPANSION_RATIO, MAX_REMAINDER_OVER_SE, expansion_ratio
 from attnverify.checks.params import Param
+from attnverify.checks.reason import Math, Number, Reason, reason
 from attnverify.checks.stats import bonferroni_z, normal_equivalent
 from attnverify.theory.engine.derive import model_values
 
@@ -114,17 +116,23 @@ def family_z(z: Sequence[float] | np.ndarray, level: float) -> tuple[float, floa
     return (float(z.max()) if z.size else 0.0), bonferroni_z(level, m), m
 
 
-def power_rule(passed: bool, z_power: Sequence[np.ndarray], z_star: float, what: str,
-               remedy: str) -> tuple[float, str | None]:
+#: a (point, L) outside the delta method's range everywhere: the unresolved text of the finite-size checks
+NOTHING_IN_RANGE = reason("no (point, ", Math(sp.Symbol("L")), ") is inside the delta method's range at these sizes: "
+                          "raise Ls")
+
+
+def power_rule(passed: bool, z_power: Sequence[np.ndarray], z_star: float, what: str | Reason,
+               remedy: str | Reason) -> tuple[float, Reason | None]:
     """The power rule of a check that passed its family: the z-scores ``z_power`` of a wrong alternative (the limit
     alone, the zero field) must exceed the threshold somewhere. Returns (their max |z|, the ``unresolved`` reason
     or None): nothing compared, or ``what`` not rejected (``remedy`` says which size to change)."""
     z = np.concatenate([np.ravel(x) for x in z_power]) if len(z_power) else np.zeros(0)
     top = float(np.max(np.abs(z))) if z.size else 0.0
     if passed and not z.size:
-        return top, "no (point, L) is inside the delta method's range at these sizes: raise Ls"
+        return top, NOTHING_IN_RANGE
     if passed and top <= z_star:
-        return top, f"{what} is not rejected (max |z| {top:.3g} <= {z_star:.3g}): {remedy}"
+        return top, reason(what, " is not rejected (max ", Math(sp.Abs(sp.Symbol("z"))), " ", Number(top, digits=3),
+                           " ", Math(r"\leq"), " ", Number(z_star, digits=3), "): ", remedy)
     return top, None
 
 

@@ -43,7 +43,8 @@ from attnverify.checks.engine._sizes import MAX_REMAINDER_OVER_SE
 from attnverify.checks.engine._numerics import run_grid
 from attnverify.checks.evidence import Evidence
 from attnverify.checks.params import Param
-from attnverify.checks.reason import Math, Number, reason
+from attnverify.checks.reason import Math, Number, item, reason
+from attnverify.checks.reason_values import joined
 from attnverify.checks.stats import bonferroni_z
 
 NAME = "equilibria_stability"
@@ -51,6 +52,8 @@ COMPARES = ("The certified equilibria of the reduced flow rho' = F_finite(rho) a
             "direction of the pathwise Monte Carlo drift at probes around every attracting or repelling equilibrium.")
 L_SIM = Param("L_sim", int, 1000, "the sequence length simulated (the model's mixture fractions kept)", low=2)
 N_SEQ = Param("n_sequences", int, 4000, "Monte Carlo sequences (the same for every probe)", low=50)
+RHO, F_FINITE = Math(sp.Symbol("rho")), Math(sp.Symbol("F_finite"))
+REMAINDER = Math(sp.Function("O")(1 / sp.Symbol("L") ** 2))      # the delta method's next order
 DELTA = Param("delta", float, 0.3, "the probes' distance from an equilibrium (at most half the gap to the next)",
               low=0.0, high=1.0, low_open=True)
 
@@ -152,12 +155,13 @@ def run(p: dict, ctx: Context) -> Evidence:
     z_star = bonferroni_z(p["z_level"], max(1, int(keep.sum())))
     worst = float(np.max(-z[keep])) if keep.any() else 0.0
     passed = worst <= z_star
-    weak = [_where(pr) for (_, pr, _, _), zi, ok in zip(todo, z, keep) if ok and zi <= z_star]
-    unresolved = ("no probe lies inside the delta method's range (its predicted O(1/L^2) remainder is not below "
-                  f"{MAX_REMAINDER_OVER_SE:g} standard error at any of the {len(todo)}): the equilibria of F_finite "
-                  "are not comparable at this L_sim (raise L_sim)") if not keep.any() else \
-        (f"the drift at {', '.join(weak)} is within the threshold {z_star:.3g} (the sign is not decided): "
-         "raise n_sequences or delta") if passed and weak else None
+    weak = [_where_parts(pr) for (_, pr, _, _), zi, ok in zip(todo, z, keep) if ok and zi <= z_star]
+    unresolved = reason("no probe lies inside the delta method's range (its predicted ", REMAINDER, " remainder is "
+                        "not below ", Number(MAX_REMAINDER_OVER_SE, digits=6), " standard error at any of the ",
+                        Number(len(todo)), "): the equilibria of ", F_FINITE, " are not comparable at this L_sim "
+                        "(raise L_sim)") if not keep.any() else \
+        reason("the drift at ", *joined(weak), " is within the threshold ", Number(z_star, digits=3), " (the sign is "
+               "not decided): raise n_sequences or ", Math(sp.Symbol("delta"))) if passed and weak else None
     rows = [{"equilibrium": found[i]["rho"], "stability": found[i]["stability"], "probe": _where(pr),
              "expected_sign": s, "drift": m.tolist() if k > 1 else float(m[0]), "statistic": float(val),
              "se": float(e), "z": float(zi), "compared": bool(ok)}
@@ -184,6 +188,12 @@ def run(p: dict, ctx: Context) -> Evidence:
 
 def _where(probe: np.ndarray) -> str:
     return "rho = " + (f"{probe[0]:.4g}" if probe.size == 1 else "(" + ", ".join(f"{x:.4g}" for x in probe) + ")")
+
+
+def _where_parts(probe: np.ndarray) -> tuple:
+    """The parts of a probe's place: rho = 0.5, or rho = (0.1, 0.2)."""
+    values = [Number(float(x), digits=4) for x in probe]
+    return item(RHO, " = ", *(values if probe.size == 1 else ("(", *joined(values), ")")))
 
 
 def register_for(paper) -> str:

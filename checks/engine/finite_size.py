@@ -21,12 +21,12 @@ import numpy as np
 import sympy as sp
 
 from attnverify.checks.context import Context
-from attnverify.checks.engine._common import (comparable, family_z, measured_correction, register_grid_check,
-                                              simulate_lengths,
-                                              t_to_z, trained_query, weighted_ratio)
+from attnverify.checks.engine._common import (NOTHING_IN_RANGE, comparable, family_z, measured_correction,
+                                              register_grid_check, simulate_lengths, t_to_z, trained_query,
+                                              weighted_ratio)
 from attnverify.checks.evidence import Evidence, Plot, Series
 from attnverify.checks.reason import Math, Number, reason
-from attnverify.checks.reason_values import pm_or_na
+from attnverify.checks.reason_values import number_or_na, pm_or_na
 
 NAME = "finite_size_correction"
 COMPARES = ("The derived O(1/L) terms of the objective (J_correction) against the measured finite-size gap: "
@@ -72,10 +72,11 @@ def run(p: dict, ctx: Context) -> Evidence:
     passed = max_z <= z_star
     unresolved = None
     if passed and not any(r["compared"].any() for r in rows):
-        unresolved = "no (point, L) is inside the delta method's range at these sizes: raise Ls"
+        unresolved = NOTHING_IN_RANGE
     elif passed and not (np.isfinite(pooled_se) and pooled_se <= MAX_SCALE_SE):
-        unresolved = (f"the O(1/L) terms are not resolved: their fitted scale has standard error {pooled_se:.3g} "
-                      f"(> {MAX_SCALE_SE:g}): raise n_sequences or lower Ls")
+        unresolved = reason("the ", Math(sp.Function("O")(1 / _L)), " terms are not resolved: their fitted scale has "
+                            "standard error ", number_or_na(pooled_se, 3), " (", Math(">"), " ",
+                            Number(MAX_SCALE_SE, digits=6), "): raise n_sequences or lower Ls")
     return Evidence(
         metric="max |z| over the family (the fitted scale of the O(1/L) terms per length and pooled, and the gap "
                "point by point)",

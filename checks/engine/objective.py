@@ -78,7 +78,9 @@ def run(p: dict, ctx: Context) -> Evidence:
                        "z_limit": t_to_z(mc - J_lim, se, n), "mass_mc": est.mass.mean, "mass_se": est.mass.se})
     max_z, z_star, m = family_z(z_all, p["z_level"])
     passed = max_z <= z_star
-    max_zl, unresolved = power_rule(passed, z_limit, z_star, "the O(1/L) terms are not resolved: J_limit alone",
+    max_zl, unresolved = power_rule(passed, z_limit, z_star,
+                                    reason("the ", Math(sp.Function("O")(1 / sp.Symbol("L"))), " terms are not "
+                                           "resolved: ", Math(sp.Symbol("J_limit")), " alone"),
                                     "raise n_sequences or lower Ls")
     x = rhos[:, 0] if model.k == 1 else np.arange(len(rhos))
     series = []

@@ -41,8 +41,8 @@ from attnverify.checks.engine._common import (Z_LEVEL, field_function, model_par
                                               trained_query)
 from attnverify.checks.evidence import Evidence, Plot, Series
 from attnverify.checks.params import Param
-from attnverify.checks.reason import Math, Number, Reason, item, reason
-from attnverify.checks.reason_values import joined, pm_or_na
+from attnverify.checks.reason import Math, Number, Reason, reason
+from attnverify.checks.reason_values import joined, pm_or_na, step_schedule
 from attnverify.checks.stats import bonferroni_z
 from attnverify.numerics.engine.mean_path import second_order_mean, stiffness
 from attnverify.numerics.engine.sga import step_sizes
@@ -79,17 +79,6 @@ ABS_Z = Math(sp.Abs(sp.Symbol("z")))
 #: the first step's energy eta_0^2 max E|g|^2 (SymPy has no max without brackets: its LaTeX)
 STEP_ENERGY = Math(r"\eta_{0}^{2} \max \mathbb{E}|g|^{2}")
 O_ETA2, GT, A, B = Math(sp.Function("O")(_ETA ** 2)), Math(">"), Math(sp.Symbol("a")), Math(sp.Symbol("b"))
-
-
-def _schedule(a: float, b: float) -> tuple:
-    """The parts of the step schedule eta_k = a/(k + b): one equation when a and b are whole numbers (as a
-    configuration writes them), else the equation in a and b with their values."""
-    eta_k, k = sp.Symbol("eta_k"), sp.Symbol("k")
-    if all(float(x).is_integer() for x in (a, b)):
-        return item(Math(sp.Eq(eta_k, sp.Integer(int(a)) / (k + sp.Integer(int(b))))))
-    sa, sb = sp.Symbol("a"), sp.Symbol("b")
-    return item(Math(sp.Eq(eta_k, sa / (k + sb))), " with ", Math(sa), " = ", Number(a, digits=6), ", ", Math(sb),
-                " = ", Number(b, digits=6))
 
 
 def _protocol(model) -> tuple[dict, tuple[float, ...]]:
@@ -215,7 +204,7 @@ def run(p: dict, ctx: Context) -> Evidence:
     return Evidence(
         metric="max of |fitted scale of F - 1| / its threshold and max |z| of the mean path / its threshold",
         observed=float(worst), threshold=1.0, passed=bool(passed), unresolved=unresolved,
-        reason=reason(runs, " SGA runs of ", steps, " steps (", *_schedule(p["a"], p["b"]), ", ", Math(_T), " = ",
+        reason=reason(runs, " SGA runs of ", steps, " steps (", *step_schedule(p["a"], p["b"]), ", ", Math(_T), " = ",
                       Number(time[-1], digits=3), ") from ", RHO_0, " = (",
                       *joined(Number(float(v), digits=6) for v in rho0), "): fitted scale of ", F_MATH, " ",
                       *pm_or_na(1 + scale_err, scale_se), " (its ", O_ETA2, " remainder's bound ",

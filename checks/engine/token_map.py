@@ -79,14 +79,17 @@ def run(p: dict, ctx: Context) -> Evidence:
     if m == 0:
         return Evidence(metric="max |z| over the family", observed=0.0, threshold=1.0, passed=False,
                         reason=reason("no query point is compared"),
-                        unresolved=f"no point has a finite derived map and ESS >= {MIN_ESS:g} (largest ESS "
-                                   f"{float(est.ess.max()):.3g}): the weights are too heavy-tailed at this score "
-                                   "scale (more tokens)", details=details)
+                        unresolved=reason("no point has a finite derived map and ESS ", Math(r"\geq"), " ",
+                                          Number(MIN_ESS, digits=6), " (largest ESS ",
+                                          Number(float(est.ess.max()), digits=3), "): the weights are too "
+                                          "heavy-tailed at this score scale (more tokens)"), details=details)
     z_star = bonferroni_z(p["z_level"], m)
     max_z, max_zp = float(np.max(np.abs(z))), float(np.max(np.abs(z_power)))
     passed = max_z <= z_star
-    unresolved = (f"the map scaled by {1 + POWER_SCALE:g} is not rejected (max |z| {max_zp:.3g} <= {z_star:.3g}): "
-                  "raise n_tokens or batches") if passed and max_zp <= z_star else None
+    unresolved = reason("the map scaled by ", Number(1 + POWER_SCALE, digits=6), " is not rejected (max ",
+                        Math(sp.Abs(sp.Symbol("z"))), " ", Number(max_zp, digits=3), " ", Math(r"\leq"), " ",
+                        Number(z_star, digits=3), "): raise n_tokens or batches") if passed and max_zp <= z_star \
+        else None
     left = len(grid) - int(keep.sum())
     return Evidence(
         metric="max |z| over the family (every component of Gamma at every compared query point)",

@@ -3,6 +3,7 @@ LHS <= K g(variables; derived constants) is fitted where the data begin and extr
 (:func:`bound`); every comparison word in its text is computed."""
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -70,10 +71,21 @@ def _bound_shape(stated: StatedClaim, derived: dict) -> tuple[Any, Any, list]:
     return K, g, [names[v] for v in variables]
 
 
+@functools.lru_cache(maxsize=256)
+def _limit_at_infinity(h: Any, v: Any) -> Any:
+    """lim h as v -> +inf (SymPy; a pure function of the two expressions, memoised: a bound is evaluated at many
+    points, each taking the same limits)."""
+    return sp.limit(h, v, sp.oo)
+
+
+@functools.lru_cache(maxsize=256)
+def _lambdified(free: tuple, h: Any) -> Any:
+    """h as a NumPy function of the symbols ``free`` (memoised, as :func:`_limit_at_infinity`)."""
+    return sp.lambdify(list(free), h, "numpy")
+
+
 def _evaluate_shape(g: Any, variables: list, at: dict) -> np.ndarray:
     """g at the sub-points ``at`` (name -> array), with a variable at +inf taken as the limit."""
-    import sympy as sp
-
     n = len(next(iter(at.values())))
     out = np.empty(n)
     keys = [v for v in variables if v.name in at]
@@ -86,9 +98,9 @@ def _evaluate_shape(g: Any, variables: list, at: dict) -> np.ndarray:
         h = g
         for name, is_inf in zip(sorted(infinite), pattern):
             if is_inf:
-                h = sp.limit(h, next(v for v in keys if v.name == name), sp.oo)
-        free = [v for v in keys if v in h.free_symbols]
-        f = sp.lambdify(free, h, "numpy")
+                h = _limit_at_infinity(h, next(v for v in keys if v.name == name))
+        free = tuple(v for v in keys if v in h.free_symbols)
+        f = _lambdified(free, h)
         out[idx] = np.asarray(f(*[vals[v.name][idx] for v in free]), dtype=float) * np.ones(len(idx))
     return out
 

@@ -12,9 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import sympy as sp
 
 from attnverify.checks.meanfield._model import model_matrices
 from attnverify.checks.meanfield.terminal_findings import RateComparison, SwitchTimeFit, TerminalFindings
+from attnverify.checks.reason import Math, Number, Reason, item, reason
+from attnverify.checks.reason_values import joined
 from attnverify.checks.stats import linfit
 from attnverify.numerics.meanfield.cluster_motion import LATE, WIDTH_ERROR, measure_run
 from attnverify.numerics.meanfield.sphere import particles_per_window
@@ -24,6 +27,8 @@ __all__ = ["Derived", "derive", "compare_beta", "assess", "decide", "ROUND_OFF",
 
 ROUND_OFF = 1e-16     # smallest offset from an unstable cluster position that float64 round-off can leave
 RATES = ("approach", "rotation", "escape")
+# the mathematics of the verdict's text
+BETA, S_MATH, T_MAX = Math(sp.Symbol("beta")), Math(sp.Symbol("S")), Math(sp.Symbol("t_max"))
 STEP_FLOOR = 1e-4     # transport: predicted steps shorter than this are not compared (integration error ~ rtol)
 
 
@@ -282,39 +287,53 @@ def assess(theory, name: str, q: dict, der: Derived, runs: list[list[np.ndarray]
             "main": main, "t": t, "resolved": resolved, "n_particles": N}
 
 
-def decide(outcomes: list[dict]) -> tuple[bool, float | None, str | None, str]:
+def _label(o: dict, c: RateComparison) -> tuple:
+    """The parts naming a comparison: its model, what it compares and at which beta."""
+    return item(o["name"], ": the ", c.what, " rate " if c.what in RATES else " ", "at ", BETA, " = ",
+                Number(c.beta, digits=6))
+
+
+def _text(c: RateComparison) -> tuple:
+    """The parts of a comparison's figures: measured against derived, or the transport or position error."""
+    if c.what not in ("transport", "position"):
+        return item("measured ", Number(c.measured, digits=8), " against the derived ", Number(c.derived, digits=8),
+                    " (relative error ", Number(c.relative_error, digits=3), ", uncertainty ",
+                    Number(c.uncertainty, digits=2), ", tolerance ", Number(c.tolerance, digits=6), ")")
+    if c.what == "transport":
+        return item("a tight cluster's step misses the cluster field's flow by ", Number(c.relative_error, digits=3),
+                    " of its length (tolerance ", Number(c.tolerance, digits=6), ")")
+    return item("a tight cluster ends ", Number(c.measured, digits=3), " from ", S_MATH, " (window top ",
+                Number(c.tolerance, digits=6), ")")
+
+
+def decide(outcomes: list[dict]) -> tuple[bool, float | None, Reason | None, str | Reason]:
     """(passed, observed, unresolved, reason) over every model: a disagreement or a decided problem fails; a model
     with nothing compared, a comparison within its uncertainty of the tolerance, or one whose uncertainty exceeds
     a tenth of its tolerance is unresolved."""
     comps = [c for o in outcomes for c in o["comparisons"]]
-    problems = [f"{o['name']}: {pr}" for o in outcomes for pr in o["problems"]]
+    problems = [item(f"{o['name']}: {pr}") for o in outcomes for pr in o["problems"]]
     observed = max((c.relative_error / c.tolerance for c in comps), default=None)
-    label = (lambda o, c: f"{o['name']}: the {c.what} {'rate ' if c.what in RATES else ''}at beta = {c.beta:g}")
-    text = (lambda c: f"measured {c.measured:.8g} against the derived {c.derived:.8g} (relative error "
-                      f"{c.relative_error:.2e}, uncertainty {c.uncertainty:.1e}, tolerance {c.tolerance:g})"
-            if c.what not in ("transport", "position") else
-            f"a tight cluster's step misses the cluster field's flow by {c.relative_error:.2e} of its length "
-            f"(tolerance {c.tolerance:g})" if c.what == "transport" else
-            f"a tight cluster ends {c.measured:.2e} from S (window top {c.tolerance:g})")
     for o in outcomes:
         for c in o["comparisons"]:
             if c.status == "disagrees":
-                problems.append(f"{label(o, c)}: {text(c)}")
+                problems.append(item(*_label(o, c), ": ", *_text(c)))
     if problems:
-        return False, observed, None, "; ".join(problems)
+        return False, observed, None, reason(*joined(problems, "; "))
     empty = [o["name"] for o in outcomes if not o["comparisons"]]
     if empty:
-        return False, observed, ("no tight, isolated cluster reached the fit windows by t_max in the model(s) "
-                                 + ", ".join(empty) + ": nothing to compare (raise t_max)"), ""
-    near = [f"{label(o, c)} ({text(c)})" for o in outcomes for c in o["comparisons"] if c.status == "undecided"]
+        return False, observed, reason("no tight, isolated cluster reached the fit windows by ", T_MAX, " in the "
+                                       "model(s) " + ", ".join(empty) + ": nothing to compare (raise ", T_MAX, ")"), ""
+    near = [item(*_label(o, c), " (", *_text(c), ")") for o in outcomes for c in o["comparisons"]
+            if c.status == "undecided"]
     if near:
-        return False, observed, ("a rate error exceeds its tolerance by less than its uncertainty: " + "; ".join(near)
-                                 + ": raise n_particles or t_max"), ""
-    loose = [f"{label(o, c)} (uncertainty {c.uncertainty:.1e}, tolerance {c.tolerance:g})"
-             for o in outcomes for c in o["comparisons"] if c.status == "imprecise"]
+        return False, observed, reason("a rate error exceeds its tolerance by less than its uncertainty:",
+                                       items=[*near, item("raise n_particles or ", T_MAX)]), ""
+    loose = [item(*_label(o, c), " (uncertainty ", Number(c.uncertainty, digits=2), ", tolerance ",
+                  Number(c.tolerance, digits=6), ")") for o in outcomes for c in o["comparisons"]
+             if c.status == "imprecise"]
     if loose:
-        return False, observed, ("a fitted rate is uncertain by more than a tenth of its tolerance: " + "; ".join(loose)
-                                 + ": raise n_particles or t_max"), ""
+        return False, observed, reason("a fitted rate is uncertain by more than a tenth of its tolerance:",
+                                       items=[*loose, item("raise n_particles or ", T_MAX)]), ""
     parts = []
     for o in outcomes:
         kinds = sorted({c.what for c in o["comparisons"]})

@@ -116,8 +116,8 @@ def with_d3_case(evaluate, p: dict, ctx, d3_params: dict | None = None) -> "Evid
         Number(2), "): observed ", number_or_na(ev3.observed), " vs threshold ", number_or_na(ev3.threshold), ", ",
         "pass" if ev3.passed else "FAIL")
     ev.passed = bool(ev.passed and ev3.passed)
-    if ev3.unresolved and not ev.unresolved:
-        ev.unresolved = f"d = 3 case: {ev3.unresolved}"
+    if ev3.unresolved and not ev.unresolved:       # the d = 3 case's own text, its parts kept
+        ev.unresolved = reason(sp.Symbol("d"), " = ", Number(3), " case: ") + as_reason(ev3.unresolved)
     f = ev.findings
     if is_dataclass(f) and ev3.findings is not None and "extra_cases" in {x.name for x in fields(f)}:
         ev.findings = replace(f, extra_cases=(*f.extra_cases, ev3.findings))

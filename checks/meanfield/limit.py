@@ -193,8 +193,8 @@ def _decide(p: dict, betas: np.ndarray, X: np.ndarray, B: np.ndarray, V: np.ndar
     judged = np.nonzero(asym)[0]
     unresolved = None
     if len(judged) < 2:
-        unresolved = (f"the derived expansion is asymptotic at {len(judged)} of the betas (terms shrinking by 4x): "
-                      "raise the largest beta")
+        unresolved = reason("the derived expansion is asymptotic at ", Number(len(judged)), " of the betas (terms "
+                            "shrinking by 4x): raise the largest ", Math(BETA))
     sel = judged if len(judged) >= 2 else np.arange(len(betas))[-2:]
     slope, slope_se = slope_fit(betas[sel], np.maximum(sup[sel], 1e-300), half[sel] / np.maximum(sup[sel], 1e-300))
     d_slope = float(np.diff(np.log(np.maximum(derived_sup[sel][-2:], 1e-300)))[0] / np.diff(np.log(betas[sel][-2:]))[0])

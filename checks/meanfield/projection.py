@@ -184,8 +184,9 @@ def _projection_stationary(p: dict, ctx: Context) -> Evidence:
                       Number(stat_thr, digits=2), " (round-off bound ", Math(ROUNDOFF), ")"),
         passed=bool(observed <= thr and thr <= 1e-3 and stat <= stat_thr and np.all(rates > 0)),
         unresolved=None if decided or thr <= 1e-3 else
-        (f"the window does not resolve the rate: fitting half the window or a coarser rtol moves it by {spread:.1e}, "
-         f"so no threshold below 1e-3 applies (the fitted rate is within {observed:.1e} of the derived one)"),
+        reason("the window does not resolve the rate: fitting half the window or a coarser rtol moves it by ",
+               Number(spread, digits=2), ", so no threshold below ", Number(1e-3, digits=1), " applies (the fitted "
+               "rate is within ", Number(observed, digits=2), " of the derived one)"),
         analytic=rates.tolist(), numeric=fitted.tolist(), uncertainty=spread,
         details={"stationarity_max": stat, "stationarity_threshold": stat_thr, "n_points": int(len(X)),
                  "derived_rates": rates.tolist(), "fitted_rates": fitted.tolist(),

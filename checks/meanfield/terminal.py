@@ -47,6 +47,7 @@ import numpy as np
 from attnverify.checks.context import Context
 from attnverify.checks.evidence import Evidence, Plot, Series
 from attnverify.checks.params import Param
+from attnverify.checks.reason import Reason
 from attnverify.checks.registry import check
 from attnverify.checks.meanfield._model import (AUTO, KERNEL_PARAM, MODEL_PARAMS, Resolution, budget_param,
                                                 choose_resolution, fixed_resolution, floor_param, model_matrices,
@@ -272,7 +273,7 @@ def terminal_phase(p: dict, ctx: Context) -> Evidence:
 
 
 def _evidence(p: dict, outcomes: list[dict], derived: list[Derived], passed: bool, observed: float | None,
-              unresolved: str | None, reason: str, chosen: dict[str, str]) -> Evidence:
+              unresolved: Reason | None, reason: str | Reason, chosen: dict[str, str]) -> Evidence:
     from dataclasses import replace
 
     main = outcomes[0]
@@ -305,7 +306,8 @@ def _evidence(p: dict, outcomes: list[dict], derived: list[Derived], passed: boo
     return Evidence(
         metric="max over models, betas and compared rates (approach, rotation, escape) of |measured - derived| / "
                "derived, in units of the rate's tolerance",
-        observed=observed, threshold=1.0, reason=f"{runs}. {reason or unresolved or ''}", passed=passed, unresolved=unresolved,
+        observed=observed, threshold=1.0, reason=f"{runs}. " + (reason or unresolved or ""), passed=passed,
+        unresolved=unresolved,
         comparison="<=",
         analytic={o["name"]: {"approach_rate": d.rates["axis_rate"], "rotation_rate": d.rates["rotation_rate"],
                               "escape_rate": d.escape_rate, "motion": d.rates["motion"]}

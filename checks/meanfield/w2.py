@@ -61,6 +61,7 @@ D3_SETTINGS = {"n_particles": 0, "particle_budget": 1000, "min_particles": 500, 
 # the mathematics of the reasons, named as in the claims (attnverify.checks.meanfield.claims)
 BETA, T, PI, C, C1, X_INF = sp.symbols(r"beta t Pi c C_1 X_{\infty}")
 PI_MU0, X_STAR, _d = sp.Symbol(r"\Pi_{\#}\mu_{0}"), sp.Symbol("x^*"), sp.Symbol("d")
+_H, T_INF = sp.Symbol("h"), Math(sp.Symbol(r"t_{\infty}"))       # the finite-difference step, the horizon
 E_T = sp.Eq(sp.Function("E")(T), sp.Function("W_2")(sp.Symbol(r"\mu^{\infty}_{t}"), PI_MU0))
 W2_TARGET = sp.Function("W_2")(sp.Symbol("mu"), PI_MU0)
 ATOM_RATE = sp.Symbol("gamma") / sp.Abs(sp.Symbol("B^T") * X_STAR)
@@ -387,12 +388,13 @@ def decide(theory, p: dict, ana: dict, num: dict) -> dict:
     unresolved = None
     if passed or (e_reached and C1_rel - fd_spread <= p["C1_tol"]):
         if fd_spread * 10 > p["C1_tol"]:
-            unresolved = (f"the extrapolated finite-difference log-norm moves by {fd_spread:.1e} between steps (h, 2h) "
-                          f"and (2h, 4h), more than "
-                          f"C1_tol / 10 = {p['C1_tol'] / 10:.1e}")
+            unresolved = reason("the extrapolated finite-difference log-norm moves by ", Number(fd_spread, digits=2),
+                                " between steps ", Math(sp.Tuple(_H, 2 * _H)), " and ", Math(sp.Tuple(2 * _H, 4 * _H)),
+                                ", more than C1_tol / 10 = ", Number(p["C1_tol"] / 10, digits=2))
         elif len(ok) < max(2, main["dist"].shape[1] // 2):
-            unresolved = (f"only {len(ok)} of {main['dist'].shape[1]} particles traverse the fit window "
-                          f"[{lo:.0e}, {hi:.0e}] by t_inf: raise t_inf")
+            unresolved = reason("only ", Number(len(ok)), " of ", Number(int(main["dist"].shape[1])), " particles "
+                                "traverse the fit window ", bracket(lo, hi, digits=1), " by ", T_INF, ": raise ",
+                                T_INF)
     return {"C1_obs": C1_obs, "C1_rel": C1_rel, "fd_spread": fd_spread, "c_fit_E": c_fit_E,
             "c_fit_E_halves": c_fit_E_halves, "e_reached": e_reached, "rate_rel": rate_rel,
             "rates_compared": len(pick), "rates_fitted": fitted[pick].tolist(), "rates_derived": derived.tolist(),

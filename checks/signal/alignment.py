@@ -38,6 +38,7 @@ from attnverify.checks.context import Context
 from attnverify.checks.evidence import Evidence, Plot, Series, Unresolved
 from attnverify.checks.params import Param
 from attnverify.checks.reason import Math, Number, reason
+from attnverify.checks.reason_values import step_schedule
 from attnverify.checks.registry import check
 from attnverify.checks.signal._model import (MAX_STEP_ENERGY, MODEL_PARAMS, field_function, model_args, model_of,
                                              validate_model)
@@ -50,6 +51,9 @@ from attnverify.theory.signal import THEORY
 N_TASKS = 4
 # the mathematics of the reason (attnverify.checks.reason: symbols in SymPy's naming convention)
 F_MATH, T_STAR, RHO_0 = Math(sp.Symbol("F")), Math(sp.Symbol("t^*")), Math(sp.Symbol("rho_0"))
+BETA_THETA, C_STEP = Math(sp.Symbol("beta") * sp.Symbol("theta")), sp.Symbol("c")
+#: the largest step the second-order expansion takes: sqrt(c / max E|g|^2), c = MAX_STEP_ENERGY
+STEP_LIMIT = Math(sp.sqrt(C_STEP / sp.Symbol(r"\max \mathbb{E}|g|^{2}")))
 GRID = np.concatenate([np.linspace(-1.0, 0.8, 10), [0.9, 0.95, 0.98, 0.99, 0.995, 1.0]])
 
 
@@ -168,9 +172,10 @@ def analytic_side(p: dict, theory: Any, model: SignalModel, moments: dict, runs:
     k_valid = int(np.searchsorted(-eta, -limit))
     j0 = int(np.searchsorted(runs["step"], k_valid))
     if runs["step"].size - j0 < 3:
-        raise Unresolved(f"the step eta_k = {p['a']:g}/(k + {p['b']:g}) stays above sqrt({MAX_STEP_ENERGY:g} / max "
-                         f"E|g|^2) = {limit:.3g} for almost all of the {p['n_steps']} steps: the second-order "
-                         "expansion does not apply; lower a/b or run more steps")
+        raise Unresolved(reason("the step ", *step_schedule(p["a"], p["b"]), " stays above ", STEP_LIMIT, " = ",
+                                Number(limit, digits=3), " (", Math(C_STEP), " = ", Number(MAX_STEP_ENERGY, digits=6),
+                                ") for almost all of the ", Number(p["n_steps"]), " steps: the second-order expansion "
+                                "does not apply; lower ", Math(sp.Symbol("a") / sp.Symbol("b")), " or run more steps"))
     step = runs["step"][j0:] - runs["step"][j0]
     eta_v = eta[runs["step"][j0]:]
     start = rho_all[:, j0]
@@ -276,8 +281,8 @@ def _evidence(p: dict, model: SignalModel, moments: dict, runs: dict, an: dict, 
                "mean deviation of the runs from their predicted mean paths, each over its Bonferroni threshold",
         observed=dec["ratio"], threshold=1.0,
         unresolved=None if dec["scale_testable"] or dec["ratio"] > 1.0 else
-        "no power at this model: the predicted mean paths do not move with the scale of F (beta theta too small), "
-        "so the scale of F cannot be fitted",
+        reason("no power at this model: the predicted mean paths do not move with the scale of ", F_MATH, " (",
+               BETA_THETA, " too small), so the scale of ", F_MATH, " cannot be fitted"),
         reason=reason("family-wise false-alarm rate ", Number(p["z_level"], digits=6), " split in two: the fitted "
                       "scale of ", F_MATH, f" (Student t, {n - 1} dof, ", T_STAR, " = ",
                       Number(dec["q_scale"], digits=3), f") and the {dec['z'].size} recorded times (", T_STAR, " = ",

@@ -49,6 +49,8 @@ SCALING_EXPONENTS = (0, 2, 4, 6)
 # the mathematics of the reason (attnverify.checks.reason: symbols in SymPy's naming convention)
 TIMES = Math(r"\times")                                           # a count times a count
 ORDER_1_OVER_L = Math(sp.Function("O")(1 / sp.Symbol("L")))
+#: the expansion parameter of the O(1/L) term (expansion_parameter)
+C2 = Math(sp.Eq(sp.Symbol("c_2"), (sp.exp(beta ** 2 * sigma ** 2) - 1) * (1 / R + 1 / (L - R))))
 SYMBOLS = {"theta": theta, "beta": beta, "sigma": sigma, "d": d}
 
 
@@ -247,9 +249,10 @@ def attention_on_noise(p: dict, ctx: Context) -> Evidence:
         return Evidence(
             metric="max |z| over the family", observed=0.0, threshold=1.0, passed=False,
             reason=reason("no design point or scaling point lies where the closed form applies"),
-            unresolved=f"outside the closed form's validity at every point: its O(1/L) term is an expansion in "
-                       f"c2 = (e^(beta^2 sigma^2) - 1)(1/R + 1/(L - R)) = {c2:.3g} at the model, and the next order "
-                       f"is estimated above {REMAINDER_SE:g} standard errors everywhere (larger R applies)",
+            unresolved=reason("outside the closed form's validity at every point: its ", ORDER_1_OVER_L, " term is "
+                              "an expansion in ", C2, " = ", Number(c2, digits=3), " at the model, and the next order "
+                              "is estimated above ", Number(REMAINDER_SE, digits=6), " standard errors everywhere "
+                              "(larger ", Math(R), " applies)"),
             details={"design_compared": valid, "scalings_closed_form_and_mc": scaling,
                      "sympy_limits_of_mass_at_rho1": limits})
     fam_z = fam["all_z"] if fam else np.array([])

@@ -36,6 +36,7 @@ from attnverify.checks.context import Context
 from attnverify.checks.evidence import Evidence, Plot, Series
 from attnverify.checks.params import Param
 from attnverify.checks.reason import Math, Number, item, reason
+from attnverify.checks.reason_values import pm_or_na
 from attnverify.checks.registry import check
 from attnverify.checks.signal._model import MODEL_PARAMS, model_of, model_values, validate_model
 from attnverify.checks.stats import bonferroni_z
@@ -50,6 +51,7 @@ _LABEL = {1: "repelling", -1: "attracting", 0: "inconclusive"}   # the sign of J
 # plus-minus, minus-plus nor a bare times sign: those are LaTeX)
 F_PRIME, Z, MINUS_XI = Math(sp.Symbol(r"F^{\prime}")), Math(sp.Symbol("z")), Math(-sp.Symbol("xi"))
 THETA_STAR, PM, MP, TIMES = Math(sp.Symbol("theta^*")), Math(r"\pm"), Math(r"\mp"), Math(r"\times")
+J_PRIME, THETA = Math(sp.Symbol(r"J^{\prime}")), Math(sp.Symbol("theta"))
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -275,11 +277,13 @@ def decide(plan: dict, main: dict, thr_out: list[dict], z: float) -> dict:
     open_thr = [t for t in thr if t["observed"] == "inconclusive" and t["certified"] == t["expected"]]
     unresolved = None
     if mismatches == 0 and (open_probes or open_thr):
-        what = [f"J'({q['rho']:.4f}) = {q['mean']:.3g} +- {z * q['se']:.2g}" for q in open_probes]
-        what += [f"J'({t['probe']:.4f}) at theta = {t['theta']:.4g}: {t['mean']:.3g} +- {z * t['se']:.2g}"
-                 for t in open_thr]
-        unresolved = (f"the sign of the drift next to an equilibrium is not resolved with {int(main['n'])} sequences "
-                      f"(z = {z:.2f}): {'; '.join(what)}; raise max_samples or move theta away from theta*")
+        what = [item(J_PRIME, "(", Number(q["rho"], digits=4), ") = ", *pm_or_na(q["mean"], z * q["se"], digits=3))
+                for q in open_probes]
+        what += [item(J_PRIME, "(", Number(t["probe"], digits=4), ") at ", THETA, " = ", Number(t["theta"], digits=4),
+                      ": ", *pm_or_na(t["mean"], z * t["se"], digits=3)) for t in open_thr]
+        unresolved = reason("the sign of the drift next to an equilibrium is not resolved with ", Number(int(main["n"])),
+                            " sequences (", Z, " = ", Number(z, digits=3), "):",
+                            items=[*what, item("raise max_samples or move ", THETA, " away from ", THETA_STAR)])
     return {"rows": rows, "grid": grid_rows, "thresholds": thr, "probes": probes, "grid_bad": grid_bad,
             "mismatches": mismatches, "unresolved": unresolved}
 

@@ -45,6 +45,7 @@ from attnverify.theory.signal import THEORY
 
 # the mathematics of the reasons (attnverify.checks.reason: symbols in SymPy's naming convention)
 RHO, BETA = Math(sp.Symbol("rho")), Math(sp.Symbol("beta"))
+ABS_Z, LE, BETA_SIGMA = Math(sp.Abs(sp.Symbol("z"))), Math(r"\leq"), Math(sp.Symbol("beta") * sp.Symbol("sigma"))
 _R, _N = sp.Symbol("R"), sp.Symbol("n")
 SE_OF_SD = Math(sp.Eq(sp.Symbol(r"\mathrm{se}"), sp.Symbol(r"\mathrm{sd}") / sp.sqrt(_N)))   # se = sd/sqrt(n)
 ORDER_1_OVER_R, ORDER_1_OVER_R2 = Math(sp.Function("O")(1 / _R)), Math(sp.Function("O")(1 / _R ** 2))
@@ -176,8 +177,9 @@ def low_temperature(p: dict, ctx: Context) -> Evidence:
         # a model where the measurement cannot tell beta from 1.1 beta (tiny beta sigma: the scores hardly move the
         # softmax) is one where the comparison has no power: unresolved, never a failure of a valid model
         unresolved=None if max_z > z_star or max_z_hot > z_star else
-        f"no power at this model: the closed form at 1.1 beta is not rejected either (max |z| = {max_z_hot:.3g} <= "
-        f"{z_star:.3g}); raise beta sigma or n_sequences",
+        reason("no power at this model: the closed form at ", Number(1.1, digits=2), " ", BETA, " is not rejected "
+               "either (max ", ABS_Z, " = ", Number(max_z_hot, digits=3), " ", LE, " ", Number(z_star, digits=3),
+               "); raise ", BETA_SIGMA, " or n_sequences"),
         analytic=analytic, numeric=mu, uncertainty=se,
         details={"rho": rhos, "z": z, "z_contrast": fam["blocks"][0]["z_contrast"],
                  "ratio_mc_over_closed": fam["ratio"], "ratio_se": fam["ratio_se"], "z_ratio": fam["z_ratio"],

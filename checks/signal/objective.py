@@ -53,6 +53,7 @@ from attnverify.theory.signal import THEORY
 _DEFAULTS = {"R": 400, "L": 8400}
 # the mathematics of the reason (attnverify.checks.reason: symbols in SymPy's naming convention)
 RHO, TIMES = Math(sp.Symbol("rho")), Math(r"\times")                # TIMES: a count times a count
+ABS_Z, LE = Math(sp.Abs(sp.Symbol("z"))), Math(r"\leq")
 #: measured at beta = sigma = 1 (module docstring): remainder of the closed form <= REMAINDER_K d / (L R) of J (the
 #: worst point, theta = 2, rho = 1, gives K = 4.9 at L = 1050 and 6.7 at L = 4200), and the per-point relative
 #: standard error of the estimator ~ SE_K / sqrt(n L) (worst point, measured at L = 4200 and 8400)
@@ -169,8 +170,9 @@ def objective_vs_montecarlo(p: dict, ctx: Context) -> Evidence:
         # a model where the Monte Carlo cannot tell the finite-size term apart is one where the comparison has no
         # power: unresolved, never a failure of a valid model (a closed form the data reject fails whatever the power)
         unresolved=None if max_z > z_star or rejected else
-        f"no power at this model: the limit without the finite-size term is not rejected either (max |z| = "
-        f"{max_z0:.3g} <= {z_star:.3g}); raise n_sequences or lower L",
+        reason("no power at this model: the limit without the finite-size term is not rejected either (max ", ABS_Z,
+               " = ", Number(max_z0, digits=3), " ", LE, " ", Number(z_star, digits=3), "); raise n_sequences or "
+               "lower ", Math(sp.Symbol("L"))),
         analytic=[b["J_closed"] for b in blocks], numeric=[b["J_mc"] for b in blocks],
         uncertainty=[b["se"] for b in blocks],
         details={"rho": rhos, "blocks": blocks, "family_size": m, "family_wise_false_alarm_rate": p["z_level"],

@@ -47,6 +47,9 @@ from attnverify.theory.signal import THEORY
 N_TASKS = 4                 # run batches per step scale (parallel tasks)
 # the mathematics of the reason (attnverify.checks.reason: symbols in SymPy's naming convention)
 F_MATH, T_STAR = Math(sp.Symbol("F")), Math(sp.Symbol("t^*"))
+BETA_THETA, ETA_0 = Math(sp.Symbol("beta") * sp.Symbol("theta")), Math(sp.Symbol("eta_0"))
+#: the first step's energy eta_0^2 max E|g|^2 (SymPy has no max without brackets: its LaTeX)
+STEP_ENERGY = Math(r"\eta_{0}^{2} \max \mathbb{E}|g|^{2}")
 
 
 @dataclass(frozen=True)
@@ -203,11 +206,13 @@ def ode_tracks_sga(p: dict, ctx: Context) -> Evidence:
                                   Series(f"mean of {rho.shape[0]} SGA runs", t, mean, yerr=se, style="o")]))
     worst = max(ratios, default=0.0)
     if not scales:
-        unresolved = (f"outside the expansion in the step: eta_0^2 max E|g|^2 = {outside[0]['step_energy']:.3g} > "
-                      f"{MAX_STEP_ENERGY:g} at every step scale (eta_0 <= {limit:.3g} applies here)")
+        unresolved = reason("outside the expansion in the step: ", STEP_ENERGY, " = ",
+                            Number(outside[0]["step_energy"], digits=3), " ", Math(">"), " ",
+                            Number(MAX_STEP_ENERGY, digits=6), " at every step scale (", ETA_0, " ", Math(r"\leq"),
+                            " ", Number(limit, digits=3), " applies here)")
     elif len(untestable) == len(scales) and worst <= 1.0:
-        unresolved = ("no power at this model: the predicted mean path does not move with the scale of F (beta theta "
-                      "too small), so the scale of F cannot be fitted")
+        unresolved = reason("no power at this model: the predicted mean path does not move with the scale of ", F_MATH,
+                            " (", BETA_THETA, " too small), so the scale of ", F_MATH, " cannot be fitted")
     else:
         unresolved = None
     return Evidence(

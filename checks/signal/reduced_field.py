@@ -44,6 +44,7 @@ from attnverify.theory.signal import THEORY
 N_TASKS = 4                 # independent chunks of the sequences (parallel tasks, pooled by sufficient statistics)
 # the mathematics of the reason (attnverify.checks.reason: symbols in SymPy's naming convention)
 F_MATH, RHO, Z_STAR, ZERO = Math(sp.Symbol("F")), Math(sp.Symbol("rho")), Math(sp.Symbol("z^*")), Math(sp.Integer(0))
+BETA_SIGMA, THETA = Math(sp.Symbol("beta") * sp.Symbol("sigma")), Math(sp.Symbol("theta"))
 
 
 def _factor(x: float) -> Number:
@@ -65,8 +66,9 @@ def scale_fit(F: np.ndarray, mean: np.ndarray, cov: np.ndarray) -> tuple[float, 
     w = np.linalg.solve(cov, F)
     info = float(F @ w)
     if not info > 0:
-        raise Unresolved(f"the closed form F is {float(np.max(np.abs(F))):.3g} at most on the rho grid, too small "
-                         "for its scale to be fitted against the measured field (raise beta sigma or theta)")
+        raise Unresolved(reason("the closed form ", F_MATH, " is ", Number(float(np.max(np.abs(F))), digits=3),
+                                " at most on the ", RHO, " grid, too small for its scale to be fitted against the "
+                                "measured field (raise ", BETA_SIGMA, " or ", THETA, ")"))
     return float(w @ mean) / info, 1.0 / np.sqrt(info)
 
 

@@ -39,7 +39,8 @@ import sympy as sp
 from attnverify.checks.context import Context
 from attnverify.checks.evidence import Evidence, Plot, Series
 from attnverify.checks.params import Param
-from attnverify.checks.reason import Math, Number, reason
+from attnverify.checks.reason import Math, Number, Reason, item, reason
+from attnverify.checks.reason_values import joined
 from attnverify.checks.registry import check
 from attnverify.checks.signal._model import MODEL_PARAMS, model_of, model_values, validate_model
 from attnverify.numerics.signal.model import SignalModel
@@ -50,6 +51,8 @@ from attnverify.theory.signal import THEORY
 # sign is LaTeX)
 _ETA, _G, _F_PRIME = sp.Symbol("eta"), sp.Symbol("g"), sp.Symbol(r"F^{\prime}")
 LE, GE, GT, Q = Math(r"\leq"), Math(r"\geq"), Math(">"), Math(sp.Symbol("q"))
+LT, THETA, RHO_0 = Math("<"), Math(sp.Symbol("theta")), Math(sp.Symbol("rho_0"))
+ETA_0, A = Math(sp.Symbol("eta_0")), Math(sp.Symbol("a"))          # the step schedule's parameters eta0 and a
 STEP_ANGLE = Math(_ETA * sp.Abs(_G))                               # eta |g|: the angle one step turns q by
 NOISE_WIDTH = Math(sp.sqrt(sp.Mul(_ETA, sp.Abs(_G) ** 2, sp.Pow(sp.Mul(2, sp.Abs(_F_PRIME), evaluate=False), -1,
                                                                 evaluate=False), evaluate=False), evaluate=False))
@@ -257,21 +260,28 @@ def sign_ambiguity(p: dict, ctx: Context) -> Evidence:
         together = bool(np.all(st["settled"] & ~steep))  # a configuration is judged only when all its runs settled
         judged = st["settled"] & together               # the table and the claims read only runs judged
         for i, r0 in enumerate(rho0):
+            run = item(sign, ", ", THETA, " = ", Number(th, digits=6), ", ", RHO_0, " = ", Number(float(r0), digits=6),
+                       ": ")
             if steep[i]:
-                steep_runs.append(f"{sign}, theta={th:g}, rho0={r0:g}: its last steps turn q by eta |g| = "
-                                  f"{angle[i]:.3g} (RMS), more than reach_tol = {p['reach_tol']:g}")
+                steep_runs.append(item(*run, "its last steps turn ", Q, " by ", STEP_ANGLE, " = ",
+                                       Number(float(angle[i]), digits=3), " (RMS), more than reach_tol = ",
+                                       Number(p["reach_tol"], digits=6)))
                 verdicts.append("steps too large")
                 continue
             if not st["settled"][i]:
-                why = (f"final window {p['window'] * times[-1]:.3g} ODE time < min_window {p['min_window']:g}"
-                       if not np.isfinite(st["move"][i]) else
-                       f"moved {st['move'][i]:+.3g} over the final window (allowed {st['allowed'][i]:.3g})"
-                       if abs(st["move"][i]) > st["allowed"][i] else
-                       f"fluctuates with sd {st['noise'][i]:.3g} over the final window, more than reach_tol / "
-                       f"{NOISE_SHARE:g} = {max_noise(p):.3g} (a noise cloud, not a limit)"
+                move = float(st["move"][i])
+                why = (item("final window ", Number(p["window"] * times[-1], digits=3), " ODE time ", LT,
+                            " min_window ", Number(p["min_window"], digits=6))
+                       if not np.isfinite(move) else
+                       item("moved ", "+" if move > 0 else "", Number(move, digits=3), " over the final window "
+                            "(allowed ", Number(float(st["allowed"][i]), digits=3), ")")
+                       if abs(move) > st["allowed"][i] else
+                       item("fluctuates with sd ", Number(float(st["noise"][i]), digits=3), " over the final window, "
+                            "more than reach_tol / ", Number(NOISE_SHARE, digits=6), " = ",
+                            Number(max_noise(p), digits=3), " (a noise cloud, not a limit)")
                        if st["noise"][i] > max_noise(p) else
-                       f"did not leave its start by more than settle_tol = {p['settle_tol']:g}")
-                unsettled.append(f"{sign}, theta={th:g}, rho0={r0:g}: {why} after {steps} steps")
+                       item("did not leave its start by more than settle_tol = ", Number(p["settle_tol"], digits=6)))
+                unsettled.append(item(*run, *why, " after ", Number(int(steps)), " steps"))
                 verdicts.append("not settled")
                 continue
             if not together:
@@ -308,12 +318,13 @@ def sign_ambiguity(p: dict, ctx: Context) -> Evidence:
                           series=[Series(f"SGA rho0={r0:g}", times, paths[i]) for i, r0 in enumerate(rho0)]))
     unresolved = None
     if not bad_runs and (unsettled or steep_runs):
-        said = [f"{len(runs)} SGA run(s) {what}: " + "; ".join(runs[:4]) + (" ..." if len(runs) > 4 else "")
-                for runs, what in ((steep_runs, "take steps too large to follow the ODE whose equilibria are "
-                                    "compared (lower eta0 and a)"),
-                                   (unsettled, f"did not settle within max_steps = {p['max_steps']} (raise "
-                                    "max_steps or a)")) if runs]
-        unresolved = "; ".join(said)
+        said = [item(Number(len(runs)), " SGA run(s) ", *what, ": ", *joined(runs[:4], "; "),
+                     " ..." if len(runs) > 4 else "")
+                for runs, what in ((steep_runs, item("take steps too large to follow the ODE whose equilibria are "
+                                                     "compared (lower ", ETA_0, " and ", A, ")")),
+                                   (unsettled, item("did not settle within max_steps = ", Number(p["max_steps"]),
+                                                    " (raise max_steps or ", A, ")"))) if runs]
+        unresolved = Reason((), tuple(said))          # one item per kind of run that leaves the check undecided
     n_runs = len(rho0) * len(configs)
     return Evidence(
         metric="settled SGA runs resting off the theory's equilibria, at a repeller, or at another attractor than "
@@ -330,7 +341,8 @@ def sign_ambiguity(p: dict, ctx: Context) -> Evidence:
         unresolved=unresolved,
         analytic=[row["theory_limits"] for row in table],
         numeric=[row["observed_limits"] for row in table],
-        details={"table": table, "runs_contradicting_theory": bad_runs, "unsettled_runs": unsettled,
+        details={"table": table, "runs_contradicting_theory": bad_runs,
+                 "unsettled_runs": [str(Reason(u)) for u in unsettled],
                  "meaning_of_up_to_sign": _MEANING,
                  "theta_star_fixed": ctx.theory.minus_xi_threshold(model_values(p, theta=1.0), "fixed", True),
                  "certificates": [c for c in [ctx.theory.minus_xi_certificate(model_values(p, theta=1.0), "fixed",

@@ -280,8 +280,9 @@ def evidence(found: list[ExperimentFindings], zs: list[np.ndarray], plots: list[
                        "z-score (", MEAN_SKEW, " > ", Number(MAX_MEAN_SKEW, digits=6), ": heavy-tailed task risks)")
                       if left_out else "", ".", items=summary),
         passed=bool(worst <= z_star),
-        unresolved=None if z.size else (f"every end point's Monte Carlo mean is too skewed for a z-score (g_1 / "
-                                        f"sqrt(n) > {MAX_MEAN_SKEW:g}): raise n_mc"),
+        unresolved=None if z.size else reason("every end point's Monte Carlo mean is too skewed for a z-score (",
+                                              MEAN_SKEW, " ", Math(">"), " ", Number(MAX_MEAN_SKEW, digits=6),
+                                              "): raise n_mc"),
         details={"experiments": [{"name": f.name, "protocol": dict(f.protocol), "kinds": f.kinds(),
                                   "end_points": [vec(e.overlaps) + f" {e.kind} excess {fmt(e.excess, 5)}"
                                                  for e in f.end_points]} for f in found]},

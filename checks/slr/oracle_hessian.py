@@ -157,7 +157,8 @@ def oracle_hessian(p: dict, ctx: Context) -> Evidence:
     passed = worst <= 1.0 and not sign_clash
     unresolved = None
     if scan is None and passed:
-        unresolved = f"the certified lam-scan could not be read ({scan_error}) although the entries agree"
+        unresolved = reason("the certified ", Math(LAM), "-scan could not be read (", scan_error, ") although the "
+                            "entries agree")
     return Evidence(
         metric="max over lam and Hessian entries of |closed - FD| / tolerance", observed=float(worst), threshold=1.0,
         reason=reason("tolerance ", Number(10), " ", TIMES, " (the ", T4_ERROR, " error estimate of the "

@@ -192,8 +192,8 @@ def stationary_points(p: dict, ctx: Context) -> Evidence:
                           else (", no off-", Math(MANIFOLD), " minimum"))
                      for x in per_lam]                # one item per lam
     bad = [u for u in untested if u["kind"] == "minimum" or (u["overlaps"][:2] == (1.0, 1.0) and u["kind"] != "")]
-    unresolved = (f"{len(bad)} minima or the oracle cannot be evaluated by the quadrature ({bad[0]['why']})"
-                  if bad else None)
+    unresolved = reason(Number(len(bad)), " minima or the oracle cannot be evaluated by the quadrature (",
+                        bad[0]["why"], ")") if bad else None
     not_testable = item("; ", Number(len(untested)), " saddle point(s) not testable by the quadrature (the Gram "
                         "matrix of ", GRAM_VECTORS, " is not PSD to ", Number(1e-10), " at the point or next to it), "
                         "listed in the details") if untested else ()

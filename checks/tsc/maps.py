@@ -68,7 +68,8 @@ def _z_evidence(what: str, closed: np.ndarray, mc, n: int, extra: tuple = ()) ->
         analytic=float(closed[worst]), numeric=float(mc.estimate[worst]), uncertainty=float(mc.se[worst]),
         findings=MapFindings(float(z.max()), thr, m, low_neff))
     if low_neff < MIN_NEFF:
-        ev.unresolved = f"effective sample size {low_neff:.0f} < {MIN_NEFF}: the delta method cannot be trusted; raise n"
+        ev.unresolved = reason("effective sample size ", _whole(low_neff), " ", Math("<"), " ", Number(MIN_NEFF),
+                               ": the delta method cannot be trusted; raise ", Math(sp.Symbol("n")))
     return ev
 
 
@@ -175,7 +176,8 @@ def pushforward_moments(p: dict, ctx: Context) -> Evidence:
                       f"a {what} entry"),
         analytic=float(target[worst]), numeric=float(rows.mean(axis=0)[worst]), uncertainty=float(se[worst]),
         findings=MapFindings(float(t.max()), thr, k, float(p["tokens"])),
-        unresolved=None if n_eff >= MIN_NEFF else (
-            f"the attention weights' effective sample size is {n_eff:.3g} (harmonic mean over the first batch's "
-            f"{p['queries']} queries) < {MIN_NEFF}: the ratio estimator's bias O(1/n_eff) is not negligible, so a "
-            "difference cannot be laid at the closed form; raise tokens or tau"))
+        unresolved=None if n_eff >= MIN_NEFF else reason(
+            "the attention weights' effective sample size is ", Number(n_eff, digits=3), " (harmonic mean over the "
+            "first batch's ", Number(p["queries"]), " queries) ", Math("<"), " ", Number(MIN_NEFF), ": the ratio "
+            "estimator's bias ", Math(sp.Function("O")(1 / N_EFF)), " is not negligible, so a difference cannot be "
+            "laid at the closed form; raise tokens or ", Math(sp.Symbol("tau"))))
