@@ -136,7 +136,8 @@ def _like_with_like(measured: Any, q: Any, options: dict, fixed: dict, derived: 
     value it estimates (quoted in the text)."""
     import sympy as sp
 
-    from attnverify.checks.judges import Measured, fmt
+    from attnverify.checks.judges import Measured
+    from attnverify.checks.reason import Number, as_reason, reason
 
     if q.measured_as is None:
         return measured
@@ -144,8 +145,10 @@ def _like_with_like(measured: Any, q: Any, options: dict, fixed: dict, derived: 
     if r == derived:
         return measured
     return Measured(measured.value + (derived - r), measured.se,
-                    f"{measured.how}; it estimates the finite-size value {fmt(r, 6)} at this size, so "
-                    f"{fmt(derived - r, 3)} (the derived limit {fmt(derived, 6)} minus it) is added",
+                    as_reason(measured.how) + reason("; it estimates the finite-size value ", Number(r, digits=6),
+                                                     " at this size, so ", Number(derived - r, digits=3),
+                                                     " (the derived limit ", Number(derived, digits=6),
+                                                     " minus it) is added"),
                     None, {**measured.details, "measured_raw": measured.value, "finite_size_value": r})
 
 

@@ -33,6 +33,9 @@ class Unresolved(Exception):
 class Evidence:
     """What a check measured: the comparison ``observed`` vs ``threshold`` and its justification.
 
+    ``metric`` names the number compared (``observed``): a :class:`~attnverify.checks.reason.Reason` (its
+    mathematics typed, e.g. ``reason("max ", Math(sp.Abs(sp.Symbol("z"))), " over the family")``) or a plain ``str``
+    of words.
     ``reason`` states what is compared and why the threshold is what it is: a
     :class:`~attnverify.checks.reason.Reason` (words, mathematics and numbers as typed parts, typeset by each
     output) or a plain ``str``.
@@ -47,7 +50,7 @@ class Evidence:
     loudly; the report stores it under ``details["findings"]``.
     """
 
-    metric: str
+    metric: str | Reason
     observed: float | None
     threshold: float | None
     reason: str | Reason

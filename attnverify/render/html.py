@@ -107,7 +107,8 @@ def _number(x: Any) -> str:
 # ----------------------------------------------------------------------------------------------------------------
 def _audit(report: Any) -> list[str]:
     rows = [f'<tr><td><a href="#{_anchor(r.id)}"><code>{_e(r.id)}</code></a></td><td>{_verdict(r.verdict)}</td>'
-            f'<td>{_e(r.evidence.metric) if r.evidence else "–"}</td><td class="num">{_number(r.observed)}</td>'
+            f'<td>{reasons.html(r.evidence.metric) if r.evidence else "–"}</td>'
+            f'<td class="num">{_number(r.observed)}</td>'
             f'<td>{_e(r.evidence.comparison) if r.evidence else ""} {_number(r.threshold)}</td>'
             f'<td class="num">{r.seconds:.1f}</td></tr>' for r in report.results]
     counts = {v: sum(r.verdict == v for r in report.results) for v in ("pass", "fail", "error")}
@@ -176,7 +177,7 @@ def _check_sections(report: Any, plots: dict[str, list[bytes]]) -> list[str]:
         elif r.error:
             out.append(f"<p><b>Error</b>: <code>{_e(r.error)}</code></p>")
         if ev is not None:
-            out.append(f"<p>{_e(ev.metric)} = {_number(ev.observed)}; passes if {_e(ev.comparison)} "
+            out.append(f"<p>{reasons.html(ev.metric)} = {_number(ev.observed)}; passes if {_e(ev.comparison)} "
                        f"{_number(ev.threshold)}. <i>Why this threshold:</i> {reasons.html(ev.reason)}</p>")
             titles = [p.title for p in ev.plots]
             for i, png in enumerate(plots.get(r.id, [])):

@@ -21,7 +21,8 @@ def result_markdown(r: Any) -> str:
     if ev is None:
         error = reasons.markdown("Unresolved: " + r.unresolved) if getattr(r, "unresolved", None) else f"`{r.error}`"
         return "\n".join(rows[:4] + [f"**Error:** {error}"])
-    rows.append(f"| {ev.metric} | {_num(ev.observed)} | {ev.comparison} | {_num(ev.threshold)} |")
+    metric = reasons.markdown(ev.metric, inline=True).replace("|", "\\|")       # a table cell: its bars escaped
+    rows.append(f"| {metric} | {_num(ev.observed)} | {ev.comparison} | {_num(ev.threshold)} |")
     return "\n".join(rows + ["", f"*Why this threshold:* {reasons.markdown(ev.reason)}"])
 
 
@@ -34,7 +35,7 @@ def _error_html(r: Any) -> str:
 
 def result_html(r: Any) -> str:
     ev = r.evidence
-    body = (f"<tr><td>{html.escape(ev.metric)}</td><td>{_num(ev.observed)}</td><td>{html.escape(ev.comparison)}"
+    body = (f"<tr><td>{reasons.html(ev.metric)}</td><td>{_num(ev.observed)}</td><td>{html.escape(ev.comparison)}"
             f"</td><td>{_num(ev.threshold)}</td></tr>") if ev else \
         f"<tr><td colspan=4>error: {_error_html(r)}</td></tr>"
     return (f"<div><b><code>{html.escape(r.id)}</code>: {html.escape(r.verdict)}</b> "

@@ -50,7 +50,8 @@ def result_dict(r: Result) -> dict:
     """A check's result as JSON: its fields, with its reason as the text of the typesetting convention
     (``reason``), its typed parts (``reason_parts``: :meth:`attnverify.checks.reason.Reason.to_dict`) and its
     one-line Unicode rendering for tools (``reason_text``); the text of an unresolved verdict the same way
-    (``unresolved``, ``unresolved_parts``, ``unresolved_text``; None when the verdict is not unresolved)."""
+    (``unresolved``, ``unresolved_parts``, ``unresolved_text``; None when the verdict is not unresolved), and the
+    evidence's metric (``metric``, ``metric_parts``, ``metric_text``; None without evidence)."""
     from attnverify.checks.reason import as_reason
 
     ev = r.evidence
@@ -59,7 +60,8 @@ def result_dict(r: Result) -> dict:
         "id": r.id, "compares": r.compares, "source": r.source, "verdict": r.verdict,
         "observed": r.observed, "threshold": r.threshold, "reason": str(r.reason),
         "reason_parts": as_reason(r.reason).to_dict(), "reason_text": reasons.plain(r.reason),
-        "metric": ev.metric if ev else None, "comparison": ev.comparison if ev else None,
+        "metric": str(ev.metric) if ev else None, "metric_parts": as_reason(ev.metric).to_dict() if ev else None,
+        "metric_text": reasons.plain(ev.metric) if ev else None, "comparison": ev.comparison if ev else None,
         "analytic": ev.analytic if ev else None, "numeric": ev.numeric if ev else None,
         "uncertainty": ev.uncertainty if ev else None,
         "error": error_text(r) if r.error else None, "unresolved": None if unresolved is None else str(unresolved),
@@ -242,6 +244,13 @@ def _md_cell(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
+def metric_cell(metric: Any) -> str:
+    """An evidence's metric (a Reason or a ``str``) in a Markdown table cell: its mathematics as ``$…$``
+    (:func:`attnverify.render.reasons.markdown`, on one line), every ``|`` of it (an absolute value's bars
+    included) escaped so that the cell does not end there (a GFM table unescapes it before the mathematics)."""
+    return _md_cell(reasons.markdown(metric, inline=True))
+
+
 def findings(report: Report) -> list[str]:
     """Bullet points: what the claims ledger and the checks found that a reader must not miss."""
 
@@ -256,7 +265,8 @@ def findings(report: Report) -> list[str]:
             out.append(f"**{c.id}** is inconclusive: {why}")
     for r in report.results:
         if r.verdict == "fail":
-            out.append(f"check **{r.id}** failed: {r.evidence.metric} = {fmt(r.observed)}, "
+            metric = reasons.markdown(r.evidence.metric, inline=True)
+            out.append(f"check **{r.id}** failed: {metric} = {fmt(r.observed)}, "
                        f"passes when {r.evidence.comparison} {fmt(r.threshold)}")
         elif r.verdict == "error" and (r.evidence is not None or r.unresolved is not None):
             out.append(f"check **{r.id}** could not decide: {error_markdown(r, inline=True)}")
@@ -289,7 +299,8 @@ def to_markdown(report: Report, *, plots: dict[str, list[str]] | None = None, co
     md += ["## Checks", "", "| check | verdict | metric | observed | pass if | seconds |", "|---|---|---|---|---|---|"]
     for r in report.results:
         rule = f"{r.evidence.comparison} {fmt(r.threshold)}" if r.evidence else "-"
-        md.append(f"| [`{r.id}`](#{_anchor(r.id)}) | **{r.verdict}** | {_md_cell(r.evidence.metric) if r.evidence else '-'}"
+        metric = metric_cell(r.evidence.metric) if r.evidence else "-"
+        md.append(f"| [`{r.id}`](#{_anchor(r.id)}) | **{r.verdict}** | {metric}"
                   f" | {fmt(r.observed)} | {rule} | {r.seconds:.1f} |")
     claims = list(getattr(report, "claims", []))
     md += ["", "## Claims", ""]
@@ -315,7 +326,7 @@ def to_markdown(report: Report, *, plots: dict[str, list[str]] | None = None, co
         if r.error:
             md += [f"**Error**: {error_markdown(r)}"] + ([""] if ev is not None else [])
         if ev is not None:
-            md += ["| | value |", "|---|---|", f"| metric | {_md_cell(ev.metric)} |",
+            md += ["| | value |", "|---|---|", f"| metric | {metric_cell(ev.metric)} |",
                    f"| observed | {fmt(ev.observed)} |", f"| passes if | observed {ev.comparison} {fmt(ev.threshold)} |"]
             for name in ("analytic", "numeric", "uncertainty"):
                 value = getattr(ev, name)

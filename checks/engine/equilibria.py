@@ -54,6 +54,8 @@ L_SIM = Param("L_sim", int, 1000, "the sequence length simulated (the model's mi
 N_SEQ = Param("n_sequences", int, 4000, "Monte Carlo sequences (the same for every probe)", low=50)
 RHO, F_FINITE = Math(sp.Symbol("rho")), Math(sp.Symbol("F_finite"))
 REMAINDER = Math(sp.Function("O")(1 / sp.Symbol("L") ** 2))      # the delta method's next order
+#: a probe's statistic in the expected direction (LaTeX: SymPy would merge the two factors into one fraction)
+SIGNED_SCORE = Math(r"-(\text{expected sign}) \times \text{statistic} / \mathrm{se}")
 DELTA = Param("delta", float, 0.3, "the probes' distance from an equilibrium (at most half the gap to the next)",
               low=0.0, high=1.0, low_open=True)
 
@@ -133,7 +135,8 @@ def run(p: dict, ctx: Context) -> Evidence:
               "certified": pt.certified, "boundary": pt.boundary} for pt in eq.points]
     todo, moved = probes_in_reach(eq.points, p["delta"], field_function(T, v, N.model))
     if not todo:
-        return Evidence(metric="min z of the probes' drift in the expected direction", observed=0.0, threshold=0.0,
+        return Evidence(metric=reason("min ", Math(sp.Symbol("z")), " of the probes' drift in the expected direction"),
+                        observed=0.0, threshold=0.0,
                         passed=True, unresolved="no attracting or repelling equilibrium to probe",
                         details={"equilibria": found})
     grid = np.array([pr for _, pr, _, _ in todo])
@@ -168,8 +171,8 @@ def run(p: dict, ctx: Context) -> Evidence:
             for (i, pr, _, s), m, val, e, zi, ok in zip(todo, mean, value, se, z, keep)]
     undecided = sum(f["stability"] not in ("attracting", "repelling") for f in found)
     return Evidence(
-        metric="max over the probes of -(expected sign) x statistic / se (a drift of the wrong sign beyond the "
-               "threshold fails)",
+        metric=reason("max over the probes of ", SIGNED_SCORE, " (a drift of the wrong sign beyond the threshold "
+                      "fails)"),
         observed=worst, threshold=z_star, passed=bool(passed), unresolved=unresolved,
         reason=reason("Bonferroni-corrected two-sided normal quantile (conservative for these one-sided tests) for ",
                       int(keep.sum()), " compared probes at family-wise false-alarm rate ",

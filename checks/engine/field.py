@@ -44,6 +44,7 @@ applies = trained_query
 #: the delta method's next order, O(1/L^2), and |z|, as they appear in the reason
 REMAINDER = Math(sp.Function("O")(1 / sp.Symbol("L") ** 2))
 ABS_Z = Math(sp.Abs(sp.Symbol("z")))
+ORDER_1_OVER_L = Math(sp.Function("O")(1 / sp.Symbol("L")))
 
 #: the rounding allowance of an exactly known entry (se = 0), relative to 1 + |F|
 EXACT_TOL = 1e-12
@@ -91,8 +92,8 @@ def run(p: dict, ctx: Context) -> Evidence:
                               style="o"),
                        Series(f"F_finite along {d}, L = {b['L']}", x, b["F_finite"][:, j], style="-")]
     return Evidence(
-        metric="max |z| over the family (every component of the field at every compared point and length), against "
-               "the closed form with its O(1/L) terms",
+        metric=reason("max ", ABS_Z, " over the family (every component of the field at every compared point and "
+                      "length), against the closed form with its ", ORDER_1_OVER_L, " terms"),
         observed=max_z, threshold=z_star, passed=bool(passed), unresolved=unresolved,
         reason=reason("Bonferroni-corrected two-sided normal quantile for ", m, " z-scores at family-wise "
                       "false-alarm rate ", Number(p["z_level"], digits=6), " (", len(Ls), " lengths, ", len(rhos),

@@ -35,6 +35,7 @@ COMPARES = ("The derived O(1/L) terms of the objective (J_correction) against th
 MAX_SCALE_SE = 0.25
 
 _L = sp.Symbol("L")
+ABS_Z = Math(sp.Abs(sp.Symbol("z")))
 
 applies = trained_query
 
@@ -78,8 +79,8 @@ def run(p: dict, ctx: Context) -> Evidence:
                             "standard error ", number_or_na(pooled_se, 3), " (", Math(">"), " ",
                             Number(MAX_SCALE_SE, digits=6), "): raise n_sequences or lower Ls")
     return Evidence(
-        metric="max |z| over the family (the fitted scale of the O(1/L) terms per length and pooled, and the gap "
-               "point by point)",
+        metric=reason("max ", ABS_Z, " over the family (the fitted scale of the ", Math(sp.Function("O")(1 / _L)),
+                      " terms per length and pooled, and the gap point by point)"),
         observed=max_z, threshold=z_star, passed=bool(passed), unresolved=unresolved,
         reason=reason("Bonferroni-corrected two-sided normal quantile for ", m, " z-scores at family-wise "
                       "false-alarm rate ", Number(p["z_level"], digits=6), "; fitted scale of the measured gap on ",

@@ -39,6 +39,7 @@ COMPARES = ("The objective J = E|f_q(X)|^2 and the attention masses at finite L:
 #: the delta method's next order, O(1/L^2), and |z|, as they appear in the reason
 REMAINDER = Math(sp.Function("O")(1 / sp.Symbol("L") ** 2))
 ABS_Z = Math(sp.Abs(sp.Symbol("z")))
+J_MATH, ORDER_1_OVER_L = Math(sp.Symbol("J")), Math(sp.Function("O")(1 / sp.Symbol("L")))
 
 applies = trained_query
 
@@ -89,8 +90,8 @@ def run(p: dict, ctx: Context) -> Evidence:
                    Series(f"J_finite, L = {b['L']}", x, b["J_finite"], style="-")]
     series.append(Series("J_limit", x, blocks[-1]["J_limit"], style="--"))
     return Evidence(
-        metric="max |z| over the family (J levels, J contrasts across the grid, masses), against the closed forms "
-               "with their O(1/L) terms",
+        metric=reason("max ", ABS_Z, " over the family (", J_MATH, " levels, ", J_MATH, " contrasts across the grid, "
+                      "masses), against the closed forms with their ", ORDER_1_OVER_L, " terms"),
         observed=max_z, threshold=z_star, passed=bool(passed), unresolved=unresolved,
         reason=reason("Bonferroni-corrected two-sided normal quantile for ", m, " z-scores at family-wise "
                       "false-alarm rate ", Number(p["z_level"], digits=6), " (", len(Ls), " lengths, ", len(rhos),

@@ -76,6 +76,10 @@ ETA = Math(_ETA)
 F_MATH = Math(sp.Symbol("F"))
 RHO_0 = Math(sp.Symbol("rho_0"))
 ABS_Z = Math(sp.Abs(sp.Symbol("z")))
+#: the metrics: how far the fitted scale of F is from 1 (over its standard error, or over its threshold), and max |z|
+SCALE_OFF_SE = Math(sp.Abs(sp.Symbol(r"\text{fitted scale}") - 1) / sp.Symbol(r"\mathrm{se}"))
+SCALE_OFF = Math(sp.Abs(sp.Symbol(r"\text{fitted scale of }F") - 1))
+OUTSIDE_METRIC = reason(SCALE_OFF_SE, " and max ", ABS_Z, " of the mean path")
 #: the first step's energy eta_0^2 max E|g|^2 (SymPy has no max without brackets: its LaTeX)
 STEP_ENERGY = Math(r"\eta_{0}^{2} \max \mathbb{E}|g|^{2}")
 O_ETA2, GT, A, B = Math(sp.Function("O")(_ETA ** 2)), Math(">"), Math(sp.Symbol("a")), Math(sp.Symbol("b"))
@@ -121,7 +125,7 @@ def along_path(path: np.ndarray) -> np.ndarray:
 
 def _outside(reason: Reason, why: Reason, details: dict) -> Evidence:
     """The unresolved evidence of a run outside the expansion (decided from measurements, before any comparison)."""
-    return Evidence(metric="|fitted scale - 1| / se and max |z| of the mean path", observed=0.0, threshold=1.0,
+    return Evidence(metric=OUTSIDE_METRIC, observed=0.0, threshold=1.0,
                     passed=False, reason=reason, unresolved=why, details=details)
 
 
@@ -202,7 +206,7 @@ def run(p: dict, ctx: Context) -> Evidence:
         if passed and not scale_unc <= MAX_SCALE_SE else None
     t_rec = time[rec]
     return Evidence(
-        metric="max of |fitted scale of F - 1| / its threshold and max |z| of the mean path / its threshold",
+        metric=reason("max of ", SCALE_OFF, " / its threshold and max ", ABS_Z, " of the mean path / its threshold"),
         observed=float(worst), threshold=1.0, passed=bool(passed), unresolved=unresolved,
         reason=reason(runs, " SGA runs of ", steps, " steps (", *step_schedule(p["a"], p["b"]), ", ", Math(_T), " = ",
                       Number(time[-1], digits=3), ") from ", RHO_0, " = (",

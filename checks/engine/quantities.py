@@ -24,12 +24,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import numpy as np
+import sympy as sp
 
 from attnverify.checks.judges import Measured
 from attnverify.checks.paper import Quantity
+from attnverify.checks.reason import Math, reason
 
 N_SEQUENCES = 4000            # Monte Carlo sequences per measured point
 RHO_MAX = 0.9                 # the overlaps of sampled points: |rho| <= RHO_MAX
+#: what a measurement estimates, for its phrase: the energy E|f_q(X)|^2, a mass, a drift component
+MEASURED = {"objective": Math(sp.Mul(sp.Symbol(r"\mathbb{E}"), sp.Abs(sp.Function("f_q")(sp.Symbol("X"))) ** 2,
+                                   evaluate=False)),
+            "mass": "the attention mass", "drift": "the pathwise drift"}
+L_MATH = Math(sp.Symbol("L"))
 
 
 def _split(model, values: Mapping) -> tuple[dict, np.ndarray]:
@@ -49,9 +56,9 @@ def _measure(model, what: str, index: int, n: int = N_SEQUENCES):
         est = grid_mc(mixture_spec(model, params), rho, n, rng, drift=what == "drift")
         part = getattr(est, what)
         mean, se = np.reshape(part.mean, (1, -1))[0, index], np.reshape(part.se, (1, -1))[0, index]
-        how = {"objective": "E|f_q(X)|^2", "mass": "the attention mass", "drift": "the pathwise drift"}[what]
-        return Measured(float(mean), float(se), f"Rao-Blackwellised Monte Carlo of {how}, {n} sequences at "
-                                                 f"L = {int(float(values.get('L', model.defaults['L'])))}")
+        return Measured(float(mean), float(se), reason("Rao-Blackwellised Monte Carlo of ", MEASURED[what], ", ", n,
+                                                       " sequences at ", L_MATH, " = ",
+                                                       int(float(values.get("L", model.defaults["L"])))))
     return measure
 
 

@@ -39,6 +39,7 @@ COMPARES = ("The derived infinite-token attention map Gamma_mu(x) (token query) 
             "query points; a map off by 1 % must be rejected (the map resolved).")
 MIN_ESS = 1000.0            # effective tokens at a point below which the O(1/N) bias is not negligible
 POWER_SCALE = 0.01          # the relative error of the map that a pass must be able to reject
+ABS_Z, GAMMA = Math(sp.Abs(sp.Symbol("z"))), Math(sp.Symbol("Gamma"))
 
 
 def applies(model) -> bool:
@@ -77,7 +78,7 @@ def run(p: dict, ctx: Context) -> Evidence:
              "derived_finite": bool(finite[i])} for i in range(len(grid))]
     details = {"points": rows, "n_tokens": est.n_tokens, "min_ess": MIN_ESS}
     if m == 0:
-        return Evidence(metric="max |z| over the family", observed=0.0, threshold=1.0, passed=False,
+        return Evidence(metric=reason("max ", ABS_Z, " over the family"), observed=0.0, threshold=1.0, passed=False,
                         reason=reason("no query point is compared"),
                         unresolved=reason("no point has a finite derived map and ESS ", Math(r"\geq"), " ",
                                           Number(MIN_ESS, digits=6), " (largest ESS ",
@@ -92,7 +93,8 @@ def run(p: dict, ctx: Context) -> Evidence:
         else None
     left = len(grid) - int(keep.sum())
     return Evidence(
-        metric="max |z| over the family (every component of Gamma at every compared query point)",
+        metric=reason("max ", ABS_Z, " over the family (every component of ", GAMMA, " at every compared query "
+                      "point)"),
         observed=max_z, threshold=z_star, passed=bool(passed), unresolved=unresolved,
         reason=reason("Bonferroni-corrected two-sided normal quantile for ", m, " z-scores at family-wise "
                       "false-alarm rate ", Number(p["z_level"], digits=6), "; ", est.n_tokens, " pooled tokens (",

@@ -11,6 +11,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from attnverify.checks.reason import Number, Reason, as_reason, bracket, item, pm, reason
 from attnverify.checks.stated import StatedClaim
 
 Z = 3.0
@@ -20,11 +21,13 @@ Z_POWER = 0.8416          # the one-sided normal quantile of 0.8: a difference o
 @dataclass(frozen=True)
 class Measured:
     """A measured number with its standard error (``se`` = 0 for an exact or certified computation), or a measured
-    bracket ``interval`` = (lo, hi) that contains the quantity, and how it was measured (``how``: one phrase)."""
+    bracket ``interval`` = (lo, hi) that contains the quantity, and how it was measured (``how``: one phrase, a
+    :class:`~attnverify.checks.reason.Reason` with its mathematics and numbers typed, or a ``str`` of words; the
+    judges put its parts into their reason: :func:`how_parts`)."""
 
     value: float
     se: float = 0.0
-    how: str = ""
+    how: str | Reason = ""
     interval: tuple[float, float] | None = None
     details: dict = field(default_factory=dict)
 
@@ -102,21 +105,33 @@ def distance(a: float, b: float, se: float) -> float:
     return math.inf if se == 0 and a != b else (0.0 if a == b else abs(a - b) / se)
 
 
-def sides_disagree(derived: float | None, measured: Measured, z: float = Z, rtol: float = 0.0) -> str | None:
-    """When the derived value lies outside the measured value's z-band (or its bracket): the reason text, else None.
-    ``rtol`` allows for the derived value's own relative precision."""
+def how_parts(measured: Measured, *, brackets: bool = True) -> tuple:
+    """The parts of ``measured.how`` for a judge's reason, kept typed: `` (how)`` (``brackets``) or the phrase
+    alone; none for an empty phrase. A phrase given with items has them after its lead, joined by "; "."""
+    phrase = as_reason(measured.how)
+    if not phrase:
+        return ()
+    parts = item(*phrase.lead, *(p for it in phrase.items for p in ("; ", *it)))
+    return item(" (", *parts, ")") if brackets else parts
+
+
+def sides_disagree(derived: float | None, measured: Measured, z: float = Z, rtol: float = 0.0, *,
+                   what: str = "the derived value") -> Reason | None:
+    """When the derived value lies outside the measured value's z-band (or its bracket): the reason text (a Reason,
+    ``what`` naming the derived side), else None. ``rtol`` allows for the derived value's own relative precision."""
     if derived is None:
         return None
     if measured.interval is not None:
         lo, hi = measured.interval
         if lo - rtol * abs(derived) <= derived <= hi + rtol * abs(derived):
             return None
-        return (f"the derived value {fmt(derived, 6)} lies outside the measured bracket [{fmt(lo, 6)}, {fmt(hi, 6)}]"
-                f" ({measured.how})")
+        return reason(what, " ", Number(derived, digits=6), " lies outside the measured bracket ",
+                      bracket(lo, hi, digits=6), *how_parts(measured))
     if abs(derived - measured.value) <= z * measured.se + rtol * abs(derived):
         return None
-    return (f"the derived value {fmt(derived, 6)} and the measured {fmt(measured.value, 6)} +- {fmt(measured.se, 2)} "
-            f"({measured.how}) differ by {fmt(distance(derived, measured.value, measured.se), 3)} standard errors")
+    return reason(what, " ", Number(derived, digits=6), " and the measured ", pm(measured.value, measured.se, digits=6),
+                  *how_parts(measured), " differ by ", Number(distance(derived, measured.value, measured.se), digits=3),
+                  " standard errors")
 
 
 def evidence_of(stated: StatedClaim, **figures: Any) -> dict:

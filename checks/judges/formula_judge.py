@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from attnverify.checks.claims import ClaimVerdict
-from attnverify.checks.judges.common import Z, evidence_of, point_parts, sides_disagree, symbol_math
+from attnverify.checks.judges.common import Z, evidence_of, how_parts, point_parts, sides_disagree, symbol_math
 from attnverify.checks.domain import widened
 from attnverify.checks.judges.pooling import Pool, calls_needed, grow
 from attnverify.checks.reason import Number, bracket, pm, reason
@@ -168,7 +168,8 @@ def formula(stated: StatedClaim, quantity: Any, options: dict, rng: Any, *, n_po
                                 evidence=ev)
         return ClaimVerdict("holds" if route else "not_refuted",
                             reason(*head, "; the measurement agrees at ", *_where(point, quantity), " (",
-                                   pm(m.value, m.se, digits=6), " against ", *_against(r, d, finite), ", ", m.how, ")"),
+                                   pm(m.value, m.se, digits=6), " against ", *_against(r, d, finite),
+                                   *((", ", *how_parts(m, brackets=False)) if m.how else ()), ")"),
                             evidence=ev)
 
     route = "cancel" if cancels(S, D) else None
@@ -234,12 +235,11 @@ def _judged(row: dict, m: Any, need: float, quantity: Any, finite: bool, z: floa
     tried.append({"point": b.point, "stated": s, "derived": d, "measured_as": r, "measured": m.value,
                   "se": m.se, "runs": pool.k, "runs_needed": need, "distance": dist})
     ev["stated"]["tried"] = tried
-    disagree = sides_disagree(r, m, z, rtol=1e-12)
+    what = "the derived value with its finite-size terms" if finite else "the derived value"
+    disagree = sides_disagree(r, m, z, rtol=1e-12, what=what)
     if disagree:
-        what = "the derived value with its finite-size terms" if finite else "the derived value"
-        said = disagree.replace("the derived value", what, 1)
         return ClaimVerdict("inconclusive", reason(
-            "at ", *_where(b.point, quantity), " ", said, ": our derivation and our measurement disagree, so the "
+            "at ", *_where(b.point, quantity), " ", disagree, ": our derivation and our measurement disagree, so the "
             "stated formula cannot be judged"), evidence=ev)
     if dist <= z:
         return None
@@ -248,7 +248,7 @@ def _judged(row: dict, m: Any, need: float, quantity: Any, finite: bool, z: floa
         "refuted", reason(
             "the stated formula is not the derived one: at ", *_where(b.point, quantity),
             " stated minus derived lies in ", _certified(b.lo, b.hi), " (Arb, certified, printed outward), and the "
-            "measurement ", pm(m.value, m.se, digits=6), f" ({m.how}) agrees with ", *_against(r, d, finite),
+            "measurement ", pm(m.value, m.se, digits=6), *how_parts(m), " agrees with ", *_against(r, d, finite),
             " and is ", Number(dist, digits=3), " standard errors from the stated value", *shifted_parts),
         condition=reason(
             *_where(b.point, quantity), ": stated ", Number(s, digits=6), ", derived ", Number(d, digits=6),

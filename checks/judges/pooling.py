@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from attnverify.checks.judges.common import Z, Measured
+from attnverify.checks.reason import as_reason
 
 MARGIN = 2.0
 
@@ -45,7 +46,7 @@ class Pool:
             return first
         mean = math.fsum(m.value for m in self.calls) / self.k
         se = math.sqrt(math.fsum(m.se**2 for m in self.calls)) / self.k
-        return Measured(mean, se, f"{first.how}, pooled over {self.k} independent runs", first.interval,
+        return Measured(mean, se, as_reason(first.how) + f", pooled over {self.k} independent runs", first.interval,
                         dict(first.details))
 
 

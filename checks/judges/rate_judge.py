@@ -9,7 +9,8 @@ from typing import Any
 import sympy as sp
 
 from attnverify.checks.claims import ClaimVerdict
-from attnverify.checks.judges.common import Z, Measured, direction_violation, evidence_of, relation, sides_disagree
+from attnverify.checks.judges.common import (Z, Measured, direction_violation, evidence_of, how_parts, relation,
+                                             sides_disagree)
 from attnverify.checks.reason import Math, Number, listing, pm, reason
 from attnverify.checks.stated import StatedClaim
 
@@ -53,12 +54,12 @@ def rate(stated: StatedClaim, measured: Measured, points: Sequence[float], *, de
     what = what if isinstance(what, (str, Math)) else Math(what)
     if gap:
         return ClaimVerdict("inconclusive", reason("our derivation and our measurement disagree on the rate of ",
-                                                   what, ": " + gap), evidence=ev)
+                                                   what, ": ", gap), evidence=ev)
     x = sp.Symbol(var)
     unit = Math(sp.log(x) if stated.get("scale", "power") == "power" else x)
     over = ("over ", Math(x), " = ", listing((lo_v, hi_v), last=" to ", sep=" to "))
     slope = pm(m, se, digits=4)
-    text = reason(what, " has slope ", slope, " in ", unit, " ", *over, f" ({measured.how}), ",
+    text = reason(what, " has slope ", slope, " in ", unit, " ", *over, *how_parts(measured), ", ",
                   relation(m, p, z * se), " the stated rate's ", Number(p))
     distance = Number(abs(m - p) / se if se else math.inf, digits=3)
     direction = stated.get("direction", "exact")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 
 from attnverify.checks.claims import ClaimVerdict
-from attnverify.checks.judges.common import Z, Measured, evidence_of, sides_disagree
+from attnverify.checks.judges.common import Z, Measured, evidence_of, how_parts, sides_disagree
 from attnverify.checks.reason import Math, item, pm, reason
 from attnverify.checks.reason_values import number_or_na
 from attnverify.checks.judges.value_judge import half_unit
@@ -29,7 +29,7 @@ def within_rounding(stated: StatedClaim, measured: Measured, derived: float, *, 
                      resolution=resolution, z=z)
     return ClaimVerdict("holds", reason("the stated ", number_or_na(S, 8), " is the derived ", number_or_na(derived, 8),
                                         " to within its resolution ", number_or_na(resolution, 2), at, ", and the measured ",
-                                        _measured(measured), f" ({measured.how}) agrees with the derived value"),
+                                        _measured(measured), *how_parts(measured), " agrees with the derived value"),
                         evidence=ev)
 
 

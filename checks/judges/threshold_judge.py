@@ -3,7 +3,7 @@ bracket that contains the switch and the derived (certified) enclosure."""
 from __future__ import annotations
 
 from attnverify.checks.claims import ClaimVerdict
-from attnverify.checks.judges.common import Measured, evidence_of, relation
+from attnverify.checks.judges.common import Measured, evidence_of, how_parts, relation
 from attnverify.checks.reason import Number, bracket, reason
 from attnverify.checks.stated import StatedClaim
 
@@ -24,7 +24,7 @@ def threshold(stated: StatedClaim, measured: Measured, *, derived: tuple[float, 
     ev = evidence_of(stated, stated_value=T, measured_bracket=[lo, hi], derived_enclosure=list(derived) if derived else None,
              resolution=resolution)
     at = f" ({where})" if where else ""
-    measured_bracket = ("the measured bracket ", bracket(lo, hi, digits=5), f" ({measured.how})")
+    measured_bracket = ("the measured bracket ", bracket(lo, hi, digits=5), *how_parts(measured))
     if derived is not None and (derived[1] < lo or derived[0] > hi):
         return ClaimVerdict("inconclusive", reason(
             f"our derivation and our measurement disagree{at}: the derived enclosure ",

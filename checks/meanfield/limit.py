@@ -45,6 +45,12 @@ BETA = sp.Symbol("beta")
 #: the allowance's terms as mathematics: twice the first omitted term, the float rounding
 OMITTED = Math(sp.Mul(2, sp.Abs(sp.Symbol(f"e_{TERMS}")), sp.Pow(BETA, -TERMS, evaluate=False), evaluate=False))
 ROUNDING = Math(sp.Mul(ROUNDING_ULPS, sp.Symbol("epsilon"), sp.Symbol(r"\|V\|_{2}"), evaluate=False))
+#: the metric at one beta: max_x |X_beta - X_inf - (e_0 + e_1/beta + ... the compared terms)|, the terms written out
+#: one by one (unevaluated, in order)
+EXPANSION_GAP = Math(sp.Function(r"\max_{x}")(sp.Abs(sp.Add(
+    sp.Symbol("X_beta"), -sp.Symbol(r"X_{\infty}"),
+    *(sp.Mul(-1, sp.Symbol(f"e_{k}"), sp.Pow(BETA, -k, evaluate=False), evaluate=False) if k else -sp.Symbol("e_0")
+      for k in range(TERMS)), evaluate=False), evaluate=False)))
 
 
 @dataclass(frozen=True)
@@ -212,8 +218,8 @@ def _decide(p: dict, betas: np.ndarray, X: np.ndarray, B: np.ndarray, V: np.ndar
     big_o = sp.Function("O")(sp.Pow(BETA, -order, evaluate=False))
     e_lead = sp.Abs(sp.Symbol(f"e_{order}"))
     return Evidence(
-        metric="max over the betas where the derived expansion is asymptotic of max_x |(X_beta - X_inf) - "
-               "(e_0 + e_1/beta + e_2/beta^2 + e_3/beta^3)| / allowance",
+        metric=reason("max over the betas where the derived expansion is asymptotic of ", EXPANSION_GAP,
+                      " / allowance"),
         observed=observed,
         threshold=1.0,
         reason=reason("allowance = twice the first omitted term ", OMITTED, " (terms shrink by ", Math(r"\geq"),

@@ -35,6 +35,9 @@ LOG_DISTANCE = sp.log(sp.Abs(sp.Function("x")(T) - PI_X0))
 STATIONARITY = sp.Abs(sp.Function(r"X_{\infty}")(PI(sp.Symbol("x"))))
 ROUNDOFF = sp.Mul(64, sp.Symbol("d"), sp.Symbol("epsilon"), sp.Symbol(r"\|V\|_{2}"),
                   1 + 2 * sp.Function("kappa")(sp.Symbol("B")), evaluate=False)
+#: the metrics: how close a trajectory comes to the derived limit, and a fitted rate's relative error (LaTeX: words)
+CLOSEST = sp.Function(r"\min_{t}")(sp.Abs(sp.Function("x")(T) - PI_X0))
+RATE_ERROR = Math(r"|\text{fitted rate} - \text{derived rate}| / \text{derived rate}")
 
 
 def fit_rate(ts: np.ndarray, dist: np.ndarray, lo: float, hi: float) -> tuple[float, int]:
@@ -140,8 +143,8 @@ def _projection_stationary(p: dict, ctx: Context) -> Evidence:
     if np.any(closest > hi):
         i = int(np.argmax(closest))
         return Evidence(
-            metric="max over trajectories of min_t |x(t) - Pi(x0)|: how close the measured flow comes to the derived "
-                   "limit", observed=float(closest[i]), threshold=hi,
+            metric=reason("max over trajectories of ", Math(CLOSEST), ": how close the measured flow comes to the "
+                          "derived limit"), observed=float(closest[i]), threshold=hi,
             reason=reason("trajectory ", Number(i), " of the measured zero-temperature flow comes no closer than ",
                           Number(closest[i], digits=3), " to the derived ", Math(PI_X0), " by ", Math(T), " = ",
                           Number(t_max, digits=3), " (the Lyapunov horizon to reach ", Number(lo, digits=1), "), ",
@@ -172,7 +175,7 @@ def _projection_stationary(p: dict, ctx: Context) -> Evidence:
     observed, thr = float(np.max(rel)), max(float(p["rate_tol"]), 10 * spread)
     decided = observed > thr or stat > stat_thr or not np.all(rates > 0)
     return Evidence(
-        metric="max over trajectories of |fitted rate - derived rate| / derived rate",
+        metric=reason("max over trajectories of ", RATE_ERROR),
         observed=observed, threshold=thr,
         reason=reason("fit of ", Math(LOG_DISTANCE), " on the window ", bracket(lo, hi, digits=1),
                       "; window/refinement study: fitting either half of the window or integrating at rtol ",

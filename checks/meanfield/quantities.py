@@ -28,11 +28,17 @@ from attnverify.checks.params import Param
 from attnverify.checks.judges import Measured
 from attnverify.checks.meanfield._model import MODEL_PARAMS
 from attnverify.checks.plugin import Quantity
+from attnverify.checks.reason import Math, Number, reason
 
 PHI, PSI = sp.symbols("phi psi", real=True)
 BETA = sp.Symbol("beta", positive=True)
 BETA_MEASURE = 1e8                       # the measurement of X_inf: X_beta at this beta
 EXPONENT_BETAS = (1e2, 1e3, 1e4, 1e5, 1e6)
+#: the mathematics of the measurements' phrases
+X_BETA, BETA_MATH, _H = Math(sp.Symbol("X_beta")), Math(sp.Symbol("beta")), sp.Symbol("h")
+#: the range of EXPONENT_BETAS as powers of ten: 10^2..10^6
+EXPONENT_RANGE = (Math(sp.Pow(10, round(np.log10(EXPONENT_BETAS[0])), evaluate=False)), "..",
+                  Math(sp.Pow(10, round(np.log10(EXPONENT_BETAS[-1])), evaluate=False)))
 _MATRICES = tuple(p for p in MODEL_PARAMS if p.name in ("Q", "K", "V"))
 _D2 = tuple(Param(p.name, p.kind, p.default, p.help + " (2 x 2: the quantity lives on the circle)")
             for p in _MATRICES)
@@ -127,7 +133,7 @@ def _measure_X_inf(values: dict, rng: np.random.Generator) -> Measured:
     info = laplace_field_certified(x, Q.T @ K, V, BETA_MEASURE, standard_density(2), dps=30)
     e = np.array([np.cos(psi), np.sin(psi)])
     return Measured(float(e @ info.value), float(2 * info.error),
-                    f"certified quadrature (Arb) of X_beta at beta = {BETA_MEASURE:g}")
+                    reason("certified quadrature (Arb) of ", X_BETA, " at ", BETA_MATH, " = ", Number(BETA_MEASURE)))
 
 
 def _model(values: dict) -> tuple[np.ndarray, np.ndarray, int]:
@@ -189,8 +195,9 @@ def _measure_C1(values: dict, rng: np.random.Generator) -> Measured:
     B, V, _ = _model(values)
     obs = observed_log_norm(B, V)
     return Measured(float(obs["C1"]), float(obs["C1_error"]),
-                    "sup of the tangent log-norm of the numerical field, central differences, Richardson (h, 2h); se: "
-                    "its change against Richardson (2h, 4h)")
+                    reason("sup of the tangent log-norm of the numerical field, central differences, Richardson (",
+                           Math(_H), ", ", Math(2 * _H), "); se: its change against Richardson (", Math(2 * _H), ", ",
+                           Math(4 * _H), ")"))
 
 
 def _exponent(**options) -> float:
@@ -220,7 +227,7 @@ def _measure_exponent(values: dict, rng: np.random.Generator) -> Measured:
         halves.append(err * np.sqrt(d) + 64 * np.finfo(float).eps * np.linalg.norm(V, 2))
     sups, halves = np.array(sups), np.array(halves)
     slope, se = slope_fit(np.array(EXPONENT_BETAS), sups, halves / sups)
-    return Measured(slope, se, "certified quadrature at beta = 1e2..1e6, 12 points",
+    return Measured(slope, se, reason("certified quadrature at ", BETA_MATH, " = ", *EXPONENT_RANGE, ", 12 points"),
                     details={"points": list(EXPONENT_BETAS), "sup_error": sups.tolist()})
 
 

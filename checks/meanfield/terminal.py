@@ -47,7 +47,7 @@ import numpy as np
 from attnverify.checks.context import Context
 from attnverify.checks.evidence import Evidence, Plot, Series
 from attnverify.checks.params import Param
-from attnverify.checks.reason import Reason
+from attnverify.checks.reason import Math, Reason
 from attnverify.checks.registry import check
 from attnverify.checks.meanfield._model import (AUTO, KERNEL_PARAM, MODEL_PARAMS, Resolution, budget_param,
                                                 choose_resolution, fixed_resolution, floor_param, model_matrices,
@@ -118,6 +118,10 @@ TURN_SAMPLES = 100
 # with the default 121 output times over 30 a model with r = 57.4 crossed it between two outputs and its approach
 # rate was read from a later stretch of the record (measured -2.5 against 57.4); the rate fit needs >= 6 samples
 WINDOW_SAMPLES = 12
+#: the metric: each compared rate's relative error, in units of its tolerance (LaTeX: words in the maths)
+METRIC = Reason(("max over models, betas and compared rates (approach, rotation, escape) of ",
+                 Math(r"|\mathrm{measured} - \mathrm{derived}| / \mathrm{derived}"),
+                 ", in units of the rate's tolerance"))
 
 
 def run_horizon(q: dict, r: float, omega: float) -> tuple[float, str]:
@@ -304,8 +308,7 @@ def _evidence(p: dict, outcomes: list[dict], derived: list[Derived], passed: boo
                           series=[Series(f"beta={b:g} cluster {j}", o["t"], np.maximum(c["dist_S"], 1e-17), style="-")
                                   for b, r in zip(o["findings"].betas, o["main"]) for j, c in enumerate(r["clusters"])]))
     return Evidence(
-        metric="max over models, betas and compared rates (approach, rotation, escape) of |measured - derived| / "
-               "derived, in units of the rate's tolerance",
+        metric=METRIC,
         observed=observed, threshold=1.0, reason=f"{runs}. " + (reason or unresolved or ""), passed=passed,
         unresolved=unresolved,
         comparison="<=",

@@ -66,6 +66,10 @@ E_T = sp.Eq(sp.Function("E")(T), sp.Function("W_2")(sp.Symbol(r"\mu^{\infty}_{t}
 W2_TARGET = sp.Function("W_2")(sp.Symbol("mu"), PI_MU0)
 ATOM_RATE = sp.Symbol("gamma") / sp.Abs(sp.Symbol("B^T") * X_STAR)
 LOG_NORM = sp.MatrixSymbol("v", _d, 1).T * sp.MatrixSymbol("J", _d, _d) * sp.MatrixSymbol("v", _d, 1)
+#: the metric's three terms, each over its tolerance (LaTeX: words and tolerances in the maths)
+C1_ERROR = Math(r"|C_{1}^{\mathrm{numerical}} - C_{1}^{\mathrm{derived}}| / (C_{1,\mathrm{tol}}\, C_{1})")
+E_END = Math(r"E(t_{\mathrm{end}}) / \text{window lo}")
+ATOM_RATE_ERROR = Math(r"|\text{fitted rate} - \text{derived rate}| / (c_{\mathrm{tol}}\, \text{derived rate})")
 
 
 @dataclass(frozen=True)
@@ -354,7 +358,8 @@ def non_finite_evidence(non_finite: list[tuple[float, float]]) -> Evidence:
     where = [item(Math(BETA), " = ", Number(b, digits=6), " at ", Math(T), " = ", Number(t, digits=4))
              for b, t in sorted(non_finite)]
     return Evidence(
-        metric="particle simulations whose field is not a finite number (the closed forms compared are finite)",
+        metric=reason("particle simulations whose field is not a finite number (the closed forms compared are "
+                      "finite)"),
         observed=float(len(non_finite)), threshold=0.0, passed=False,
         reason=reason(Number(len(non_finite)), " particle simulation(s) reached a field that is not a finite number: "
                       "finite closed forms cannot agree with them (an overflowing softmax average in the simulation); "
@@ -444,8 +449,7 @@ def evidence(p: dict, res: Resolution, betas: np.ndarray, ana: dict, num: dict, 
               else item("never reaches the fit window: ", Math(PI), " is not the limit of the flow (or the horizon ",
                         Math(sp.Symbol(r"t_{\infty}")), " is too short)"))
     return Evidence(
-        metric="max of |C1 numerical - C1 derived| / (C1_tol C1), E(t_end)/window lo, and max over atoms of "
-               "|fitted rate - derived rate| / (c_tol derived rate)",
+        metric=reason("max of ", C1_ERROR, ", ", E_END, ", and max over atoms of ", ATOM_RATE_ERROR),
         observed=dec["observed"],
         threshold=1.0,
         reason=reason(res.typed or res.text, ". ", Math(C1), " derived ", Number(ana["C1"], digits=10),

@@ -54,6 +54,9 @@ F_MATH, T_STAR, RHO_0 = Math(sp.Symbol("F")), Math(sp.Symbol("t^*")), Math(sp.Sy
 BETA_THETA, C_STEP = Math(sp.Symbol("beta") * sp.Symbol("theta")), sp.Symbol("c")
 #: the largest step the second-order expansion takes: sqrt(c / max E|g|^2), c = MAX_STEP_ENERGY
 STEP_LIMIT = Math(sp.sqrt(C_STEP / sp.Symbol(r"\max \mathbb{E}|g|^{2}")))
+#: the statistic: max(|z_scale| / t*_scale, max_t |z_t| / t*_time), each z-score over its threshold
+RATIO = Math(sp.Function("max")(sp.Abs(sp.Symbol("z_scale")) / sp.Symbol("t_scale^*"),
+                                sp.Function(r"\max_{t}")(sp.Abs(sp.Symbol("z_t"))) / sp.Symbol("t_time^*")))
 GRID = np.concatenate([np.linspace(-1.0, 0.8, 10), [0.9, 0.95, 0.98, 0.99, 0.995, 1.0]])
 
 
@@ -277,8 +280,8 @@ def _evidence(p: dict, model: SignalModel, moments: dict, runs: dict, an: dict, 
     findings = AlignmentFindings(model_of(p), n, p["a"], p["b"], p["n_steps"], tuple(points),
                                  1.0 + dec["s_err"], dec["s_se"], an["floor_per_unit_step"])
     return Evidence(
-        metric="max(|z_scale| / t*_scale, max_t |z_t| / t*_time): the fitted scale of F along the paths and the "
-               "mean deviation of the runs from their predicted mean paths, each over its Bonferroni threshold",
+        metric=reason(RATIO, ": the fitted scale of ", F_MATH, " along the paths and the mean deviation of the runs "
+                      "from their predicted mean paths, each over its Bonferroni threshold"),
         observed=dec["ratio"], threshold=1.0,
         unresolved=None if dec["scale_testable"] or dec["ratio"] > 1.0 else
         reason("no power at this model: the predicted mean paths do not move with the scale of ", F_MATH, " (",

@@ -49,6 +49,7 @@ SCALING_EXPONENTS = (0, 2, 4, 6)
 # the mathematics of the reason (attnverify.checks.reason: symbols in SymPy's naming convention)
 TIMES = Math(r"\times")                                           # a count times a count
 ORDER_1_OVER_L = Math(sp.Function("O")(1 / sp.Symbol("L")))
+ABS_Z, RHO, R_L = Math(sp.Abs(sp.Symbol("z"))), Math(sp.Symbol("rho")), Math(sp.Tuple(sp.Symbol("R"), sp.Symbol("L")))
 #: the expansion parameter of the O(1/L) term (expansion_parameter)
 C2 = Math(sp.Eq(sp.Symbol("c_2"), (sp.exp(beta ** 2 * sigma ** 2) - 1) * (1 / R + 1 / (L - R))))
 SYMBOLS = {"theta": theta, "beta": beta, "sigma": sigma, "d": d}
@@ -247,7 +248,7 @@ def attention_on_noise(p: dict, ctx: Context) -> Evidence:
     if fam is None and not z_scal:
         c2 = expansion_parameter(p["beta"] * p["sigma"], p["R"], p["L"])
         return Evidence(
-            metric="max |z| over the family", observed=0.0, threshold=1.0, passed=False,
+            metric=reason("max ", ABS_Z, " over the family"), observed=0.0, threshold=1.0, passed=False,
             reason=reason("no design point or scaling point lies where the closed form applies"),
             unresolved=reason("outside the closed form's validity at every point: its ", ORDER_1_OVER_L, " term is "
                               "an expansion in ", C2, " = ", Number(c2, digits=3), " at the model, and the next order "
@@ -272,8 +273,8 @@ def attention_on_noise(p: dict, ctx: Context) -> Evidence:
     left_out = len(pairs) - len(keep) + sum(not r["compared"] for rows in scaling.values() for r in rows)
     grid = np.linspace(-1.0, 1.0, 101)
     return Evidence(
-        metric="max |z| over the family (levels, contrasts across rho, scale ratios on the (R, L) x rho design; "
-               "scaling points)",
+        metric=reason("max ", ABS_Z, " over the family (levels, contrasts across ", RHO, ", scale ratios on the ",
+                      R_L, " ", TIMES, " ", RHO, " design; scaling points)"),
         observed=max_z, threshold=z_star,
         reason=reason(f"Bonferroni-corrected two-sided normal quantile for {m} z-scores at family-wise false-alarm "
                       "rate ", Number(p["z_level"], digits=6), f": {len(keep)} densities ", TIMES,

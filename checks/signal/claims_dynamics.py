@@ -143,11 +143,11 @@ def _with_protocol_error(stated, q, n_p: int | None):
 
 
 def _measured(f, q) -> judges.Measured:
-    """The measured mean at the protocol point q. Its ``how`` is a phrase (a str): the judge prints it inside its
-    own reason, so the phrase is the typed parts written out in the text convention (mathematics as $LaTeX$)."""
+    """The measured mean at the protocol point q. Its ``how`` is a typed phrase (a Reason): the judge puts its parts
+    into its own reason."""
     how = reason("mean final ", ABS_RHO, f" of {f.n_runs} runs, ", *_d(f), ", ", *_schedule(f),
                  f" for {q.steps} steps (final step ", number_or_na(q.eta_final, 3), ")")
-    return judges.Measured(q.mean_abs, q.se_abs, str(how))
+    return judges.Measured(q.mean_abs, q.se_abs, how)
 
 
 def _figure_at_protocol_as_run(stated, results: dict) -> list[Perturbation]:

@@ -376,8 +376,8 @@ def _evidence(p: dict, plan: dict, dec: dict, z: float, main: dict) -> Evidence:
                           Series("repelling equilibria (certified)", [e.rho for e in eqs if not e.stable],
                                  [0.0] * sum(not e.stable for e in eqs), style="rx")])]
     return Evidence(
-        metric=("probe signs contradicting the certified stability + grid signs contradicting the classification "
-                "(unlisted sign changes) + -xi threshold tests contradicted"),
+        metric=reason("probe signs contradicting the certified stability + grid signs contradicting the "
+                      "classification (unlisted sign changes) + ", MINUS_XI, " threshold tests contradicted"),
         observed=float(dec["mismatches"]), threshold=0.0,
         reason=reason("the certified class (sign of ", F_PRIME, " enclosed in Arb ball arithmetic) against measured "
                       "signs: a sign counts only when its CLT interval mean ", PM, " ", Number(z, digits=3), " se "

@@ -49,6 +49,9 @@ ABS_Z, LE, BETA_SIGMA = Math(sp.Abs(sp.Symbol("z"))), Math(r"\leq"), Math(sp.Sym
 _R, _N = sp.Symbol("R"), sp.Symbol("n")
 SE_OF_SD = Math(sp.Eq(sp.Symbol(r"\mathrm{se}"), sp.Symbol(r"\mathrm{sd}") / sp.sqrt(_N)))   # se = sd/sqrt(n)
 ORDER_1_OVER_R, ORDER_1_OVER_R2 = Math(sp.Function("O")(1 / _R)), Math(sp.Function("O")(1 / _R ** 2))
+#: a z-score of the family: z = (MC - closed form) / se
+Z_SCORE = Math(sp.Eq(sp.Symbol("z"), (sp.Symbol(r"\mathrm{MC}") - sp.Symbol(r"\text{closed form}"))
+                     / sp.Symbol(r"\mathrm{se}")))
 
 MAX_BIAS_OVER_SE = 0.25
 
@@ -85,7 +88,7 @@ def non_finite_evidence(p: dict, rhos: np.ndarray, mu: np.ndarray, analytic: np.
     bad = ~np.isfinite(mu)
     temperature = p["beta"]
     return Evidence(
-        metric="grid points where the Monte Carlo is not a finite number while the closed form is",
+        metric=reason("grid points where the Monte Carlo is not a finite number while the closed form is"),
         observed=float(np.sum(bad & np.isfinite(analytic))), threshold=0.0,
         reason=reason("a finite closed form cannot agree with a non-finite Monte Carlo value (at ", RHO, " = ",
                       *listing(rhos[bad], digits=4), ", ", BETA, " = ", Number(temperature, digits=6), ": the "
@@ -165,7 +168,7 @@ def low_temperature(p: dict, ctx: Context) -> Evidence:
                                              rho0 + width * np.linspace(-12.0, 12.0, 241)]), rhos.min(), rhos.max()))
     max_score = float(p["beta"] * (p["theta"] * np.max(np.abs(rhos)) + 8 * p["sigma"]))
     return Evidence(
-        metric="max |z| over the family (levels, contrasts across rho, scale ratio), z = (MC - closed form) / se",
+        metric=reason("max ", ABS_Z, " over the family (levels, contrasts across ", RHO, ", scale ratio), ", Z_SCORE),
         observed=max_z, threshold=z_star,
         reason=reason(f"Bonferroni-corrected two-sided normal quantile for {m} z-scores ({rhos.size} levels, "
                       f"{rhos.size - 1} contrasts, 1 scale ratio) at family-wise false-alarm rate ",

@@ -157,8 +157,8 @@ def objective_vs_montecarlo(p: dict, ctx: Context) -> Evidence:
                                   Series("limit without finite-size term", rhos, j0, style="--"),
                                   Series("Monte Carlo", rhos, est.mean, yerr=est.se, style="o")]))
     return Evidence(
-        metric="max |z| over the family (levels, contrasts across rho, scale ratios), closed form with finite-size "
-               "term",
+        metric=reason("max ", ABS_Z, " over the family (levels, contrasts across ", RHO, ", scale ratios), closed "
+                      "form with finite-size term"),
         observed=max_z, threshold=z_star,
         reason=reason(f"Bonferroni-corrected two-sided normal quantile for {m} z-scores at family-wise false-alarm "
                       "rate ", Number(p["z_level"], digits=6), f" ({len(combos)} blocks ", TIMES,

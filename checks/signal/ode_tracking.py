@@ -50,6 +50,9 @@ F_MATH, T_STAR = Math(sp.Symbol("F")), Math(sp.Symbol("t^*"))
 BETA_THETA, ETA_0 = Math(sp.Symbol("beta") * sp.Symbol("theta")), Math(sp.Symbol("eta_0"))
 #: the first step's energy eta_0^2 max E|g|^2 (SymPy has no max without brackets: its LaTeX)
 STEP_ENERGY = Math(r"\eta_{0}^{2} \max \mathbb{E}|g|^{2}")
+#: the statistic: max(|z_scale| / t*_scale, max_t |z_t| / t*_time), each z-score over its threshold
+RATIO = Math(sp.Function("max")(sp.Abs(sp.Symbol("z_scale")) / sp.Symbol("t_scale^*"),
+                                sp.Function(r"\max_{t}")(sp.Abs(sp.Symbol("z_t"))) / sp.Symbol("t_time^*")))
 
 
 @dataclass(frozen=True)
@@ -216,8 +219,8 @@ def ode_tracks_sga(p: dict, ctx: Context) -> Evidence:
     else:
         unresolved = None
     return Evidence(
-        metric="max over step scales of max(|z_scale| / t*_scale, max_t |z_t| / t*_time): the fitted scale of F "
-               "and the mean SGA path against the second-order mean path, each over its Bonferroni threshold",
+        metric=reason("max over step scales of ", RATIO, ": the fitted scale of ", F_MATH, " and the mean SGA path "
+                      "against the second-order mean path, each over its Bonferroni threshold"),
         observed=worst, threshold=1.0,
         reason=reason("family-wise false-alarm rate ", Number(p["z_level"], digits=6), " split in two: the fitted "
                       "scale of ", F_MATH, f" (Student t, {n_runs - 1} dof, Bonferroni over {len(meta)} scale(s), ",

@@ -28,10 +28,12 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+import sympy as sp
 
 from attnverify.checks.params import Param
 from attnverify.checks.judges import Measured
 from attnverify.checks.plugin import Quantity
+from attnverify.checks.reason import Math, Number, reason
 from attnverify.checks.signal._model import MODEL_PARAMS
 from attnverify.checks.signal.formulas import SYMBOLS
 
@@ -42,6 +44,9 @@ N_DRIFT = 4000                # drift samples per point of F (standard error ~1 
 SWITCH_DELTA = 1e-3           # the drift next to -xi is measured at rho = -1 + SWITCH_DELTA
 SWITCH_ALPHA = 1e-3           # family-wise false-alarm level of the sign tests of the theta* bracket
 SWITCH_TESTS = 24             # sign tests of the bisection, at most
+#: the mathematics of the measurements' phrases: d, rho, the drift J_d'(rho) and a z-score's threshold
+D_MATH, RHO_MATH, Z_MATH = Math(sp.Symbol("d")), Math(sp.Symbol("rho")), Math(sp.Symbol("z"))
+DRIFT_MATH = Math(sp.Function(r"J_{d}^{\prime}")(sp.Symbol("rho")))
 _J_SYMBOLS = {k: SYMBOLS[k] for k in ("rho", "theta", "beta", "sigma", "R", "L")}
 # the range of the alignment symbol (the other symbols are the model options, with their own ranges)
 _DOMAIN = {"rho": Param("rho", float, 0.0, "the alignment rho = <q, xi> of a unit query", low=-1.0, high=1.0)}
@@ -94,7 +99,7 @@ def _measure_J(values: dict, rng: np.random.Generator) -> Measured:
 
     est = objective_rb_cv(_model(values), np.array([float(values["rho"])]), N_SEQUENCES, rng)
     return Measured(float(est.mean[0]), float(est.se[0]),
-                    f"conditional Monte Carlo, {N_SEQUENCES} sequences, d = {D_MEASURE}")
+                    reason("conditional Monte Carlo, ", N_SEQUENCES, " sequences, ", D_MATH, " = ", D_MEASURE))
 
 
 def _measure_w(values: dict, rng: np.random.Generator) -> Measured:
@@ -114,7 +119,8 @@ def _measure_F(values: dict, rng: np.random.Generator) -> Measured:
     x = alignment_derivative_samples(_model(values), np.array([rho]), N_DRIFT, rng)[:, 0]
     factor = 1.0 - rho * rho
     return Measured(factor * float(x.mean()), factor * float(x.std(ddof=1) / np.sqrt(x.size)),
-                    f"Monte Carlo drift (pathwise derivative), {N_DRIFT} sequences, d = {D_MEASURE}")
+                    reason("Monte Carlo drift (pathwise derivative), ", N_DRIFT, " sequences, ", D_MATH, " = ",
+                           D_MEASURE))
 
 
 def _measure_theta_star(values: dict, rng: np.random.Generator) -> Measured:
@@ -134,8 +140,9 @@ def _measure_theta_star(values: dict, rng: np.random.Generator) -> Measured:
 
     out = minus_xi_switch(model_at, 0.1 / beta, 12.8 / beta, delta=SWITCH_DELTA, z=z, n0=n0, n_max=n_max, rng=rng,
                           max_tests=SWITCH_TESTS)
-    how = (f"sign of the Monte Carlo drift J_d'(-1 + {SWITCH_DELTA:g}) at {len(out['tests'])} signal strengths "
-           f"(bisection, up to {n_max} sequences per test, z = {z:.2f})")
+    how = reason("sign of the Monte Carlo drift ", DRIFT_MATH, " at ", RHO_MATH, " = ",
+                 Number(-1.0 + SWITCH_DELTA, digits=6), f" at {len(out['tests'])} signal strengths (bisection, up to "
+                 f"{n_max} sequences per test, ", Z_MATH, " = ", Number(z, digits=3), ")")
     if out["hi"] is None:
         raise ValueError(f"-xi is not measured attracting up to theta = {12.8 / beta:.4g}: no switch found ({how})")
     lo, hi = float(out["lo"]), float(out["hi"])

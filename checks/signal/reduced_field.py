@@ -45,6 +45,11 @@ N_TASKS = 4                 # independent chunks of the sequences (parallel task
 # the mathematics of the reason (attnverify.checks.reason: symbols in SymPy's naming convention)
 F_MATH, RHO, Z_STAR, ZERO = Math(sp.Symbol("F")), Math(sp.Symbol("rho")), Math(sp.Symbol("z^*")), Math(sp.Integer(0))
 BETA_SIGMA, THETA = Math(sp.Symbol("beta") * sp.Symbol("sigma")), Math(sp.Symbol("theta"))
+#: the statistic: max(|z_scale| / z*_scale, max_rho |z_rho| / z*_grid), each z-score over its threshold
+RATIO = Math(sp.Function("max")(sp.Abs(sp.Symbol("z_scale")) / sp.Symbol("z_scale^*"),
+                                sp.Function(r"\max_{\rho}")(sp.Abs(sp.Symbol("z_rho"))) / sp.Symbol("z_grid^*")))
+#: what the grid's z-scores compare: E<xi, g> - F (LaTeX: SymPy would print -F first)
+GAP = Math(r"\mathbb{E}\langle \xi, g \rangle - F")
 
 
 def _factor(x: float) -> Number:
@@ -111,8 +116,8 @@ def reduced_field_identity(p: dict, ctx: Context) -> Evidence:
     z_inf = (mean - F_inf) / se
     ratio = max(abs(z_scale) / z_scale_star, float(np.max(np.abs(z))) / z_grid_star)
     return Evidence(
-        metric="max(|z_scale| / z*_scale, max_rho |z_rho| / z*_grid): z-scores of the fitted scale of F and of "
-               "E<xi, g> - F at each rho, each over its Bonferroni threshold",
+        metric=reason(RATIO, ": z-scores of the fitted scale of ", F_MATH, " and of ", GAP, " at each ", RHO,
+                      ", each over its Bonferroni threshold"),
         observed=ratio, threshold=1.0,
         reason=reason("family-wise false-alarm rate ", Number(level, digits=6), " split in two: the GLS scale of ",
                       F_MATH, " (two-sided, ", Z_STAR, " = ", Number(z_scale_star, digits=3), f") and the {rhos.size} "

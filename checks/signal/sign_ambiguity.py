@@ -327,8 +327,8 @@ def sign_ambiguity(p: dict, ctx: Context) -> Evidence:
         unresolved = Reason((), tuple(said))          # one item per kind of run that leaves the check undecided
     n_runs = len(rho0) * len(configs)
     return Evidence(
-        metric="settled SGA runs resting off the theory's equilibria, at a repeller, or at another attractor than "
-               "predicted from rho0",
+        metric=reason("settled SGA runs resting off the theory's equilibria, at a repeller, or at another attractor "
+                      "than predicted from ", RHO_0),
         observed=float(len(bad_runs)), threshold=0.0,
         reason=reason(f"exact comparison over {n_runs} runs, each judged where it settled (its own final window; "
                       "movement ", LE, " max(", Number(p["settle_tol"], digits=6), ", 3 se of its own noise)); "

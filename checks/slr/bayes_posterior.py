@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import sympy as sp
 
 from attnverify.checks.context import Context
 from attnverify.checks.evidence import Evidence, Plot, Series
@@ -30,6 +31,8 @@ from attnverify.checks.stats import beyond, bonferroni_z, scores
 from attnverify.numerics.slr import NUMERICS
 from attnverify.numerics.softmax import softmax
 from attnverify.theory.slr import THEORY
+
+ABS_Z = Math(sp.Abs(sp.Symbol("z")))                 # the metric's z-scores, |z|
 
 BINS = (0.0, 1e-3, 0.05, 0.3, 0.7, 0.95, 0.999, 1.0 + 1e-12)
 MIN_BIN = 30
@@ -140,7 +143,7 @@ def bayes_posterior(p: dict, ctx: Context) -> Evidence:
     worst = float(np.max(np.abs(z)))
     cal = [r for r in rows]
     return Evidence(
-        metric="max |z| over calibration bins and the paired test of the two Bayes-risk estimators",
+        metric=reason("max ", ABS_Z, " over calibration bins and the paired test of the two Bayes-risk estimators"),
         observed=worst, threshold=z_star,
         reason=reason("Bonferroni two-sided normal quantile for ", Number(z.size), " z-scores at family-wise "
                       "false-alarm rate ", Number(p["z_level"], digits=6), "; the calibration variance ",

@@ -15,17 +15,22 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import sympy as sp
 
 from attnverify.checks.context import Context
 from attnverify.checks.evidence import Evidence, Plot, Series
 from attnverify.checks.params import Param
-from attnverify.checks.reason import Number, reason
+from attnverify.checks.reason import Math, Number, reason
 from attnverify.checks.registry import check
 from attnverify.checks.slr._model import model_options, slr_model, validate_model
 from attnverify.checks.stats import bonferroni_z
 from attnverify.numerics.slr import NUMERICS
 from attnverify.theory.slr import THEORY
 from attnverify.theory.slr.symbols import L as L_, eps as eps_, gamma as gamma_
+
+ABS_Z = Math(sp.Abs(sp.Symbol("z")))                 # the metric's z-scores, |z|
+#: the band the least-squares risk is expected in (LaTeX: SymPy would reorder R + ...)
+BAND = Math(r"[R, R + 2 R p / (n - p - 1)]")
 
 
 def linear_task(model_args: tuple, n_train: int, n_test: int, seed: np.random.SeedSequence, linear_baseline,
@@ -90,7 +95,8 @@ def best_linear(p: dict, ctx: Context) -> Evidence:
     worst = float(np.max(np.abs(z)))
     e2 = p["eps"] ** 2
     return Evidence(
-        metric="max |z| of the least-squares test risk outside [R, R + 2 R p/(n - p - 1)]", observed=worst,
+        metric=reason("max ", ABS_Z, " of the least-squares test risk outside ", BAND),
+        observed=worst,
         threshold=z_star,
         reason=reason("Bonferroni two-sided normal quantile for ", Number(z.size), " z-scores at family-wise "
                       "false-alarm rate ", Number(p["z_level"], digits=6), "; the band's upper end allows twice the "

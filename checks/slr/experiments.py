@@ -50,6 +50,8 @@ from attnverify.checks.slr._model import closed_form_rounding, fmt, model_option
 from attnverify.checks.slr.claims import MANIFOLD
 from attnverify.checks.stats import beyond, bonferroni_z
 
+ABS_Z = Math(sp.Abs(sp.Symbol("z")))                 # the metric's z-scores, |z|
+
 AT_ORACLE = 0.05
 #: the largest skewness of a Monte Carlo mean whose z-score is judged: the one-term Edgeworth correction of a normal
 #: tail at z, gamma (z^2 - 1) / 6, is 0.6 at gamma = 0.25 and z = 4 (the Bonferroni quantile of these checks), so
@@ -271,7 +273,8 @@ def evidence(found: list[ExperimentFindings], zs: list[np.ndarray], plots: list[
     worst = float(np.max(np.abs(z))) if z.size else 0.0
     summary = [_summary(f) for f in found]                   # one item per experiment
     return Evidence(
-        metric="max |z| of the Monte Carlo end-point risks (every run and the oracle) against the closed form",
+        metric=reason("max ", ABS_Z, " of the Monte Carlo end-point risks (every run and the oracle) against the "
+                      "closed form"),
         observed=worst, threshold=z_star,
         reason=reason("Bonferroni two-sided normal quantile for ", Number(z.size), " z-scores at family-wise "
                       "false-alarm rate ", Number(p["z_level"], digits=6), "; ", Number(p["n_mc"]), " tasks shared by "

@@ -102,7 +102,8 @@ def gradient_vs_quadrature(p: dict, ctx: Context) -> Evidence:
     allc = np.concatenate([r["closed"].ravel() for r in rows])
     allf = np.concatenate([r["fd"].ravel() for r in rows])
     return Evidence(
-        metric="max over points and partials of |closed - Richardson FD| / tolerance", observed=worst, threshold=1.0,
+        metric=reason("max over points and partials of ", Math(r"|\mathrm{closed} - \text{Richardson FD}|"),
+                      " / tolerance"), observed=worst, threshold=1.0,
         reason=reason("tolerance ", Number(10), " ", TIMES, " (the ", H4_ERROR, " error estimate ",
                       RICHARDSON_ESTIMATE, " of the twice-extrapolated central differences + the quadrature rounding ",
                       Number(1e-13), " ", ROUNDING_OVER_STEP, "); the estimate exceeded the true error by a factor ",

@@ -185,7 +185,8 @@ def manifold_invariance(p: dict, ctx: Context) -> Evidence:
                   ylabel="sqrt(theta^2 + eta^2 + rho^2)",
                   series=[Series("max over runs", t[1:], np.maximum(dist_run[1:], 1e-20), style="-")], logy=True)]
     return Evidence(
-        metric="max of (one-step distance to M / its tolerance, one-step map excess, path difference / its tolerance)",
+        metric=reason("max of (one-step distance to ", Math(MANIFOLD), " / its tolerance, one-step map excess, path "
+                      "difference / its tolerance)"),
         observed=float(worst), threshold=1.0,
         reason=reason(
             "one step at ", Math(STEP), " = ", listing(STEP_SIZES, digits=6, last=" and "), ": distance to ",

@@ -46,6 +46,7 @@ DIRECTIONS = {"a": (1, 0, 0, 0, 0), "b": (0, 0, 1, 0, 0), "ab": (1, 0, 1, 0, 0),
 T4_ERROR = Math(sp.Function("O")(sp.Symbol("t") ** 4))
 ROUNDING_OVER_STEP = Math(r"R/(t/4)^{2}")
 TIMES = Math(r"\times")
+CLOSED_MINUS_FD = Math(r"|\mathrm{closed} - \mathrm{FD}|")      # LaTeX: words in an absolute value
 
 
 def curve_overlaps(u: tuple, t: float) -> np.ndarray:
@@ -160,7 +161,8 @@ def oracle_hessian(p: dict, ctx: Context) -> Evidence:
         unresolved = reason("the certified ", Math(LAM), "-scan could not be read (", scan_error, ") although the "
                             "entries agree")
     return Evidence(
-        metric="max over lam and Hessian entries of |closed - FD| / tolerance", observed=float(worst), threshold=1.0,
+        metric=reason("max over ", Math(LAM), " and Hessian entries of ", CLOSED_MINUS_FD, " / tolerance"),
+        observed=float(worst), threshold=1.0,
         reason=reason("tolerance ", Number(10), " ", TIMES, " (the ", T4_ERROR, " error estimate of the "
                       "twice-extrapolated second differences + the quadrature rounding ", Number(4e-14), " ",
                       ROUNDING_OVER_STEP, "); also required: the sign of every resolved FD smallest eigenvalue agrees "

@@ -121,7 +121,8 @@ def oracle_vs_bayes(p: dict, ctx: Context) -> Evidence:
     else:
         slope, sse, ci, lam_slope = float("nan"), float("nan"), (float("nan"), float("nan")), float("nan")
     return Evidence(
-        metric="max |z| of the Monte Carlo oracle risk at lam_best(d) against the closed form", observed=worst,
+        metric=reason("max ", Math(sp.Abs(sp.Symbol("z"))), " of the Monte Carlo oracle risk at ",
+                      Math(sp.Function("lambda_best")(DIM)), " against the closed form"), observed=worst,
         threshold=z_star,
         reason=reason("Bonferroni two-sided normal quantile for ", Number(z.size), " z-scores at family-wise "
                       "false-alarm rate ", Number(p["z_level"], digits=6), "; ", Number(p["n_tasks"]), " tasks per ",

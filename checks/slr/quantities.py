@@ -19,6 +19,7 @@ import sympy as sp
 
 from attnverify.checks.judges import Measured
 from attnverify.checks.plugin import Quantity
+from attnverify.checks.reason import Math, reason
 from attnverify.checks.slr._model import random_overlaps, realise, slr_model
 from attnverify.checks.slr.formulas import SYMBOLS
 
@@ -29,6 +30,7 @@ _PARAMS = ("lam", "gamma", "d", "L", "eps")
 _ON_M = ("kappa", "nu") + _PARAMS
 # a stated formula names its symbols as a user types them (``lam``, ``eps``); the theory's symbols print as lambda
 # and epsilon: the quantities use symbols named by their keys, with the theory's assumptions
+REALS = sp.Symbol(r"\mathbb{R}")           # the space the vectors are realised in: R^d
 QSYM = {k: (v if v.name == k else sp.Symbol(k, **v.assumptions0)) for k, v in SYMBOLS.items()}
 
 
@@ -74,7 +76,8 @@ def _mc(values: dict, ov: np.ndarray, rng: np.random.Generator) -> Measured:
     k, v, ks, vs = realise(ov[None], d, rng)
     m, se = risk_mc(slr_model(float(values["gamma"]), d, int(values["L"]), float(values["eps"])), k[0], v[0], ks, vs,
                     float(values["lam"]), N_MC, rng, method="projected")
-    return Measured(float(m), float(se), f"Monte Carlo, {N_MC} tasks at vectors realised in R^{d}")
+    return Measured(float(m), float(se),
+                    reason(f"Monte Carlo, {N_MC} tasks at vectors realised in ", Math(REALS ** d)))
 
 
 def measure_risk(values: dict, rng: np.random.Generator) -> Measured:
@@ -100,7 +103,8 @@ def measure_linear(values: dict, rng: np.random.Generator) -> Measured:
     ks, vs = draw_targets(d, rng)
     b = linear_baseline(model, ks, vs, N_TRAIN, N_TEST, rng, features="pooled")
     return Measured(b.test_risk - float(values["eps"]) ** 2, b.test_risk_se,
-                    f"least squares on {N_TRAIN} tasks, risk on {N_TEST} fresh tasks, minus eps^2")
+                    reason(f"least squares on {N_TRAIN} tasks, risk on {N_TEST} fresh tasks, minus ",
+                           Math(SYMBOLS["eps"] ** 2)))
 
 
 def _risk():

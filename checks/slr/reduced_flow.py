@@ -48,6 +48,9 @@ _E1, _E2 = sp.Symbol("E_1"), sp.Symbol("E_2")
 RICHARDSON = Math(sp.Eq(_E2, 2 * sp.Symbol(r"P_{h/4}") - sp.Symbol(r"P_{h/2}")))
 H2_ERROR = Math(sp.Function("O")(STEP ** 2))
 ERROR_ESTIMATE = Math(sp.Abs(_E2 - _E1) / 3)
+#: the metric per run: the finer combination's distance to the flow over its error estimate (LaTeX: SymPy would print
+#: 10^-9 as a fraction and reorder E_2 - E_1)
+FLOW_RATIO = Math(r"\sup_{t} |E_{2} - \mathrm{flow}| / (10 \sup_{t} |E_{2} - E_{1}| / 3 + 10^{-9})")
 
 
 @dataclass(frozen=True)
@@ -94,8 +97,8 @@ def reduced_flow(p: dict, ctx: Context) -> Evidence:
     gap0, gap1 = float(np.max(np.abs(paths[0] - flow))), float(np.max(np.abs(paths[1] - flow)))
     order = float(np.log2(gap0 / gap1)) if gap1 > 0 else float("inf")
     return Evidence(
-        metric="max over runs of sup_t |E2 - flow| / (10 sup_t |E2 - E1| / 3 + 1e-9), E Richardson combinations "
-               "of PGD at h, h/2, h/4",
+        metric=reason("max over runs of ", FLOW_RATIO, ", ", Math(sp.Symbol("E")), " Richardson combinations of PGD "
+                      "at ", Math(STEP), ", ", Math(STEP / 2), ", ", Math(STEP / 4)),
         observed=ratio, threshold=1.0,
         reason=reason(RICHARDSON, " has an ", H2_ERROR, " error estimated by ", ERROR_ESTIMATE, "; a factor ",
                       Number(10), " covers the next order; ", Number(1e-9), " covers the integrator (rtol ",

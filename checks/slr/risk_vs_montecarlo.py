@@ -22,17 +22,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import sympy as sp
 
 from attnverify.checks.context import Context
 from attnverify.checks.evidence import Evidence, Plot, Series
 from attnverify.checks.params import Param
-from attnverify.checks.reason import Number, reason
+from attnverify.checks.reason import Math, Number, reason
 from attnverify.checks.registry import check
 from attnverify.checks.slr._model import (grid_cells, model_options, points_with_oracle, realise, slr_model,
                                           validate_model)
 from attnverify.checks.stats import bonferroni_z
 from attnverify.numerics.slr import NUMERICS
 from attnverify.theory.slr import THEORY
+
+ABS_Z = Math(sp.Abs(sp.Symbol("z")))                 # the metric's z-scores, |z|
 
 FULL_DIM_MAX = 64
 
@@ -114,7 +117,8 @@ def risk_vs_montecarlo(p: dict, ctx: Context) -> Evidence:
                           Series("y = x", [min(map(np.min, closed)), max(map(np.max, closed))],
                                  [min(map(np.min, closed)), max(map(np.max, closed))], style="-")])]
     return Evidence(
-        metric="max |z| over the family (levels, cell scale ratios, pooled ratio)", observed=max_z, threshold=z_star,
+        metric=reason("max ", ABS_Z, " over the family (levels, cell scale ratios, pooled ratio)"), observed=max_z,
+        threshold=z_star,
         reason=reason("Bonferroni two-sided normal quantile for ", Number(all_z.size), " z-scores at family-wise "
                       "false-alarm rate ", Number(p["z_level"], digits=6), "; standard errors from ",
                       Number(p["n_samples"]), " tasks per cell (CLT); the pooled ratio resolves a relative error of ",

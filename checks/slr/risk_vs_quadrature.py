@@ -29,6 +29,7 @@ from attnverify.theory.slr import THEORY
 REL_FLOOR = 1e-12
 #: the signs of the threshold (LaTeX: SymPy has no bare max nor times sign)
 MAX, TIMES = Math(r"\max"), Math(r"\times")
+RELATIVE_GAP = Math(r"|\mathrm{closed} - \mathrm{quadrature}| / \mathrm{quadrature}")   # LaTeX: words in the maths
 HERMITE_SLOPE_MAX = 5.0          # above lam max(1, gamma) = 5 the panel rule is used (the Hermite node count grows)
 
 
@@ -91,7 +92,7 @@ def risk_vs_quadrature(p: dict, ctx: Context) -> Evidence:
     ratio = rel / thr
     worst = float(np.max(ratio))
     return Evidence(
-        metric="max over points of |closed - quadrature| / quadrature, relative to its threshold",
+        metric=reason("max over points of ", RELATIVE_GAP, ", relative to its threshold"),
         observed=worst, threshold=1.0,
         reason=reason("threshold per point ", MAX, "(", Number(10), " ", TIMES, " refinement spread, ",
                       Number(REL_FLOOR, digits=6), "); the floor is ", Number(80), " ", TIMES, " the largest "

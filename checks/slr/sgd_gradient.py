@@ -17,16 +17,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import sympy as sp
 
 from attnverify.checks.context import Context
 from attnverify.checks.evidence import Evidence, Plot, Series
 from attnverify.checks.params import Param
-from attnverify.checks.reason import Number, reason
+from attnverify.checks.reason import Math, Number, reason
 from attnverify.checks.registry import check
 from attnverify.checks.slr._model import MODEL_PARAMS, params_of, random_overlaps, realise, slr_model, validate_model
 from attnverify.checks.stats import bonferroni_z
 from attnverify.numerics.slr import NUMERICS
 from attnverify.theory.slr import THEORY
+
+ABS_Z = Math(sp.Abs(sp.Symbol("z")))                 # the metric's z-scores, |z|
 
 
 @dataclass(frozen=True)
@@ -116,7 +119,8 @@ def sgd_gradient(p: dict, ctx: Context) -> Evidence:
     se_rel = max(float(np.linalg.norm(s)) / sc for s, sc in zip(se_all, scale) if sc > 0)
     ca, ma, sa = (np.concatenate(x) for x in (closed_all, mc_all, se_all))
     return Evidence(
-        metric="max |z| over the coordinates of the tangent gradients and the orthogonal chi-square scores",
+        metric=reason("max ", ABS_Z, " over the coordinates of the tangent gradients and the orthogonal chi-square "
+                      "scores"),
         observed=worst, threshold=z_star,
         reason=reason("Bonferroni two-sided normal quantile for ", Number(z.size), " z-scores at family-wise "
                       "false-alarm rate ", Number(p["z_level"], digits=6), "; standard errors from ",

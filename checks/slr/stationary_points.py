@@ -45,6 +45,10 @@ REL = 1e-12           # risk: 100 x the quadrature's largest measured error (9.3
 #: the mathematics of the reason: the step t of the differences, the vectors whose Gram matrix the quadrature needs
 T_STEP, TIMES = Math(sp.Symbol("t")), Math(r"\times")
 GRAM_VECTORS = Math(sp.Tuple(sp.Symbol("k"), sp.Symbol("v"), sp.Symbol("v^*")))
+#: the metric's terms: the gradient's norm and the closed-form risk against the quadrature (LaTeX: SymPy would
+#: order the difference by name)
+GRAD_NORM = Math(sp.Abs(sp.Symbol(r"\nabla{R}")))
+RISK_GAP = Math(r"|R_{\mathrm{closed}} - R_{\mathrm{quadrature}}|")
 
 
 def _embed(x) -> np.ndarray:
@@ -198,8 +202,8 @@ def stationary_points(p: dict, ctx: Context) -> Evidence:
                         "matrix of ", GRAM_VECTORS, " is not PSD to ", Number(1e-10), " at the point or next to it), "
                         "listed in the details") if untested else ()
     return Evidence(
-        metric=f"max over points of (|grad| / its tolerance, |R closed - R quadrature| / {REL:g} R, "
-               f"descent / {REL:g} R)",
+        metric=reason("max over points of (", GRAD_NORM, " / its tolerance, ", RISK_GAP, " / ", Number(REL, digits=6),
+                      " ", Math(RISK), ", descent / ", Number(REL, digits=6), " ", Math(RISK), ")"),
         observed=float(worst), threshold=1.0,
         reason=reason("gradient tolerance ", Number(10), " ", TIMES, " (Richardson error estimate + quadrature "
                       "rounding / ", T_STEP, "); risk within ", Number(100), " ", TIMES, " the quadrature's measured "

@@ -25,7 +25,7 @@ import numpy as np
 from attnverify.checks.context import Context
 from attnverify.checks.evidence import Evidence, Plot, Series
 from attnverify.checks.params import Param
-from attnverify.checks.reason import Number, reason
+from attnverify.checks.reason import Math, Number, reason
 from attnverify.checks.registry import check
 from attnverify.numerics.slr import NUMERICS
 from attnverify.theory.slr import THEORY
@@ -83,7 +83,8 @@ def zeta_two_ways(p: dict, ctx: Context) -> Evidence:
     plots[0].series = [Series(x.label, np.asarray(x.x)[order], np.asarray(x.y)[order], style=x.style)
                        for x in plots[0].series]
     return Evidence(
-        metric="max over the grid of |route (b) - quadrature| / (10 x refinement error + 20 ulp)",
+        metric=reason("max over the grid of ", Math(r"|\text{route (b)} - \mathrm{quadrature}|"), " / (", Number(10),
+                      " ", Math(r"\times"), " refinement error + ", Number(20), " ulp)"),
         observed=float(np.max(excess)), threshold=1.0,
         reason=reason("the float64 quadrature of the definition is accurate to its refinement error (halved "
                       "panels) plus the rounding of its weighted sum (", Number(20), " ulp); also required: the two "

@@ -57,7 +57,7 @@ def horizon_identities(p: dict, ctx: Context) -> Evidence:
         if label == "anisotropic":
             gaps = {k: _relative_gap(getattr(per["A"], k), getattr(per["A^T"], k)) for k in ("one_sided", "two_sided")}
     thr = 1e-9
-    return Evidence(metric="max relative deviation of the numerics' horizons from their definitions",
+    return Evidence(metric=reason("max relative deviation of the numerics' horizons from their definitions"),
                     observed=dev, threshold=thr, passed=bool(dev <= thr),
                     reason=reason("both sides are backward-stable float64 linear algebra of well-conditioned "
                                   "largest singular values (relative error a few ",
@@ -105,7 +105,8 @@ def error_curves(p: dict, ctx: Context) -> Evidence:
                              _points(curves, exp, "mean", level), _points(curves, exp, "cov_fro", level))
     q, s, c = worst
     return Evidence(
-        metric="largest excess of a consistency statistic over its threshold (scatter of halves, monotonicity)",
+        metric=reason("largest excess of a consistency statistic over its threshold (scatter of halves, "
+                      "monotonicity)"),
         observed=float(c.statistic - c.threshold), threshold=0.0, passed=all(t[2].passed for t in tests),
         reason=reason(len(tests), " curves (", exp.scales.size, " scales, mean and covariance), each tested at "
                       "family-wise false-alarm rate ", Number(1e-3, digits=1), "/", len(tests), " (Bonferroni, so ",

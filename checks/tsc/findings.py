@@ -37,7 +37,8 @@ def consistency_evidence(tests, labels, what: str, findings):
 
     worst = int(np.argmax([t.statistic - t.threshold for t in tests]))
     return Evidence(
-        metric="largest excess of a consistency statistic over its threshold (scatter of halves, monotonicity)",
+        metric=reason("largest excess of a consistency statistic over its threshold (scatter of halves, "
+                      "monotonicity)"),
         observed=float(tests[worst].statistic - tests[worst].threshold), threshold=0.0,
         passed=all(t.passed for t in tests),
         reason=reason(len(tests), f" {what} curves, each tested at family-wise false-alarm rate ",

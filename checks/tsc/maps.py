@@ -33,6 +33,10 @@ MIN_NEFF = 100
 #: the effective sample size n_eff, and the noise of one token sample's map, E Var(Gamma_N(x) | x) ~ 1/tokens
 N_EFF = sp.Symbol("n_eff")
 TOKEN_NOISE = Math(r"\mathbb{E}\operatorname{Var}(\Gamma_{N}(x) \mid x) \sim 1/\mathrm{tokens}")
+#: the compared map Gamma_mu(x), and a coordinate's error in standard errors (LaTeX: words in the maths)
+GAMMA_MU_X = Math(sp.Function("Gamma_mu")(sp.Symbol("x")))
+MC_ERROR = Math(r"|\mathrm{MC} - \text{closed form}|")
+BATCH_ERROR = Math(r"|\text{batch average} - \text{closed form}|")
 SOURCE = "Paper D, the attention map of a measure and its infinite-token limit (reconstructed; authors' code)"
 
 
@@ -52,15 +56,15 @@ def _whole(x: float) -> Number:
     return Number(x, digits=min(17, int(np.floor(np.log10(abs(x)))) + 1) if whole else 1)
 
 
-def _z_evidence(what: str, closed: np.ndarray, mc, n: int, extra: tuple = ()) -> Evidence:
+def _z_evidence(what: Math, closed: np.ndarray, mc, n: int, extra: tuple = ()) -> Evidence:
     z = np.abs(mc.estimate - closed) / np.maximum(mc.se, 1e-300)
     m = z.size
     thr = _z_threshold(m)
     worst = np.unravel_index(int(np.argmax(z)), z.shape)
     low_neff = float(mc.n_eff.min())
     ev = Evidence(
-        metric=f"max |MC - closed form| / standard error over {m} coordinates of {what}", observed=float(z.max()),
-        threshold=thr, passed=bool(z.max() <= thr),
+        metric=reason("max ", MC_ERROR, " / standard error over ", m, " coordinates of ", what),
+        observed=float(z.max()), threshold=thr, passed=bool(z.max() <= thr),
         reason=reason("Bonferroni ", Math(sp.Symbol("z")), " at family-wise false-alarm rate ",
                       Number(ALPHA, digits=6), " over ", m, " delta-method z-scores of the self-normalised estimator "
                       "over ", n, " tokens (its bias is ", Math(sp.Function("O")(1 / sp.Symbol("N"))), ", far below "
@@ -87,7 +91,7 @@ def gaussian_map(p: dict, ctx: Context) -> Evidence:
     closed = ctx.theory.gaussian_moments(A, V, Sigma, m, p["tau"], X)["attention_map"]
     Y = law.sample(rng, p["n"])
     mc = tilted_average(Y, Y @ V.T, X @ A.T, 1.0 / p["tau"])
-    return _z_evidence("Gamma_mu(x)", closed, mc, p["n"])
+    return _z_evidence(GAMMA_MU_X, closed, mc, p["n"])
 
 
 def _scales(text: str) -> list[float]:
@@ -125,7 +129,7 @@ def sphere_map(p: dict, ctx: Context) -> Evidence:
         mc = tilted_average(Y, Y @ V.T, X @ A.T, 1.0 / p["tau"])
         est.append(mc.estimate), se.append(mc.se), neff.append(mc.n_eff)
     mc = TiltedAverage(np.concatenate(est), np.concatenate(se), np.concatenate(neff))
-    return _z_evidence("Gamma_mu(x)", np.concatenate(closed), mc, p["n"],
+    return _z_evidence(GAMMA_MU_X, np.concatenate(closed), mc, p["n"],
                        ("; ", Math(sp.Symbol(r"\|A\|_{2}")), " in ", *listing(scales, digits=6)))
 
 
@@ -163,8 +167,8 @@ def pushforward_moments(p: dict, ctx: Context) -> Evidence:
     worst = int(np.argmax(t))
     what = "mean" if worst < p["d"] else "covariance"
     return Evidence(
-        metric=f"max |batch average - closed form| / standard error over the {p['d']} mean and "
-               f"{k - p['d']} covariance entries", observed=float(t.max()), threshold=thr, passed=bool(t.max() <= thr),
+        metric=reason("max ", BATCH_ERROR, " / standard error over the ", p["d"], " mean and ", k - p["d"],
+                      " covariance entries"), observed=float(t.max()), threshold=thr, passed=bool(t.max() <= thr),
         reason=reason("Bonferroni Student t (", B - 1, " degrees of freedom, over ", B, " independent batches) at "
                       "family-wise false-alarm rate ", Number(ALPHA, digits=6), " over ", k, " entries; the "
                       "covariance is the symmetrised cross-covariance of the outputs of two independent token "

@@ -10,13 +10,16 @@ x = x_xi e_xi + x_perp u), and measured by self-normalised Monte Carlo over N_MC
 from __future__ import annotations
 
 import numpy as np
+import sympy as sp
 
 from attnverify.checks.plugin import Measured, Quantity
+from attnverify.checks.reason import Math, reason
 from attnverify.checks.tsc._model import derivation
 from attnverify.numerics.tsc.laws import GaussianLaw, SphereLaw
 from attnverify.numerics.tsc.selfnormalised import tilted_average
 
 N_MC = 400_000
+REALS = sp.Symbol(r"\mathbb{R}")           # the space of the tokens: R^d
 _G = ("m", "s", "r", "a", "b", "v", "w", "tau", "x_xi", "x_perp")
 _S = ("R", "a", "tau", "d", "x_xi", "x_perp")
 
@@ -51,7 +54,8 @@ def measure_gaussian(values: dict, rng: np.random.Generator) -> Measured:
     x[0], x[1] = f["x_xi"], f["x_perp"]
     Y = GaussianLaw(m, Sigma).sample(rng, N_MC)
     mc = tilted_average(Y, Y @ V.T, (A @ x)[None], 1.0 / f["tau"])
-    return Measured(float(mc.estimate[0, 0]), float(mc.se[0, 0]), f"self-normalised Monte Carlo, {N_MC} tokens in R^{d}")
+    return Measured(float(mc.estimate[0, 0]), float(mc.se[0, 0]),
+                    reason(f"self-normalised Monte Carlo, {N_MC} tokens in ", Math(REALS ** d)))
 
 
 def sample_sphere(rng: np.random.Generator, n: int, fixed: dict) -> list[dict]:
@@ -68,8 +72,8 @@ def measure_sphere(values: dict, rng: np.random.Generator) -> Measured:
     x[0], x[1] = float(values["x_xi"]), float(values["x_perp"])
     Y = SphereLaw(d, float(values["R"])).sample(rng, N_MC)
     mc = tilted_average(Y, Y, (float(values["a"]) * x)[None], 1.0 / float(values["tau"]))
-    return Measured(float(mc.estimate[0, 0]), float(mc.se[0, 0]), f"self-normalised Monte Carlo, {N_MC} tokens on "
-                    f"the sphere in R^{d}")
+    return Measured(float(mc.estimate[0, 0]), float(mc.se[0, 0]),
+                    reason(f"self-normalised Monte Carlo, {N_MC} tokens on the sphere in ", Math(REALS ** d)))
 
 
 def quantities() -> list[Quantity]:

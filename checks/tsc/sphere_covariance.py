@@ -66,7 +66,8 @@ def sphere_covariance(p: dict, ctx: Context) -> Evidence:
                 " ", Number(CERTIFY_D), "; tolerance ", Number(1e-9, digits=1), ", the quadrature's requested "
                 "accuracy ", Number(1e-11, digits=1), " with margin)")
     return Evidence(
-        metric=f"max |batch-mean covariance - closed form| / standard error over {k} entries",
+        metric=reason("max ", Math(r"|\text{batch-mean covariance} - \text{closed form}|"), " / standard error "
+                      "over ", k, " entries"),
         observed=float(t.max()), threshold=thr, passed=passed,
         reason=reason("Bonferroni Student t (", B - 1, " degrees of freedom, ", B, " independent batches of ",
                       p["queries"], " queries) at family-wise false-alarm rate ", Number(ALPHA, digits=6), " over ",

@@ -4,7 +4,8 @@ condition, and every check the reason of its evidence and the text of an unresol
 numbers into words or mathematics as ASCII.
 
 Read from the source (every branch, not only those a run reaches): in each ``ClaimVerdict(...)`` and ``Evidence(...)``
-of the checks package, in every ``unresolved=`` argument, ``x.unresolved = ...`` or ``unresolved = ...`` assignment and
+of the checks package (the evidence's ``metric`` and ``reason``), in the phrase of each ``Measured(...)`` (``how``: how a
+value was measured), in every ``unresolved=`` argument, ``x.unresolved = ...`` or ``unresolved = ...`` assignment and
 in the arguments of ``Unresolved(...)``, no number is formatted into the words of the reason or the condition (an
 f-string field with a format specification, or a call of a number formatter: a number is a Number part), and no
 string in them holds ASCII mathematics (:func:`attnverify.render.ascii_math.spans`, the same reader that typesets plain strings in the
@@ -26,8 +27,9 @@ TERMS = ("delta method",)
 
 
 def _verdict_texts(tree: ast.AST):
-    """(line, node) of every reason and condition argument of a ClaimVerdict call, of every reason of a check's
-    Evidence (what it compares and why its threshold is what it is), and of every unresolved text: an
+    """(line, node) of every reason and condition argument of a ClaimVerdict call, of every metric and reason of a
+    check's Evidence (what it compares and why its threshold is what it is), of the phrase of every Measured (``how``,
+    the third positional argument), and of every unresolved text: an
     ``unresolved=`` argument, an assignment to ``x.unresolved`` or to a variable ``unresolved``, and the arguments
     of ``Unresolved(...)`` (the message of an undecided check)."""
     for node in ast.walk(tree):
@@ -37,7 +39,11 @@ def _verdict_texts(tree: ast.AST):
                 for arg in node.args[1:3] + [k.value for k in node.keywords if k.arg in ("reason", "condition")]:
                     yield node.lineno, arg
             elif name == "Evidence":
-                for arg in node.args[3:4] + [k.value for k in node.keywords if k.arg == "reason"]:
+                for arg in node.args[0:1] + node.args[3:4] + [k.value for k in node.keywords
+                                                              if k.arg in ("metric", "reason")]:
+                    yield node.lineno, arg
+            elif name == "Measured":
+                for arg in node.args[2:3] + [k.value for k in node.keywords if k.arg == "how"]:
                     yield node.lineno, arg
             elif name == "Unresolved":
                 for arg in [*node.args, *(k.value for k in node.keywords)]:
