@@ -9,7 +9,7 @@ from attnverify.checks.claims import ClaimVerdict
 from attnverify.checks.judges.ranges import Range, parse_range
 from attnverify.checks.reason import Reason, as_reason, reason
 
-__all__ = ["Range", "joined", "number", "options_of", "parse_range", "plus_minus", "quantity", "then", "with_confirmation"]
+__all__ = ["Range", "options_of", "parse_range", "quantity", "then", "with_confirmation"]
 
 
 def quantity(name: str) -> Any:
