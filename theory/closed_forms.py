@@ -18,7 +18,10 @@ each memoised result records the closed forms it called (through ``self``, trans
 computation), and a result that called none of the replaced ones is the same in the copy (the closed forms are
 deterministic functions of their arguments, so the copy's computation takes the same path and returns the same
 value). A result whose dependencies are unknown (read from the persistent memo, or computed while a closed form of
-another object was being derived) is derived afresh.
+another object was being derived) is derived afresh. Only calls of :func:`derived` and :func:`recorded` closed forms
+are recorded: replacing a plain method keeps nothing (a result may have called it unseen). :func:`recorded` is for
+a closed form that must not be memoised (its arguments are arrays or dicts, or its value depends on more than them,
+such as mpmath's working precision) but that a mutant may replace: its calls are recorded, never its results.
 
 A persistent memo: a theory class that names itself (``persist_key``, a class attribute: its closed forms depend on
 the arguments alone) keeps its results across processes in a store the application installs with :func:`persist`
@@ -33,7 +36,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["ClosedForms", "derived", "overlay", "persist", "persisting"]
+__all__ = ["ClosedForms", "derived", "overlay", "persist", "persisting", "recorded"]
 
 _store: Any = None
 
@@ -114,6 +117,18 @@ def derived(method: Callable) -> Callable:
     memoised.__derived__ = True
     memoised.__derived_name__ = method.__name__
     return memoised
+
+
+def recorded(method: Callable) -> Callable:
+    """A closed form computed at every call (never memoised) whose calls are recorded in the dependencies of the
+    memoised results that make them, as :func:`derived`'s are (module docstring): a copy that replaces it keeps the
+    results that never called it."""
+    @functools.wraps(method)
+    def wrapper(self: "ClosedForms", *args: Any, **kwargs: Any) -> Any:
+        return _derive(self, wrapper.__derived_name__, method, args, kwargs)[0]
+    wrapper.__derived__ = True
+    wrapper.__derived_name__ = method.__name__
+    return wrapper
 
 
 def _derive(obj: "ClosedForms", name: str, method: Callable, args: tuple, kwargs: dict) -> tuple[Any, Any]:

@@ -29,11 +29,18 @@ TO = Math(r"\to")          # "from ... to ..." in the refinement study
 FLOW_ERROR = Math(r"\max_{t, x_{0}} \|x_{\mathrm{ode}}(t) - x_{\mathrm{closed}}(t)\|")
 
 
-def start_errors(x0: np.ndarray, closed: np.ndarray, B: np.ndarray, V: np.ndarray, times: np.ndarray,
-                 rtols: tuple, path=zero_temperature_path) -> list[float]:
-    """max_t |x_ode(t) - x_closed(t)| for each tolerance (task for ctx.map); ``path`` integrates the
-    zero-temperature flow (the check's ``ctx.numerics.zero_temperature_path``)."""
-    return [float(np.max(np.linalg.norm(path(x0, B, V, times, r) - closed, axis=1))) for r in rtols]
+def start_paths(x0: np.ndarray, B: np.ndarray, V: np.ndarray, times: np.ndarray, rtols: tuple,
+                path=zero_temperature_path) -> np.ndarray:
+    """x_ode(times) for each tolerance, shape (len(rtols), len(times), d) (task for ctx.map); ``path`` integrates
+    the zero-temperature flow (the check's ``ctx.numerics.zero_temperature_path``). The task never sees the closed
+    form it is compared with (:func:`start_errors`), so a run with another theory (a mutant, a power perturbation)
+    reads the same paths from the memo."""
+    return np.array([path(x0, B, V, times, r) for r in rtols])
+
+
+def start_errors(paths: np.ndarray, closed: np.ndarray) -> list[float]:
+    """max_t |x_ode(t) - x_closed(t)| for each tolerance's path (rows of ``paths``, :func:`start_paths`)."""
+    return [float(np.max(np.linalg.norm(x - closed, axis=1))) for x in paths]
 
 
 @check(
@@ -69,8 +76,8 @@ def _zero_temperature_flow(p: dict, ctx: Context) -> Evidence:
     X0 /= np.linalg.norm(X0, axis=1, keepdims=True)
     closed = [ctx.theory.closed_form_flow(x0, B, V, times) for x0 in X0]
     ctx.progress(0.3)
-    errs = np.array(ctx.map(start_errors, [(x0, cf, B, V, times, rtols, ctx.numerics.zero_temperature_path)
-                                           for x0, cf in zip(X0, closed)]))
+    paths = ctx.map(start_paths, [(x0, B, V, times, rtols, ctx.numerics.zero_temperature_path) for x0 in X0])
+    errs = np.array([start_errors(x, cf) for x, cf in zip(paths, closed)])
     ctx.progress(1.0)
     worst = errs.max(axis=0)                        # max over starts, per tolerance
     observed, tol = float(worst[-1]), float(p["tol"])

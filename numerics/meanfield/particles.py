@@ -72,6 +72,15 @@ def attention_field(X: np.ndarray, B: np.ndarray, V: np.ndarray, beta: float, *,
     return _field(X, B, V, b, moments)
 
 
+def field_function(B: np.ndarray, V: np.ndarray, beta: float, *,
+                   moments: Moments = dense_moments) -> Callable[[np.ndarray], np.ndarray]:
+    """X -> attention_field(X, B, V, beta) with B, V and beta validated once, here (the points X at each call): for
+    callers that evaluate the field many thousand times on one model (an ODE integrator, a local search)."""
+    B, V = _model(B, V)
+    field, d = _Field(B, V, _beta(beta), moments), B.shape[0]
+    return lambda X: field(_points(X, d))
+
+
 # ----------------------------------------------------------------------------- integrator
 # Dormand-Prince 5(4) tableau (Hairer, Norsett & Wanner, Solving ODEs I, Table II.5.2).
 _C = np.array([0, 1 / 5, 3 / 10, 4 / 5, 8 / 9, 1, 1])

@@ -2,21 +2,27 @@
 vector field on the sphere: its trajectories, and its one-sided Lipschitz constant (tangent logarithmic norm).
 
 X_inf(x) = P_perp_x V B^T x / |B^T x| comes from :func:`attnverify.numerics.meanfield.particles.attention_field`, so nothing
-here reads a closed form of the theory.
+here reads a closed form of the theory (the model validated once per call here, :func:`field_function`: the integrator
+and the Nelder-Mead search evaluate the field many thousand times, one point at a time).
 """
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from attnverify.numerics.meanfield.particles import attention_field
+from attnverify.numerics.meanfield.particles import field_function
 
 
 def zero_temperature_path(x0: np.ndarray, B: np.ndarray, V: np.ndarray, times: np.ndarray, rtol: float) -> np.ndarray:
     """x(times) for dx/dt = X_inf(x) by DOP853 (atol 1e-16); the state is renormalised inside the field
-    (the field is tangent, so |x| = 1 is preserved up to the integration error)."""
+    (the field is tangent, so |x| = 1 is preserved up to the integration error). ``B``, ``V`` are validated once
+    (:func:`field_function`), not at each of the integrator's field evaluations."""
+    field = field_function(B, V, np.inf)
+
     def rhs(_, x):
-        return attention_field((x / np.linalg.norm(x))[None, :], B, V, np.inf)[0]
+        return field((x / np.linalg.norm(x))[None, :])[0]
 
     sol = solve_ivp(rhs, (0.0, float(times[-1])), x0, method="DOP853", t_eval=times, rtol=rtol, atol=1e-16)
     if not sol.success:
@@ -29,15 +35,16 @@ def _tangent_bases(X: np.ndarray) -> np.ndarray:
     return np.array([np.linalg.svd(x[None, :])[2][1:] for x in X])
 
 
-def _fd_log_norms(B, V, X: np.ndarray, h: float) -> np.ndarray:
+def _fd_log_norms(field: Callable[[np.ndarray], np.ndarray], X: np.ndarray, h: float) -> np.ndarray:
     """For each row x of X: lambda_max of the symmetric tangent matrix <t_i, d/ds X_inf(cos s x + sin s t_j)> at
-    s = 0, by central differences with step h along great circles (one batched field evaluation)."""
+    s = 0, by central differences with step h along great circles (one batched evaluation of ``field``, X_inf of
+    one model: :func:`field_function`, which the Nelder-Mead refinement calls tens of thousands of times)."""
     X = X / np.linalg.norm(X, axis=1, keepdims=True)
     T = _tangent_bases(X)                                          # (n, m, d)
     n, m, d = T.shape
     P = np.concatenate([np.cos(h) * X[:, None] + np.sin(h) * T, np.cos(h) * X[:, None] - np.sin(h) * T], axis=1)
     P = P.reshape(-1, d)
-    F = attention_field(P / np.linalg.norm(P, axis=1, keepdims=True), B, V, np.inf).reshape(n, 2 * m, d)
+    F = field(P / np.linalg.norm(P, axis=1, keepdims=True)).reshape(n, 2 * m, d)
     Dv = (F[:, :m] - F[:, m:]) / (2 * np.sin(h))                   # row j: derivative along t_j
     M = np.einsum("nid,njd->nij", T, Dv)
     return np.linalg.eigvalsh((M + np.swapaxes(M, 1, 2)) / 2)[:, -1]
@@ -52,8 +59,8 @@ def observed_log_norm(B, V, n_start: int = 361, h: float = 1e-5) -> dict:
     differences, overstates it by the factor of the O(h^2) term)."""
     from scipy.optimize import minimize
 
-    B, V = np.asarray(B, float), np.asarray(V, float)
-    d = B.shape[0]
+    field = field_function(B, V, np.inf)
+    d = np.shape(B)[0]
     if d == 2:
         phi = np.linspace(0, 2 * np.pi, n_start)
         starts = np.c_[np.cos(phi), np.sin(phi)]
@@ -61,10 +68,10 @@ def observed_log_norm(B, V, n_start: int = 361, h: float = 1e-5) -> dict:
         starts = np.random.default_rng(0).standard_normal((n_start * (d - 1), d))
     out = {}
     for step in (h, 2 * h, 4 * h):
-        vals = _fd_log_norms(B, V, starts, step)
+        vals = _fd_log_norms(field, starts, step)
         best, arg = float(vals.max()), starts[int(np.argmax(vals))]
         for k in np.argsort(vals)[::-1][:2]:      # a smooth maximum: x to 1e-7 gives the value to ~1e-14
-            res = minimize(lambda z: -_fd_log_norms(B, V, z[None, :], step)[0], starts[k], method="Nelder-Mead",
+            res = minimize(lambda z: -_fd_log_norms(field, z[None, :], step)[0], starts[k], method="Nelder-Mead",
                            options={"xatol": 1e-7, "fatol": 1e-15, "maxiter": 400 * d})
             if -res.fun > best:
                 best, arg = -float(res.fun), res.x / np.linalg.norm(res.x)

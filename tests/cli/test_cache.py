@@ -2,11 +2,12 @@
 the same report, and a Dask worker killed mid-sweep changing nothing."""
 from __future__ import annotations
 
+import contextlib
 import dataclasses
-import functools
-
+import io
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -15,6 +16,7 @@ import threading
 import time
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -32,15 +34,50 @@ SMALL = {"n_particles": 60, "min_per_window": 0.5, "n_times": 9, "t_max": 4.0, "
 W2 = "meanfield.w2_bound"
 
 
-@functools.lru_cache(maxsize=None)
-def n_tasks() -> int:
-    """How many storable tasks one run of W2 at SMALL has (counted by a store, not assumed)."""
-    import tempfile
+@dataclasses.dataclass(frozen=True)
+class StoredRun:
+    """One run of W2 at SMALL with a fresh store: its report (:func:`strip`), the store's counts, the store's
+    directory."""
+    report: dict
+    stats: Any
+    root: Path
 
-    with tempfile.TemporaryDirectory() as tmp:
-        store = TaskStore(tmp)
-        checks.run([W2], seed=0, overrides=SMALL, store=store)
-        return store.stats.stored
+
+@pytest.fixture(scope="module")
+def w2_stored(tmp_path_factory) -> StoredRun:
+    """W2 at SMALL with a fresh store, run once for the module: the first run of test_corrupt_entries_are_recomputed
+    (which damages a copy of its store) and the task count the other tests expect (:func:`n_tasks`)."""
+    root = tmp_path_factory.mktemp("w2-stored") / "cache"
+    store = TaskStore(root)
+    report = strip(report_dict(checks.run([W2], seed=0, overrides=SMALL, store=store)))
+    return StoredRun(report, store.stats, root)
+
+
+@pytest.fixture(scope="module")
+def n_tasks(w2_stored) -> int:
+    """How many storable tasks one run of W2 at SMALL has (counted by a store, not assumed)."""
+    return w2_stored.stats.stored
+
+
+@pytest.fixture(scope="module")
+def w2_clean() -> dict:
+    """The report of W2 at SMALL without a store (:func:`strip`), run once for the module; tests compare with it,
+    never change it."""
+    return strip(report_dict(checks.run([W2], seed=0, overrides=SMALL)))
+
+
+def _sets() -> list[str]:
+    """SMALL as the command line's --set options."""
+    return [x for k, v in SMALL.items() for x in ("--set", f"{k}={','.join(map(str, v)) if isinstance(v, tuple) else v}")]
+
+
+@pytest.fixture(scope="module")
+def w2_cli_no_cache() -> tuple[int, str]:
+    """``attnverify run`` of W2 at SMALL with --no-cache (not --quiet): its exit code and what it wrote on stderr."""
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        code = main(["run", W2, "--executor", "serial", "--no-cache", *_sets()])
+    return code, err.getvalue()
 
 
 def strip(doc: dict) -> dict:
@@ -157,12 +194,12 @@ def _damage(path: Path, how: str) -> None:
         path.write_text("hello")
 
 
-def test_corrupt_entries_are_recomputed(tmp_path):
+def test_corrupt_entries_are_recomputed(tmp_path, w2_stored, w2_clean, n_tasks):
+    clean = w2_clean
+    first = w2_stored.report                               # a first run with a store: the same report
+    assert first == clean and w2_stored.stats.stored == n_tasks > 1
     cache = tmp_path / "cache"
-    clean = strip(report_dict(checks.run([W2], seed=0, overrides=SMALL)))
-    store = TaskStore(cache)
-    first = strip(report_dict(checks.run([W2], seed=0, overrides=SMALL, store=store)))
-    assert first == clean and store.stats.stored == n_tasks() > 1
+    shutil.copytree(w2_stored.root, cache)                 # its store, damaged below
     files = _entries(cache)
     hows = ["truncated", "flipped", "pickle", "empty", "not-a-zip"]
     for path, how in zip(files, hows):
@@ -173,10 +210,10 @@ def test_corrupt_entries_are_recomputed(tmp_path):
     again = TaskStore(cache)
     rerun = strip(report_dict(checks.run([W2], seed=0, overrides=SMALL, store=again)))
     assert rerun == clean
-    assert (again.stats.corrupt, again.stats.computed, again.stats.reused) == (5, 5, n_tasks() - 5)
+    assert (again.stats.corrupt, again.stats.computed, again.stats.reused) == (5, 5, n_tasks - 5)
     final = TaskStore(cache)
     checks.run([W2], seed=0, overrides=SMALL, store=final)
-    assert (final.stats.corrupt, final.stats.reused) == (0, n_tasks())
+    assert (final.stats.corrupt, final.stats.reused) == (0, n_tasks)
 
 
 SCRIPT = textwrap.dedent('''
@@ -226,27 +263,28 @@ def test_killed_run_resumes_to_the_same_report(tmp_path):
     assert strip(a) == strip(b)
 
 
-def test_cli_cache_options(tmp_path, capsys):
+def test_cli_cache_options(tmp_path, capsys, n_tasks, w2_cli_no_cache):
     cache = tmp_path / "c"
-    sets = [x for k, v in SMALL.items() for x in ("--set", f"{k}={','.join(map(str, v)) if isinstance(v, tuple) else v}")]
+    sets = _sets()
     code = main(["run", W2, "--executor", "serial", "--cache-dir", str(cache), *sets])
     assert code in (0, 1)                                  # the verdict at this tiny size is not the point here
-    assert f"0 tasks reused, {n_tasks()} computed" in capsys.readouterr().err
+    assert f"0 tasks reused, {n_tasks} computed" in capsys.readouterr().err
     assert main(["run", W2, "--executor", "serial", "--cache-dir", str(cache), *sets]) == code
-    assert f"{n_tasks()} tasks reused, 0 computed" in capsys.readouterr().err
-    assert main(["run", W2, "--executor", "serial", "--no-cache", *sets]) == code
-    assert "tasks reused" not in capsys.readouterr().err
+    assert f"{n_tasks} tasks reused, 0 computed" in capsys.readouterr().err
+    no_cache_code, no_cache_err = w2_cli_no_cache          # the same run with --no-cache
+    assert no_cache_code == code
+    assert "tasks reused" not in no_cache_err
     assert main(["run", W2, "--no-cache", "--cache-dir", str(cache)]) == 2
     (tmp_path / "file").write_text("x")
     assert main(["run", W2, "--cache-dir", str(tmp_path / "file")]) == 2
     assert "--cache-dir" in capsys.readouterr().err
 
 
-def test_killed_dask_worker_changes_nothing(tmp_path):
+def test_killed_dask_worker_changes_nothing(tmp_path, w2_clean, n_tasks):
     pytest.importorskip("distributed")
     from attnverify.executors import make_executor
 
-    clean = strip(report_dict(checks.run([W2], seed=0, overrides=SMALL)))
+    clean = w2_clean
     store = TaskStore(tmp_path / "cache")
     with make_executor("dask", jobs=2) as executor:
         client = executor._client
@@ -266,7 +304,7 @@ def test_killed_dask_worker_changes_nothing(tmp_path):
         killer.start()
         report = checks.run([W2], seed=0, overrides=SMALL, executor=executor, store=store)
         killer.join()
-    assert killed["at"] < n_tasks()                                 # the worker died mid-sweep
+    assert killed["at"] < n_tasks                                   # the worker died mid-sweep
     assert report.results[0].verdict != "error", report.results[0].error
     # Same verdicts, claims and figures; the numbers agree to rounding. Bit-for-bit equality held in most runs but
     # not in every one: after a worker is lost, a recomputed task can differ in the last ulps (seen once in a full
@@ -329,17 +367,16 @@ def test_monte_carlo_checks_store_every_task(tmp_path):
     assert second == first
 
 
-def test_a_store_that_fails_mid_run_is_no_error(tmp_path, monkeypatch, capsys):
+def test_a_store_that_fails_mid_run_is_no_error(tmp_path, monkeypatch, capsys, n_tasks, w2_cli_no_cache):
     """A full disk (every write fails) while a check runs: the results are used, counted as not stored, and the
     verdict is the one of a run without a store."""
     def full(self, *args):
         raise OSError(28, "No space left on device")
 
-    expected = n_tasks()
+    expected = n_tasks
+    without, _ = w2_cli_no_cache                           # the exit code of the same run without a store
     monkeypatch.setattr(TaskStore, "_write", full)
-    sets = [x for k, v in SMALL.items() for x in ("--set", f"{k}={','.join(map(str, v)) if isinstance(v, tuple) else v}")]
-    without = main(["run", W2, "--executor", "serial", "--no-cache", "--quiet", *sets])
-    capsys.readouterr()
+    sets = _sets()
     out = tmp_path / "r.json"
     assert main(["run", W2, "--executor", "serial", "--cache-dir", str(tmp_path / "c"), "--json", str(out),
                  *sets]) == without

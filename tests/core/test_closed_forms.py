@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from attnverify.theory.closed_forms import ClosedForms, derived, overlay
+from attnverify.theory.closed_forms import ClosedForms, derived, overlay, recorded
 
 x = sp.Symbol("x")
 
@@ -230,3 +230,59 @@ def test_a_copy_with_a_kept_memo_equals_one_derived_from_scratch():
             assert getattr(copy2, f"m{i}")() == getattr(fresh2, f"m{i}")()
 
     check()
+
+
+# ---------------------------------------------------------------------------------------- recorded closed forms
+class Numeric(ClosedForms):
+    """``scale`` is a numeric closed form (arguments that are not memoisable in general): recorded, not memoised;
+    ``plain`` is an undecorated method."""
+    counts: dict = {}
+
+    def _count(self, name: str) -> None:
+        Numeric.counts[name] = Numeric.counts.get(name, 0) + 1
+
+    @recorded
+    def scale(self, v: float) -> float:
+        self._count("scale")
+        return 2.0 * v
+
+    def plain(self) -> float:
+        return 5.0
+
+    @derived
+    def uses_scale(self) -> float:
+        self._count("uses_scale")
+        return self.scale(3.0)
+
+    @derived
+    def uses_plain(self) -> float:
+        self._count("uses_plain")
+        return self.plain()
+
+    @derived
+    def alone(self) -> float:
+        self._count("alone")
+        return 7.0
+
+
+def test_a_recorded_closed_form_is_never_memoised_but_its_callers_see_a_replacement():
+    Numeric.counts = {}
+    t = Numeric()
+    assert t.scale(1.0) == t.scale(1.0) == 2.0 and Numeric.counts["scale"] == 2      # computed at every call
+    assert (t.uses_scale(), t.uses_plain(), t.alone()) == (6.0, 5.0, 7.0)
+    Numeric.counts = {}
+    wrong = t.replace(scale=lambda self, v: 3.0 * v)
+    assert wrong.uses_scale() == 9.0 and Numeric.counts == {"uses_scale": 1}       # derived again: it called scale
+    assert (wrong.uses_plain(), wrong.alone()) == (5.0, 7.0)
+    assert Numeric.counts == {"uses_scale": 1}                                     # kept: they never called it
+    assert t.uses_scale() == 6.0                                                   # the original is untouched
+
+
+def test_replacing_a_plain_method_keeps_nothing():
+    """A plain method's calls are not recorded, so any memoised result may have called it unseen."""
+    Numeric.counts = {}
+    t = Numeric()
+    t.uses_plain(), t.alone()
+    wrong = t.replace(plain=lambda self: -1.0)
+    assert (wrong.uses_plain(), wrong.alone()) == (-1.0, 7.0)
+    assert Numeric.counts == {"uses_plain": 2, "alone": 2}

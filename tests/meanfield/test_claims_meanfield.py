@@ -26,9 +26,9 @@ LIMIT, W2 = "meanfield.zero_temperature_limit", "meanfield.w2_bound"
 BIAS = 1e-3 * np.array([0.0, 1.0])          # zt.py: the field levels off 1e-3 away from X_inf
 
 
-def _run(ids, mutants=(), overrides=None):
+def _run(ids, mutants=(), overrides=None, memos=None, store=None):
     rep = run(list(ids), profile="quick", seed=0, overrides=overrides or {},
-              arguments=receives(mutants) if mutants else None)
+              arguments=receives(mutants) if mutants else None, memos=memos, store=store)
     return {r.id: r for r in rep.results}, {c.id: c for c in rep.claims}
 
 
@@ -64,8 +64,8 @@ def _verdict(results, claim_id, stated_text=None):
 
 # ------------------------------------------------------------------------------------------- zt.py
 @pytest.fixture(scope="module")
-def limit_run():
-    return _run([LIMIT])
+def limit_run(task_store):
+    return _run([LIMIT], store=task_store)
 
 
 def test_the_limit_check_compares_our_expansion_with_the_quadrature(limit_run):
@@ -123,8 +123,17 @@ def test_a_wrong_stated_field_is_refuted_at_a_certified_point(limit_run):
 
 # ------------------------------------------------------------------------------------------- t1.py
 @pytest.fixture(scope="module")
-def w2_run():
-    return _run([W2])
+def w2_memos():
+    """The tasks of the quick W2 run (check id -> task memo), reused by this module's runs that change only the theory
+    the check receives, as the power self-test reuses them: the numeric side never reads the theory (Context.map)."""
+    return {}
+
+
+@pytest.fixture(scope="module")
+def w2_run(w2_memos, task_store):
+    """The quick W2 run; its simulations are read from the session's task store when the quick audit or the power
+    smoke stored them first (tests/conftest.py)."""
+    return _run([W2], memos=w2_memos, store=task_store)
 
 
 @pytest.mark.parametrize("case,stated,d_word", [
@@ -189,12 +198,13 @@ def test_dropping_the_finite_beta_term_is_refuted(w2_run):
 
 
 @pytest.mark.parametrize("factor", [2.0, 0.5])
-def test_a_wrong_derived_rate_fails_the_check_not_the_paper(factor):
+def test_a_wrong_derived_rate_fails_the_check_not_the_paper(w2_run, w2_memos, factor):
     # t1.py c_x2 / c_x05: our derivation of c is wrong; the check compares every atom's derived rate with the
-    # particles' decay, so it fails and the claims are inconclusive (before: refuted, the paper blamed)
+    # particles' decay, so it fails and the claims are inconclusive (before: refuted, the paper blamed). The
+    # simulations are the unmutated run's (w2_memos: the mutant changes the theory only)
     def convergence_rate(self, B, V, x_star=None):
         return factor * self.original("convergence_rate")(B, V, x_star)
-    results, claims = _run([W2], [_theory_mutant("convergence_rate", convergence_rate)])
+    results, claims = _run([W2], [_theory_mutant("convergence_rate", convergence_rate)], memos=w2_memos)
     assert results[W2].verdict == "fail"
     assert "matches the particle's fitted decay" in results[W2].reason
     assert claims["B.theorem1"].verdict == "inconclusive"

@@ -20,20 +20,22 @@ from attnverify.checks.meanfield.w2 import beta_curves
 from attnverify.numerics.meanfield.sphere import sample_circle
 
 
-def run(check_id: str, wrong=None, **overrides):
+def run(check_id: str, wrong=None, *, store=None, **overrides):
     """The check at seed 0; ``wrong`` (closed form name -> function of its arguments): what the check reads instead
-    of its theory's closed forms (for the check only: the theory's other closed forms keep the originals)."""
+    of its theory's closed forms (for the check only: the theory's other closed forms keep the originals).
+    ``store``: the session's task store, for an unperturbed run (tests/conftest.py)."""
     arguments = None
     if wrong:
         views = {n: (lambda theory, *a, f=f, **k: f(*a, **k)) for n, f in wrong.items()}
         arguments = receives([Mutant("test", lambda theory: overlay(theory, **views), (check_id,), "")])
-    rep = checks.run([check_id], profile="quick", seed=0, overrides=overrides or None, arguments=arguments)
+    rep = checks.run([check_id], profile="quick", seed=0, overrides=overrides or None, arguments=arguments,
+                     store=store)
     return rep.results[0]
 
 
 # ------------------------------------------------------------------------------ zero-temperature limit
-def test_limit_passes_with_exponent_minus_one():
-    r = run("meanfield.zero_temperature_limit")
+def test_limit_passes_with_exponent_minus_one(task_store):
+    r = run("meanfield.zero_temperature_limit", store=task_store)
     assert r.verdict == "pass", r.reason
     # Laplace's method for a smooth positive density: error ~ C/beta (the exponent is measured between the two
     # largest betas, independently of the derived expansion the check compares with)
@@ -60,8 +62,8 @@ def test_limit_runs_in_d3_and_rejects_mismatched_shapes():
 
 
 # ------------------------------------------------------------------------------ W2 bound
-def test_w2_passes_and_reports_the_triangle_split():
-    r = run("meanfield.w2_bound")
+def test_w2_passes_and_reports_the_triangle_split(task_store):
+    r = run("meanfield.w2_bound", store=task_store)
     assert r.verdict == "pass", r.reason
     d, f = r.details, r.findings
     for key in ("beta", "t", "W", "E", "C1_derived", "C1_observed", "c_bound", "c_fit_E", "t_min",

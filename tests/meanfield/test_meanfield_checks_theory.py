@@ -20,25 +20,27 @@ S3 = np.array([[2.0, 0.3, 0.1], [0.3, 1.0, 0.2], [0.1, 0.2, 0.5]])
 MODEL3 = dict(d=3, Q=np.eye(3), K=B3, V=S3 @ np.linalg.inv(B3.T))
 
 
-def run(cid, wrong=None, **overrides):
+def run(cid, wrong=None, *, store=None, **overrides):
     """The check at seed 0; ``wrong`` (closed form name -> function of its arguments): what the check reads instead
-    of its theory's closed forms (for the check only: the theory's other closed forms keep the originals)."""
+    of its theory's closed forms (for the check only: the theory's other closed forms keep the originals).
+    ``store``: the session's task store, for an unperturbed run (tests/conftest.py)."""
     arguments = None
     if wrong:
         views = {n: (lambda theory, *a, f=f, **k: f(*a, **k)) for n, f in wrong.items()}
         arguments = receives([Mutant("test", lambda theory: overlay(theory, **views), (cid,), "")])
-    return checks.run([cid], profile="quick", seed=0, overrides=overrides or None, arguments=arguments).results[0]
+    return checks.run([cid], profile="quick", seed=0, overrides=overrides or None, arguments=arguments,
+                      store=store).results[0]
 
 
 @pytest.mark.parametrize("cid", [FLOW, PROJ])
-def test_passes_at_seed_0(cid):
-    r = run(cid)
+def test_passes_at_seed_0(cid, task_store):
+    r = run(cid, store=task_store)
     assert r.verdict == "pass", r.reason
     assert r.observed <= r.threshold
 
 
-def test_flow_details_show_refinement():
-    r = run(FLOW)
+def test_flow_details_show_refinement(task_store):
+    r = run(FLOW, store=task_store)
     errs = r.evidence.details["max_error_per_rtol"]
     assert all(b < a for a, b in zip(errs, errs[1:])) and errs[-1] < 1e-10
 

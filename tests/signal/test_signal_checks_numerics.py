@@ -16,11 +16,12 @@ from attnverify.checks.plugin import Mutant
 from attnverify.selftest.mutation import receives
 
 
-def run(check_id: str, mutant: Mutant | None = None, **overrides):
-    """Run ``check_id``; with ``mutant``, the check receives the theory or numerics it makes (as a mutant's run)."""
+def run(check_id: str, mutant: Mutant | None = None, *, store=None, **overrides):
+    """Run ``check_id``; with ``mutant``, the check receives the theory or numerics it makes (as a mutant's run).
+    ``store``: the session's task store, for an unperturbed run (tests/conftest.py)."""
     arguments = receives([mutant]) if mutant is not None else None
     return checks.run([check_id], profile="quick", seed=0, overrides=overrides or None,
-                      arguments=arguments).results[0]
+                      arguments=arguments, store=store).results[0]
 
 
 def test_objective_check_details():
@@ -88,8 +89,8 @@ def test_bad_model_input_is_rejected():
         checks.run(["signal.ode_tracks_sga"], profile="quick", seed=0, overrides={"eta0s": (0.1, 0.3)})
 
 
-def test_low_temperature_passes_and_has_scores_beyond_exp_range():
-    res = run("signal.low_temperature")
+def test_low_temperature_passes_and_has_scores_beyond_exp_range(task_store):
+    res = run("signal.low_temperature", store=task_store)
     assert res.verdict == "pass", (res.error, res.observed, res.threshold)
     assert res.details["scores_beyond_exp_range"] and res.details["power_1.1_beta_rejected"]
 
@@ -144,7 +145,7 @@ def test_attention_on_noise_reads_rounding_as_rounding(monkeypatch):
     assert res0.verdict == "fail" and res0.observed > 10 * res.observed, (res0.observed, res.observed)
 
 
-def test_attention_on_noise_compares_only_where_the_closed_form_applies(monkeypatch):
+def test_attention_on_noise_compares_only_where_the_closed_form_applies(monkeypatch, task_store):
     """The model sweep's failure at R = 3, e^{beta^2 sigma^2} = 165: the expansion parameter of the O(1/L) term is
     c2 = 52 and the closed form's "correction" is as large as the effect (contrasts at z = 79). Points whose
     next-order term is estimated above REMAINDER_SE standard errors are not compared; with that guard lifted the
@@ -158,7 +159,7 @@ def test_attention_on_noise_compares_only_where_the_closed_form_applies(monkeypa
     monkeypatch.setattr(attention, "REMAINDER_SE", float("inf"))
     assert run("signal.attention_on_noise", **model).verdict == "fail"
     monkeypatch.undo()
-    default = run("signal.attention_on_noise")
+    default = run("signal.attention_on_noise", store=task_store)     # nothing patched: the quick audit's run
     assert all(b["compared"] for b in default.details["design"])
     assert all(r["compared"] for rows in default.details["scalings_closed_form_and_mc"].values() for r in rows)
 

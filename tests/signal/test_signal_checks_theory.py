@@ -9,9 +9,11 @@ from attnverify.checks.plugin import Mutant
 from check_runs import run_check
 
 
-def _run(check_id, wrong=None, **overrides):
-    """Run ``check_id``; with ``wrong`` (make(theory) -> a wrong theory), the check receives that theory."""
-    res = run_check(check_id, overrides=overrides, mutants=[Mutant("wrong", wrong, (), "")] if wrong else [])
+def _run(check_id, wrong=None, *, store=None, **overrides):
+    """Run ``check_id``; with ``wrong`` (make(theory) -> a wrong theory), the check receives that theory. ``store``:
+    the session's task store, for a run at the quick defaults (the quick audit's simulations, tests/conftest.py)."""
+    res = run_check(check_id, overrides=overrides, mutants=[Mutant("wrong", wrong, (), "")] if wrong else [],
+                    store=store)
     assert res.verdict in ("pass", "fail"), res.error
     return res
 
@@ -25,8 +27,8 @@ def _flipped(theory):
 
 
 # ------------------------------------------------------------------------------ signal.equilibria_stability
-def test_equilibria_stability_passes():
-    res = _run("signal.equilibria_stability")
+def test_equilibria_stability_passes(task_store):
+    res = _run("signal.equilibria_stability", store=task_store)
     assert res.verdict == "pass" and res.observed == 0
     d = res.details
     assert [e["expected"] for e in d["equilibria"]] == ["repelling", "attracting"]
@@ -52,8 +54,8 @@ def test_equilibria_stability_fails_with_wrong_classification():
 
 
 # ------------------------------------------------------------------------------ signal.sign_ambiguity
-def test_sign_ambiguity_passes():
-    res = _run("signal.sign_ambiguity")
+def test_sign_ambiguity_passes(task_store):
+    res = _run("signal.sign_ambiguity", store=task_store)
     assert res.verdict == "pass"
     lim = {(r["sign"], r["theta"]): r["theory_limits"] for r in res.details["table"]}
     assert lim == {("fixed", 0.25): "+xi only", ("fixed", 2.0): "+-xi",
@@ -77,8 +79,8 @@ def test_sign_ambiguity_errors_when_sga_cannot_settle():
 
 
 # ------------------------------------------------------------------------------ signal.attention_on_noise
-def test_attention_on_noise_passes():
-    res = _run("signal.attention_on_noise")
+def test_attention_on_noise_passes(task_store):
+    res = _run("signal.attention_on_noise", store=task_store)
     assert res.verdict == "pass"
     d = res.details
     assert d["sympy_limits_of_mass_at_rho1"][d["claim_to_zero_holds_along"][0]] == 0.0

@@ -35,7 +35,7 @@ from typing import Callable
 import numpy as np
 import sympy as sp
 
-from attnverify.theory.closed_forms import derived
+from attnverify.theory.closed_forms import derived, recorded
 
 d_sym = sp.Symbol("d", positive=True)
 #: the density's invariants in the ratios of :meth:`AsymptoticForms.moment_ratios`: c0, a_u = <a, u>, uCu = u^T C u and
@@ -118,6 +118,7 @@ class AsymptoticForms:
         b_i, S, y_star, _ = self.maximiser_rule()
         return sp.simplify(y_star - b_i / sp.sqrt(S)) == 0
 
+    @recorded
     def field_error_expansion(self, X, B, V, c0: float, a, C, order: int = 4) -> np.ndarray:
         """The coefficients e_0, ..., e_order of X_beta[mu](x) - X_inf(x) ~ sum_k e_k(x) beta^{-k} (module docstring)
         at the rows of X (points of S^{d-1}), for the density c0 + <a, y> + y^T C y: an array of shape

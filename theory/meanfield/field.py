@@ -11,7 +11,7 @@ from typing import Callable
 import numpy as np
 import sympy as sp
 
-from attnverify.theory.closed_forms import derived
+from attnverify.theory.closed_forms import derived, recorded
 
 
 class FieldForms:
@@ -56,6 +56,7 @@ class FieldForms:
         b_i, S, y_star, _ = self.maximiser_rule()
         return sp.lambdify((b_i, S), y_star, "numpy")
 
+    @recorded
     def zero_temperature_field(self, x, B, V):
         """X_inf(x) = P_perp_x V y*(x) with y*(x) = B^T x/|B^T x| (Lagrange maximiser), P_perp_x = I - x x^T/|x|^2.
 

@@ -12,7 +12,7 @@ from typing import Callable
 import numpy as np
 import sympy as sp
 
-from attnverify.theory.closed_forms import derived
+from attnverify.theory.closed_forms import derived, recorded
 from attnverify.theory.meanfield.model import _exact, _key, _real_roots_desc, _to_numpy
 
 tau = sp.Symbol("tau", real=True)
@@ -85,6 +85,7 @@ class FlowForms:
         args = (tau, *mus, *W, *Bm)
         return sp.lambdify(args, list(x), "numpy"), sp.lambdify(args, speed, "numpy")
 
+    @recorded
     def closed_form_flow(self, x0, B, V, times) -> np.ndarray:
         """The zero-temperature flow from x0 at times t >= 0: x(tau(t)) with the lambdified closed form and
         tau(t) the inverse of t(tau) = int_0^tau |B^T x(s)| ds (strictly increasing: B invertible), by Newton's
@@ -139,6 +140,7 @@ class FlowForms:
     # ------------------------------------------------------------------------------------------
     # the projection map (the tau -> oo limit) and its stationarity
     # ------------------------------------------------------------------------------------------
+    @recorded
     def projection_map(self, B, V) -> Callable[[np.ndarray], np.ndarray]:
         """Pi(x) = P_E x / |P_E x|, E the dominant eigenspace of V B^T (P_E its orthogonal spectral projector).
 

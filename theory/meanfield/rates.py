@@ -13,7 +13,7 @@ import mpmath as mp
 import numpy as np
 import sympy as sp
 
-from attnverify.theory.closed_forms import derived
+from attnverify.theory.closed_forms import derived, recorded
 from attnverify.theory.meanfield.model import _DPS, Spectrum, _key, _to_numpy
 
 
@@ -85,6 +85,7 @@ class RateForms:
             vals = sorted((float(mp.re(e)) for e in ev), reverse=True)
         return np.array(vals)
 
+    @recorded
     def convergence_rate(self, B, V, x_star=None) -> float:
         """Exponential rate of x(t) -> Pi(x0) near the fixed point x_star in E: minus the largest non-zero
         tangent Jacobian eigenvalue, = gamma/|B^T x_star|.  Without x_star: dim E = 1, the rate at +-u (the same

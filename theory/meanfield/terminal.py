@@ -40,7 +40,7 @@ import sympy as sp
 from flint import acb, acb_mat, arb
 
 import attnverify.theory.certified as C
-from attnverify.theory.closed_forms import derived
+from attnverify.theory.closed_forms import derived, recorded
 from attnverify.theory.meanfield.model import _exact, _key
 
 __all__ = ["DominantSubspace", "TerminalForms", "subspace_excess"]
@@ -238,6 +238,7 @@ class TerminalForms:
             raise ValueError(f"dimension d must be >= 2, got d = {Me.rows}")
         return self._dominant_cached(_key(Me))
 
+    @recorded
     def value_eigenspace(self, V) -> np.ndarray:
         """Orthogonal projector onto the dominant invariant subspace S of V: its dominant eigenspace when the
         dominant eigenvalue is real (for any V, symmetric or not: an oblique eigenspace is projected orthogonally),
@@ -283,6 +284,7 @@ class TerminalForms:
         Y = U @ expm(float(t) * np.asarray(V, dtype=float)).T
         return Y / np.linalg.norm(Y, axis=-1, keepdims=True)
 
+    @recorded
     def terminal_rates(self, V) -> dict:
         """Derived rates of the terminal phase (Conjecture 1) from the cluster field g(u) = P_perp_u V u.
 

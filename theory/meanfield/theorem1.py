@@ -12,7 +12,7 @@ from typing import Callable
 import numpy as np
 import sympy as sp
 
-from attnverify.theory.closed_forms import derived
+from attnverify.theory.closed_forms import derived, recorded
 from attnverify.theory.meanfield.model import _exact, _key, _to_numpy
 
 beta, t, K, C1, c = sp.symbols("beta t K C_1 c", positive=True)
@@ -63,6 +63,7 @@ class Theorem1Forms:
         s = sp.simplify(self.concentration_bound().b.subs(t, 0) / K - 1)
         return sp.lambdify(beta, s, "numpy")
 
+    @recorded
     def theorem1_rate(self, beta) -> np.ndarray:
         """The Theorem-1 rate s(beta) = sqrt(log(beta + 1)/beta) at beta > 0 (float or array; float array out)."""
         b = np.asarray(beta, dtype=float)
@@ -78,6 +79,7 @@ class Theorem1Forms:
         xs = sp.Matrix(sp.symbols(f"x1:{d + 1}", real=True))
         return sp.lambdify(list(xs), self.zero_temperature_field(xs, Bm, Vm).jacobian(xs), "numpy")
 
+    @recorded
     def growth_constant(self, B, V) -> dict:
         """C1 of Theorem 1 as the Groenwall argument needs it: the one-sided Lipschitz constant (logarithmic norm)
         of the zero-temperature field on the sphere,

@@ -20,7 +20,7 @@ from collections.abc import Callable
 
 import sympy as sp
 
-from attnverify.theory.closed_forms import ClosedForms, derived
+from attnverify.theory.closed_forms import ClosedForms, derived, recorded
 from attnverify.theory.derivation import Step
 from attnverify.theory.refusals import OutsideCertifiedRange
 from attnverify.theory.signal import limit, reduction, steps, threshold
@@ -109,6 +109,7 @@ class SignalTheory(ClosedForms):
     def _equilibria_at(self, vals: tuple, sign: str, finite_size: bool) -> tuple[Equilibrium, ...]:
         return certified_equilibria(self._field_functions(sign, finite_size), vals)
 
+    @recorded
     def equilibria(self, params: dict, sign: str = "fixed", finite_size: bool = False) -> list[Equilibrium]:
         """Every equilibrium of rho' = F(rho) on [-1, 1], sorted by rho, with eigenvalue F'(rho) and stability.
 

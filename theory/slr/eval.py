@@ -24,7 +24,7 @@ from typing import Callable
 import numpy as np
 import sympy as sp
 
-from attnverify.theory.closed_forms import ClosedForms, derived
+from attnverify.theory.closed_forms import ClosedForms, derived, recorded
 from attnverify.theory.slr.dynamics import PARTIALS, step
 from attnverify.theory.slr.symbols import OVERLAPS, PARAMS, kappa, nu
 
@@ -116,6 +116,7 @@ class EvalForms(ClosedForms):
         a = _broadcast((kappa, nu, lam, gamma, d, L, eps))
         return np.asarray(self.reduced_functions_np()["r"](*a), dtype=float) + 0.0 * a[0]
 
+    @recorded
     def reduced_map_np(self, kappa, nu, h, lam, gamma, d, L, eps) -> tuple[np.ndarray, np.ndarray]:
         """One step of projected gradient descent with step h restricted to M: (kappa', nu')."""
         a = _broadcast((kappa, nu, lam, gamma, d, L, eps, h))

@@ -35,7 +35,7 @@ import numpy as np
 import sympy as sp
 from flint import acb, arb
 
-from attnverify.theory.closed_forms import ClosedForms, derived
+from attnverify.theory.closed_forms import ClosedForms, derived, recorded
 
 _z = sp.Symbol("z", real=True)
 _t = sp.Symbol("t", real=True)
@@ -279,6 +279,7 @@ class GaussForms(ClosedForms):
         """zeta'(t, sigma) lambdified for mpmath (route (a)'s integrand)."""
         return sp.lambdify((_t, _s), self.zeta_prime(_t, _s), modules="mpmath")
 
+    @recorded
     def zeta_mp(self, t, sigma, route: str = "owen") -> mpmath.mpf:
         """zeta_sigma(t) at the working mpmath precision: ``route="integral"``: 1 - int_|t|^oo zeta'(u) du (route
         (a)); ``route="owen"``: 1 - 8 T(sqrt2 t/sqrt(1+2 sigma^2), 1/sqrt(1+4 sigma^2)) (route (b))."""
@@ -302,6 +303,7 @@ class GaussForms(ClosedForms):
             digits = float(dps) if diff == 0 else float(min(dps, -mpmath.log10(diff)))
             return {"integral": a, "owen": b, "abs_diff": diff, "digits": digits}
 
+    @recorded
     def zeta_np(self, t, sigma) -> np.ndarray:
         """zeta_sigma(t) in float64, vectorised: 1 - 8 T(h, a) with scipy's Owen's T (route (b))."""
         from scipy.special import owens_t

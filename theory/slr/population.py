@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from attnverify.theory.closed_forms import ClosedForms, derived
+from attnverify.theory.closed_forms import ClosedForms, derived, recorded
 from attnverify.theory.slr.symbols import ON_M, OVERLAPS, L, eps, eta, gamma, kappa, lam, mu, nu, rho, theta
 
 _Z = sp.Symbol("Z", real=True)
@@ -82,6 +82,7 @@ class RiskForms(ClosedForms):
         }
 
     # -------------------------------------------------------------------------------------- assembly
+    @recorded
     def assembly_formula(self, Lv) -> sp.Expr:
         """eps^2 + E A^2 - 2 (L-1) E A E B + (L-1) E B^2 + (L-1)(L-2) (E B)^2 in the formal moments mA1, mA2, mB1,
         mB2."""

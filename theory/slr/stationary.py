@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 import mpmath
 import numpy as np
 
-from attnverify.theory.closed_forms import ClosedForms
+from attnverify.theory.closed_forms import ClosedForms, recorded
 
 _E1, _E2 = np.array([1.0, 0.0, 0.0]), np.array([0.0, 1.0, 0.0])
 
@@ -346,6 +346,7 @@ def _origin(forms, params, dps: int) -> StationaryPoint:
 class StationaryForms(ClosedForms):
     """The stationary points of R on S^{d-1} x S^{d-1} (module docstring)."""
 
+    @recorded
     def stationary_points(self, lam: float, gamma: float, d: int, L: int, eps: float = 0.0, *, n_starts: int = 256,
                           seed: int = 0, dps: int = 30, max_dps: int = 160) -> StationarySearch:
         """Stationary points of R on S^{d-1} x S^{d-1}, one per class of SIGN_SYMMETRIES (``images`` lists the
