@@ -3,13 +3,15 @@ data: :class:`Plot`, :class:`Series`) and the outcome of one check (:class:`Resu
 Markdown, LaTeX, HTML and plots draw them (attnverify.render)."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from attnverify.checks.plots import Plot, Series
-from attnverify.checks.reason import Reason, as_reason
+from attnverify.checks.reason import MAX_DIGITS, Math, Number, Reason, Text, as_reason
+from attnverify.checks.reason import reason as reason_of          # the builder; Evidence has a field "reason"
 
-__all__ = ["Evidence", "Plot", "Result", "Series", "Unresolved"]
+__all__ = ["Evidence", "Plot", "Result", "Series", "Unresolved", "refusal_reason"]
 
 
 class Unresolved(Exception):
@@ -27,6 +29,34 @@ class Unresolved(Exception):
 
     def __reduce__(self) -> tuple:          # raised in a worker process: the typed text crosses back, not its str
         return type(self), (self.reason,)
+
+
+def refusal_reason(exc: BaseException) -> Reason:
+    """The typed text of a refusal (:class:`attnverify.theory.refusals.OutsideCertifiedRange`, which theory builds
+    without importing the checks): its parts as Text (a ``str``), Math (a SymPy expression) and Number (an ``int``
+    or ``float``, at the digits that write it exactly, at least 4); an exception without parts, as its text."""
+    parts = getattr(exc, "parts", None)
+    if not parts:
+        return as_reason(str(exc))
+    out = []
+    for p in parts:
+        if isinstance(p, str):
+            out.append(Text(re.sub(r"\s*\n\s*", " ", p)))              # one line
+        elif isinstance(p, (int, float)) and not isinstance(p, bool):
+            out.append(Number(p, digits=_exact_digits(p)))
+        elif any((c.__module__ or "").startswith("sympy.") for c in type(p).__mro__):
+            out.append(Math(p))
+        else:
+            out.append(Text(str(p)))
+    return reason_of(*out)
+
+
+def _exact_digits(x: int | float) -> int:
+    """The significant digits of the shortest text that reads back as ``x`` (at least 4)."""
+    if isinstance(x, int):
+        return 4
+    mantissa = repr(float(x)).lstrip("-").split("e")[0].replace(".", "").strip("0")
+    return max(4, min(MAX_DIGITS, len(mantissa)))
 
 
 @dataclass

@@ -10,7 +10,7 @@ from typing import Any, Callable
 import numpy as np
 
 from attnverify.checks.context import Context
-from attnverify.checks.evidence import Evidence, Result, Unresolved
+from attnverify.checks.evidence import Evidence, Result, Unresolved, refusal_reason
 from attnverify.checks.params import PROFILES, InputError, did_you_mean
 from attnverify.checks.reason import Reason, as_reason
 from attnverify.checks.registry import Check
@@ -120,8 +120,8 @@ def run_one(check: Check, params: dict, *, seed: int, profile: str, executor: Ex
         else:
             verdict = "pass" if evidence.passed else "fail"
     except (Unresolved, OutsideCertifiedRange) as exc:   # the numerics cannot decide, or nothing can be certified
-        unresolved = exc.reason if isinstance(exc, Unresolved) else as_reason(str(exc))
-        evidence, verdict, error = None, "error", f"Unresolved: {exc}"
+        unresolved = exc.reason if isinstance(exc, Unresolved) else refusal_reason(exc)   # its parts typed
+        evidence, verdict, error = None, "error", f"Unresolved: {unresolved}"
     except Exception as exc:  # noqa: BLE001 -- a broken check is a verdict, not a crash
         message = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
         error = f"{type(exc).__name__}: {message}" if message else type(exc).__name__

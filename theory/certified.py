@@ -321,7 +321,8 @@ def root_boxes(h: Callable, dh: Callable, lo, hi, tol: float, max_boxes: int) ->
         a, b = stack.pop()
         n_boxes += 1
         if n_boxes > max_boxes:
-            raise OutsideCertifiedRange("root isolation did not terminate: the field is (nearly) degenerate here")
+            raise OutsideCertifiedRange("root isolation did not terminate within ", max_boxes,
+                                        " boxes: the field is (nearly) degenerate here")
         X = hull(a, b)
         if not h(X).contains(0):
             continue

@@ -12,6 +12,9 @@ records other fields gets no figure):
   value lies outside the band and the measurement inside);
 - ``bound``: per series, the largest held-out LHS / (K g) with its uncertainty, against the line 1 (the bound with
   the fitted constant K).
+
+Labels with mathematics or numbers are built as typed reasons (:mod:`attnverify.checks.reason`) and drawn as
+matplotlib mathtext by :func:`attnverify.render.figures.mathtext`: the numbers laid out as every output lays them out.
 """
 from __future__ import annotations
 
@@ -20,12 +23,23 @@ from typing import Any
 
 import numpy as np
 
-from attnverify.render.figures import figure, mathtext
+from attnverify.checks.reason import Math, Number, reason
+from attnverify.render.figures import figure, label_text, mathtext
 
 __all__ = ["claim_figure", "claim_figure_name", "FIGURE_KINDS"]
 
 FIGURE_KINDS = ("value", "threshold", "rate", "formula", "bound")
 _Z = 3.0          # the judges' agreement band (standard errors) when the evidence does not record its own
+_PM = Math(r"\pm")
+#: a bound's held-out ratio LHS / (K g) and the figure's axis LHS / bound (LaTeX: words in the maths)
+_RATIO, _OVER_BOUND = Math(r"\mathrm{LHS} / (K g)"), Math(r"\mathrm{LHS} / \mathrm{bound}")
+#: a formula's distance from the derived value in standard errors of the measurement (LaTeX: words in the maths)
+_DISTANCE = Math(r"(\mathrm{value} - \mathrm{derived}) / \mathrm{se}")
+
+
+def _label(*parts: Any) -> str:
+    """A label from typed parts (words, Math, numbers: :func:`attnverify.checks.reason.reason`) as mathtext."""
+    return mathtext(reason(*parts))
 
 
 def claim_figure_name(claim_id: str) -> str:
@@ -77,9 +91,10 @@ def _value(ev: dict):
     fig, ax = _line_axes()
     res = ev.get("resolution")
     if res:
-        ax.axvspan(S - float(res), S + float(res), color="C1", alpha=0.15, label="stated ± its resolution")
+        ax.axvspan(S - float(res), S + float(res), color="C1", alpha=0.15,
+                   label=_label("stated ", _PM, " its resolution"))
     ax.errorbar([M], [1], xerr=[[z * se], [z * se]], fmt="o", color="C0", capsize=4,
-                label=f"measured ± {z:g} se")
+                label=_label("measured ", _PM, " ", Number(z, digits=6), " se"))
     ax.errorbar([S], [0], xerr=[[z * u], [z * u]] if u else None, fmt="s", color="C1", capsize=4, label="stated")
     if ev.get("derived") is not None:
         ax.plot([_num(ev["derived"])], [1], "D", mfc="none", color="C2", ms=9, label="derived")
@@ -133,10 +148,11 @@ def _rate(ev: dict):
     var = _variable_label(str(ev.get("variable", "")))
     if se:
         ax.fill_between(v, curve(m - z * se), curve(m + z * se), color="C0", alpha=0.2,
-                        label=f"fitted exponent ± {z:g} se")
-    ax.plot(v, curve(m), "-", color="C0", lw=2, label=f"fitted: slope {m:.4g}")
-    ax.plot(v, curve(p), "--", color="C1", lw=2, label=f"stated: slope {p:.4g}"
-            + (" (an upper bound)" if ev.get("direction") == "upper" else ""))
+                        label=_label("fitted exponent ", _PM, " ", Number(z, digits=6), " se"))
+    ax.plot(v, curve(m), "-", color="C0", lw=2, label=_label("fitted: slope ", Number(m, digits=4)))
+    ax.plot(v, curve(p), "--", color="C1", lw=2, label=_label("stated: slope ", Number(p, digits=4),
+                                                              " (an upper bound)" if ev.get("direction") == "upper"
+                                                              else ""))
     if ev.get("derived_slope") is not None:
         ax.plot(v, curve(_num(ev["derived_slope"])), ":", color="C2", lw=2, label="derived")
     ax.set_yscale("log")
@@ -164,7 +180,7 @@ def _formula(ev: dict):
     fig = figure(6.4, 3.8)
     ax = fig.subplots()
     idx = np.arange(len(points))
-    ax.axhspan(-z, z, color="C0", alpha=0.12, label=f"within {z:g} se of the derived value")
+    ax.axhspan(-z, z, color="C0", alpha=0.12, label=_label("within ", Number(z, digits=6), " se of the derived value"))
     ax.axhline(0.0, color="C2", lw=1, label="derived")
     measured = [(m - d) / se for _, _, d, m, se in points]
     stated = [(s - d) / se for _, s, d, _, se in points]
@@ -172,7 +188,7 @@ def _formula(ev: dict):
     ax.plot(idx, stated, "x", color="C1", ms=9, mew=2, label="stated")
     ax.set_xticks(idx, [_point_label(p) for p, *_ in points], fontsize=7)
     ax.set_xlim(-0.6, len(points) - 0.4)
-    ax.set_ylabel("(value − derived) / se of the measurement")
+    ax.set_ylabel(_label(_DISTANCE, " of the measurement"))
     top = max(abs(v) for v in [*measured, *stated, z])
     if top > 30 * z:                                         # a counterexample far out: log scale beyond the band
         ax.set_yscale("symlog", linthresh=2 * z)
@@ -183,17 +199,31 @@ def _formula(ev: dict):
 
 
 def _point_label(point: Any) -> str:
+    """A compared point (``{"beta": 10, "theta": 0.5}``) as mathtext lines of ``β = 10, θ = 0.5``, at most about 24
+    columns of plain text a line, never broken inside an item."""
     if not isinstance(point, dict):
         return str(point)
-    items = [f"{k}={float(v):.3g}" if isinstance(v, (int, float)) else f"{k}={v}" for k, v in point.items()]
-    lines, cur = [], ""
+    items = [reason(_name(k), " = ", Number(float(v), digits=3) if isinstance(v, (int, float))
+                    and not isinstance(v, bool) else str(v)) for k, v in point.items()]
+    lines: list[list] = []
+    used = 0
     for it in items:
-        if cur and len(cur) + len(it) > 24:
-            lines.append(cur)
-            cur = it
+        width = len(label_text(it))
+        if lines and used + 2 + width <= 24:
+            lines[-1].append(it)
+            used += 2 + width
         else:
-            cur = f"{cur}, {it}" if cur else it
-    return "\n".join(lines + [cur])
+            lines.append([it])
+            used = width
+    return "\n".join(", ".join(mathtext(it) for it in line) for line in lines)
+
+
+def _name(name: Any) -> Any:
+    """A point's variable as mathematics when it is a name (``beta`` -> beta), else as words."""
+    import sympy as sp
+
+    text = str(name)
+    return Math(sp.Symbol(text)) if text.isidentifier() else text
 
 
 def _bound(ev: dict):
@@ -207,13 +237,14 @@ def _bound(ev: dict):
     exc = np.array([_num(r["max_excess"]) for r in rows])
     err = np.array([z * float(r.get("excess_uncertainty") or 0.0) for r in rows])
     ax.errorbar(idx, exc, yerr=err, fmt="o", capsize=4, color="C0",
-                label=f"largest held-out LHS / (K g) ± {z:g} uncertainties")
+                label=_label("largest held-out ", _RATIO, " ", _PM, " ", Number(z, digits=6), " uncertainties"))
     K = ev.get("K_fitted")
-    ax.axhline(1.0, color="C1", lw=2, label="the bound" + (f" (K = {float(K):.4g}, fitted)" if K else ""))
+    ax.axhline(1.0, color="C1", lw=2, label=_label("the bound", *((" (", Math(r"K"), " = ", Number(float(K), digits=4),
+                                                                   ", fitted)") if K else ())))
     ax.set_xticks(idx, [mathtext(str(r["series"])) for r in rows], fontsize=7, rotation=20, ha="right")
     if exc.min() > 0 and max(exc.max(), 1.0) / exc.min() > 30:
         ax.set_yscale("log")
-    ax.set_ylabel("LHS / bound")
+    ax.set_ylabel(_label(_OVER_BOUND))
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
     return fig

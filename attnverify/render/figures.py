@@ -2,8 +2,14 @@
 
 What the drawing does for every plot:
 
-- mathtext labels (the typesetting convention, :func:`attnverify.render.notation.mathtext`); one colour per
-  parameter value (``beta=10`` and ``bound beta=10`` alike); the legend outside the axes when it is long;
+- mathtext labels: a typed label (a :class:`~attnverify.checks.reason.Reason`) part by part -- each
+  :class:`~attnverify.checks.reason.Math` as ``$<its LaTeX>$`` (the few commands mathtext lacks rewritten),
+  each :class:`~attnverify.checks.reason.Number` as the LaTeX renderer lays it out (``$1.5\\times10^{-5}$``), words
+  as words; a ``str`` label (a plugin's) as text of the typesetting convention
+  (:func:`attnverify.render.notation.mathtext`). What reads a label as text (the colour key, one legend entry per
+  label, the wrapping of a title) reads its plain Unicode rendering (:func:`label_text`);
+- one colour per parameter value (``β = 10`` and ``bound β = 10`` alike); the legend outside the axes when it is
+  long;
 - each series by its role (:data:`attnverify.checks.plots.SERIES_ROLES`): data with markers and error bars, a bound
   dashed beside the curve it bounds, a closed form as a smooth line under the data, a reference curve that does not
   decide the axes;
@@ -24,31 +30,130 @@ from typing import Any
 import numpy as np
 
 from attnverify.checks.plots import Plot
-from attnverify.render import notation
+from attnverify.checks.reason import CheckRef, Math, Number, Reason, Text, digits_for
+from attnverify.render import notation, reasons
 
-__all__ = ["draw_plot", "save_plot", "plot_file_name", "png_bytes", "mathtext", "figure", "ROUNDING_FLOOR"]
+__all__ = ["draw_plot", "save_plot", "plot_file_name", "png_bytes", "mathtext", "label_text", "figure",
+           "ROUNDING_FLOOR"]
 
 #: the default noise floor of a log axis, relative to the largest |value| of the data: a difference of O(1)
 #: quantities computed with a few hundred roundings of 2.2e-16 each is not resolved below it
 ROUNDING_FLOOR = 1e-13
 
+#: LaTeX that matplotlib's mathtext (3.x) does not parse, rewritten before the notation module's own rewrites
+#: (``\le``, ``\lVert``, ``\dfrac``, ``\bigl``): each was found by drawing it with the Agg backend
+#: (tests/render/test_plot_labels_typed.py draws them all)
+_MATHTEXT_MORE = ((re.compile(r"\\[lr]vert(?![A-Za-z])"), "|"),
+                  (re.compile(r"\\middle(?![A-Za-z])\s*"), ""))
 
-def mathtext(label: str) -> str:
-    """A label or title of the typesetting convention (mathematics between dollars, in LaTeX) as matplotlib
-    mathtext (:func:`attnverify.render.notation.mathtext`); words outside the dollars stay words."""
+
+def _math_mathtext(tex: str) -> str:
+    """LaTeX source as mathtext between dollars (what mathtext cannot parse even rewritten: its Unicode, as text)."""
+    for pattern, repl in _MATHTEXT_MORE:
+        tex = pattern.sub(repl, tex)
+    return notation.mathtext("$" + tex.replace("$", "") + "$")
+
+
+def _tokens(label: Reason) -> list[tuple[str, str, bool]]:
+    """A typed label as (mathtext, plain Unicode text, is_space) tokens: every word and space of its words, and
+    each Math and Number whole (a title is wrapped only at the spaces between words)."""
+    digits = iter(digits_for(label))
+    out: list[tuple[str, str, bool]] = []
+
+    def words(text: str) -> None:
+        for piece in re.split(r"( +)", text):
+            if piece:
+                out.append((piece.replace("$", r"\$"), piece, piece.isspace()))
+
+    def part(p) -> None:
+        if isinstance(p, Text):                        # words, perhaps with convention mathematics between dollars
+            for is_math, piece in notation.split(p.text):
+                if is_math:
+                    out.append((_math_mathtext(piece), notation.tex_to_unicode(piece), False))
+                else:
+                    words(piece)
+        elif isinstance(p, Math):
+            tex = p.expr if isinstance(p.expr, str) else _sympy_latex(p.expr)
+            out.append((_math_mathtext(tex), reasons.math_unicode(p.expr), False))
+        elif isinstance(p, Number):
+            d = [next(digits) for _ in p.values()]
+            # the LaTeX renderer's layout (reasons.latex: 0.746 \pm 0.004, 1.2\times10^{-4}, [a, b])
+            out.append((notation.mathtext(reasons.latex_number(p, d)), reasons.number_text(p, d), False))
+        elif isinstance(p, CheckRef):
+            words(p.check_id)
+
+    for p in label.lead:
+        part(p)
+    for i, it in enumerate(label.items):
+        if i or label.lead:
+            words("; " if i else " ")
+        for p in it:
+            part(p)
+    return out
+
+
+def _sympy_latex(expr) -> str:
+    import sympy as sp
+
+    return sp.latex(expr)
+
+
+def mathtext(label: "str | Reason") -> str:
+    """A label or title as matplotlib mathtext: a typed label (:class:`~attnverify.checks.reason.Reason`) part by
+    part (module docstring); a ``str`` of the typesetting convention (mathematics between dollars, in LaTeX)
+    through :func:`attnverify.render.notation.mathtext`. Words stay words."""
+    if isinstance(label, Reason):
+        return "".join(mt for mt, _, _ in _tokens(label))
     return notation.mathtext(label)
 
 
-_KEY_RE = re.compile(r"(\S+\s*=\s*[-+0-9.eE]+|#\s*\d+)\s*$")
+def label_text(label: "str | Reason | None") -> str:
+    """A label as plain text (Unicode: ``β = 10``), what reads a label as text reads: the colour key, the one
+    legend entry per label, the wrapping of a title (a ``str``: its convention mathematics as Unicode)."""
+    if not label:
+        return ""
+    return reasons.plain(label) if isinstance(label, Reason) else notation.unicode(label)
+
+
+def _wrap_label(label: "str | Reason", width: int) -> str:
+    """A title as mathtext wrapped to ``width`` columns of its plain text, never inside a Math or Number part (nor
+    inside a $...$ span of a ``str``)."""
+    if not isinstance(label, Reason):
+        return _wrap_keeping_math(mathtext(label), width)
+    lines: list[list[str]] = [[]]
+    used = 0
+    toks = _tokens(label)
+    for i, (mt, plain, space) in enumerate(toks):
+        if space:
+            run = 0                                    # the width of the run of tokens up to the next space
+            for _, nxt, sp_ in toks[i + 1:]:
+                if sp_:
+                    break
+                run += len(nxt)
+            if used and used + len(plain) + run > width:
+                lines.append([])
+                used = 0
+                continue
+        elif not lines[-1] and not mt.strip():
+            continue
+        lines[-1].append(mt)
+        used += len(plain)
+    return "\n".join("".join(line).strip() for line in lines if "".join(line).strip())
+
+
+#: a parameter value at the end of a label's plain text (``β = 10``, ``L = 250``, ``β = 1×10⁵``, ``#3``)
+_KEY_RE = re.compile(r"(\S+\s*=\s*[-+0-9.eE×⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺∞]+|#\s*\d+)\s*$")
 # a colour in a matplotlib format string: one of the single-letter colours (no marker is one of these letters) or
 # a cycle colour C0..C9; given together with color=, matplotlib warns "color is redundantly defined"
 _STYLE_COLOUR = re.compile(r"[bgrcmykw]|C\d")
 
 
-def _colour_key(label: str) -> str:
-    """Series that differ only in their leading words (``beta=10`` and ``bound beta=10``) share a colour."""
-    m = _KEY_RE.search(label or "")
-    return m.group(1).replace(" ", "") if m else label
+def _colour_key(label: "str | Reason") -> str:
+    """Series that differ only in their leading words (``β = 10`` and ``bound β = 10``) share a colour: the key is
+    read from the label's plain text (:func:`label_text`)."""
+    text = label_text(label)
+    m = _KEY_RE.search(text)
+    return m.group(1).replace(" ", "") if m else text
 
 
 def _wrap_keeping_math(text: str, width: int) -> str:
@@ -108,7 +213,7 @@ def draw_plot(plot: Plot):
     import matplotlib
     from matplotlib.transforms import blended_transform_factory
 
-    n = len({s.label for s in plot.series})
+    n = len({label_text(s.label) for s in plot.series})
     keys: dict[str, int] = {}
     for s in plot.series:
         keys.setdefault(_colour_key(s.label), len(keys))
@@ -132,8 +237,9 @@ def draw_plot(plot: Plot):
             y = np.where(below, np.nan, y)
         drawn.append((s, x, y, yerr))
         c = colour[_colour_key(s.label)]
-        label = mathtext(s.label) if s.label and s.label not in seen else None   # one legend entry per label
-        seen.add(s.label)
+        text = label_text(s.label)
+        label = mathtext(s.label) if text and text not in seen else None     # one legend entry per label
+        seen.add(text)
         kw = {} if _STYLE_COLOUR.search(s.style or "") else {"color": c}       # a colour in the style string wins
         if s.role == "bound":
             ax.plot(x, y, "--", lw=1.3, label=label, **kw)
@@ -143,7 +249,7 @@ def draw_plot(plot: Plot):
             ax.errorbar(x, y, yerr=yerr, fmt=s.style, label=label, capsize=2, **kw)
         else:
             ax.plot(x, y, s.style, label=label, alpha=0.8 if s.role == "reference" else 1.0, **kw)
-    ax.set_title(_wrap_keeping_math(mathtext(plot.title), 70), fontsize=10)
+    ax.set_title(_wrap_label(plot.title, 70), fontsize=10)
     ax.set(xlabel=mathtext(plot.xlabel), ylabel=mathtext(plot.ylabel))
     if plot.logx:
         ax.set_xscale("log")
@@ -158,10 +264,10 @@ def draw_plot(plot: Plot):
                     label=None if i else f"at or below the noise floor {_short(floor)} "
                                          "(marked at the lower edge)")
     ally = np.concatenate([y[np.isfinite(y)] for _, _, y, _ in drawn]) if drawn else np.array([])
-    field = plot.ylabel.strip().split(" ")[0] in ("F", "F(rho)", "drift")     # a vector field: its zeros matter
+    field = label_text(plot.ylabel).strip().split(" ")[0] in ("F", "F(rho)", "F(ρ)", "drift")  # a field's zeros
     if not plot.logy and ally.size and (ally.min() < 0 < ally.max() or (field and ally.min() <= 0 <= ally.max())):
         ax.axhline(0.0, color="0.4", lw=0.8, zorder=0)
-    if (any(s.label for s in plot.series) or cut) and n <= 24:
+    if (any(label_text(s.label) for s in plot.series) or cut) and n <= 24:
         if outside:
             ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), ncol=1 + n // 17, frameon=False)
         else:

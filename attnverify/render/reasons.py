@@ -9,8 +9,8 @@ r"""The renderers of a verdict's reason (:class:`attnverify.checks.reason.Reason
 - :func:`latex` -- typeset mathematics; numbers as ``$0.746 \pm 0.004$`` and ``$1.23\times10^{-4}$`` (the siunitx
   layout, without the siunitx package); the words escaped (:func:`attnverify.render.notation.latex`); the items as
   an ``itemize``.
-- :func:`html` -- MathML (SymPy's presentation printer, inline ``<math>`` elements) for the mathematics and the
-  numbers; the items as a ``<ul>``.
+- :func:`html` -- MathML (SymPy's presentation printer, inline ``<math>`` elements; mathematics given as LaTeX
+  source through latex2mathml) for the mathematics and the numbers; the items as a ``<ul>``.
 
 Every renderer accepts a plain ``str`` (one Text part) and the dict of ``Reason.to_dict``. The digits of each
 number are those of :func:`attnverify.checks.reason.digits_for`: two different numbers of one reason never print
@@ -27,7 +27,8 @@ from attnverify.checks.reason import (CheckRef, Math, Number, Reason, Text, as_r
                                       se_decimal)
 from attnverify.render import notation
 
-__all__ = ["terminal", "plain", "markdown", "latex", "html", "mathml", "mathml_inner", "math_unicode", "number_text"]
+__all__ = ["terminal", "plain", "markdown", "latex", "html", "mathml", "mathml_inner", "latex_mathml", "math_unicode",
+           "number_text", "latex_number"]
 
 _SUP = str.maketrans("0123456789-+", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺")
 _MATHML_NS = "http://www.w3.org/1998/Math/MathML"
@@ -108,7 +109,9 @@ def _latex_one(d: tuple[str, int | None]) -> str:
     return mant if exp is None else rf"{mant}\times10^{{{exp}}}"
 
 
-def _latex_number(n: Number, digits: list[int]) -> str:
+def latex_number(n: Number, digits: list[int]) -> str:
+    """A Number as inline LaTeX (``$0.746 \\pm 0.004$``, ``$1.23\\times10^{-4}$``) at the digits of
+    :func:`attnverify.checks.reason.digits_for`."""
     return "$" + _assemble(n, digits, _latex_one, _LATEX, lambda u: rf"\,\mathrm{{{notation.escape(u)}}}") + "$"
 
 
@@ -168,18 +171,69 @@ _RAW_OPERATOR = re.compile(r"<mo>(<|>|&(?!#?\w+;))</mo>")
 
 
 def mathml_inner(expr: Any) -> str:
-    """The MathML markup of a SymPy expression, without the ``<math>`` element (LaTeX source given as a ``str``:
-    its Unicode through the notation module: an ``<mo>`` when it is a sign (\\leq, \\pm, \\to, >), else ``<mtext>``)."""
+    """The MathML markup of a SymPy expression, without the ``<math>`` element. LaTeX source given as a ``str``
+    (a sign SymPy cannot spell, \\leq, or notation it cannot spell, ``\\max |z|``) is converted by latex2mathml
+    (:func:`latex_mathml`); what latex2mathml cannot convert is written as its Unicode through the notation module:
+    an ``<mo>`` when it is a sign, else ``<mtext>``."""
     if isinstance(expr, str):
+        converted = latex_mathml(expr)
+        if converted is not None:
+            return converted
         text = notation.tex_to_unicode(expr).strip()
         tag = "mo" if text and all(ch in _OPERATORS for ch in text) else "mtext"
         return f"<{tag}>{_html.escape(text)}</{tag}>"
     return _RAW_OPERATOR.sub(lambda m: f"<mo>{_html.escape(m.group(1))}</mo>", _printer().doprint(expr))
 
 
+#: a numeric character reference, which latex2mathml writes into its elements' text
+_CHAR_REF = re.compile(r"&#x([0-9A-Fa-f]+);")
+#: signs that latex2mathml writes as an identifier (\pm, \sim, \perp, \langle...): operators in MathML; its \sim
+#: is "~", written as the tilde operator
+_MI_OPERATORS = _OPERATORS | frozenset("∼⟂∣⟨⟩")
+_MI_AS_MO = {"~": "∼"}
+
+
+def latex_mathml(source: str) -> str | None:
+    """LaTeX source as MathML markup without the ``<math>`` element (latex2mathml), well-formed XML with the
+    characters themselves (no character references); None where latex2mathml cannot convert it (an error, or a
+    command it does not know and leaves as raw LaTeX)."""
+    from xml.etree.ElementTree import tostring
+
+    from latex2mathml.converter import convert_to_element
+
+    try:
+        math = convert_to_element(source)
+    except Exception:  # noqa: BLE001 -- the library raises its own errors (and IndexError...) on what it cannot read
+        return None
+    for el in math.iter():
+        for name in ("text", "tail"):
+            value = getattr(el, name)
+            if value and "\\" in value:                  # a command it does not know, left as raw LaTeX
+                return None
+            if value:
+                setattr(el, name, _CHAR_REF.sub(lambda m: chr(int(m.group(1), 16)), value))
+        if el.tag == "mi" and el.text is not None and len(el) == 0:
+            text = _MI_AS_MO.get(el.text, el.text)
+            if len(text) == 1 and text in _MI_OPERATORS:
+                el.tag, el.text = "mo", text
+    for el in list(math.iter()):
+        _merge_upright_letters(el)
+    return "".join(tostring(child, encoding="unicode", short_empty_elements=False) for child in math)
+
+
+def _merge_upright_letters(el) -> None:
+    """Adjacent upright identifiers (latex2mathml writes ``\\mathrm{closed}`` letter by letter) as one ``<mi>``."""
+    children = list(el)
+    for a, b in zip(children, children[1:]):
+        if (a.tag == b.tag == "mi" and a.get("mathvariant") == b.get("mathvariant") == "normal"
+                and len(a) == len(b) == 0 and not a.tail and a.text and b.text):
+            b.text = a.text + b.text
+            el.remove(a)
+
+
 def mathml(expr: Any, *, display: bool = False) -> str:
-    """A SymPy expression as a ``<math>`` element (SymPy's presentation MathML; a symbol named in LaTeX with braces,
-    and LaTeX source given as a ``str``, through the notation module's Unicode)."""
+    """A SymPy expression as a ``<math>`` element (SymPy's presentation MathML; a symbol named in LaTeX with braces
+    through the notation module's Unicode), or LaTeX source given as a ``str`` (:func:`mathml_inner`)."""
     attrs = f' xmlns="{_MATHML_NS}"' + (' display="block"' if display else "")
     return f"<math{attrs}>{mathml_inner(expr)}</math>"
 
@@ -288,7 +342,7 @@ def _latex_part(p: Any, digits: list[int]) -> str:
         return f"${_latex_source(p)}$"
     if isinstance(p, CheckRef):
         return rf"\texttt{{{notation.escape(p.check_id)}}}"
-    return _latex_number(p, digits)
+    return latex_number(p, digits)
 
 
 def latex(value: Any) -> str:

@@ -68,7 +68,7 @@ def result_dict(r: Result) -> dict:
         "unresolved_parts": None if unresolved is None else as_reason(unresolved).to_dict(),
         "unresolved_text": None if unresolved is None else reasons.plain(unresolved),
         "params": r.params, "details": r.details,
-        "plot_titles": [p.title for p in ev.plots] if ev else [], "seconds": round(r.seconds, 3),
+        "plot_titles": [str(p.title) for p in ev.plots] if ev else [], "seconds": round(r.seconds, 3),
     })
 
 

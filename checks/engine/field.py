@@ -45,6 +45,14 @@ applies = trained_query
 REMAINDER = Math(sp.Function("O")(1 / sp.Symbol("L") ** 2))
 ABS_Z = Math(sp.Abs(sp.Symbol("z")))
 ORDER_1_OVER_L = Math(sp.Function("O")(1 / sp.Symbol("L")))
+# the plot's labels: rho and the reduced field rho', the sequence length L, the closed form F_finite
+RHO, RHO_PRIME = Math(sp.Symbol("rho")), Math(sp.Symbol(r"\rho^{\prime}"))
+L_MATH, F_FINITE = Math(sp.Symbol("L")), Math(sp.Symbol("F_finite"))
+
+
+def direction(name: str) -> Math:
+    """A direction of the model file (``xi``, ``zeta``) as a symbol."""
+    return Math(sp.Symbol(name))
 
 #: the rounding allowance of an exactly known entry (se = 0), relative to 1 + |F|
 EXACT_TOL = 1e-12
@@ -88,9 +96,10 @@ def run(p: dict, ctx: Context) -> Evidence:
     series = []
     for b in blocks:
         for j, d in enumerate(model.directions):
-            series += [Series(f"drift along {d}, L = {b['L']}", x, b["drift_mc"][:, j], yerr=b["se"][:, j],
-                              style="o"),
-                       Series(f"F_finite along {d}, L = {b['L']}", x, b["F_finite"][:, j], style="-")]
+            series += [Series(reason("drift along ", direction(d), ", ", L_MATH, " = ", Number(b["L"])), x,
+                              b["drift_mc"][:, j], yerr=b["se"][:, j], style="o"),
+                       Series(reason(F_FINITE, " along ", direction(d), ", ", L_MATH, " = ", Number(b["L"])), x,
+                              b["F_finite"][:, j], style="-")]
     return Evidence(
         metric=reason("max ", ABS_Z, " over the family (every component of the field at every compared point and "
                       "length), against the closed form with its ", ORDER_1_OVER_L, " terms"),
@@ -107,8 +116,8 @@ def run(p: dict, ctx: Context) -> Evidence:
                  "max_abs_z_zero_field": max_z0, "left_out": left_out, "n_sequences": n,
                  "estimator": "pathwise drift, Rao-Blackwellised Monte Carlo (attnverify.numerics.engine.drift_mc), "
                               "common random numbers across the grid"},
-        plots=[Plot(f"the reduced field on the overlap grid ({model.id})", "rho" if k == 1 else "grid point",
-                    "rho'", series)])
+        plots=[Plot(f"the reduced field on the overlap grid ({model.id})", reason(RHO) if k == 1 else "grid point",
+                    reason(RHO_PRIME), series)])
 
 
 def register_for(paper) -> str:

@@ -36,6 +36,12 @@ MAX_SCALE_SE = 0.25
 
 _L = sp.Symbol("L")
 ABS_Z = Math(sp.Abs(sp.Symbol("z")))
+# the plot's labels: L times the measured gap MC - J_limit and times the derived J_correction, L (J_L - J_limit)
+_J_LIMIT, _RHO = sp.Symbol("J_limit"), sp.Symbol("rho")
+L_MATH, RHO = Math(_L), Math(_RHO)
+L_GAP_MC = Math(_L * (sp.Symbol(r"\mathrm{MC}") - _J_LIMIT))
+L_CORRECTION = Math(_L * sp.Symbol("J_correction"))
+L_GAP = Math(_L * (sp.Symbol("J_L") - _J_LIMIT))
 
 applies = trained_query
 
@@ -59,8 +65,8 @@ def run(p: dict, ctx: Context) -> Evidence:
                      "correction_times_L": L * corr, "se_times_L": L * se})
         if np.isfinite(c) and c_se > 0:
             z_scales.append((c - 1.0) / c_se)
-        series += [Series(f"L (MC - J_limit), L = {L}", x, L * gap, yerr=L * se, style="o"),
-                   Series(f"L J_correction, L = {L}", x, L * corr, style="-")]
+        series += [Series(reason(L_GAP_MC, ", ", L_MATH, " = ", Number(L)), x, L * gap, yerr=L * se, style="o"),
+                   Series(reason(L_CORRECTION, ", ", L_MATH, " = ", Number(L)), x, L * corr, style="-")]
     fits = [(r["scale"], r["scale_se"]) for r in rows if np.isfinite(r["scale"]) and r["scale_se"] > 0]
     if fits:
         w = np.array([1 / s**2 for _, s in fits])
@@ -92,8 +98,8 @@ def run(p: dict, ctx: Context) -> Evidence:
         uncertainty=[r["se_times_L"] for r in rows],
         details={"rhos": rhos, "lengths": rows, "scale": pooled, "scale_se": pooled_se, "family_size": m,
                  "z_threshold": z_star, "n_sequences": n},
-        plots=[Plot(f"L times the finite-size gap ({model.id})", "rho" if model.k == 1 else "grid point",
-                    "L (J_L - J_limit)", series)])
+        plots=[Plot(reason(L_MATH, " times the finite-size gap (", model.id, ")"),
+                    reason(RHO) if model.k == 1 else "grid point", reason(L_GAP), series)])
 
 
 def register_for(paper) -> str:

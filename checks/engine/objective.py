@@ -40,6 +40,9 @@ COMPARES = ("The objective J = E|f_q(X)|^2 and the attention masses at finite L:
 REMAINDER = Math(sp.Function("O")(1 / sp.Symbol("L") ** 2))
 ABS_Z = Math(sp.Abs(sp.Symbol("z")))
 J_MATH, ORDER_1_OVER_L = Math(sp.Symbol("J")), Math(sp.Function("O")(1 / sp.Symbol("L")))
+# the plot's labels: rho, the sequence length L, the closed forms J_finite (with the O(1/L) terms) and J_limit
+RHO, L_MATH = Math(sp.Symbol("rho")), Math(sp.Symbol("L"))
+J_FINITE, J_LIMIT = Math(sp.Symbol("J_finite")), Math(sp.Symbol("J_limit"))
 
 applies = trained_query
 
@@ -86,9 +89,10 @@ def run(p: dict, ctx: Context) -> Evidence:
     x = rhos[:, 0] if model.k == 1 else np.arange(len(rhos))
     series = []
     for b in blocks:
-        series += [Series(f"Monte Carlo, L = {b['L']}", x, b["J_mc"], yerr=b["se"], style="o"),
-                   Series(f"J_finite, L = {b['L']}", x, b["J_finite"], style="-")]
-    series.append(Series("J_limit", x, blocks[-1]["J_limit"], style="--"))
+        series += [Series(reason("Monte Carlo, ", L_MATH, " = ", Number(b["L"])), x, b["J_mc"], yerr=b["se"],
+                          style="o"),
+                   Series(reason(J_FINITE, ", ", L_MATH, " = ", Number(b["L"])), x, b["J_finite"], style="-")]
+    series.append(Series(reason(J_LIMIT), x, blocks[-1]["J_limit"], style="--"))
     return Evidence(
         metric=reason("max ", ABS_Z, " over the family (", J_MATH, " levels, ", J_MATH, " contrasts across the grid, "
                       "masses), against the closed forms with their ", ORDER_1_OVER_L, " terms"),
@@ -105,7 +109,8 @@ def run(p: dict, ctx: Context) -> Evidence:
                  "max_abs_z_limit_alone": max_zl, "left_out": left_out, "n_sequences": n,
                  "estimator": "Rao-Blackwellised Monte Carlo (attnverify.numerics.engine.grid_mc), common random "
                               "numbers across the grid", "neglected": "O(1/L^2) (the delta method's next order)"},
-        plots=[Plot(f"J on the overlap grid ({model.id})", "rho" if model.k == 1 else "grid point", "J", series)])
+        plots=[Plot(reason(J_MATH, " on the overlap grid (", model.id, ")"),
+                    reason(RHO) if model.k == 1 else "grid point", reason(J_MATH), series)])
 
 
 def register_for(paper) -> str:

@@ -75,6 +75,13 @@ _ETA, _T = sp.Symbol("eta"), sp.Symbol("t")
 ETA = Math(_ETA)
 F_MATH = Math(sp.Symbol("F"))
 RHO_0 = Math(sp.Symbol("rho_0"))
+#: the plot's time axis: t = sum of the steps (SymPy has no sum without bounds: its LaTeX)
+TIME_AS_STEPS = Math(r"t = \sum_{j} \eta_{j}")
+
+
+def overlap(direction: str) -> Math:
+    """The overlap with a direction of the model file: ``rho_xi``."""
+    return Math(sp.Symbol(f"rho_{direction}"))
 ABS_Z = Math(sp.Abs(sp.Symbol("z")))
 #: the metrics: how far the fitted scale of F is from 1 (over its standard error, or over its threshold), and max |z|
 SCALE_OFF_SE = Math(sp.Abs(sp.Symbol(r"\text{fitted scale}") - 1) / sp.Symbol(r"\mathrm{se}"))
@@ -225,11 +232,11 @@ def run(p: dict, ctx: Context) -> Evidence:
                  "fitted_scale_se": scale_se, "scale_remainder_bound": scale_bias, "predicted_remainder": remainder,
                  "z_scale": z_scale, "z_path": z_path, "z_plain_ode": z_plain,
                  "step_covariance_at": S_pts, "step_energy_at": G_pts},
-        plots=[Plot(f"SGA against the reduced ODE ({model.id})", "t = sum eta", "overlap",
+        plots=[Plot(f"SGA against the reduced ODE ({model.id})", reason(TIME_AS_STEPS), "overlap",
                     [s for j, d in enumerate(model.directions)
-                     for s in (Series(f"SGA mean, rho_{d}", t_rec, mean_path[:, j], style="o",
+                     for s in (Series(reason("SGA mean, ", overlap(d)), t_rec, mean_path[:, j], style="o",
                                       yerr=np.concatenate([[0.0], se[:, j]])),
-                               Series(f"second-order path, rho_{d}", t_rec, m[rec][:, j], style="-"))])])
+                               Series(reason("second-order path, ", overlap(d)), t_rec, m[rec][:, j], style="-"))])])
 
 
 def register_for(paper) -> str:

@@ -41,7 +41,7 @@ class BoundSeries:
     another), the rest are held out; the growth is measured from point ``tail_from`` on (default: the held-out
     points). ``scale``: "log" (the ratio is compared as a power of the variable) or "linear" (as an exponential)."""
 
-    name: str
+    name: Any                       # a Reason (str: words in the typesetting convention)
     variable: str
     points: tuple
     n_fit: int
@@ -187,7 +187,7 @@ def bound(stated: StatedClaim, series: Sequence[BoundSeries], *, derived: dict |
     n_rep = min((len(rr) for r in ratios for rr in r["rep"]), default=0)
     K_rep = [max(float(np.max([rr[k] for rr in r["rep"][:s.n_fit]])) for s, r in zip(series, ratios) if s.n_fit > 0)
              for k in range(n_rep)]
-    summary, refutations = [], []
+    summary, names, refutations = [], [], []      # names: each summary row's series, typed
     for s, r in zip(series, ratios):
         held = np.arange(s.n_fit, len(s.points))
         if held.size == 0:
@@ -210,23 +210,25 @@ def bound(stated: StatedClaim, series: Sequence[BoundSeries], *, derived: dict |
                       for m in range(held.size)])
         m = int(np.argmax(exc - 1 - z * u))
         unit = s.variable if s.scale == "linear" else f"log {s.variable}"
-        row = {"series": s.name, "K": K_fit, "max_excess": float(np.max(exc)), "excess_uncertainty": float(u[m]),
+        row = {"series": str(s.name), "K": K_fit, "max_excess": float(np.max(exc)), "excess_uncertainty": float(u[m]),
                "growth": slope, "growth_late": slope_late, "growth_se": se, "growth_unit": unit, "worst": r["where"][held[m]],
                "lhs_bracket": [float(r["lo"][held[m]] * r["g"][held[m]]), float(r["hi"][held[m]] * r["g"][held[m]])],
                "bound_at_worst": float(K_fit * r["g"][held[m]])}
         summary.append(row)
+        names.append(s.name)
         if exc[m] > 1 + z * u[m] and min(slope, slope_late) > z * se:
-            refutations.append(row)
+            refutations.append(len(summary) - 1)
     ev["stated"].update(K_fitted=K_fit, K_fitted_at=_where_text(fit_r["where"][j_fit]), series=summary)
     what = _lhs(what)
     fitted = reason("K = ", Number(K_fit), " (the smallest constant valid at the fit points, largest at ",
                     point_parts(fit_r["where"][j_fit]), ")")
     if refutations:
-        w = max(refutations, key=lambda row: row["max_excess"])
+        worst = max(refutations, key=lambda i: summary[i]["max_excess"])
+        w = summary[worst]
         growth = reason("LHS/bound grows like ", _power(w, w["growth"]), " (", pm(w["growth"], w["growth_se"], digits=3),
                         ")")
         return ClaimVerdict(
-            "refuted", reason(what, " exceeds the stated bound with ", fitted, ": along ", w["series"], " the "
+            "refuted", reason(what, " exceeds the stated bound with ", fitted, ": along ", names[worst], " the "
                               "certified lower end is ", Number(w["max_excess"], digits=3), " times the bound at ",
                               point_parts(w["worst"]), ", and ", growth, ": no constant fitted before the held-out points "
                               "keeps it below"),
@@ -235,7 +237,7 @@ def bound(stated: StatedClaim, series: Sequence[BoundSeries], *, derived: dict |
                              pm(w["max_excess"], w["excess_uncertainty"]), "; ", growth),
             evidence=ev)
     items = []
-    for row in summary:
+    for row, name in zip(summary, names):
         rel = relation(row["max_excess"], 1.0, z * row["excess_uncertainty"])
         trend = row["growth"]
         if trend < -z * row["growth_se"]:
@@ -247,7 +249,7 @@ def bound(stated: StatedClaim, series: Sequence[BoundSeries], *, derived: dict |
                      else "levels off")
         else:
             loose = ("sharp along ", _unit(row), " (growth ", pm(trend, row["growth_se"], digits=3), ")")
-        items.append(("along ", row["series"], ": ", what, " reaches at most ",
+        items.append(("along ", name, ": ", what, " reaches at most ",
                       pm(row["max_excess"], row["excess_uncertainty"]), " times the bound (", rel, " it), ", *loose))
     return ClaimVerdict("not_refuted", reason("an upper bound consistent with the evidence, with ", fitted, ":",
                                               items=items), evidence=ev)

@@ -189,7 +189,8 @@ def _inf_series(f) -> BoundSeries | None:
     pts = tuple(BoundPoint(float(f.t_inf[i]), {"t": np.array([f.t_inf[i]]), "beta": np.array([np.inf])},
                            np.array([f.E_lower[i]]), np.array([f.E_upper[i]]), tuple(np.array([r[m]]) for r in reps))
                 for m, i in enumerate(use))
-    return BoundSeries("t at beta = inf (E(t))", "t", pts, max(2, len(pts) // 3), scale="linear")
+    return BoundSeries(reason(Math(T), " at ", Math(sp.Eq(BETA, sp.oo)), " (", Math(sp.Function("E")(T)), ")"), "t",
+                       pts, max(2, len(pts) // 3), scale="linear")
 
 
 def _beta_series(f) -> list[BoundSeries]:
@@ -204,15 +205,16 @@ def _beta_series(f) -> list[BoundSeries]:
         m = ok[k] & early
         pts.append(BoundPoint(b, {"t": f.t[m], "beta": np.full(m.sum(), b)}, f.W_lower[k][m], f.W_upper[k][m],
                               tuple(s[k][m] for s in f.W_samples)))
-    out = [BoundSeries(f"beta (max over t <= {f.t[-1] / 3:.3g})", "beta", tuple(pts), 1, scale="log")]
+    out = [BoundSeries(reason(Math(BETA), " (max over ", Math(T), " ", Math(r"\leq"), " ", Number(f.t[-1] / 3, digits=3),
+                              ")"), "beta", tuple(pts), 1, scale="log")]
     for k, b in enumerate(f.betas):
         idx = np.nonzero(ok[k])[0]
         tp = tuple(BoundPoint(float(f.t[i]), {"t": np.array([f.t[i]]), "beta": np.array([b])},
                               np.array([f.W_lower[k][i]]), np.array([f.W_upper[k][i]]),
                               tuple(np.array([s[k][i]]) for s in f.W_samples)) for i in idx)
         n_early = int(np.sum(early[idx]))
-        out.append(BoundSeries(f"t at beta = {b:g}", "t", tp, n_early if k == 0 else 0, scale="linear",
-                               tail_from=n_early))
+        out.append(BoundSeries(reason(Math(T), " at ", Math(BETA), " = ", Number(b, digits=6)), "t", tp,
+                               n_early if k == 0 else 0, scale="linear", tail_from=n_early))
     return out
 
 
@@ -243,15 +245,16 @@ def _d_series(f) -> list[BoundSeries]:
         pts = tuple(BoundPoint(b, {"t": np.array([f.t[j]]), "beta": np.array([b])}, np.array([f.D[k, j]]),
                                np.array([f.D[k, j]]), tuple(np.array([s[k, j]]) for s in f.D_samples))
                     for k, b in enumerate(f.betas))
-        out.append(BoundSeries(f"beta at t = {f.t[j]:g} (D)", "beta", pts, 1, scale="log"))
+        out.append(BoundSeries(reason(Math(BETA), " at ", Math(T), " = ", Number(f.t[j], digits=6), " (", Math(D), ")"),
+                               "beta", pts, 1, scale="log"))
     for k, b in enumerate(f.betas):
         idx = np.nonzero((f.t > 0) & (f.t <= max(f.t_min[k], f.t_groenwall)) & ok[k])[0]
         n_early = int(np.sum(f.t[idx] <= t_fit))
         pts = tuple(BoundPoint(float(f.t[i]), {"t": np.array([f.t[i]]), "beta": np.array([b])}, np.array([f.D[k, i]]),
                                np.array([f.D[k, i]]), tuple(np.array([s[k, i]]) for s in f.D_samples)) for i in idx)
         if len(pts) - n_early >= 2:
-            out.append(BoundSeries(f"t at beta = {b:g} (D)", "t", pts, n_early if k == 0 else 0, scale="linear",
-                                   tail_from=n_early))
+            out.append(BoundSeries(reason(Math(T), " at ", Math(BETA), " = ", Number(b, digits=6), " (", Math(D), ")"),
+                                   "t", pts, n_early if k == 0 else 0, scale="linear", tail_from=n_early))
     return out
 
 
@@ -296,18 +299,12 @@ PLUS_MINUS = Math(r"\pm")
 
 
 def _d_definition(text: str) -> tuple:
-    """The check's definition of D (one of ``w2.D_DEFINITIONS``) as parts: its formula as SymPy mathematics; a
+    """The check's definition of D (one of ``w2_notation.D_DEFINITIONS``) as parts (``w2_notation.D_TYPED``); a
     definition this module does not know stays the check's words."""
-    from attnverify.checks.meanfield.w2 import D_DEFINITIONS
+    from attnverify.checks.meanfield.w2_notation import D_DEFINITIONS, D_TYPED
 
-    i, n, t = sp.Symbol("i"), sp.Symbol("N"), sp.Symbol("t")
-    x_beta, x_inf = sp.Function("x_i^beta")(t), sp.Function(r"x^{\infty}_{i}")(t)
-    typed = {
-        D_DEFINITIONS["exact"]: item(Math(sp.Function("W_2")(sp.Symbol("mu_t^beta"), sp.Symbol(r"\mu^{\infty}_{t}"))),
-                                     " (exact, assignment)"),
-        D_DEFINITIONS["synchronous"]: item(Math(sp.sqrt(sp.Sum(sp.Abs(x_beta - x_inf) ** 2, (i, 1, n)) / n)),
-                                           " (synchronous coupling, ", Math(r"\geq"), " ", Math(sp.Symbol("W_2")), ")")}
-    return typed.get(text, item(text))
+    coupling = next((k for k, v in D_DEFINITIONS.items() if v == text), None)
+    return D_TYPED[coupling].lead if coupling else item(text)
 
 
 def _d_findings(f) -> tuple:

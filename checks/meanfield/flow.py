@@ -27,6 +27,9 @@ from attnverify.theory.meanfield import THEORY
 TO = Math(r"\to")          # "from ... to ..." in the refinement study
 #: the largest distance of the integrated flow from the closed form (LaTeX: SymPy has no norm of a difference)
 FLOW_ERROR = Math(r"\max_{t, x_{0}} \|x_{\mathrm{ode}}(t) - x_{\mathrm{closed}}(t)\|")
+# the plots' labels: the time t, a start x_0, the first coordinate x_1(t) of a trajectory
+_T = sp.Symbol("t")
+T_MATH, X_0, X_1_OF_T = Math(_T), Math(sp.Symbol("x_0")), Math(sp.Function("x_1")(_T))
 
 
 def start_paths(x0: np.ndarray, B: np.ndarray, V: np.ndarray, times: np.ndarray, rtols: tuple,
@@ -109,8 +112,9 @@ def _zero_temperature_flow(p: dict, ctx: Context) -> Evidence:
                  "certificates": [dict(c) for c in ctx.theory.spectrum(B, V).certificates]},
         plots=[Plot(title="closed form vs DOP853: refinement study", xlabel="integrator rtol",
                     ylabel="max error", logx=True, logy=True,
-                    series=[Series("max_t ||x_ode - x_closed||", list(rtols), worst.tolist(), style="o-"),
+                    series=[Series(reason(FLOW_ERROR), list(rtols), worst.tolist(), style="o-"),
                             Series("threshold", [rtols[0], rtols[-1]], [tol, tol], style="--")]),
-               Plot(title="closed-form trajectories (first coordinate)", xlabel="t", ylabel="x_1(t)",
-                    series=[Series(f"x0 #{i}", times.tolist(), c[:, 0].tolist()) for i, c in enumerate(closed)])],
+               Plot(title="closed-form trajectories (first coordinate)", xlabel=reason(T_MATH), ylabel=reason(X_1_OF_T),
+                    series=[Series(reason(X_0, " #", Number(i)), times.tolist(), c[:, 0].tolist())
+                            for i, c in enumerate(closed)])],
     )

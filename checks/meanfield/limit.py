@@ -42,6 +42,9 @@ TERMS = 4
 ROUNDING_ULPS = 64        # float rounding of X_inf and of the expansion: 64 eps ||V||_2 (measured <= 5)
 
 BETA = sp.Symbol("beta")
+#: the plot's labels: beta and the sup error of the field at finite beta, sup_x |X_beta - X_inf|
+BETA_MATH = Math(BETA)
+SUP_ERROR = Math(sp.Function(r"\sup_{x}")(sp.Abs(sp.Symbol("X_beta") - sp.Symbol(r"X_{\infty}"))))
 #: the allowance's terms as mathematics: twice the first omitted term, the float rounding
 OMITTED = Math(sp.Mul(2, sp.Abs(sp.Symbol(f"e_{TERMS}")), sp.Pow(BETA, -TERMS, evaluate=False), evaluate=False))
 ROUNDING = Math(sp.Mul(ROUNDING_ULPS, sp.Symbol("epsilon"), sp.Symbol(r"\|V\|_{2}"), evaluate=False))
@@ -246,7 +249,7 @@ def _decide(p: dict, betas: np.ndarray, X: np.ndarray, B: np.ndarray, V: np.ndar
                            "attnverify.theory.meanfield.asymptotics); measured: polar angle about the maximiser, "
                            "sphere moments in closed form, 1-D integrals by FLINT/Arb acb.integral (rigorous)",
                  "certificates": certs},
-        plots=[Plot(title="zero-temperature limit: sup_x |X_beta - X_inf|", xlabel="beta", ylabel="error",
+        plots=[Plot(title=reason("zero-temperature limit: ", SUP_ERROR), xlabel=reason(BETA_MATH), ylabel="error",
                     series=[Series("measured (certified quadrature)", betas, np.maximum(sup, 1e-300), style="o"),
                             Series("derived (Laplace expansion, 4 terms)", betas, np.maximum(derived_sup, 1e-300),
                                    style="-")],

@@ -38,6 +38,8 @@ ROUNDOFF = sp.Mul(64, sp.Symbol("d"), sp.Symbol("epsilon"), sp.Symbol(r"\|V\|_{2
 #: the metrics: how close a trajectory comes to the derived limit, and a fitted rate's relative error (LaTeX: words)
 CLOSEST = sp.Function(r"\min_{t}")(sp.Abs(sp.Function("x")(T) - PI_X0))
 RATE_ERROR = Math(r"|\text{fitted rate} - \text{derived rate}| / \text{derived rate}")
+#: the plot's labels: the distance |x(t) - Pi(x0)| to the derived limit, the time t
+DISTANCE, T_MATH = Math(sp.Abs(sp.Function("x")(T) - PI_X0)), Math(T)
 
 
 def fit_rate(ts: np.ndarray, dist: np.ndarray, lo: float, hi: float) -> tuple[float, int]:
@@ -200,10 +202,10 @@ def _projection_stationary(p: dict, ctx: Context) -> Evidence:
                  "final_distance": fine[:, -1].tolist(),
                  "P_E_error_bound": spec.P_E_error, "cluster_tolerance": spec.cluster_tol,
                  "certificates": [dict(c) for c in spec.certificates]},
-        plots=[Plot(title="|x(t) - Pi(x0)| and the derived exponential rate", xlabel="t",
+        plots=[Plot(title=reason(DISTANCE, " and the derived exponential rate"), xlabel=reason(T_MATH),
                     ylabel="distance", logy=True,
                     series=[s for i, dd in enumerate(fine) for s in (
-                        Series(f"trajectory #{i}", times.tolist(), np.maximum(dd, 1e-17).tolist()),
-                        Series(f"derived rate #{i}", times.tolist(), _reference(times, dd, rates[i], mid).tolist(),
-                               style="--"))])],
+                        Series(reason("trajectory #", Number(i)), times.tolist(), np.maximum(dd, 1e-17).tolist()),
+                        Series(reason("derived rate #", Number(i)), times.tolist(),
+                               _reference(times, dd, rates[i], mid).tolist(), style="--"))])],
     )

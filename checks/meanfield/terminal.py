@@ -43,11 +43,12 @@ t_max 30; their refinement samples follow the same resolution rule as the main r
 from __future__ import annotations
 
 import numpy as np
+import sympy as sp
 
 from attnverify.checks.context import Context
 from attnverify.checks.evidence import Evidence, Plot, Series
 from attnverify.checks.params import Param
-from attnverify.checks.reason import Math, Reason
+from attnverify.checks.reason import Math, Number, Reason
 from attnverify.checks.registry import check
 from attnverify.checks.meanfield._model import (AUTO, KERNEL_PARAM, MODEL_PARAMS, Resolution, budget_param,
                                                 choose_resolution, fixed_resolution, floor_param, model_matrices,
@@ -122,6 +123,11 @@ WINDOW_SAMPLES = 12
 METRIC = Reason(("max over models, betas and compared rates (approach, rotation, escape) of ",
                  Math(r"|\mathrm{measured} - \mathrm{derived}| / \mathrm{derived}"),
                  ", in units of the rate's tolerance"))
+#: the plots' labels: the subspaces S and E, the masses q_S and q_E on them, the time t, beta, and the distance
+#: ||(I - P_S) c_k|| of a cluster centre c_k to S (LaTeX: a matrix acting on a vector)
+S_MATH, E_MATH, Q_MATH, T_MATH = (Math(sp.Symbol(x)) for x in ("S", "E", "q", "t"))
+Q_S, Q_E, BETA = Math(sp.Symbol("q_S")), Math(sp.Symbol("q_E")), Math(sp.Symbol("beta"))
+DISTANCE_TO_S = Math(r"\|(I - P_{S})\, c_{k}\|")
 
 
 def run_horizon(q: dict, r: float, omega: float) -> tuple[float, str]:
@@ -298,14 +304,19 @@ def _evidence(p: dict, outcomes: list[dict], derived: list[Derived], passed: boo
                 "refinement_resolved": o["resolved"], "nothing_compared_at_beta": o["silent"]}
 
     fit = f.t_switch_vs_log_beta
-    plots = [Plot(title="terminal phase (main model): mass on S (q_S, solid) and on E (q_E, dotted)", xlabel="t",
-                  ylabel="q", series=[Series(f"q_S beta={b:g}", t, r["qS"], style="-") for b, r in
-                                      zip(f.betas, main["main"])]
-                  + [Series(f"q_E beta={b:g}", t, r["qE"], style=":") for b, r in zip(f.betas, main["main"])])]
+    # the reason's builder is not used here: ``reason`` is this function's text of the verdict
+    plots = [Plot(title=Reason(("terminal phase (main model): mass on ", S_MATH, " (", Q_S, ", solid) and on ", E_MATH,
+                                " (", Q_E, ", dotted)")), xlabel=Reason((T_MATH,)), ylabel=Reason((Q_MATH,)),
+                  series=[Series(Reason((Q_S, ", ", BETA, " = ", Number(b, digits=6))), t, r["qS"], style="-")
+                          for b, r in zip(f.betas, main["main"])]
+                  + [Series(Reason((Q_E, ", ", BETA, " = ", Number(b, digits=6))), t, r["qE"], style=":")
+                     for b, r in zip(f.betas, main["main"])])]
     for o in outcomes:
-        plots.append(Plot(title=f"{o['name']}: distance of each cluster centre to S (derived rate "
-                                f"{o['findings'].approach_rate:.4g})", xlabel="t", ylabel="|(I - P_S) c_k|", logy=True,
-                          series=[Series(f"beta={b:g} cluster {j}", o["t"], np.maximum(c["dist_S"], 1e-17), style="-")
+        plots.append(Plot(title=Reason((o["name"], ": distance of each cluster centre to ", S_MATH, " (derived rate ",
+                                        Number(o["findings"].approach_rate, digits=4), ")")),
+                          xlabel=Reason((T_MATH,)), ylabel=Reason((DISTANCE_TO_S,)), logy=True,
+                          series=[Series(Reason((BETA, " = ", Number(b, digits=6), ", cluster ", Number(j))), o["t"],
+                                         np.maximum(c["dist_S"], 1e-17), style="-")
                                   for b, r in zip(o["findings"].betas, o["main"]) for j, c in enumerate(r["clusters"])]))
     return Evidence(
         metric=METRIC,

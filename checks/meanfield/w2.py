@@ -38,10 +38,13 @@ from attnverify.checks.reason import Math, Number, bracket, item, reason
 from attnverify.checks.reason_values import joined, number_or_na
 from attnverify.checks.registry import check
 from attnverify.checks.meanfield.window_sampling import refine_through_window
+from attnverify.checks.meanfield.w2_notation import (ATOM_RATE, ATOM_RATE_ERROR, BETA, BETA_MATH, C, C1, C1_ERROR,
+                                                     D_BETA_T, D_DEFINITIONS, D_MATH, D_TYPED, E_END, E_T, H_STEP,
+                                                     LOG_NORM, PI, T, T_INF, T_MATH, W2_BETA, W2_MATH, W2_TARGET,
+                                                     X_INF, X_STAR)
 from attnverify.checks.meanfield._model import (D3_PARAM, KERNEL_PARAM, MODEL_PARAMS, Resolution, budget_param,
-                                                choose_resolution, floor_param, model_matrices,
-                                                n_particles_param, validate_betas, validate_model,
-                                                with_d3_case)
+                                                choose_resolution, floor_param, model_matrices, n_particles_param,
+                                                validate_betas, validate_model, with_d3_case)
 from attnverify.checks.stats import decay_rate, linfit, minimum
 from attnverify.numerics.kernel import dense_moments
 from attnverify.numerics.meanfield.particles import NonFiniteField, attention_field, simulate
@@ -53,23 +56,10 @@ from attnverify.theory.meanfield import THEORY
 __all__ = ["beta_curves", "inf_distance", "particle_rates", "beta_exponent", "W2Findings", "w2_bound"]
 
 EXACT_D_LIMIT = 4000     # largest N for D by assignment (O(N^3) time, N^2 memory)
-D_DEFINITIONS = {"exact": "W2(mu^beta_t, mu^inf_t) (exact, assignment)",
-                 "synchronous": "(1/N sum_i |x_i^beta(t) - x_i^inf(t)|^2)^(1/2) (synchronous coupling, >= W2)"}
 N_RATE_ATOMS = 24        # atoms whose derived rate (SymPy Jacobian, ~0.06 s each) is compared with the particle's
 D3_SETTINGS = {"n_particles": 0, "particle_budget": 1000, "min_particles": 500, "betas": (10.0, 31.6, 100.0, 316.0),
                "D_coupling": "synchronous"}
-# the mathematics of the reasons, named as in the claims (attnverify.checks.meanfield.claims)
-BETA, T, PI, C, C1, X_INF = sp.symbols(r"beta t Pi c C_1 X_{\infty}")
-PI_MU0, X_STAR, _d = sp.Symbol(r"\Pi_{\#}\mu_{0}"), sp.Symbol("x^*"), sp.Symbol("d")
-_H, T_INF = sp.Symbol("h"), Math(sp.Symbol(r"t_{\infty}"))       # the finite-difference step, the horizon
-E_T = sp.Eq(sp.Function("E")(T), sp.Function("W_2")(sp.Symbol(r"\mu^{\infty}_{t}"), PI_MU0))
-W2_TARGET = sp.Function("W_2")(sp.Symbol("mu"), PI_MU0)
-ATOM_RATE = sp.Symbol("gamma") / sp.Abs(sp.Symbol("B^T") * X_STAR)
-LOG_NORM = sp.MatrixSymbol("v", _d, 1).T * sp.MatrixSymbol("J", _d, _d) * sp.MatrixSymbol("v", _d, 1)
-#: the metric's three terms, each over its tolerance (LaTeX: words and tolerances in the maths)
-C1_ERROR = Math(r"|C_{1}^{\mathrm{numerical}} - C_{1}^{\mathrm{derived}}| / (C_{1,\mathrm{tol}}\, C_{1})")
-E_END = Math(r"E(t_{\mathrm{end}}) / \text{window lo}")
-ATOM_RATE_ERROR = Math(r"|\text{fitted rate} - \text{derived rate}| / (c_{\mathrm{tol}}\, \text{derived rate})")
+
 
 
 @dataclass(frozen=True)
@@ -394,7 +384,8 @@ def decide(theory, p: dict, ana: dict, num: dict) -> dict:
     if passed or (e_reached and C1_rel - fd_spread <= p["C1_tol"]):
         if fd_spread * 10 > p["C1_tol"]:
             unresolved = reason("the extrapolated finite-difference log-norm moves by ", Number(fd_spread, digits=2),
-                                " between steps ", Math(sp.Tuple(_H, 2 * _H)), " and ", Math(sp.Tuple(2 * _H, 4 * _H)),
+                                " between steps ", Math(sp.Tuple(H_STEP, 2 * H_STEP)), " and ",
+                                Math(sp.Tuple(2 * H_STEP, 4 * H_STEP)),
                                 ", more than C1_tol / 10 = ", Number(p["C1_tol"] / 10, digits=2))
         elif len(ok) < max(2, main["dist"].shape[1] // 2):
             unresolved = reason("only ", Number(len(ok)), " of ", Number(int(main["dist"].shape[1])), " particles "
@@ -447,7 +438,7 @@ def evidence(p: dict, res: Resolution, betas: np.ndarray, ana: dict, num: dict, 
                    joined(Number(v, digits=4) for v in ana["c_atom"]), ")"))
     e_text = (item("decays through the window: the derived ", Math(PI), " is the limit of the flow") if dec["e_reached"]
               else item("never reaches the fit window: ", Math(PI), " is not the limit of the flow (or the horizon ",
-                        Math(sp.Symbol(r"t_{\infty}")), " is too short)"))
+                        T_INF, " is too short)"))
     return Evidence(
         metric=reason("max of ", C1_ERROR, ", ", E_END, ", and max over atoms of ", ATOM_RATE_ERROR),
         observed=dec["observed"],
@@ -470,28 +461,26 @@ def evidence(p: dict, res: Resolution, betas: np.ndarray, ana: dict, num: dict, 
                  "E": ((main["E_lo"] + main["E_hi"]) / 2).tolist(), "C1_derived": ana["C1"],
                  "C1_observed": dec["C1_obs"], "C1_relative_difference": dec["C1_rel"],
                  "C1_fd_refinement": dec["fd_spread"], "C1_x_star": num["obs"]["x_star"], "C1_method": ana["C1_method"],
-                 "c_bound": ana["c"], "c_atom": ana["c_atom"].tolist(), "c_atoms_range": [float(np.min(rates)),
-                                                                                          float(np.max(rates))],
-                 "c_fit_E": dec["c_fit_E"], "atom_rate_max_relative_difference": dec["rate_rel"],
+                 "c_bound": ana["c"], "c_atom": ana["c_atom"].tolist(), "c_fit_E": dec["c_fit_E"],
+                 "c_atoms_range": [float(np.min(rates)), float(np.max(rates))],
+                 "atom_rate_max_relative_difference": dec["rate_rel"],
                  "e_window": [lo, hi], "e_window_reached": dec["e_reached"], "dim_E": ana["dim_E"],
                  "t_min": list(findings.t_min), "t_min_vs_log_beta": pi["t_fit"],
                  "D_beta_exponent": pi["ex"], "D_growth_rate": list(pi["growth"]), "dimension": int(p["d"]),
                  "integrator": f"DOPRI5(4) + projection, rtol {p['rtol']}, {p['kernel']} kernel; zero-temperature "
                                "flow by the same integrator at beta = inf"},
         # mathtext titles; values <= 0 (D(beta, 0) = 0: both flows start at mu_0) have no place on a log axis
-        plots=[Plot(title=r"Theorem 1: $W_2(\mu^\beta_t, \Pi_\#\mu_0)$ and $E(t) = W_2(\mu^\infty_t, \Pi_\#\mu_0)$",
-                    xlabel="t", ylabel="W2", logy=True,
-                    series=[Series(f"beta={b:g}", t[np.isfinite(w)], np.where(w[np.isfinite(w)] > 0, w[np.isfinite(w)],
-                                                                               np.nan), style="o-")
+        plots=[Plot(title=reason("Theorem 1: ", W2_BETA, " and ", Math(E_T)),
+                    xlabel=reason(T_MATH), ylabel=reason(W2_MATH), logy=True,
+                    series=[Series(reason(BETA_MATH, " = ", Number(b, digits=6)), t[np.isfinite(w)],
+                                   np.where(w[np.isfinite(w)] > 0, w[np.isfinite(w)], np.nan), style="o-")
                             for b, w in zip(betas, W_mid[0])]
-                    + [Series("beta = inf", main["times"], np.where((main["E_lo"] + main["E_hi"]) > 0,
-                                                                    (main["E_lo"] + main["E_hi"]) / 2, np.nan),
+                    + [Series(reason(BETA_MATH, " = ", Math(sp.oo)), main["times"],
+                              np.where((main["E_lo"] + main["E_hi"]) > 0, (main["E_lo"] + main["E_hi"]) / 2, np.nan),
                               style="-")]),
-               Plot(title=r"proof-internal $D(\beta, t)$ = " + {
-                        "exact": r"$W_2(\mu^\beta_t, \mu^\infty_t)$ (exact, assignment)",
-                        "synchronous": r"$(\frac{1}{N}\sum_i |x_i^\beta(t) - x_i^\infty(t)|^2)^{1/2}$ (synchronous "
-                                       r"coupling, $\geq W_2$)"}[p["D_coupling"]], xlabel="t", ylabel="W2", logy=True,
-                    series=[Series(f"D beta={b:g}", t[np.isfinite(dd)], np.where(dd[np.isfinite(dd)] > 0,
-                                                                                 dd[np.isfinite(dd)], np.nan),
-                                   style="o-") for b, dd in zip(betas, D[0])])],
+               Plot(title=reason("proof-internal ", D_BETA_T, " = ", D_TYPED[p["D_coupling"]]),
+                    xlabel=reason(T_MATH), ylabel=reason(W2_MATH), logy=True,
+                    series=[Series(reason(D_MATH, ", ", BETA_MATH, " = ", Number(b, digits=6)), t[np.isfinite(dd)],
+                                   np.where(dd[np.isfinite(dd)] > 0, dd[np.isfinite(dd)], np.nan), style="o-")
+                            for b, dd in zip(betas, D[0])])],
     )

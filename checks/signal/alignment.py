@@ -57,6 +57,10 @@ STEP_LIMIT = Math(sp.sqrt(C_STEP / sp.Symbol(r"\max \mathbb{E}|g|^{2}")))
 #: the statistic: max(|z_scale| / t*_scale, max_t |z_t| / t*_time), each z-score over its threshold
 RATIO = Math(sp.Function("max")(sp.Abs(sp.Symbol("z_scale")) / sp.Symbol("t_scale^*"),
                                 sp.Function(r"\max_{t}")(sp.Abs(sp.Symbol("z_t"))) / sp.Symbol("t_time^*")))
+# the plots' labels: the overlap rho, |rho|, the ODE's time t = sum of the steps (no sum without bounds in SymPy), the
+# model's sizes and theta
+RHO, ABS_RHO, TIME_AS_STEPS = Math(sp.Symbol("rho")), Math(sp.Abs(sp.Symbol("rho"))), Math(r"t = \sum_{j} \eta_{j}")
+R_MATH, L_MATH, D_MATH, THETA = (Math(sp.Symbol(x)) for x in ("R", "L", "d", "theta"))
 GRID = np.concatenate([np.linspace(-1.0, 0.8, 10), [0.9, 0.95, 0.98, 0.99, 0.995, 1.0]])
 
 
@@ -311,14 +315,16 @@ def _evidence(p: dict, model: SignalModel, moments: dict, runs: dict, an: dict, 
                                 "predicted_abs": q.predicted_abs} for q in points],
                  "grad_energy_grid_rho": GRID, "grad_energy_grid": moments["energy"],
                  "var_xi_gradient_grid": moments["var_y"], "nuisance_mass_final": runs["nuisance_mass_final"]},
-        plots=[Plot(title=f"SGA alignment, {n} runs (R={model.R}, L={model.L}, d={model.d}, theta={model.theta:g})",
-                    xlabel="t = sum eta_j", ylabel="rho (mirrored for the symmetric model)",
+        plots=[Plot(title=reason("SGA alignment, ", Number(n), " runs (", R_MATH, " = ", Number(model.R), ", ", L_MATH,
+                                 " = ", Number(model.L), ", ", D_MATH, " = ", Number(model.d), ", ", THETA, " = ",
+                                 Number(model.theta, digits=6), ")"),
+                    xlabel=reason(TIME_AS_STEPS), ylabel=reason(RHO, " (mirrored for the symmetric model)"),
                     series=[Series("mean of runs", runs["time"][j0:], an["rho"].mean(axis=0),
                                    yerr=an["rho"].std(axis=0, ddof=1) / np.sqrt(n), style="o"),
                             Series("mean of predicted paths (ODE + second-order terms)", runs["time"][j0:],
                                    pred.mean(axis=0))]),
-               Plot(title="mean final |rho| of the schedule stopped at each recorded step", xlabel="final step size",
-                    ylabel="mean |rho|", logx=True,
+               Plot(title=reason("mean final ", ABS_RHO, " of the schedule stopped at each recorded step"),
+                    xlabel="final step size", ylabel=reason("mean ", ABS_RHO), logx=True,
                     series=[Series("measured", [q.eta_final for q in points], [q.mean_abs for q in points],
                                    yerr=[q.se_abs for q in points], style="o"),
                             Series("derived (second-order mean path)", [q.eta_final for q in findings.tested],

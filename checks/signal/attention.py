@@ -53,6 +53,10 @@ ABS_Z, RHO, R_L = Math(sp.Abs(sp.Symbol("z"))), Math(sp.Symbol("rho")), Math(sp.
 #: the expansion parameter of the O(1/L) term (expansion_parameter)
 C2 = Math(sp.Eq(sp.Symbol("c_2"), (sp.exp(beta ** 2 * sigma ** 2) - 1) * (1 / R + 1 / (L - R))))
 SYMBOLS = {"theta": theta, "beta": beta, "sigma": sigma, "d": d}
+# the plots' labels: R/L, the sequence length L, and each scaling of (R, L) of :func:`scaling_pairs` by its name
+R_OVER_L, L_MATH = Math(R / L), Math(L)
+SCALING_LABELS = {"R/(L-R) growing": reason(Math(R / (L - R)), " growing"), "R/L fixed": reason(R_OVER_L, " fixed"),
+                  "R = sqrt(L)": reason(Math(sp.Eq(R, sp.sqrt(L))))}
 
 
 @dataclass(frozen=True)
@@ -305,14 +309,18 @@ def attention_on_noise(p: dict, ctx: Context) -> Evidence:
             model_of(p), dict(limits),
             {name: tuple(ScalingPoint(r["R"], r["L"], r["closed_form_rho1"], r["monte_carlo"], r["mc_se"])
                          for r in rows) for name, rows in scaling.items()}),
-        plots=[Plot(title="nuisance attention mass vs alignment", xlabel="rho", ylabel="mass on nuisance tokens",
-                    series=[s for (R, L), e in zip(pairs, ests)
-                            for s in (Series(f"closed form, R/L = {R / L:.3g}", grid, closed(R, L, grid)),
-                                      Series(f"Monte Carlo, R/L = {R / L:.3g}", rhos, e.mean, yerr=e.se,
-                                             style="o"))]),
-               Plot(title="nuisance mass at rho = 1 along scalings", xlabel="L", ylabel="mass", logx=True,
+        plots=[Plot(title="nuisance attention mass vs alignment", xlabel=reason(RHO), ylabel="mass on nuisance tokens",
+                    series=[s for (R_, L_), e in zip(pairs, ests)
+                            for s in (Series(reason("closed form, ", R_OVER_L, " = ", Number(R_ / L_, digits=3)), grid,
+                                             closed(R_, L_, grid)),
+                                      Series(reason("Monte Carlo, ", R_OVER_L, " = ", Number(R_ / L_, digits=3)), rhos,
+                                             e.mean, yerr=e.se, style="o"))]),
+               Plot(title=reason("nuisance mass at ", RHO, " = ", Number(1), " along scalings"), xlabel=reason(L_MATH),
+                    ylabel="mass", logx=True,
                     series=[s for name, rows in scaling.items()
-                            for s in (Series(name, [r["L"] for r in rows], [r["closed_form_rho1"] for r in rows]),
-                                      Series(f"{name} (MC)", [r["L"] for r in rows], [r["monte_carlo"] for r in rows],
-                                             yerr=[r["mc_se"] for r in rows], style="o"))])],
+                            for s in (Series(SCALING_LABELS.get(name, name), [r["L"] for r in rows],
+                                             [r["closed_form_rho1"] for r in rows]),
+                                      Series(reason(SCALING_LABELS.get(name, name), " (MC)"), [r["L"] for r in rows],
+                                             [r["monte_carlo"] for r in rows], yerr=[r["mc_se"] for r in rows],
+                                             style="o"))])],
     )

@@ -33,7 +33,7 @@ import numpy as np
 import sympy as sp
 
 from attnverify.checks.context import Context
-from attnverify.checks.evidence import Evidence, Plot, Series
+from attnverify.checks.evidence import Evidence, Plot, Series, refusal_reason
 from attnverify.checks.params import Param
 from attnverify.checks.reason import Math, Number, item, reason
 from attnverify.checks.reason_values import pm_or_na
@@ -52,6 +52,10 @@ _LABEL = {1: "repelling", -1: "attracting", 0: "inconclusive"}   # the sign of J
 F_PRIME, Z, MINUS_XI = Math(sp.Symbol(r"F^{\prime}")), Math(sp.Symbol("z")), Math(-sp.Symbol("xi"))
 THETA_STAR, PM, MP, TIMES = Math(sp.Symbol("theta^*")), Math(r"\pm"), Math(r"\mp"), Math(r"\times")
 J_PRIME, THETA = Math(sp.Symbol(r"J^{\prime}")), Math(sp.Symbol("theta"))
+# the plots' labels: rho, J'(rho) and the Monte Carlo objective's derivative at dimension d, J_d'(rho)
+RHO = Math(sp.Symbol("rho"))
+J_PRIME_OF_RHO = Math(sp.Function(r"J^{\prime}")(sp.Symbol("rho")))
+J_D_PRIME_OF_RHO = Math(sp.Function(r"J^{\prime}_{d}")(sp.Symbol("rho")))
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -214,7 +218,7 @@ def analytic_side(p: dict, theory: Any) -> dict:
         except OutsideCertifiedRange as exc:        # theta* (1 -+ margin) beyond what can be certified: not tested
             thr = []
             skipped = item("the ", MINUS_XI, " threshold tests at ", THETA_STAR, " (1 ", MP, " ",
-                           Number(p["threshold_margin"], digits=6), f") were not run ({exc})")
+                           Number(p["threshold_margin"], digits=6), ") were not run (", refusal_reason(exc), ")")
     cert = theory.minus_xi_certificate(vals, "fixed", fs)
     return {"vals": vals, "eqs": eqs, "probes": probe_points(eqs, p["delta"]),
             "grid": np.linspace(-1.0, 1.0, p["grid_points"] + 2)[1:-1], "theta_star": th_star, "thresholds": thr,
@@ -366,9 +370,10 @@ def _evidence(p: dict, plan: dict, dec: dict, z: float, main: dict) -> Evidence:
     level = p["alpha"]
     findings = findings_of(p, plan, dec, z, main)
     grid = plan["grid"]
-    plots = [Plot(title=f"Monte Carlo J_d'(rho) (sign of the SGA drift), sign={sign}", xlabel="rho",
-                  ylabel="J'(rho)",
-                  series=[Series(f"grid (+- {z:.2f} se)", grid, main["mean"][:g], yerr=z * main["se"][:g], style="o"),
+    plots = [Plot(title=reason("Monte Carlo ", J_D_PRIME_OF_RHO, " (sign of the SGA drift), sign: ", sign),
+                  xlabel=reason(RHO), ylabel=reason(J_PRIME_OF_RHO),
+                  series=[Series(reason("grid (", PM, " ", Number(z, digits=3), " se)"), grid, main["mean"][:g],
+                                 yerr=z * main["se"][:g], style="o"),
                           Series("probes", [q["rho"] for q in probes], [q["mean"] for q in probes],
                                  yerr=[z * q["se"] for q in probes], style="s"),
                           Series("attracting equilibria (certified)", [e.rho for e in eqs if e.stable],

@@ -49,6 +49,11 @@ ABS_Z, LE, BETA_SIGMA = Math(sp.Abs(sp.Symbol("z"))), Math(r"\leq"), Math(sp.Sym
 _R, _N = sp.Symbol("R"), sp.Symbol("n")
 SE_OF_SD = Math(sp.Eq(sp.Symbol(r"\mathrm{se}"), sp.Symbol(r"\mathrm{sd}") / sp.sqrt(_N)))   # se = sd/sqrt(n)
 ORDER_1_OVER_R, ORDER_1_OVER_R2 = Math(sp.Function("O")(1 / _R)), Math(sp.Function("O")(1 / _R ** 2))
+# the plots' labels: the objective J, J(rho), theta, the centre rho_0 of the step and the scaled distance from it
+_RHO, _RHO_0 = sp.Symbol("rho"), sp.Symbol("rho_0")
+J_MATH, J_OF_RHO = Math(sp.Symbol("J")), Math(sp.Function("J")(_RHO))
+THETA, RHO_0 = Math(sp.Symbol("theta")), Math(_RHO_0)
+SCALED_RHO = Math((_RHO - _RHO_0) * sp.Symbol("beta") * sp.Symbol("theta"))      # (rho - rho_0) beta theta
 #: a z-score of the family: z = (MC - closed form) / se
 Z_SCORE = Math(sp.Eq(sp.Symbol("z"), (sp.Symbol(r"\mathrm{MC}") - sp.Symbol(r"\text{closed form}"))
                      / sp.Symbol(r"\mathrm{se}")))
@@ -193,14 +198,16 @@ def low_temperature(p: dict, ctx: Context) -> Evidence:
                  "z_threshold": z_star,
                  "evaluation": "closed form in double precision, 30-digit mpmath where double overflows; Monte Carlo "
                                "softmax with max-subtraction (log-space)"},
-        plots=[Plot(title=f"J(rho) at low temperature (beta={p['beta']:g}, theta={p['theta']:g})",
-                    xlabel="(rho - rho_0) beta theta", ylabel="J",
+        plots=[Plot(title=reason(J_OF_RHO, " at low temperature (", BETA, " = ", Number(p["beta"], digits=6), ", ",
+                                 THETA, " = ", Number(p["theta"], digits=6), ")"),
+                    xlabel=reason(SCALED_RHO), ylabel=reason(J_MATH),
                     series=[Series("closed form", (fine - rho0) / width,
                                    np.broadcast_to(J(fine, *args), fine.shape).astype(float)),
                             Series("Monte Carlo", (rhos - rho0) / width, mu, yerr=se, style="o")],
                     ),
-               Plot(title=f"J(rho) across the step: centre rho_0 = {rho0:.4g}, width {width:.3g}",
-                    xlabel="(rho - rho_0) beta theta", ylabel="J",
+               Plot(title=reason(J_OF_RHO, " across the step: centre ", RHO_0, " = ", Number(rho0, digits=4),
+                                 ", width ", Number(width, digits=3)),
+                    xlabel=reason(SCALED_RHO), ylabel=reason(J_MATH),
                     series=[Series("closed form", (step - rho0) / width,
                                    np.broadcast_to(J(step, *args), step.shape).astype(float)),
                             Series("Monte Carlo", (rhos[near] - rho0) / width, mu[near], yerr=se[near], style="o")],

@@ -54,6 +54,9 @@ _DEFAULTS = {"R": 400, "L": 8400}
 # the mathematics of the reason (attnverify.checks.reason: symbols in SymPy's naming convention)
 RHO, TIMES = Math(sp.Symbol("rho")), Math(r"\times")                # TIMES: a count times a count
 ABS_Z, LE = Math(sp.Abs(sp.Symbol("z"))), Math(r"\leq")
+# the plots' labels: the objective J and J(rho), theta, the dimension d and the sequence length L
+J_MATH, J_OF_RHO = Math(sp.Symbol("J")), Math(sp.Function("J")(sp.Symbol("rho")))
+THETA, D, L_MATH = Math(sp.Symbol("theta")), Math(sp.Symbol("d")), Math(sp.Symbol("L"))
 #: measured at beta = sigma = 1 (module docstring): remainder of the closed form <= REMAINDER_K d / (L R) of J (the
 #: worst point, theta = 2, rho = 1, gives K = 4.9 at L = 1050 and 6.7 at L = 4200), and the per-point relative
 #: standard error of the estimator ~ SE_K / sqrt(n L) (worst point, measured at L = 4200 and 8400)
@@ -152,7 +155,8 @@ def objective_vs_montecarlo(p: dict, ctx: Context) -> Evidence:
                        "se": est.se, "z": b["z"], "z_contrast_vs_rho_minus_1": b["z_contrast"],
                        "ratio_mc_over_closed": b["ratio"], "ratio_se": b["ratio_se"], "z_ratio": b["z_ratio"],
                        "max_abs_z": float(np.max(np.abs(np.concatenate([b["z"], b["z_contrast"], [b["z_ratio"]]]))))})
-        plots.append(Plot(title=f"J(rho), theta={th:g}, d={d}, L={p['L']}", xlabel="rho", ylabel="J",
+        plots.append(Plot(title=reason(J_OF_RHO, ", ", THETA, " = ", Number(th, digits=6), ", ", D, " = ", Number(d),
+                                 ", ", L_MATH, " = ", Number(p["L"])), xlabel=reason(RHO), ylabel=reason(J_MATH),
                           series=[Series("closed form + finite-size term", rhos, jf),
                                   Series("limit without finite-size term", rhos, j0, style="--"),
                                   Series("Monte Carlo", rhos, est.mean, yerr=est.se, style="o")]))

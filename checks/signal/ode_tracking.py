@@ -53,6 +53,9 @@ STEP_ENERGY = Math(r"\eta_{0}^{2} \max \mathbb{E}|g|^{2}")
 #: the statistic: max(|z_scale| / t*_scale, max_t |z_t| / t*_time), each z-score over its threshold
 RATIO = Math(sp.Function("max")(sp.Abs(sp.Symbol("z_scale")) / sp.Symbol("t_scale^*"),
                                 sp.Function(r"\max_{t}")(sp.Abs(sp.Symbol("z_t"))) / sp.Symbol("t_time^*")))
+# the plots' labels: the ODE's time t = sum of the steps (SymPy has no sum without bounds: its LaTeX), the overlap
+RHO, TIME_AS_STEPS = Math(sp.Symbol("rho")), Math(r"t = \sum_{j} \eta_{j}")
+ODE = Math(sp.Eq(sp.Symbol(r"\rho^{\prime}"), sp.Symbol("F")))          # the ODE rho' = F
 
 
 @dataclass(frozen=True)
@@ -203,10 +206,12 @@ def ode_tracks_sga(p: dict, ctx: Context) -> Evidence:
                        "max_abs_z_plain_ode": float(np.max(np.abs(z_ode))),
                        "order_eta_terms_max": float(np.max(np.abs(pred - ode))),
                        "fitted_scale_of_F": 1.0 + s_err, "fitted_scale_se": s_se, "z_scale": z_scale})
-        plots.append(Plot(title=f"SGA vs ODE, eta_0 = {eta0:g}", xlabel="t = sum eta_j", ylabel="rho",
-                          series=[Series("ODE rho' = F", t, ode),
+        plots.append(Plot(title=reason("SGA vs ODE, ", ETA_0, " = ", Number(eta0, digits=6)),
+                          xlabel=reason(TIME_AS_STEPS), ylabel=reason(RHO),
+                          series=[Series(reason("ODE ", ODE), t, ode),
                                   Series("second-order mean path", t, pred, style="--"),
-                                  Series(f"mean of {rho.shape[0]} SGA runs", t, mean, yerr=se, style="o")]))
+                                  Series(reason("mean of ", Number(rho.shape[0]), " SGA runs"), t, mean, yerr=se,
+                                         style="o")]))
     worst = max(ratios, default=0.0)
     if not scales:
         unresolved = reason("outside the expansion in the step: ", STEP_ENERGY, " = ",

@@ -50,6 +50,9 @@ RATIO = Math(sp.Function("max")(sp.Abs(sp.Symbol("z_scale")) / sp.Symbol("z_scal
                                 sp.Function(r"\max_{\rho}")(sp.Abs(sp.Symbol("z_rho"))) / sp.Symbol("z_grid^*")))
 #: what the grid's z-scores compare: E<xi, g> - F (LaTeX: SymPy would print -F first)
 GAP = Math(r"\mathbb{E}\langle \xi, g \rangle - F")
+# the plots' labels: the mean xi-component of the tangent gradient E<xi, g>, the field F(rho), the sizes L and d
+MEAN_XI_G, F_OF_RHO = Math(r"\mathbb{E}\langle \xi, g \rangle"), Math(sp.Function("F")(sp.Symbol("rho")))
+XI, L_MATH, D_MATH = Math(sp.Symbol("xi")), Math(sp.Symbol("L")), Math(sp.Symbol("d"))
 
 
 def _factor(x: float) -> Number:
@@ -138,9 +141,10 @@ def reduced_field_identity(p: dict, ctx: Context) -> Evidence:
                  "plain_mean": est["plain_mean"], "plain_se": est["plain_se"],
                  "control_variate_variance_ratio": est["variance_ratio"], "n_sequences": est["n"],
                  "remainder": "E<xi,g> = (1 - rho^2) J_d'(rho) exactly; the closed form F is accurate to O(L^-2)"},
-        plots=[Plot(title=f"mean xi-component of the tangent gradient (L={p['L']}, d={p['d']})", xlabel="rho",
-                    ylabel="E<xi, g>",
-                    series=[Series("F(rho) (closed form, finite size)", rhos, F),
-                            Series("F(rho), long-sequence limit", rhos, F_inf, style="--"),
+        plots=[Plot(title=reason("mean ", XI, "-component of the tangent gradient (", L_MATH, " = ", Number(p["L"]),
+                                 ", ", D_MATH, " = ", Number(p["d"]), ")"),
+                    xlabel=reason(RHO), ylabel=reason(MEAN_XI_G),
+                    series=[Series(reason(F_OF_RHO, " (closed form, finite size)"), rhos, F),
+                            Series(reason(F_OF_RHO, ", long-sequence limit"), rhos, F_inf, style="--"),
                             Series("Monte Carlo (control variates)", rhos, mean, yerr=se, style="o")])],
     )

@@ -53,6 +53,8 @@ _ETA, _G, _F_PRIME = sp.Symbol("eta"), sp.Symbol("g"), sp.Symbol(r"F^{\prime}")
 LE, GE, GT, Q = Math(r"\leq"), Math(r"\geq"), Math(">"), Math(sp.Symbol("q"))
 LT, THETA, RHO_0 = Math("<"), Math(sp.Symbol("theta")), Math(sp.Symbol("rho_0"))
 ETA_0, A = Math(sp.Symbol("eta_0")), Math(sp.Symbol("a"))          # the step schedule's parameters eta0 and a
+# the plots' labels: the overlap rho and the ODE's time t = sum of the steps (no sum without bounds in SymPy)
+RHO, TIME_AS_STEPS = Math(sp.Symbol("rho")), Math(r"t = \sum_{j} \eta_{j}")
 STEP_ANGLE = Math(_ETA * sp.Abs(_G))                               # eta |g|: the angle one step turns q by
 NOISE_WIDTH = Math(sp.sqrt(sp.Mul(_ETA, sp.Abs(_G) ** 2, sp.Pow(sp.Mul(2, sp.Abs(_F_PRIME), evaluate=False), -1,
                                                                 evaluate=False), evaluate=False), evaluate=False))
@@ -314,8 +316,10 @@ def sign_ambiguity(p: dict, ctx: Context) -> Evidence:
                              tuple(float(x) if s else float("nan") for x, s in zip(st["limit"], judged)),
                              tuple(bool(s) for s in judged), tuple(verdicts), bool(eqs[0].stable),
                              tuple(attractors)))
-        plots.append(Plot(title=f"SGA alignment, sign={sign}, theta={th:g}", xlabel="t (sum eta)", ylabel="rho",
-                          series=[Series(f"SGA rho0={r0:g}", times, paths[i]) for i, r0 in enumerate(rho0)]))
+        plots.append(Plot(title=reason("SGA alignment, sign: ", sign, ", ", THETA, " = ", Number(th, digits=6)),
+                          xlabel=reason(TIME_AS_STEPS), ylabel=reason(RHO),
+                          series=[Series(reason("SGA ", RHO_0, " = ", Number(float(r0), digits=6)), times, paths[i])
+                                  for i, r0 in enumerate(rho0)]))
     unresolved = None
     if not bad_runs and (unsettled or steep_runs):
         said = [item(Number(len(runs)), " SGA run(s) ", *what, ": ", *joined(runs[:4], "; "),

@@ -38,6 +38,9 @@ BINS = (0.0, 1e-3, 0.05, 0.3, 0.7, 0.95, 0.999, 1.0 + 1e-12)
 MIN_BIN = 30
 #: the calibration variance of a bin, the sum of w (1 - w) over its weights (LaTeX: a sum without its limits)
 CALIBRATION_VARIANCE = Math(r"\sum w\,(1 - w)")
+# the plot's labels: the latent location J_0 of a task, the event J_0 = l, the identity line y = x
+J0, J0_IS_L = Math(sp.Symbol("J_0")), Math(sp.Eq(sp.Symbol("J_0"), sp.Symbol("l")))
+IDENTITY = Math(sp.Eq(sp.Symbol("y"), sp.Symbol("x")))
 
 
 def bayes_draw_task(model_args: tuple, n: int, seed: np.random.SeedSequence, sample_tasks) -> dict:
@@ -151,9 +154,10 @@ def bayes_posterior(p: dict, ctx: Context) -> Evidence:
                       "correlated), so the test is conservative; ", Number(p["n_tasks"]), " tasks per ", Math(DIM)),
         passed=bool(worst <= z_star), analytic=excess, numeric=excess, uncertainty=excess_se,
         details={"calibration": cal, "ds": ds, "bayes_excess": excess, "bayes_excess_se": excess_se},
-        plots=[Plot(title="calibration of the derived posterior of J0", xlabel="mean derived weight in the bin",
-                    ylabel="frequency of J0 = l", series=[Series("bins", [r["mean_w"] for r in cal],
-                                                                 [r["freq"] for r in cal], style="o"),
-                                                          Series("y = x", [0, 1], [0, 1], style="-")])],
+        plots=[Plot(title=reason("calibration of the derived posterior of ", J0),
+                    xlabel="mean derived weight in the bin",
+                    ylabel=reason("frequency of ", J0_IS_L),
+                    series=[Series("bins", [r["mean_w"] for r in cal], [r["freq"] for r in cal], style="o"),
+                            Series(reason(IDENTITY), [0, 1], [0, 1], style="-")])],
         findings=BayesFindings(ds, tuple(excess), tuple(excess_se), worst, z_star),
     )

@@ -31,6 +31,9 @@ from attnverify.theory.slr.symbols import L as L_, eps as eps_, gamma as gamma_
 ABS_Z = Math(sp.Abs(sp.Symbol("z")))                 # the metric's z-scores, |z|
 #: the band the least-squares risk is expected in (LaTeX: SymPy would reorder R + ...)
 BAND = Math(r"[R, R + 2 R p / (n - p - 1)]")
+# the plot's labels: the excess risk of the best linear predictor R_lin - eps^2 (as in the check's formula), d and L
+LINEAR_EXCESS = Math(sp.Symbol(r"R_{\mathrm{lin}}") - sp.Symbol("epsilon") ** 2)
+D_MATH, L_MATH = Math(sp.Symbol("d")), Math(sp.Symbol("L"))
 
 
 def linear_task(model_args: tuple, n_train: int, n_test: int, seed: np.random.SeedSequence, linear_baseline,
@@ -105,11 +108,12 @@ def best_linear(p: dict, ctx: Context) -> Evidence:
         passed=bool(worst <= z_star), analytic=closed, numeric=[o["risk"] for o in out],
         uncertainty=[o["se"] for o in out],
         details={"cells": cells, "allowance": allow, "z": z},
-        plots=[Plot(title="best linear predictor: excess risk against d", xlabel="d", ylabel="R_lin - eps^2",
-                    series=[Series(f"L = {L}, closed form", [d for d, l2 in cells if l2 == L],
+        plots=[Plot(title=reason("best linear predictor: excess risk against ", D_MATH), xlabel=reason(D_MATH),
+                    ylabel=reason(LINEAR_EXCESS),
+                    series=[Series(reason(L_MATH, " = ", Number(L), ", closed form"), [d for d, l2 in cells if l2 == L],
                                    [r - e2 for r, (_, l2) in zip(closed, cells) if l2 == L], style="-")
                             for L in p["Ls"]]
-                    + [Series(f"L = {L}, least squares", [d for d, l2 in cells if l2 == L],
+                    + [Series(reason(L_MATH, " = ", Number(L), ", least squares"), [d for d, l2 in cells if l2 == L],
                               [o["risk"] - e2 for o, (_, l2) in zip(out, cells) if l2 == L],
                               yerr=[o["se"] for o, (_, l2) in zip(out, cells) if l2 == L], style="o")
                        for L in p["Ls"]], logx=True)],

@@ -36,6 +36,7 @@ Figures: the excess risk (mean over runs and the 10 %-90 % band), |kappa| and |n
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -47,7 +48,7 @@ from attnverify.checks.params import Param
 from attnverify.checks.reason import Math, Number, item, reason
 from attnverify.checks.reason_values import number_or_na
 from attnverify.checks.slr._model import closed_form_rounding, fmt, model_options, slr_model, vec
-from attnverify.checks.slr.claims import MANIFOLD
+from attnverify.checks.slr.claims import DIM, ETA, KAPPA, LAM, MANIFOLD, NU, RHO, RISK, STEP, THETA
 from attnverify.checks.stats import beyond, bonferroni_z
 
 ABS_Z = Math(sp.Abs(sp.Symbol("z")))                 # the metric's z-scores, |z|
@@ -65,6 +66,11 @@ FIXED_TOL = 1e-6          # an end point with |eta| >= 1 - FIXED_TOL and |kappa|
 #                           preserves R (slr_stationary.SIGN_SYMMETRIES): PGD started there stays there
 #: the skewness of a Monte Carlo mean, g_1 / sqrt(n) (g_1 the sample skewness of the n task risks)
 MEAN_SKEW = Math(sp.Symbol("g_1") / sp.sqrt(sp.Symbol("n")))
+# the plots' labels: the excess risk R - eps^2, |kappa| and |nu|, the distance to M, the run's d, lambda_0 and step h
+EXCESS_RISK = Math(RISK - sp.Symbol("epsilon") ** 2)
+ABS_KAPPA, ABS_NU, M_MATH = Math(sp.Abs(KAPPA)), Math(sp.Abs(NU)), Math(MANIFOLD)
+DISTANCE_TO_M = Math(sp.sqrt(THETA ** 2 + ETA ** 2 + RHO ** 2))
+D_MATH, LAM_0, H_MATH = Math(DIM), Math(sp.Symbol("lambda_0")), Math(STEP)
 #: the kinds of end point other than the oracle, as parts: on M elsewhere, off M
 KIND_PARTS = {"M": ("on ", Math(MANIFOLD)), "off_M": ("off ", Math(MANIFOLD))}
 MODEL = model_options(only=("gamma", "L", "eps"))
@@ -232,23 +238,33 @@ def _band(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return x.mean(axis=0), np.quantile(x, 0.1, axis=0), np.quantile(x, 0.9, axis=0)
 
 
+def _name_parts(name: str) -> list:
+    """An experiment's name (a key of its findings: ``sphere, large lam``) as parts, its ridge parameter as lambda."""
+    return [Math(LAM) if word == "lam" else word for word in re.split(r"\b(lam)\b", name) if word]
+
+
 def _plots(exp: Experiment, path, excess: np.ndarray) -> list[Plot]:
     t = path.step.astype(float)
     m, lo, hi = _band(excess)
     ak, lk, hk = _band(np.abs(path.overlaps[:, :, 0]))
     an, ln, hn = _band(np.abs(path.overlaps[:, :, 1]))
     dm, dl, dh = _band(np.maximum(path.distance, 1e-18))
-    head = f"{exp.name} (d = {exp.d}, lam0 = {exp.lam0:g}{', schedule' if exp.schedule else ''}, " \
-           f"{'SGD' if exp.sgd else 'PGD'} h = {exp.step:g})"
-    return [Plot(title=f"{head}: excess risk R - eps^2", xlabel="step", ylabel="R - eps^2", logy=True,
+    head = reason(*_name_parts(exp.name), " (", D_MATH, " = ", Number(exp.d), ", ", LAM_0, " = ",
+                  Number(exp.lam0, digits=6), ", schedule" if exp.schedule else "", ", ", "SGD" if exp.sgd else "PGD",
+                  " ", H_MATH, " = ", Number(exp.step, digits=6), ")")
+    return [Plot(title=reason(head, ": excess risk ", EXCESS_RISK), xlabel="step", ylabel=reason(EXCESS_RISK),
+                 logy=True,
                  series=[Series("mean over runs", t, np.maximum(m, 1e-12)),
                          Series("10 % quantile", t, np.maximum(lo, 1e-12), style=":"),
                          Series("90 % quantile", t, np.maximum(hi, 1e-12), style=":")]),
-            Plot(title=f"{head}: |kappa| and |nu|", xlabel="step", ylabel="overlap",
-                 series=[Series("|kappa| mean", t, ak), Series("|kappa| 10-90 %", t, lk, style=":"),
-                         Series("|kappa| 10-90 %", t, hk, style=":"), Series("|nu| mean", t, an, style="--"),
-                         Series("|nu| 10-90 %", t, ln, style="-."), Series("|nu| 10-90 %", t, hn, style="-.")]),
-            Plot(title=f"{head}: distance to M", xlabel="step", ylabel="sqrt(theta^2 + eta^2 + rho^2)", logy=True,
+            Plot(title=reason(head, ": ", ABS_KAPPA, " and ", ABS_NU), xlabel="step", ylabel="overlap",
+                 series=[Series(reason(ABS_KAPPA, " mean"), t, ak),
+                         Series(reason(ABS_KAPPA, " 10-90 %"), t, lk, style=":"),
+                         Series(reason(ABS_KAPPA, " 10-90 %"), t, hk, style=":"),
+                         Series(reason(ABS_NU, " mean"), t, an, style="--"),
+                         Series(reason(ABS_NU, " 10-90 %"), t, ln, style="-."),
+                         Series(reason(ABS_NU, " 10-90 %"), t, hn, style="-.")]),
+            Plot(title=reason(head, ": distance to ", M_MATH), xlabel="step", ylabel=reason(DISTANCE_TO_M), logy=True,
                  series=[Series("mean", t, dm), Series("10 % quantile", t, dl, style=":"),
                          Series("90 % quantile", t, dh, style=":")])]
 

@@ -37,6 +37,7 @@ H4_ERROR = Math(sp.Function("O")(STEP ** 4))
 RICHARDSON_ESTIMATE = Math(sp.Abs(sp.Symbol("R_2") - sp.Symbol("R_1")) / 15)
 ROUNDING_OVER_STEP = Math(r"\frac{R}{h/4}")
 TIMES, GEQ = Math(r"\times"), Math(r"\geq")
+IDENTITY = Math(sp.Eq(sp.Symbol("y"), sp.Symbol("x")))          # the plot's identity line y = x
 STUDY_GRID = Math(sp.Contains(sp.Tuple(DIM, LENGTH, LAM),
                               sp.ProductSet(sp.FiniteSet(6, 50, 400), sp.FiniteSet(3, 5, 10),
                                             sp.FiniteSet(sp.Float(0.1), sp.Float(0.5), sp.Float(0.9), 2)),
@@ -113,6 +114,7 @@ def gradient_vs_quadrature(p: dict, ctx: Context) -> Evidence:
         plots=[Plot(title="closed-form partials against finite differences of the quadrature risk",
                     xlabel="closed-form partial", ylabel="finite differences",
                     series=[Series("partials", allc, allf, style="o"),
-                            Series("y = x", [allc.min(), allc.max()], [allc.min(), allc.max()], style="-")])],
+                            Series(reason(IDENTITY), [allc.min(), allc.max()], [allc.min(), allc.max()],
+                                   style="-")])],
         findings=GradientFindings(worst, nmax, ntol, int(sum(len(r["overlaps"]) for r in rows))),
     )

@@ -38,7 +38,7 @@ from attnverify.checks.params import Param
 from attnverify.checks.reason import Math, Number, listing, reason
 from attnverify.checks.registry import check
 from attnverify.checks.slr._model import descend, params_of, start_on_M, validate_model, with_defaults
-from attnverify.checks.slr.claims import DIM, MANIFOLD, STEP
+from attnverify.checks.slr.claims import DIM, ETA, KAPPA, LAM, MANIFOLD, NU, RHO, STEP, THETA
 from attnverify.numerics.slr import NUMERICS
 from attnverify.theory.slr import THEORY
 
@@ -60,6 +60,12 @@ NEXT_OVERLAPS = Math(sp.Tuple(sp.Symbol(r"\kappa^{\prime}"), sp.Symbol(r"\nu^{\p
 PATH_DIFFERENCE = Math(r"|\mathrm{path} - \mathrm{reduced\ map}|")
 N_STEPS = Math(sp.Symbol("n_steps"))
 LEQ, SIM = Math(r"\leq"), Math(r"\sim")
+# the plots' labels: the overlaps kappa and nu, the manifold M, the time t = step x h (LaTeX: a word in the maths), the
+# distance to M, lambda, d and the step h
+KAPPA_MATH, NU_MATH, M_MATH = Math(KAPPA), Math(NU), Math(MANIFOLD)
+TIME_AS_STEPS = Math(r"t = \mathrm{step} \times h")
+DISTANCE_TO_M = Math(sp.sqrt(THETA ** 2 + ETA ** 2 + RHO ** 2))
+LAM_MATH, D_MATH, H_MATH = Math(LAM), Math(DIM), Math(STEP)
 
 
 def off_manifold_gain(sim, ev, k0, v0, ks, vs, lam: float, h: float) -> float:
@@ -176,13 +182,17 @@ def manifold_invariance(p: dict, ctx: Context) -> Evidence:
     sym = all(v == 0 for v in theory.invariance_of_M().values())
     worst = max(dist_ratio, max(excess1), diff / path_tol)
     t = run.step * p["step"]
-    plots = [Plot(title=f"PGD on M (d = {d}, lam = {lam:g}, h = {p['step']:g}): kappa and nu, full dynamics and "
-                        "reduced map", xlabel="t = step x h", ylabel="overlap",
-                  series=[Series(f"kappa, run {i}", t, run.overlaps[i, :, 0]) for i in range(min(4, p["n_runs"]))]
-                  + [Series(f"nu, run {i}", t, run.overlaps[i, :, 1], style="--") for i in range(min(4, p["n_runs"]))]
+    plots = [Plot(title=reason("PGD on ", M_MATH, " (", D_MATH, " = ", Number(d), ", ", LAM_MATH, " = ",
+                               Number(lam, digits=6), ", ", H_MATH, " = ", Number(p["step"], digits=6), "): ",
+                               KAPPA_MATH, " and ", NU_MATH, ", full dynamics and reduced map"),
+                  xlabel=reason(TIME_AS_STEPS), ylabel="overlap",
+                  series=[Series(reason(KAPPA_MATH, ", run ", Number(i)), t, run.overlaps[i, :, 0])
+                          for i in range(min(4, p["n_runs"]))]
+                  + [Series(reason(NU_MATH, ", run ", Number(i)), t, run.overlaps[i, :, 1], style="--")
+                     for i in range(min(4, p["n_runs"]))]
                   + [Series("reduced map", t, red[i, :, 0], style=":") for i in range(min(4, p["n_runs"]))]),
-             Plot(title="distance to M along the runs (float64)", xlabel="t = step x h",
-                  ylabel="sqrt(theta^2 + eta^2 + rho^2)",
+             Plot(title=reason("distance to ", M_MATH, " along the runs (float64)"), xlabel=reason(TIME_AS_STEPS),
+                  ylabel=reason(DISTANCE_TO_M),
                   series=[Series("max over runs", t[1:], np.maximum(dist_run[1:], 1e-20), style="-")], logy=True)]
     return Evidence(
         metric=reason("max of (one-step distance to ", Math(MANIFOLD), " / its tolerance, one-step map excess, path "

@@ -47,6 +47,8 @@ T4_ERROR = Math(sp.Function("O")(sp.Symbol("t") ** 4))
 ROUNDING_OVER_STEP = Math(r"R/(t/4)^{2}")
 TIMES = Math(r"\times")
 CLOSED_MINUS_FD = Math(r"|\mathrm{closed} - \mathrm{FD}|")      # LaTeX: words in an absolute value
+# the plot's labels: the ridge parameter lambda, the sizes d and L
+LAM_MATH, D_MATH, L_MATH = Math(LAM), Math(sp.Symbol("d")), Math(sp.Symbol("L"))
 
 
 def curve_overlaps(u: tuple, t: float) -> np.ndarray:
@@ -173,7 +175,8 @@ def oracle_hessian(p: dict, ctx: Context) -> Evidence:
         details={"rows": rows, "certified": [c["text"] for c in scan.certificates] if scan else [],
                  "minimum": scan.minimum if scan else (), "saddle": scan.saddle if scan else ()},
         unresolved=unresolved,
-        plots=[Plot(title=f"smallest eigenvalue of the oracle's Hessian block (d = {d}, L = {L})", xlabel="lam",
+        plots=[Plot(title=reason("smallest eigenvalue of the oracle's Hessian block (", D_MATH, " = ", Number(d), ", ",
+                                 L_MATH, " = ", Number(L), ")"), xlabel=reason(LAM_MATH),
                     ylabel="smallest eigenvalue",
                     series=[Series("closed form", lams, small_c, style="-"),
                             Series("second differences of the quadrature risk", lams, small_f, yerr=small_t,

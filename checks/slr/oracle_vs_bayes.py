@@ -35,6 +35,10 @@ from attnverify.theory.slr import THEORY
 
 #: the oracle's best temperature, and "scales as" (LaTeX: SymPy has no bare relation sign)
 LAM_BEST, SIM = Math(sp.Symbol("lambda_best")), Math(r"\sim")
+# the plot's labels: lambda_best(d), the excess risk R - eps^2, d and L
+LAM_BEST_OF_D = Math(sp.Function("lambda_best")(DIM))
+EXCESS_RISK = Math(sp.Symbol("R") - sp.Symbol("epsilon") ** 2)
+D_MATH, L_MATH = Math(DIM), Math(sp.Symbol("L"))
 
 
 def _interval(lo: float, hi: float) -> tuple:
@@ -132,8 +136,9 @@ def oracle_vs_bayes(p: dict, ctx: Context) -> Evidence:
         passed=bool(worst <= z_star), analytic=exc_c, numeric=exc_m, uncertainty=[o["se"] for o in out],
         details={"ds": ds, "lam_best": [lam for lam, _ in best], "bayes_excess": [o["bayes"] for o in out],
                  "bayes_excess_se": [o["bayes_se"] for o in out], "z": z},
-        plots=[Plot(title=f"excess risk of the oracle at lam_best(d) and of the Bayes predictor (L = {p['L']})",
-                    xlabel="d", ylabel="excess risk R - eps^2",
+        plots=[Plot(title=reason("excess risk of the oracle at ", LAM_BEST_OF_D, " and of the Bayes predictor (",
+                                 L_MATH, " = ", Number(p["L"]), ")"),
+                    xlabel=reason(D_MATH), ylabel=reason("excess risk ", EXCESS_RISK),
                     series=[Series("oracle, closed form", ds, exc_c, style="-"),
                             Series("oracle, Monte Carlo", ds, exc_m, yerr=[o["se"] for o in out], style="o"),
                             Series("Bayes, Monte Carlo", ds, np.maximum([o["bayes"] for o in out], 1e-30),

@@ -24,7 +24,7 @@ from attnverify.checks.params import Param
 from attnverify.checks.reason import Math, Number, reason
 from attnverify.checks.registry import check
 from attnverify.checks.slr._model import descend, params_of, start_on_M, validate_model, with_defaults
-from attnverify.checks.slr.claims import STEP
+from attnverify.checks.slr.claims import DIM, KAPPA, LAM, MANIFOLD, NU, STEP
 from attnverify.numerics.slr import NUMERICS
 from attnverify.theory.slr import THEORY
 
@@ -50,6 +50,9 @@ H2_ERROR = Math(sp.Function("O")(STEP ** 2))
 ERROR_ESTIMATE = Math(sp.Abs(_E2 - _E1) / 3)
 #: the metric per run: the finer combination's distance to the flow over its error estimate (LaTeX: SymPy would print
 #: 10^-9 as a fraction and reorder E_2 - E_1)
+# the plot's labels: the overlaps kappa and nu, the time t, the manifold M, d, lambda and the step h
+KAPPA_MATH, NU_MATH, T_MATH, M_MATH = Math(KAPPA), Math(NU), Math(sp.Symbol("t")), Math(MANIFOLD)
+D_MATH, LAM_MATH, H_MATH = Math(DIM), Math(LAM), Math(STEP)
 FLOW_RATIO = Math(r"\sup_{t} |E_{2} - \mathrm{flow}| / (10 \sup_{t} |E_{2} - E_{1}| / 3 + 10^{-9})")
 
 
@@ -106,10 +109,13 @@ def reduced_flow(p: dict, ctx: Context) -> Evidence:
                       Number(order, digits=3), " (", Number(1), " for a first-order map)"),
         passed=bool(ratio <= 1.0), analytic=flow, numeric=e2,
         details={"times": times, "gap_h": gap0, "gap_h2": gap1, "observed_order": order},
-        plots=[Plot(title=f"reduced flow against PGD on M (d = {d}, lam = {lam:g})", xlabel="t", ylabel="overlap",
-                    series=[Series(f"flow kappa, run {i}", times, flow[i, :, 0]) for i in range(p["n_runs"])]
-                    + [Series(f"PGD h = {h:g} kappa, run {i}", times, paths[0][i, :, 0], style="--")
-                       for i in range(p["n_runs"])]
-                    + [Series(f"flow nu, run {i}", times, flow[i, :, 1], style="-.") for i in range(p["n_runs"])])],
+        plots=[Plot(title=reason("reduced flow against PGD on ", M_MATH, " (", D_MATH, " = ", Number(d), ", ", LAM_MATH,
+                                 " = ", Number(lam, digits=6), ")"), xlabel=reason(T_MATH), ylabel="overlap",
+                    series=[Series(reason("flow ", KAPPA_MATH, ", run ", Number(i)), times, flow[i, :, 0])
+                            for i in range(p["n_runs"])]
+                    + [Series(reason("PGD ", H_MATH, " = ", Number(h, digits=6), " ", KAPPA_MATH, ", run ", Number(i)),
+                              times, paths[0][i, :, 0], style="--") for i in range(p["n_runs"])]
+                    + [Series(reason("flow ", NU_MATH, ", run ", Number(i)), times, flow[i, :, 1], style="-.")
+                       for i in range(p["n_runs"])])],
         findings=FlowFindings(ratio, order, gap0),
     )

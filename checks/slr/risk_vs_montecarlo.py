@@ -36,6 +36,8 @@ from attnverify.numerics.slr import NUMERICS
 from attnverify.theory.slr import THEORY
 
 ABS_Z = Math(sp.Abs(sp.Symbol("z")))                 # the metric's z-scores, |z|
+# the plot's labels: the risk R, the identity line y = x, plus-minus
+RISK_MATH, IDENTITY, PM = Math(sp.Symbol("R")), Math(sp.Eq(sp.Symbol("y"), sp.Symbol("x"))), Math(r"\pm")
 
 FULL_DIM_MAX = 64
 
@@ -110,11 +112,12 @@ def risk_vs_montecarlo(p: dict, ctx: Context) -> Evidence:
     z_star = bonferroni_z(p["z_level"], all_z.size)
     max_z = float(np.max(np.abs(all_z)))
     detect = (z_star + 0.8416) * pooled_se
-    plots = [Plot(title="closed-form risk against Monte Carlo (every point of every cell)", xlabel="closed-form R",
-                  ylabel="Monte Carlo R",
-                  series=[Series("Monte Carlo +- 1 se", np.concatenate(closed), np.concatenate([o["mean"] for o in out]),
+    plots = [Plot(title="closed-form risk against Monte Carlo (every point of every cell)",
+                  xlabel=reason("closed-form ", RISK_MATH), ylabel=reason("Monte Carlo ", RISK_MATH),
+                  series=[Series(reason("Monte Carlo ", PM, " ", Number(1), " se"), np.concatenate(closed),
+                                 np.concatenate([o["mean"] for o in out]),
                                  yerr=np.concatenate([o["se"] for o in out]), style="o"),
-                          Series("y = x", [min(map(np.min, closed)), max(map(np.max, closed))],
+                          Series(reason(IDENTITY), [min(map(np.min, closed)), max(map(np.max, closed))],
                                  [min(map(np.min, closed)), max(map(np.max, closed))], style="-")])]
     return Evidence(
         metric=reason("max ", ABS_Z, " over the family (levels, cell scale ratios, pooled ratio)"), observed=max_z,

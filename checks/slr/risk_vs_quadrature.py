@@ -100,7 +100,7 @@ def risk_vs_quadrature(p: dict, ctx: Context) -> Evidence:
                       "of both sides); the largest relative difference here is ", number_or_na(float(np.max(rel)), 3)),
         passed=bool(worst <= 1.0), analytic=closed_all, numeric=quad_all,
         details={"relative_difference": rel, "threshold": thr, "cells": cells},
-        plots=[Plot(title="|closed form - quadrature| / quadrature", xlabel="point", ylabel="relative difference",
+        plots=[Plot(title=reason(RELATIVE_GAP), xlabel="point", ylabel="relative difference",
                     series=[Series("relative difference", np.arange(rel.size), np.maximum(rel, 1e-18), style="o"),
                             Series("threshold", np.arange(rel.size), thr, style="-")], logy=True)],
         findings=QuadratureFindings(float(np.max(rel)), worst, int(rel.size)),

@@ -30,6 +30,8 @@ from attnverify.numerics.slr import NUMERICS
 from attnverify.theory.slr import THEORY
 
 ABS_Z = Math(sp.Abs(sp.Symbol("z")))                 # the metric's z-scores, |z|
+# the plot's labels: the identity line y = x, plus-minus
+IDENTITY, PM = Math(sp.Eq(sp.Symbol("y"), sp.Symbol("x"))), Math(r"\pm")
 
 
 @dataclass(frozen=True)
@@ -130,7 +132,7 @@ def sgd_gradient(p: dict, ctx: Context) -> Evidence:
         details={"overlaps": ov, "z": z, "relative_se": se_rel},
         plots=[Plot(title="Riemannian gradient coordinates: closed form against the mean stochastic gradient",
                     xlabel="closed form", ylabel="mean over tasks",
-                    series=[Series("mean +- 1 se", ca, ma, yerr=sa, style="o"),
-                            Series("y = x", [ca.min(), ca.max()], [ca.min(), ca.max()], style="-")])],
+                    series=[Series(reason("mean ", PM, " ", Number(1), " se"), ca, ma, yerr=sa, style="o"),
+                            Series(reason(IDENTITY), [ca.min(), ca.max()], [ca.min(), ca.max()], style="-")])],
         findings=SGDGradientFindings(worst, z_star, float((z_star + 0.8416) * se_rel), int(p["n_tasks"])),
     )

@@ -49,6 +49,9 @@ GRAM_VECTORS = Math(sp.Tuple(sp.Symbol("k"), sp.Symbol("v"), sp.Symbol("v^*")))
 #: order the difference by name)
 GRAD_NORM = Math(sp.Abs(sp.Symbol(r"\nabla{R}")))
 RISK_GAP = Math(r"|R_{\mathrm{closed}} - R_{\mathrm{quadrature}}|")
+# the plot's labels: the ridge parameter lambda, the risk R, the manifold M, the sizes d and L
+LAM_MATH, RISK_MATH, MANIFOLD_MATH = Math(LAM), Math(RISK), Math(MANIFOLD)
+D_MATH, L_MATH = Math(sp.Symbol("d")), Math(sp.Symbol("L"))
 
 
 def _embed(x) -> np.ndarray:
@@ -212,10 +215,13 @@ def stationary_points(p: dict, ctx: Context) -> Evidence:
                       "minimum", *not_testable, ".", items=per_lam_items),
         passed=bool(worst <= 1.0),
         details={"points": rows, "untestable": untested}, unresolved=unresolved,
-        plots=[Plot(title=f"stationary points by lam (d = {d}, L = {L}): risk by quadrature", xlabel="lam",
-                    ylabel="R", series=[Series("oracle", [x.lam for x in per_lam], [x.oracle_risk for x in per_lam],
+        plots=[Plot(title=reason("stationary points by ", LAM_MATH, " (", D_MATH, " = ", Number(d), ", ", L_MATH, " = ",
+                                 Number(L), "): risk by quadrature"), xlabel=reason(LAM_MATH),
+                    ylabel=reason(RISK_MATH),
+                    series=[Series("oracle", [x.lam for x in per_lam], [x.oracle_risk for x in per_lam],
                                                style="o-"),
-                                        Series("off-M minima", [r["lam"] for r in rows if not r["on_M"]
+                                        Series(reason("off-", MANIFOLD_MATH, " minima"),
+                                               [r["lam"] for r in rows if not r["on_M"]
                                                                 and r["kind"] == "minimum"],
                                                [r["risk_quadrature"] for r in rows if not r["on_M"]
                                                 and r["kind"] == "minimum"], style="s")], logx=True)],

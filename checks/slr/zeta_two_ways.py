@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import mpmath
 import numpy as np
+import sympy as sp
 
 from attnverify.checks.context import Context
 from attnverify.checks.evidence import Evidence, Plot, Series
@@ -31,6 +32,9 @@ from attnverify.numerics.slr import NUMERICS
 from attnverify.theory.slr import THEORY
 
 ULPS = 20 * np.finfo(float).eps
+# the plot's labels: zeta_sigma(t), zeta, sigma and the time t
+_T, _SIGMA = sp.Symbol("t"), sp.Symbol("sigma")
+ZETA_OF_T, ZETA, SIGMA, T_MATH = Math(sp.Function("zeta_sigma")(_T)), Math(sp.Symbol("zeta")), Math(_SIGMA), Math(_T)
 
 
 @dataclass(frozen=True)
@@ -74,11 +78,12 @@ def zeta_two_ways(p: dict, ctx: Context) -> Evidence:
     route_threshold = 10.0 ** (-(p["dps"] - 5))
     sym = ctx.theory.owen_route()["routes_residual"] == 0
     passed = bool(np.max(route_diff) <= route_threshold and np.max(excess) <= 1.0)
-    plots = [Plot(title="zeta_sigma(t): route (b) and the quadrature of the definition", xlabel="t",
-                  ylabel="zeta", series=[Series(f"sigma = {sg:g}, Owen's T", T[:, j], derived.reshape(T.shape)[:, j],
-                                                style="-") for j, sg in enumerate(S[0])]
-                  + [Series(f"sigma = {sg:g}, quadrature", T[:, j], quad.reshape(T.shape)[:, j], style="o")
-                     for j, sg in enumerate(S[0])])]
+    plots = [Plot(title=reason(ZETA_OF_T, ": route (b) and the quadrature of the definition"), xlabel=reason(T_MATH),
+                  ylabel=reason(ZETA),
+                  series=[Series(reason(SIGMA, " = ", Number(float(sg), digits=6), ", Owen's T"), T[:, j],
+                                 derived.reshape(T.shape)[:, j], style="-") for j, sg in enumerate(S[0])]
+                  + [Series(reason(SIGMA, " = ", Number(float(sg), digits=6), ", quadrature"), T[:, j],
+                            quad.reshape(T.shape)[:, j], style="o") for j, sg in enumerate(S[0])])]
     order = np.argsort(T[:, 0])
     plots[0].series = [Series(x.label, np.asarray(x.x)[order], np.asarray(x.y)[order], style=x.style)
                        for x in plots[0].series]

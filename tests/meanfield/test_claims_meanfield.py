@@ -157,7 +157,7 @@ def test_a_faster_rate_is_judged_on_the_theorems_own_left_hand_side(w2_run, case
     for s in row.evidence["stated"]["series"]:
         assert any(s["series"] in str(Reason((), (it,))) for it in reason.items), s["series"]
     if d_word == "is not violated":       # the proof-internal judge's own items follow, each complete
-        assert sum("(D): " in str(Reason((), (it,))) for it in reason.items) >= 2
+        assert sum("($D$): " in str(Reason((), (it,))) for it in reason.items) >= 2
     assert all(not str(Reason((), (it,))).rstrip().endswith((" at", "reaches")) for it in reason.items)
 
 
@@ -279,3 +279,14 @@ def test_log_beta_growth_needs_a_decade_of_beta():
     assert results[W2].verdict == "pass"
     v = _verdict(results, "B.log_beta_time_scale")
     assert v.verdict == "inconclusive" and "decade" in v.reason
+
+
+def test_the_bound_series_are_named_in_typed_mathematics(w2_run):
+    """issue 29: the series a bound is judged along were named in ASCII ('t at beta = inf (E(t))', 'beta at t = 0.5
+    (D)'): they are typed parts, so the terminal shows Greek letters and the LaTeX has no ASCII names."""
+    from attnverify.render import reasons
+
+    results, _ = w2_run
+    text = reasons.terminal(as_reason(_verdict(results, "B.theorem1").reason))
+    assert "along t at β = ∞ (E(t))" in text, text
+    assert "(D)" in text and "beta" not in text and "inf" not in text.replace("infinity", "")

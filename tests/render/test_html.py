@@ -97,7 +97,9 @@ def test_the_page_is_self_contained_with_mathml_and_every_figure(page):
     # each kind of derivation step carries its mark; the approximation its order
     for kind in ("identity", "limit", "approximation", "assumption", "statement"):
         assert f'class="mark mark-{kind}"' in text
-    assert "O(1/L²)" in text
+    # the order, LaTeX source, is MathML (latex2mathml): L squared a superscript, not the text "O(1/L²)"
+    assert ('<span class="order"><math xmlns="http://www.w3.org/1998/Math/MathML"><mrow><mi>O</mi>'
+            '<mo stretchy="false">(</mo><mn>1</mn><mo>/</mo><msup><mi>L</mi><mn>2</mn></msup>') in text
 
 
 def test_the_json_beside_it_keeps_the_typed_reason(page):

@@ -215,18 +215,44 @@ def test_relations_are_well_formed_mathml_and_a_unary_minus_sits_on_its_operand(
     assert R.plain(reason(Math(theta - xi))) == "θ - ξ"
 
 
-def test_a_sign_given_as_latex_is_a_mathml_operator_and_other_latex_stays_text():
+def test_a_sign_given_as_latex_is_a_mathml_operator_and_other_latex_is_mathml_not_text():
     """Signs SymPy cannot spell are LaTeX strings (\\leq, \\pm, \\sim, \\to, ">"): in MathML they are <mo>
-    operators (spaced and stretched as relations), not <mtext>; a LaTeX string that is no sign stays text."""
+    operators (spaced and stretched as relations), not <mtext>; other LaTeX strings are mathematics too
+    (latex2mathml): identifiers, operators and scripts, never their Unicode as <mtext>."""
     import xml.etree.ElementTree as ET
 
     r = reason(Number(0.1), " ", Math(r"\leq"), " ", Number(0.2), " ", Math(">"), " ", Math(r"\pm"), " ",
                Math(r"\to"), " ", Math(r"\sim"), " ", Math(r"\eta_{0}^{2} \max \mathbb{E}|g|^{2}"))
     root = ET.fromstring(f"<p>{R.html(r)}</p>")
     ops = [e.text for e in root.iter() if e.tag.endswith("mo")]
+    ids = [e.text for e in root.iter() if e.tag.endswith("mi")]
     texts = [e.text for e in root.iter() if e.tag.endswith("mtext")]
-    assert {"≤", ">", "±", "→", "∼"} <= set(ops), ops
-    assert "η₀² max 𝔼|g|²" in texts and not {"≤", ">", "±", "→", "∼"} & set(texts)
+    assert {"≤", ">", "±", "→", "∼", "max", "|"} <= set(ops), ops
+    assert {"η", "𝔼", "g"} <= set(ids) and any(e.tag.endswith("msubsup") for e in root.iter())
+    assert texts == []
+
+
+def test_latex_math_is_mathml_identifiers_and_operators_not_text():
+    """``Math(r"\\max |z|")`` in MathML: max an operator, z an identifier between bars, no <mtext>, no backslash,
+    well-formed inside the page (a "<" or "&" in a \\text{} is escaped)."""
+    import xml.etree.ElementTree as ET
+
+    inner = R.mathml_inner(r"\max |z|")
+    assert inner == '<mrow><mo>max</mo><mo stretchy="false">|</mo><mi>z</mi><mo stretchy="false">|</mo></mrow>'
+    page = R.html(reason("the largest ", Math(r"\max |z|"), " and ", Math(r"\text{a<b & c} + \mathrm{closed}")))
+    root = ET.fromstring(f"<p>{page}</p>")
+    assert "mtext" not in R.mathml_inner(r"|\mathrm{closed} - \mathrm{FD}|")
+    assert "<mi mathvariant=\"normal\">closed</mi>" in R.mathml_inner(r"|\mathrm{closed} - \mathrm{FD}|")
+    assert [e.text for e in root.iter() if e.tag.endswith("mtext")] == ["a<b\xa0&\xa0c"]   # \text{} spaces: no-break
+    assert "\\" not in page and "&#x" not in page
+
+
+def test_latex_that_latex2mathml_cannot_convert_keeps_the_text_fallback():
+    """An unknown command (left raw by latex2mathml) or unbalanced braces (an error there): that part only falls
+    back to its Unicode as <mtext>; a sign stays an <mo>."""
+    assert R.latex_mathml(r"\notacommand x") is None and R.latex_mathml(r"\frac{1}{") is None
+    assert R.mathml_inner(r"\notacommand x").startswith("<mtext>")
+    assert R.mathml_inner(r"\leq") == "<mrow><mo>≤</mo></mrow>"
 
 
 @pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is not installed (texlive-latex-base)")

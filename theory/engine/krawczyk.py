@@ -81,7 +81,7 @@ def zero_boxes(G: Callable, JG: Callable, box: Box, tol: float, max_boxes: int,
         X = stack.pop()
         count += 1
         if count > max_boxes:
-            raise OutsideCertifiedRange(f"zero search did not terminate within {max_boxes} boxes (a degenerate field)")
+            raise OutsideCertifiedRange("zero search did not terminate within ", max_boxes, " boxes (a degenerate field)")
         if not keep(X):
             continue
         if any(not g.contains(0) for g in G([_ball(lo, hi) for lo, hi in X])):

@@ -22,7 +22,7 @@ import sympy as sp
 
 from attnverify.theory.closed_forms import ClosedForms, derived, recorded
 from attnverify.theory.derivation import Step
-from attnverify.theory.refusals import OutsideCertifiedRange
+from attnverify.theory.refusals import OutsideCertifiedRange, named_values
 from attnverify.theory.signal import limit, reduction, steps, threshold
 from attnverify.theory.signal.equilibria import Equilibrium, certified_equilibria, field_functions
 from attnverify.theory.signal.model import (check_finite_size_validity, check_sign, rho, theta,
@@ -133,10 +133,12 @@ class SignalTheory(ClosedForms):
         try:
             eqs = list(self._equilibria_at(vals, sign, bool(finite_size)))
         except ValueError as exc:                  # the root isolation gave up: say at which parameters
-            raise OutsideCertifiedRange(f"parameters too extreme for certified equilibria at {params}: {exc}") from None
+            why = exc.parts if isinstance(exc, OutsideCertifiedRange) else (str(exc),)
+            raise OutsideCertifiedRange("parameters too extreme for certified equilibria at ", *named_values(params),
+                                        ": ", *why) from None
         if not all(math.isfinite(e.eigenvalue) for e in eqs):
-            raise OutsideCertifiedRange(f"parameters too extreme: the linearisation F'(rho) overflows double "
-                                        f"precision at {params}")
+            raise OutsideCertifiedRange("parameters too extreme: the linearisation ", sp.Function(r"F^{\prime}")(rho),
+                                        " overflows double precision at ", *named_values(params))
         return eqs
 
     # -- the threshold theta* for -xi -------------------------------------------------------------------------
