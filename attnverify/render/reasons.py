@@ -246,6 +246,12 @@ def _printer():
         class Printer(MathMLPresentationPrinter):
             def _print_Symbol(self, sym, style="plain"):
                 if "{" in sym.name or "\\" in sym.name:
+                    converted = latex_mathml(sym.name)       # a name in LaTeX (\Pi_{\#}\mu_{0}): its MathML
+                    if converted is not None:
+                        from xml.dom.minidom import parseString
+
+                        row = parseString(f"<mrow>{converted}</mrow>").documentElement
+                        return self.dom.importNode(row, True)
                     mi = self.dom.createElement("mi")
                     mi.appendChild(self.dom.createTextNode(notation.tex_to_unicode(sym.name)))
                     return mi
@@ -357,10 +363,11 @@ def latex(value: Any) -> str:
 
 
 def _html_text(text: str) -> str:
+    """Words of the typesetting convention as HTML: their mathematics (between dollars, LaTeX) as MathML."""
     out = []
     for is_math, piece in notation.split(text):
         if is_math:
-            out.append(f'<span class="tex">{_html.escape(notation.tex_to_unicode(piece))}</span>')
+            out.append(mathml(piece))
         else:
             out.append(_html.escape(piece))
     return "".join(out)

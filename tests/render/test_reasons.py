@@ -264,3 +264,18 @@ def test_latex_reason_compiles(tmp_path):
     out = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "r.tex"], cwd=tmp_path,
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stdout[-2000:]
+
+
+def test_convention_maths_in_words_is_mathml_in_html():
+    """Words with mathematics between dollars (the convention text of a str part) were a <span> of Unicode in HTML;
+    they are MathML like every Math part."""
+    out = R.html("the value $\\beta_{1} \\leq 2$ here")
+    assert "<math" in out and "<msub><mi>β</mi>" in out and "<mo>≤</mo>" in out and 'class="tex"' not in out
+
+
+def test_a_symbol_named_in_latex_is_structured_mathml():
+    """A SymPy symbol named in LaTeX (\\Pi_{\\#}\\mu_{0}, SymPy cannot spell it) was one <mi> of its Unicode; it is
+    MathML with its subscripts."""
+    out = R.mathml(sp.Function("W_2")(sp.Symbol(r"\mu^{\beta}_{t}"), sp.Symbol(r"\Pi_{\#}\mu_{0}")))
+    assert "<msubsup><mi>&#956;</mi>" in out and "<msub><mi>&#928;</mi>" in out
+    assert "Π#μ₀" not in out and "\\" not in out
