@@ -85,9 +85,14 @@ def _zero_temperature_flow(p: dict, ctx: Context) -> Evidence:
     worst = errs.max(axis=0)                        # max over starts, per tolerance
     observed, tol = float(worst[-1]), float(p["tol"])
     # the study must show the error shrinking with rtol until it reaches the round-off floor (1e-12, about
-    # 5000 ulps: quadrature/Newton of the closed form plus the integrator's accumulated rounding)
+    # 5000 ulps: quadrature/Newton of the closed form plus the integrator's accumulated rounding). DOP853's error is
+    # not monotone in rtol: a slow field can be integrated far below a coarse tolerance (a drawn model with
+    # |V| ~ 0.005: 1.4e-12 at rtol 1e-9, then 1.6e-11 at rtol 1e-11, 2e-13 at 1e-13), so an error still below the
+    # previous, coarser tolerance is integrator error too; a closed form that is wrong leaves a gap that does not
+    # shrink, which the threshold at the finest rtol judges
     floor = 1e-12
-    converging = bool(np.all(worst[1:] <= np.maximum(worst[:-1], floor)))
+    allowed = np.maximum.reduce([worst[:-1], np.full(len(worst) - 1, floor), np.asarray(rtols[:-1], dtype=float)])
+    converging = bool(np.all(worst[1:] <= allowed))
     # empirical order: slope of log err vs log rtol (DOP853 with error-per-step control: about 1)
     order = float(np.polyfit(np.log(rtols), np.log(np.maximum(worst, 1e-300)), 1)[0])
     return Evidence(
@@ -99,7 +104,7 @@ def _zero_temperature_flow(p: dict, ctx: Context) -> Evidence:
                       fixed(order, 2), "), so at the finest rtol it is integrator error; a wrong field or time change "
                       "gives an ", Math(sp.Function("O")(sp.Integer(1))), " gap that does not shrink. Threshold ",
                       Number(tol, digits=1), " = the claimed agreement; pass also requires the error to decrease "
-                      "along the study down to the round-off floor ", Number(floor, digits=1)),
+                      "along the study down to the round-off floor ", Number(floor, digits=1), " (or stay below the previous rtol)"),
         passed=bool(observed <= tol and converging),
         analytic=[c[-1].tolist() for c in closed],
         numeric=None,
