@@ -79,8 +79,11 @@ def test_each_refusal_becomes_a_typed_unresolved_reason_through_the_runner(kind)
         assert sum(isinstance(p, Math) and p.expr.is_Symbol for p in r.parts()) == 6
     if kind == "overflow":
         assert "the linearisation F′(ρ) overflows double precision" in text, text
-        identifiers = [e.text for e in ET.fromstring(f"<p>{R.html(r)}</p>").iter() if e.tag.endswith("mi")]
-        assert {"F′", "ρ", "θ", "β", "σ"} <= set(identifiers), identifiers
+        tree = ET.fromstring(f"<p>{R.html(r)}</p>")
+        identifiers = [e.text for e in tree.iter() if e.tag.endswith("mi")]
+        assert {"ρ", "θ", "β", "σ"} <= set(identifiers), identifiers
+        primed = ["".join(c.itertext()) for e in tree.iter() if e.tag.endswith("msup") for c in e]
+        assert primed[:2] == ["F", "′"], primed                             # F′: F with a prime superscript
         assert r"F^{\prime}{\left(\rho \right)}" in R.latex(r)
 
 
