@@ -259,21 +259,38 @@ def special_ball_functions(expr: sp.Expr) -> dict[str, Callable]:
     at every point of the argument balls), by its name. A theory module defines such a function (e.g. a Gaussian
     expectation with no elementary form); every ball evaluator then knows it without naming it."""
     found = {}
-    for f in sp.sympify(expr).atoms(sp.Function):
-        fn = getattr(type(f), "_arb_", None)
+    for f in _subexpressions(sp.sympify(expr)):
+        fn = getattr(type(f), "_arb_", None) if isinstance(f, sp.Function) else None
         if fn is not None:
             found[type(f).__name__] = fn
     return found
+
+
+def _subexpressions(expr: sp.Basic) -> set:
+    """Every distinct subexpression of ``expr`` (itself included), each visited once. A derived field and its
+    derivatives share most of their subtrees: SymPy's atoms() and has() walk every path into a shared subtree again
+    (25 million visits for one model file's Jacobian, 2 s), this walk visits each distinct node once; what it finds
+    is the same (atoms(T) = the nodes that are instances of T; has(c) for an atom c: a node equal to c)."""
+    seen: set = set()
+    stack = [expr]
+    while stack:
+        e = stack.pop()
+        if e not in seen:
+            seen.add(e)
+            stack.extend(e.args)
+    return seen
 
 
 def uncertifiable(expr: sp.Expr, extra: dict | None = None) -> list[str]:
     """The names of the functions in ``expr`` that have no ball evaluation, its non-finite constants (zoo, nan, oo)
     and the imaginary unit (balls are real); empty: every part can be certified."""
     expr = sp.sympify(expr)
+    nodes = _subexpressions(expr)
     known = {*CERTIFIED_FUNCTIONS, *_REWRITE_TARGETS, *special_ball_functions(expr), *(extra or {})}
-    names = {type(f).__name__ for f in expr.atoms(sp.Function)} - known
-    names |= {str(c) for c in (sp.zoo, sp.nan, sp.oo, sp.I) if expr.has(c)}
-    names |= {"AccumBounds"} if expr.atoms(sp.AccumBounds) else set()
+    names = {type(f).__name__ for f in nodes if isinstance(f, sp.Function)} - known
+    # has(c): c among the nodes, or equal to one (oo == Float('inf'))
+    names |= {str(c) for c in (sp.zoo, sp.nan, sp.oo, sp.I) if c in nodes or any(c == n for n in nodes)}
+    names |= {"AccumBounds"} if any(isinstance(n, sp.AccumBounds) for n in nodes) else set()
     return sorted(names)
 
 
@@ -291,7 +308,9 @@ def lambdify_arb(expr: sp.Expr, args, extra: dict | None = None) -> Callable:
         raise NotCertifiable(missing[0])
     printer = _ArbPrinter({"fully_qualified_modules": True, "inline": True, "allow_unknown_functions": True})
     names = {"mpmath": _ArbNames(), **special_ball_functions(expr), **(extra or {})}
-    return sp.lambdify(args, expr, modules=[names], printer=printer, cse=True)
+    # use_imps=False: SymPy's search for implemented_function float implementations walks every path of the tree
+    # (a second for a model file's Jacobian); none is used here, and a float implementation would not be a ball one
+    return sp.lambdify(args, expr, modules=[names], printer=printer, cse=True, use_imps=False)
 
 
 _compiled = functools.lru_cache(maxsize=512)(lambda expr, args: lambdify_arb(expr, list(args), {}))

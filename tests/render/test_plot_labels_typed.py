@@ -277,13 +277,14 @@ QUICK_CHECKS = ("signal.attention_on_noise", "signal.low_temperature", "meanfiel
 
 
 @pytest.mark.parametrize("check_id", QUICK_CHECKS)
-def test_the_plots_of_a_quick_run_are_drawn_with_typed_labels(check_id):
+def test_the_plots_of_a_quick_run_are_drawn_with_typed_labels(check_id, task_store):
     """The plots a check builds at the quick profile: every label with mathematics is typed, each of its Math
-    parts is typeset as mathtext, and the figure draws (Agg) without a parse error or a missing glyph."""
+    parts is typeset as mathtext, and the figure draws (Agg) without a parse error or a missing glyph. The
+    simulations are read from the session's task store when the quick audit stored them (tests/conftest.py)."""
     from attnverify.checks.runner import plan, run_one
 
     [(check, params)] = plan([check_id], profile="quick")
-    result = run_one(check, params, seed=0, profile="quick")
+    result = run_one(check, params, seed=0, profile="quick", store=task_store)
     plots = result.evidence.plots
     assert plots, check_id
     for plot in plots:

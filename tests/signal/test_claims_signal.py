@@ -212,14 +212,21 @@ def test_up_to_sign_quotes_the_runs_bracket_not_an_injected_theta_star():
     from attnverify.checks.plugin import Mutant
     from attnverify.selftest.mutation import receives
 
-    def minus_xi_threshold(self, *a, **k):
-        v = self.original("minus_xi_threshold")(*a, **k)
-        return None if v is None else 0.6 * v
-    ts06 = Mutant("ts06", lambda theory: theory.replace(minus_xi_threshold=minus_xi_threshold), (), "")
-    rep = checks.run([SA], profile="quick", seed=0, overrides={"runs_per_start": 1, "starts": (-0.95, 0.95)},
-                     arguments=receives([ts06]))
+    def minus_xi_at(self, *a, **k):
+        # theta* is the first entry of _minus_xi_at, which minus_xi_threshold returns (its certificate and sign
+        # changes, the other entries, are the true ones, as when minus_xi_threshold itself was scaled)
+        star, *rest = self.original("_minus_xi_at")(*a, **k)
+        return (None if star is None else 0.6 * star, *rest)
+    ts06 = Mutant("ts06", lambda theory: theory.replace(_minus_xi_at=minus_xi_at), (), "")
+    # the closed forms the wrong copy does not change (J, F, the certified equilibria: 19 s of SymPy) are derived
+    # once, by the theory's own run, and the copy keeps them (ClosedForms.replace keeps what never called the
+    # replaced closed form; replacing the plain method minus_xi_threshold kept nothing); its runs are shared too
+    opts = {"profile": "quick", "seed": 0, "overrides": {"runs_per_start": 1, "starts": (-0.95, 0.95)}, "memos": {}}
+    checks.run([SA], claims=False, **opts)
+    rep = checks.run([SA], arguments=receives([ts06]), **opts)
     (res,) = rep.results
     assert res.verdict == "pass", res.error
+    assert abs(res.details["theta_star_fixed"] - 0.6 * 1.3370007) < 1e-6      # the check did receive theta* x 0.6
     row = next(c for c in rep.claims if c.id == "A.up_to_sign")
     assert row.verdict == "holds_if", row.reason
     assert "[0.25, 2]" in row.condition
