@@ -119,8 +119,6 @@ def test_an_axis_equilibrium_is_proved_at_the_parameter_value_given_not_a_nearby
     values, the exact values the Arb balls hold. With J = (p - 1/10) rho_1 rho_2 + ..., F(e_1) = (0, p - 1/10, 0):
     p = 0.1 (a float, not 1/10) leaves it nonzero, but sympy.nsimplify read 0.1 as 1/10 and proved an equilibrium
     that the float model does not have. The exact 1/10 still gives it."""
-    import sympy as sp
-
     from attnverify.theory.engine.equilibria import FieldFunctions, _axes
     from attnverify.theory.certified import exact_ball
 

@@ -20,6 +20,7 @@ import sympy as sp
 from flint import arb, arb_mat
 
 import attnverify.theory.certified as C
+import attnverify.theory.certified_spectra as CS
 from attnverify.theory.closed_forms import derived
 
 _SYM_RTOL = 1e-12     # |A - A^T| <= 1e-12 |A| counts as symmetric for floating-point input
@@ -170,8 +171,8 @@ def _exact_spectrum(kB: tuple, kV: tuple) -> Spectrum:
 
 def _exact_certificates(A: sp.Matrix, eig: list) -> tuple[tuple, tuple, tuple]:
     """Enclosures of the distinct eigenvalues of the exact A and of the gap
-    (:func:`attnverify.theory.certified.exact_eigenvalue_enclosures`), and their certificates."""
-    encl, gap_encl = C.exact_eigenvalue_enclosures(A)
+    (:func:`attnverify.theory.certified_spectra.exact_eigenvalue_enclosures`), and their certificates."""
+    encl, gap_encl = CS.exact_eigenvalue_enclosures(A)
     lib = C.EXACT_LIBRARY
     certs = (dict(C.certificate("mu_1", f"the largest eigenvalue of V B^T (multiplicity {eig[0][1]}, exact) lies in the "
                                 "enclosure", *encl[0], 0, f"dim E = {eig[0][1]}, exact"), library=lib),
@@ -206,7 +207,7 @@ def _float_spectrum(kB: tuple, kV: tuple) -> Spectrum:
     """Clusters, their invariant subspaces and the gap for floating-point input, certified in Arb.
 
     A = V B^T is formed in ball arithmetic (128 bits plus 2 d guard bits) and symmetrised; U = NumPy's eigh
-    eigenvectors.  :func:`attnverify.theory.certified.eigenvalue_clusters` then encloses the clusters (Gershgorin
+    eigenvectors.  :func:`attnverify.theory.certified_spectra.eigenvalue_clusters` then encloses the clusters (Gershgorin
     on Q^T A Q with Q the exact Gram-Schmidt of U; intervals within ``cluster_tol`` = 64 d eps |V|_F |B|_F, the
     rounding of float input, are one cluster) and bounds the distance of P_E ~ Q_I Q_I^T from the projector onto
     the top cluster's invariant subspace (Davis-Kahan sin-theta theorem).
@@ -234,7 +235,7 @@ def _float_spectrum(kB: tuple, kV: tuple) -> Spectrum:
         w, U = np.linalg.eigh((An + An.T) / 2)
         U = U[:, np.argsort(w)[::-1]]
         tol = _CLUSTER_ULPS * d * float(np.finfo(float).eps) * _fro(Vn) * _fro(Bn)
-        cl = C.eigenvalue_clusters(As, U, tol)
+        cl = CS.eigenvalue_clusters(As, U, tol)
     if len(cl.members) < 2:
         raise ValueError(f"V B^T has no spectral gap that can be resolved: all {d} eigenvalues lie in one cluster "
                          f"{C.interval_text(*cl.enclosures[0], 17)} (eigenvalues closer than {tol:.1e} = 64 d eps "
