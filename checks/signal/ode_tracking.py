@@ -20,7 +20,9 @@ Student t at z_level / (2 n_scales); (ii) at every recorded time, |mean - m| / s
 Bonferroni quantile at z_level / 2 over all time points. A constant bias of F moves the whole predicted path and is
 rejected by (i); a wrong shape by (ii). The plain ODE (no O(eta) terms) is compared too and reported.
 Applicability: a step scale with eta_0^2 max E|g|^2 > MAX_STEP_ENERGY is outside the expansion in eta and is not
-compared (with none left the check is unresolved); where the predicted path does not move with the scale of F
+compared, nor is one whose second-order path predicts an sd of rho above 1 (rho lies in [-1, 1]: a start at a
+repelling point whose gradient energy is concentrated within the grid's spacing) (with none left the check is
+unresolved); where the predicted path does not move with the scale of F
 (beta theta ~ 0), (i) has no power and only (ii) is tested (unresolved unless it fails).
 """
 from __future__ import annotations
@@ -172,7 +174,7 @@ def ode_tracks_sga(p: dict, ctx: Context) -> Evidence:
     q_time = float(student_t.isf(p["z_level"] / 2 / (2 * n_rec_total), n_runs - 1))
     q_scale = float(student_t.isf(p["z_level"] / 2 / (2 * len(meta)), n_runs - 1))
     limit = float(np.sqrt(MAX_STEP_ENERGY / float(np.max(G_grid))))
-    scales, plots, ratios, outside, untestable = [], [], [], [], []
+    scales, plots, ratios, outside, untestable, overshoot = [], [], [], [], [], []
     for i, (eta0, b, K) in enumerate(meta):
         if eta0 > limit:            # outside the expansion in eta: no prediction to compare with
             outside.append({"eta0": eta0, "step_energy": eta0 ** 2 * float(np.max(G_grid))})
@@ -184,6 +186,10 @@ def ode_tracks_sga(p: dict, ctx: Context) -> Evidence:
         eta = step_sizes(K, a, b)
         pred_all, var_all = second_order_mean(F, rho0, eta, grid, S_grid, G_grid)
         pred, var_pred = pred_all[step], var_all[step]
+        sd_max = float(np.sqrt(np.max(var_pred)))
+        if sd_max > 1.0:            # rho lies in [-1, 1], so its sd is at most 1: the expansion has left its range
+            overshoot.append({"eta0": eta0, "predicted_sd_max": sd_max})
+            continue
         w = (second_order_mean(F, rho0, eta, grid, S_grid, G_grid, 1 + S_DIFF)[0][step]
              - second_order_mean(F, rho0, eta, grid, S_grid, G_grid, 1 - S_DIFF)[0][step]) / (2 * S_DIFF)
         ww = float(w @ w)
@@ -213,7 +219,11 @@ def ode_tracks_sga(p: dict, ctx: Context) -> Evidence:
                                   Series(reason("mean of ", Number(rho.shape[0]), " SGA runs"), t, mean, yerr=se,
                                          style="o")]))
     worst = max(ratios, default=0.0)
-    if not scales:
+    if not scales and overshoot:
+        unresolved = reason("outside the expansion in the step: the second-order mean path predicts an sd of ",
+                            RHO, " of ", Number(max(o["predicted_sd_max"] for o in overshoot), digits=3), " ",
+                            Math(">"), " ", Number(1), " (", RHO, " lies in [", Number(-1), ", ", Number(1), "])")
+    elif not scales:
         unresolved = reason("outside the expansion in the step: ", STEP_ENERGY, " = ",
                             Number(outside[0]["step_energy"], digits=3), " ", Math(">"), " ",
                             Number(MAX_STEP_ENERGY, digits=6), " at every step scale (", ETA_0, " ", Math(r"\leq"),
@@ -241,7 +251,8 @@ def ode_tracks_sga(p: dict, ctx: Context) -> Evidence:
                  "order_eta_terms_max": [s["order_eta_terms_max"] for s in scales],
                  "eta_final": [s["eta_final"] for s in scales],
                  "grid_rho": grid, "var_xi_gradient": S_grid, "grad_energy": G_grid,
-                 "scales_outside_the_expansion": outside, "largest_eta0_in_the_expansion": limit},
+                 "scales_outside_the_expansion": outside, "largest_eta0_in_the_expansion": limit,
+                 "scales_whose_prediction_leaves_the_interval": overshoot},
         plots=plots,
         findings=OdeTrackingFindings(
             model_of(p), n_runs,

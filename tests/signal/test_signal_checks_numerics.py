@@ -322,3 +322,17 @@ def test_a_run_that_wanders_in_a_noise_cloud_is_not_settled():
     assert before["settled"].all()                                 # the old rule: every run at rest
     after = settle_state(t, rho, 0.5, 0.02, 5.0, max_noise=0.1 / NOISE_SHARE)
     assert not after["settled"][:3].any() and after["settled"][3:].all(), after["noise"]
+
+
+def test_a_prediction_that_leaves_the_interval_is_outside_the_expansion():
+    """Found by the model sweep (seed 12, draw 1): symmetric, theta = 15.17, beta = 10.52, sigma = 0.013 (quick
+    profile, seed 13). The runs start at rho = 0, a repelling point, and split to +-1; the gradient energy is
+    concentrated within 0.1 of rho = 0, below the step-energy rule's grid, and the second-order mean path predicted an
+    sd of 148 for rho in [-1, 1]. The check failed at 3.55; it now reads that scale as outside the expansion."""
+    from attnverify.checks.runner import select
+    from attnverify.selftest import model_sweep as ms
+
+    [chk] = select(["signal.ode_tracks_sga"])
+    point = dict(sign="symmetric", theta=15.17, beta=10.52, sigma=0.01306, R=4, L=730, d=7)
+    row = ms.run_point(chk, point, seed=13)
+    assert row["verdict"] == "unresolved" and "predicts an sd of" in row["error"], row
