@@ -14,22 +14,27 @@ from flint import arb, arb_mat
 
 from attnverify.theory.certified import lower, lower_q, upper, upper_q
 
-__all__ = ["Clusters", "eigenvalue_clusters", "exact_eigenvalue_enclosures"]
+__all__ = ["Clusters", "eigenvalue_clusters", "exact_eigenvalue_enclosures", "gram_schmidt_balls"]
+
+
+def gram_schmidt_balls(vectors: list[list[arb]]) -> list[list[arb]]:
+    """The Gram-Schmidt orthonormalisation of ball vectors, in ball arithmetic: each ball contains the entry of the
+    exact orthonormalisation of any vectors inside the given balls."""
+    out: list[list[arb]] = []
+    for v in vectors:
+        for q in out:
+            c = sum((qi * vi for qi, vi in zip(q, v)), arb(0))
+            v = [vi - c * qi for vi, qi in zip(v, q)]
+        n = sum((vi * vi for vi in v), arb(0)).sqrt()
+        out.append([vi / n for vi in v])
+    return out
 
 
 def _gram_schmidt(U: np.ndarray) -> list[list]:
     """Columns of the exact Gram-Schmidt orthonormalisation of the float matrix U, enclosed in Arb balls
     (the exact result is an orthonormal matrix; every ball contains its entry)."""
     d, k = U.shape
-    cols: list[list] = []
-    for j in range(k):
-        v = [arb(float(U[i, j])) for i in range(d)]
-        for q in cols:
-            c = sum((qi * vi for qi, vi in zip(q, v)), arb(0))
-            v = [vi - c * qi for vi, qi in zip(v, q)]
-        n = sum((vi * vi for vi in v), arb(0)).sqrt()
-        cols.append([vi / n for vi in v])
-    return cols
+    return gram_schmidt_balls([[arb(float(U[i, j])) for i in range(d)] for j in range(k)])
 
 
 def _gershgorin(M: "arb_mat", idx: list[int]) -> list[tuple[arb, arb]]:

@@ -40,6 +40,7 @@ import sympy as sp
 from flint import acb, acb_mat, arb
 
 import attnverify.theory.certified as C
+from attnverify.theory.certified_spectra import gram_schmidt_balls
 from attnverify.theory.closed_forms import derived, recorded
 from attnverify.theory.meanfield.model import _exact, _key
 
@@ -94,17 +95,6 @@ def _interval(x: arb) -> tuple[float, float]:
     return C.lower(x), C.upper(x)
 
 
-def _gram_schmidt_balls(vectors: list[list[arb]]) -> list[list[arb]]:
-    out: list[list[arb]] = []
-    for v in vectors:
-        for q in out:
-            c = sum((qi * vi for qi, vi in zip(q, v)), arb(0))
-            v = [vi - c * qi for vi, qi in zip(v, q)]
-        n = sum((vi * vi for vi in v), arb(0)).sqrt()
-        out.append([vi / n for vi in v])
-    return out
-
-
 def _real_parts(E: list[acb]) -> list[tuple[float, float]]:
     return [_interval(z.real) for z in E]
 
@@ -148,7 +138,7 @@ def _certified(Me: sp.Matrix, prec: int) -> DominantSubspace | None:
             vectors.append([x.real for x in w])
             if motion == "rotation":
                 vectors.append([x.imag for x in w])
-        Qb = _gram_schmidt_balls(vectors)
+        Qb = gram_schmidt_balls(vectors)
         k = len(Qb)
         basis = np.array([[float(Qb[c][r].mid()) for c in range(k)] for r in range(d)])
         Pf = basis @ basis.T
