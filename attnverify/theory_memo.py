@@ -40,9 +40,10 @@ def install() -> None:
 
 @contextmanager
 def installed() -> Iterator[None]:
-    """The persistent memo for the block (a command), removed afterwards."""
+    """The persistent memo for the block (a command); afterwards, the one installed before (if any) again."""
+    before = closed_forms.persistent_store()
     install()
     try:
         yield
     finally:
-        closed_forms.persist(None)
+        closed_forms.persist(before)

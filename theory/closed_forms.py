@@ -17,17 +17,19 @@ A copy made by :meth:`ClosedForms.replace` keeps those results of the original t
 each memoised result records the closed forms it called (through ``self``, transitively, in the order of the
 computation), and a result that called none of the replaced ones is the same in the copy (the closed forms are
 deterministic functions of their arguments, so the copy's computation takes the same path and returns the same
-value). A result whose dependencies are unknown (read from the persistent memo, or computed while a closed form of
-another object was being derived) is derived afresh. Only calls of :func:`derived` and :func:`recorded` closed forms
+value). A result whose dependencies are unknown (computed while a closed form of another object was being derived,
+or from such a result) is derived afresh. Only calls of :func:`derived` and :func:`recorded` closed forms
 are recorded: replacing a plain method keeps nothing (a result may have called it unseen). :func:`recorded` is for
 a closed form that must not be memoised (its arguments are arrays or dicts, or its value depends on more than them,
 such as mpmath's working precision) but that a mutant may replace: its calls are recorded, never its results.
 
 A persistent memo: a theory class that names itself (``persist_key``, a class attribute: its closed forms depend on
 the arguments alone) keeps its results across processes in a store the application installs with :func:`persist`
-(``store.load(key) -> (hit, value)``, ``store.save(key, value)``; the application keys it by the code version). A
-copy made by :meth:`ClosedForms.replace` and an object without a ``persist_key`` never read or write it, so a
-mutant's closed forms are always derived afresh.
+(``store.load(key) -> (hit, entry)``, ``store.save(key, entry)``; the application keys it by the code version). An
+entry is the result and its dependencies, so that a result read back is kept by a copy as one derived in this
+process would be (the same computation records the same closed forms). A copy made by :meth:`ClosedForms.replace`
+and an object without a ``persist_key`` never read or write it, so a mutant's replaced closed forms, and what
+they reach, are always derived afresh.
 """
 from __future__ import annotations
 
@@ -36,7 +38,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["ClosedForms", "derived", "overlay", "persist", "persisting", "recorded"]
+__all__ = ["ClosedForms", "derived", "overlay", "persist", "persistent_store", "persisting", "recorded"]
 
 _store: Any = None
 
@@ -51,6 +53,11 @@ def persist(store: Any) -> None:
 def persisting() -> bool:
     """Whether a persistent memo is installed in this process."""
     return _store is not None
+
+
+def persistent_store() -> Any:
+    """The persistent memo installed in this process (None: none)."""
+    return _store
 
 
 def _persistent_key(obj: "ClosedForms", method: Callable, args: tuple, kwargs: tuple) -> str | None:
@@ -104,14 +111,14 @@ def derived(method: Callable) -> Callable:
         except KeyError:
             pass
         stored = _persistent_key(self, method, args, key[2])
-        hit, value = _store.load(stored) if stored else (False, None)
+        hit, entry = _store.load(stored) if stored else (False, None)
         if hit:
-            deps[key] = None
-            _called(self, name, None)
+            value, deps[key] = entry
+            _called(self, name, deps[key])
         else:
             value, deps[key] = _derive(self, name, method, args, kwargs)
             if stored:
-                _store.save(stored, value)
+                _store.save(stored, (value, deps[key]))
         memo[key] = value
         return value
     memoised.__derived__ = True

@@ -100,18 +100,24 @@ def test_a_persistent_memo_serves_a_new_object_but_never_a_mutant():
 
 
 def test_a_cli_run_keeps_papers_closed_forms_in_the_derivation_cache(tmp_path, monkeypatch):
-    """attnverify run stores Paper A's derived closed forms (entries theory-*.pickle under the cache root); the
-    memo is removed when the command ends."""
+    """attnverify run stores Paper A's derived closed forms (entries theory-*.pickle under the cache root); when the
+    command ends, the memo installed before it (none, or the test session's) is back."""
     from attnverify.cli import main
     from attnverify.theory import closed_forms
 
     from attnverify.theory.signal import THEORY
 
+    before = closed_forms.persistent_store()
     monkeypatch.setenv("ATTNVERIFY_CACHE_DIR", str(tmp_path))
     monkeypatch.setitem(THEORY.__dict__, "_memo", {})       # derived afresh here, whatever ran before in this process
-    assert main(["run", "signal.reduced_field_identity", "--quiet", "--executor", "serial"]) == 0
-    assert list((tmp_path / "derivations").glob("theory-*.pickle"))
-    assert not closed_forms.persisting()
+    monkeypatch.setitem(THEORY.__dict__, "_deps", {})
+    closed_forms.persist(None)
+    try:
+        assert main(["run", "signal.reduced_field_identity", "--quiet", "--executor", "serial"]) == 0
+        assert list((tmp_path / "derivations").glob("theory-*.pickle"))
+        assert not closed_forms.persisting()
+    finally:
+        closed_forms.persist(before)
 
 
 # ------------------------------------------------------------------------ what a copy keeps of the original's memo
@@ -161,9 +167,9 @@ def test_a_copy_keeps_only_the_results_that_cannot_see_the_replacement():
     assert other.G() == 2 * sp.exp(x) + x ** 2 + 1 and Graph.calls["G"] == 3
 
 
-def test_results_of_unknown_dependencies_are_derived_again():
-    """A result read from the persistent memo has unknown dependencies, and so has every result computed from it;
-    a replaced method that is not memoised itself keeps nothing."""
+def test_results_read_from_the_persistent_memo_keep_their_dependencies():
+    """A result read back from the persistent memo carries the closed forms it called, as one derived in this process
+    does: a copy keeps it when it cannot see the replacement, and derives it again when it can."""
     from attnverify.theory import closed_forms
 
     class Stored(Graph):
@@ -172,16 +178,36 @@ def test_results_of_unknown_dependencies_are_derived_again():
     store = DictStore()
     closed_forms.persist(store)
     try:
-        Stored().K()
+        Stored().F(), Stored().K()
         Graph.calls = {}
         t = Stored()
-        t.G()                                   # K read back from the store, G computed from it
-        assert "K" not in Graph.calls and Graph.calls["G"] == 1
+        t.F(), t.G()                            # F, J and K read back from the store, G computed from them
+        assert Graph.calls == {"G": 1}
     finally:
         closed_forms.persist(None)
     wrong = t.replace(J=lambda self: 5 * x)
-    assert wrong.K() == sp.exp(x) and Graph.calls["K"] == 1
+    assert wrong.K() == sp.exp(x) and "K" not in Graph.calls               # K never called J: kept
+    assert wrong.F() == 5 * (1 - x ** 2) and Graph.calls.get("F") == 1      # F called J (recorded in the store)
     assert wrong.G() == sp.exp(x) + 5 * x + 1 and Graph.calls["G"] == 2
+
+
+def test_results_of_unknown_dependencies_are_derived_again():
+    """A result computed while a closed form of another object was being derived has unknown dependencies, and a
+    replaced method that is not memoised itself keeps nothing."""
+    class Other(Graph):
+        pass
+
+    def through_other(self):
+        self._count("outer")
+        return other.K() + t.J()
+
+    Graph.calls = {}
+    t, other = Graph(), Other()
+    outer = type("Outer", (Graph,), {"K": derived(through_other)})()
+    outer.K()
+    wrong = outer.replace(G=lambda self: 0)
+    assert Graph.calls == {"outer": 1, "K": 1, "J": 1}
+    assert wrong.K() == sp.exp(x) + x ** 2 and Graph.calls["outer"] == 2    # unknown: derived again
     Graph.calls = {}
     plain = Graph()
     plain.K()
