@@ -95,13 +95,13 @@ def _exp_as_powers(e: sp.exp, names: dict[sp.Symbol, sp.Expr]) -> sp.Expr | None
 def in_exponentials(expr: sp.Expr, names: dict[sp.Symbol, sp.Expr], gather: Sequence[sp.Symbol]) -> sp.Expr:
     r"""``expr`` printed with its exponentials named: every ``exp(a)`` with ``a`` a rational combination of the
     exponents in ``names`` (symbol -> exponent, e.g. ``{u: beta*theta*rho}``) becomes the product of powers of the
-    symbols; then each term of the sum is one fraction whose numerator is collected in the monomials of
-    ``gather`` with factored coefficients. Substituting ``exp(b)`` back for each symbol gives ``expr`` (the
-    tests check it); the step's statement says what the symbols stand for. Returns ``expr`` unchanged when an
-    exponential is not such a combination."""
+    symbols (each exponential as it stands: a product of them needs no expanding first, and factoring the rational
+    function that results gives the same canonical form); then each term of the sum is one fraction whose
+    numerator is collected in the monomials of ``gather`` with factored coefficients. Substituting ``exp(b)`` back
+    for each symbol gives ``expr`` (the tests check it); the step's statement says what the symbols stand for.
+    Returns ``expr`` unchanged when an exponential is not such a combination."""
     terms = []
     for t in sp.Add.make_args(expr):
-        t = sp.expand(sp.powsimp(sp.expand(t)), power_exp=True)
         rep = {}
         for e in t.atoms(sp.exp):
             powers = _exp_as_powers(e, names)
