@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 from collections.abc import Iterator
 from concurrent.futures import Executor, ProcessPoolExecutor
 from contextlib import contextmanager
@@ -55,6 +56,24 @@ def _stop_pool(pool: ProcessPoolExecutor) -> None:
         proc.join(timeout=5)
 
 
+def _reachable(scheduler: str) -> None:
+    """A TCP scheduler address that refuses a connection (or gives none within 3 s) is an input error at once: the
+    Dask client would retry it for its whole timeout before saying so."""
+    from distributed.comm.addressing import parse_address, parse_host_port
+
+    try:
+        scheme, location = parse_address(scheduler)
+        host, port = parse_host_port(location)
+    except (ValueError, TypeError):
+        return                                           # not host:port: the client reports it
+    if scheme not in ("tcp", "tls"):
+        return
+    try:
+        socket.create_connection((host, port), timeout=3).close()
+    except OSError as exc:
+        raise InputError(f"--scheduler: cannot reach a Dask scheduler at {scheduler!r} ({exc})") from None
+
+
 @contextmanager
 def make_executor(kind: str = "local", *, jobs: int | None = None,
                   scheduler: str | None = None) -> Iterator[Executor | None]:
@@ -90,9 +109,15 @@ def make_executor(kind: str = "local", *, jobs: int | None = None,
         raise InputError("--executor dask needs the distributed extra: pip install 'attnverify[distributed]'") from None
     cluster = None
     if scheduler is None:
-        with _interrupts_ignored():     # the workers start with SIGINT ignored (inherited): Ctrl-C is the parent's
+        import logging
+
+        # the workers start with SIGINT ignored (inherited): Ctrl-C is the parent's; Dask's warnings about the tasks
+        # it cancels then (and the workers it stops) are not the user's business: only its errors are printed
+        with _interrupts_ignored():
             cluster = LocalCluster(n_workers=jobs or os.cpu_count() or 1, threads_per_worker=1, host="127.0.0.1",
-                                   dashboard_address=None, processes=True)
+                                   dashboard_address=None, processes=True, silence_logs=logging.ERROR)
+    else:
+        _reachable(scheduler)
     try:
         try:
             client = Client(cluster if cluster is not None else scheduler, timeout=10)

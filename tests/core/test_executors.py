@@ -43,3 +43,22 @@ def test_unreachable_scheduler_is_a_clear_error(capsys):
     assert main(["run", CHECK, "--executor", "dask", "--scheduler", "tcp://127.0.0.1:9"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "cannot reach a Dask scheduler" in err
+
+
+def test_the_scheduler_precheck_refuses_only_what_refuses_a_connection():
+    """The address is tried with a plain TCP connection before the Dask client (which retries for its whole timeout):
+    a listening port passes, the same port closed is the one-line input error, and an address that is not host:port
+    is left to the client."""
+    import socket
+
+    from attnverify.checks.params import InputError
+    from attnverify.executors import _reachable
+
+    pytest.importorskip("distributed")
+    server = socket.create_server(("127.0.0.1", 0))
+    port = server.getsockname()[1]
+    _reachable(f"tcp://127.0.0.1:{port}")
+    server.close()
+    with pytest.raises(InputError, match="cannot reach a Dask scheduler"):
+        _reachable(f"tcp://127.0.0.1:{port}")
+    _reachable("inproc://somewhere")
