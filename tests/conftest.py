@@ -5,10 +5,42 @@ task store for API runs at the quick profile that repeat one another's simulatio
 power smoke's unperturbed runs, a paper's quick run): a task stored by one is read back by the next, bit for bit
 (tests/core/test_reproducible.py). The papers' closed forms are kept in that directory too, as a CLI run keeps
 them in the derivation cache (:mod:`attnverify.theory_memo`): a closed form derived by one worker is read back by
-the other, with the closed forms it called, so a mutant's copy keeps what it would keep had it been derived there."""
+the other, with the closed forms it called, so a mutant's copy keeps what it would keep had it been derived there.
+
+The order of the files (:func:`pytest_collection_modifyitems`) is what pytest-xdist hands out (``--dist loadfile
+--no-loadscope-reorder``): the longest files first, so that the two workers finish together."""
 import os
+from collections import Counter
+from pathlib import Path
 
 import pytest
+
+#: the suite's longest files, longest first (worker-seconds measured on a fresh-clone run of the default suite; a
+#: stale order only costs balance). The README's quick audit comes after the power smoke's length of other work,
+#: so that the two do not compute the same unperturbed runs at once (each reads what the other stored).
+LONGEST_FIRST = [
+    "selftest/test_power_smoke.py", "core/test_certified_enclosure.py", "cli/test_workbench_cli.py",
+    "signal/test_signal_checks_numerics.py", "slr/test_slr_checks.py", "meanfield/test_claims_meanfield.py",
+    "cli/test_readme.py", "signal/test_signal_theory.py", "cli/test_cache.py", "selftest/test_mutation.py",
+    "engine/test_engine_checks.py", "signal/test_quantities_signal.py", "core/test_audit.py",
+    "core/test_reproducible.py", "signal/test_power_dynamics.py", "cli/test_interrupt.py",
+    "render/test_plot_labels_typed.py", "slr/test_slr_dynamics.py", "meanfield/test_meanfield_checks_numerics.py",
+    "meanfield/test_power_meanfield.py",
+]
+
+
+def pytest_collection_modifyitems(config, items):
+    """The files of :data:`LONGEST_FIRST` in its order, then the others by their number of tests (most first, as
+    pytest-xdist orders files by default); within a file, the collection order."""
+    here = Path(__file__).parent
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+
+    def file_of(item) -> str:
+        return Path(str(item.path)).relative_to(here).as_posix() if Path(str(item.path)).is_relative_to(here) else ""
+
+    counts = Counter(file_of(i) for i in items)
+    position = {id(item): k for k, item in enumerate(items)}
+    items.sort(key=lambda i: (rank.get(file_of(i), len(rank)), -counts[file_of(i)], file_of(i), position[id(i)]))
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -190,3 +190,16 @@ def test_only_render_renders(modules):
 def test_the_render_rule_catches_a_planted_display(name, source, expected):
     assert render_violations({name: Module(name, source)}) == [expected]
     assert render_violations({"attnverify.render.x": Module("attnverify.render.x", source)}) == []
+
+
+def test_the_suite_order_names_existing_files():
+    """tests/conftest.py hands out its longest files first: a renamed or removed file there would silently drop out
+    of the order (and the two workers would no longer finish together)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("suite_conftest", REPO / "tests" / "conftest.py")
+    conftest = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(conftest)
+    LONGEST_FIRST = conftest.LONGEST_FIRST
+    assert [f for f in LONGEST_FIRST if not (REPO / "tests" / f).is_file()] == []
+    assert len(set(LONGEST_FIRST)) == len(LONGEST_FIRST)
