@@ -82,8 +82,11 @@ def test_builtin_papers_register_through_the_entry_points():
 
 
 @pytest.fixture()
-def example(monkeypatch):
-    """The example plugin of examples/plugin, registered as an installed package would be."""
+def example(monkeypatch, tmp_path):
+    """The example plugin of examples/plugin, registered as an installed package would be. Registered here without
+    an entry point, which is what keys the kept ``list`` texts (attnverify.list_cache): so it gets a cache of its
+    own, where no listing without it was kept by an earlier test."""
+    monkeypatch.setenv("ATTNVERIFY_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.syspath_prepend(str(ROOT / "examples" / "plugin"))
     sys.modules.pop("attnverify_partition", None)
     from attnverify_partition import PAPER
