@@ -34,13 +34,11 @@ def pytest_collection_modifyitems(config, items):
     pytest-xdist orders files by default); within a file, the collection order."""
     here = Path(__file__).parent
     rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
-
-    def file_of(item) -> str:
-        return Path(str(item.path)).relative_to(here).as_posix() if Path(str(item.path)).is_relative_to(here) else ""
-
-    counts = Counter(file_of(i) for i in items)
-    position = {id(item): k for k, item in enumerate(items)}
-    items.sort(key=lambda i: (rank.get(file_of(i), len(rank)), -counts[file_of(i)], file_of(i), position[id(i)]))
+    files = [Path(str(i.path)).relative_to(here).as_posix() if Path(str(i.path)).is_relative_to(here) else ""
+             for i in items]
+    counts = Counter(files)
+    order = sorted(range(len(items)), key=lambda k: (rank.get(files[k], len(rank)), -counts[files[k]], files[k], k))
+    items[:] = [items[k] for k in order]
 
 
 @pytest.fixture(autouse=True, scope="session")
