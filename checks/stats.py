@@ -1,5 +1,6 @@
 """Statistics shared by the checks: Bonferroni thresholds, z-scores of Monte Carlo estimates against a closed form,
-and the fits of measured curves (exponential decay rates, minima, straight lines).
+the range of the delta method's O(1/L) terms, and the fits of measured curves (exponential decay rates, minima,
+straight lines).
 
 Nothing here knows a model: the inputs are numbers, arrays and estimates with a mean, a covariance (``contrast``)
 and degrees of freedom (attnverify.numerics.signal.mc.Estimate).
@@ -97,6 +98,28 @@ def family_statistics(ests: list[Estimate], closed: list[np.ndarray],
     z_pooled = float(normal_equivalent(scores(beyond(ratio - 1.0, bound), ratio_se), min(b["dof"] for b in blocks)))
     all_z = np.concatenate([np.concatenate([b["z"], b["z_contrast"], [b["z_ratio"]]]) for b in blocks] + [[z_pooled]])
     return {"blocks": blocks, "ratio": ratio, "ratio_se": ratio_se, "z_ratio": z_pooled, "all_z": all_z}
+
+
+# ------------------------------------------------------------------------------------------- delta-method range
+#: the O(1/L) terms of a softmax average over L tokens are the second-order delta method for ratios of sums of the
+#: weights e^{s_i} (s_i a token's score); its neglected next order, relative to those terms, is predicted as
+#: C_R m_3 / (m_2 L) with m_j = E[e^{j s}] / E[e^{s}]^j the relative moments of the weights (one Gaussian score of
+#: variance v: m_j = e^{j (j - 1) v / 2}). C_R bounds the ratio measured on the engine's models and Paper A
+#: (attnverify.checks.engine._sizes; docs/trust.md); a setting above MAX_EXPANSION_RATIO lies outside the expansion,
+#: and a comparison whose predicted remainder exceeds MAX_REMAINDER_OVER_SE of its standard error is left out.
+C_R = 2.0
+MAX_EXPANSION_RATIO = 0.25
+MAX_REMAINDER_OVER_SE = 0.5
+#: standard errors added to a measured O(1/L) term (an upper bound of its size)
+MEASURED_SE = 3.0
+#: the largest log-ratio taken out of log-space (e^700 is finite in float64); beyond it the ratio is infinite
+_LOG_MAX = 700.0
+
+
+def expansion_ratio_of_logs(log_m2: np.ndarray, log_m3: np.ndarray, L: float) -> np.ndarray:
+    """C_R m_3 / (m_2 L) from log m_2 and log m_3: +inf where it exceeds e^700, never an overflow or a NaN."""
+    log_ratio = np.log(C_R) + np.asarray(log_m3, float) - np.asarray(log_m2, float) - np.log(L)
+    return np.where(log_ratio > _LOG_MAX, np.inf, np.exp(np.minimum(log_ratio, _LOG_MAX)))
 
 
 # ------------------------------------------------------------------------------------------- curve fits

@@ -14,7 +14,8 @@ import sympy as sp
 
 from attnverify.checks.engine._bridge import scaled_values
 from attnverify.checks.engine._numerics import run_grid
-from attnverify.checks.engine._sizes import MAX_EXPANSION_RATIO, MAX_REMAINDER_OVER_SE, expansion_ratio
+from attnverify.checks.engine._sizes import expansion_ratio
+from attnverify.checks.stats import MAX_EXPANSION_RATIO, MAX_REMAINDER_OVER_SE, MEASURED_SE
 from attnverify.checks.params import Param
 from attnverify.checks.reason import Math, Number, Reason, reason
 from attnverify.checks.stats import bonferroni_z, normal_equivalent
@@ -199,10 +200,6 @@ def comparable(model, vals: dict, rhos: np.ndarray, L: int, corr: np.ndarray, se
     inside = ratio <= MAX_EXPANSION_RATIO                       # an infinite ratio (or a NaN size) is outside
     with np.errstate(invalid="ignore", over="ignore"):
         return inside & (np.where(inside, ratio, 0.0) * size <= MAX_REMAINDER_OVER_SE * se)
-
-
-#: standard errors added to the measured O(1/L) coefficient (an upper bound of its size)
-MEASURED_SE = 3.0
 
 
 def measured_correction(means: Sequence[np.ndarray], ses: Sequence[np.ndarray], Ls: Sequence[int]):

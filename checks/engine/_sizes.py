@@ -36,9 +36,7 @@ from functools import lru_cache
 import numpy as np
 import sympy as sp
 
-C_R = 2.0
-MAX_EXPANSION_RATIO = 0.25
-MAX_REMAINDER_OVER_SE = 0.5
+from attnverify.checks.stats import expansion_ratio_of_logs
 
 
 @lru_cache(maxsize=32)
@@ -84,14 +82,9 @@ def log_relative_moments(model, values: Mapping, points: np.ndarray) -> tuple[np
     return l2, l3
 
 
-#: the largest log-ratio taken out of log-space (e^700 is finite in float64); beyond it the ratio is infinite
-_LOG_MAX = 700.0
-
-
 def expansion_ratio(model, values: Mapping, points: np.ndarray, L: int) -> np.ndarray:
     """The predicted remainder as a fraction of the O(1/L) terms, C_R m_3 / (m_2 L), at each point (module
     docstring); ``values`` at the sequence length L. Computed from the logs of the moments: +inf (far outside the
     expansion's range) where it exceeds e^700, never an overflow or a NaN."""
     l2, l3 = log_relative_moments(model, values, points)
-    log_ratio = np.log(C_R) + l3 - l2 - np.log(L)
-    return np.where(log_ratio > _LOG_MAX, np.inf, np.exp(np.minimum(log_ratio, _LOG_MAX)))
+    return expansion_ratio_of_logs(l2, l3, L)

@@ -39,7 +39,7 @@ import sympy as sp
 from attnverify.checks.context import Context
 from attnverify.checks.engine._common import (Z_LEVEL, comparable, field_function, model_params, model_point,
                                               register, validate_lengths)
-from attnverify.checks.engine._sizes import MAX_REMAINDER_OVER_SE
+from attnverify.checks.stats import MAX_REMAINDER_OVER_SE
 from attnverify.checks.engine._numerics import run_grid
 from attnverify.checks.evidence import Evidence
 from attnverify.checks.params import Param

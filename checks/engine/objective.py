@@ -27,7 +27,7 @@ from attnverify.checks.context import Context
 from attnverify.checks.engine._common import (comparable, family_z, measured_correction, power_rule, with_rounding,
                                               register_grid_check,
                                               simulate_lengths, t_to_z, trained_query)
-from attnverify.checks.engine._sizes import MAX_REMAINDER_OVER_SE
+from attnverify.checks.stats import MAX_REMAINDER_OVER_SE
 from attnverify.checks.evidence import Evidence, Plot, Series
 from attnverify.checks.reason import Math, Number, reason
 

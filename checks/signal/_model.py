@@ -12,6 +12,7 @@ import sympy as sp
 
 from attnverify.theory.signal import ARGS
 from attnverify.checks.params import Param
+from attnverify.checks.stats import expansion_ratio_of_logs
 from attnverify.numerics.signal.model import SignalModel
 
 MODEL_PARAMS = (
@@ -70,7 +71,8 @@ def validate_model(p: dict) -> None:
     """Cross-parameter constraints between the options given (``p`` may hold a subset, as for ``derive``):
     1 <= R < L (at least one nuisance token), beta^2 sigma^2 <= log L, the range of the finite-size term (at
     least one effective token: L e^(-beta^2 sigma^2) >= 1) that every closed form compared with sampled sequences
-    includes, scores that move the softmax (score_scales) and the numerics' size limits (model_sizes)."""
+    includes, scores that move the softmax (score_scales) and the numerics' size limits (model_sizes). A check
+    whose precision can resolve the term's next order adds its own rule (expansion_ratio)."""
     if "R" in p and "L" in p:
         if p["R"] > p["L"]:
             raise ValueError(f"R = {p['R']} exceeds L = {p['L']}: R counts informative tokens among L")
@@ -84,6 +86,27 @@ def validate_model(p: dict) -> None:
             and p["beta"] * p["sigma"] > np.sqrt(np.log(p["L"])):
         raise ValueError(f"the finite-size term needs beta^2 sigma^2 <= log L, got beta sigma = "
                          f"{p['beta'] * p['sigma']:.4g} > sqrt(log L) = {np.sqrt(np.log(p['L'])):.4g}")
+
+
+def expansion_ratio(p: dict, theta: float, rhos: np.ndarray | None = None) -> np.ndarray:
+    """The delta method's predicted next order relative to the O(1/L) terms, C_R m_3 / (m_2 L)
+    (attnverify.checks.stats), at each rho (by default the worst over rho in [-1, 1]) for Paper A's tokens: a
+    fraction pi = R / L has score mean eps beta theta rho, the rest mean 0, all score variance v = beta^2 sigma^2, so
+
+        log m_j = j (j - 1) v / 2 + log(1 - pi + pi e^{j x}) - j log(1 - pi + pi e^{x}),   x = eps beta theta rho,
+
+    with eps = 1 (fixed sign) or the larger over eps = +-1 (symmetric); the model's statement, not a derived quantity,
+    in log-space."""
+    v, pi = (p["beta"] * p["sigma"]) ** 2, p["R"] / p["L"]
+    rho = np.linspace(-1.0, 1.0, 201) if rhos is None else np.asarray(rhos, float)
+    signs = np.array([1.0, -1.0]) if p.get("sign", "fixed") == "symmetric" else np.array([1.0])
+    x = (p["beta"] * theta * rho)[None, :] * signs[:, None]
+
+    def log_m(j: int) -> np.ndarray:
+        mix = np.logaddexp(np.log1p(-pi), np.log(pi) + j * x) - j * np.logaddexp(np.log1p(-pi), np.log(pi) + x)
+        return j * (j - 1) * v / 2 + mix
+    ratio = np.max(expansion_ratio_of_logs(log_m(2), log_m(3), p["L"]), axis=0)
+    return ratio if rhos is not None else np.max(ratio, keepdims=True)
 
 
 def numeric_function(expr: sp.Expr, args: Sequence[sp.Symbol], dps: int = 30) -> Callable[..., np.ndarray]:

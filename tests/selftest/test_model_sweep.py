@@ -207,11 +207,7 @@ def test_low_temperature_without_power_is_unresolved_not_a_failure():
 
 #: checks the model sweep found failing (or erring on) admissible models, with the cause (docs/trust.md, "False
 #: alarms on valid models"); issue 31 item 5 stays open for them
-KNOWN_FAILING: dict[str, str] = {       # the 50-model sweep was not rerun
-    "signal.objective_vs_montecarlo": "seed-13 sweep (docs/trust.md): at beta sigma = 2.66, L = 84000 the O(1/L) "
-                                      "term overshoots the measured finite-size effect by half (|z| 7.5); the "
-                                      "remainder guard estimates O(d/(L R)) only, not the O(1/L^2) terms",
-}
+KNOWN_FAILING: dict[str, str] = {}       # none open; the 50-model sweep was not rerun
 
 
 def _slow_cases():

@@ -151,6 +151,52 @@ def test_objective_refuses_runs_that_would_resolve_the_closed_forms_remainder():
         _run("signal.objective_vs_montecarlo", R=50, L=1050, n_sequences=2000)
 
 
+def test_objective_refuses_the_seed_13_sweep_model_outside_the_delta_methods_range():
+    """The seed-13 sweep's false alarm (docs/trust.md): beta sigma = 2.66, L = 84000, |z| 7.5. The weights' relative
+    moments put the next order at 33 times the O(1/L) terms (C_R m_3 / (m_2 L)), far outside the expansion; the
+    O(d/(L R)) guard alone let it run (0.48 standard errors)."""
+    point = {"sign": "symmetric", "thetas": (0.06246748861162013,), "beta": 2.054208519316892,
+             "sigma": 1.2938011495432526, "R": 4000, "L": 84000, "ds": (2,)}
+    with pytest.raises(checks.InputError, match="outside the finite-size term's range at every theta"):
+        _run("signal.objective_vs_montecarlo", **point)
+
+
+def _estimate(mean, se):
+    from attnverify.numerics.signal.mc import Estimate
+
+    se = np.asarray(se, float)
+    return Estimate(np.asarray(mean, float), np.diag(se**2), 1000, 999)
+
+
+def test_objective_compares_only_points_where_the_remainder_is_below_half_a_standard_error():
+    """comparable: the predicted next order, expansion_ratio x |O(1/L) terms|, against 0.5 se at each rho. Here
+    C_R m_3 / (m_2 L) = 2 e^{2 v} / L = 0.2 at beta sigma = 1.5 (theta -> 0), so an O(1/L) term of 1e-3 predicts a
+    remainder of 2e-4: compared where se >= 4e-4, left out where se = 1e-4."""
+    from attnverify.checks.signal.objective import comparable
+
+    v = 1.5**2
+    L = int(round(2 * math.exp(2 * v) / 0.2))
+    p = {"beta": 1.5, "sigma": 1.0, "R": 1, "L": L, "sign": "fixed"}
+    rhos = np.array([-1.0, 0.0, 1.0])
+    limit, closed = np.ones(3), np.ones(3) + 1e-3
+    est = _estimate(closed, [4.1e-4, 1e-4, 4.1e-4])
+    np.testing.assert_array_equal(comparable(p, 1e-9, rhos, closed, limit, est), [True, False, True])
+
+
+def test_an_inflated_finite_size_term_is_compared_not_excused():
+    """A closed form whose O(1/L) terms are 100 times too large would predict a remainder that excuses it; the size
+    is capped by the measured |MC - limit| + 3 se, so the point stays in the test (and the closed form is rejected)."""
+    from attnverify.checks.signal.objective import comparable
+
+    p = {"beta": 1.5, "sigma": 1.0, "R": 1, "L": int(round(100 * math.exp(4.5))), "sign": "fixed"}   # ratio 0.02
+    rhos = np.array([0.0])
+    limit = np.ones(1)
+    est = _estimate(limit + 1e-3, [1e-3])                   # measured finite-size effect 1e-3 +- 1e-3
+    assert comparable(p, 1e-9, rhos, limit + 1e-3, limit, est).all()
+    # inflated x100: 0.02 x 0.1 = 2e-3 > 0.5 se would excuse it; capped, 0.02 x 4e-3 = 8e-5 is compared
+    assert comparable(p, 1e-9, rhos, limit + 1e-1, limit, est).all()
+
+
 # ------------------------------------------------------------------------------------------------ attention
 def test_attention_rejects_the_mass_at_a_five_per_cent_wrong_theta():
     assert _run("signal.attention_on_noise", **ATTENTION_FAST).verdict == "pass"
