@@ -16,12 +16,16 @@ from pathlib import Path
 import pytest
 
 #: the suite's longest files, longest first (worker-seconds measured on a fresh-clone run of the default suite; a
-#: stale order only costs balance). The README's quick audit comes after the power smoke's length of other work,
-#: so that the two do not compute the same unperturbed runs at once (each reads what the other stored).
+#: stale order only costs balance). While the power smoke derives and runs Papers A, B, C and D in turn on one
+#: worker, the other runs what shares nothing with it (the certified enclosures) and then the papers in the smoke's
+#: order, after it: the README's quick audit and the LaTeX of every derivation (tests/cli/test_workbench_cli.py)
+#: come last, so that two workers do not derive the same closed forms or compute the same unperturbed runs at once
+#: (each reads what the other stored).
 LONGEST_FIRST = [
-    "selftest/test_power_smoke.py", "core/test_certified_enclosure.py", "cli/test_workbench_cli.py",
-    "signal/test_signal_checks_numerics.py", "slr/test_slr_checks.py", "meanfield/test_claims_meanfield.py",
-    "cli/test_readme.py", "signal/test_signal_theory.py", "cli/test_cache.py", "selftest/test_mutation.py",
+    "selftest/test_power_smoke.py", "core/test_certified_enclosure.py",
+    "signal/test_signal_checks_numerics.py", "meanfield/test_claims_meanfield.py", "slr/test_slr_checks.py",
+    "cli/test_readme.py", "cli/test_workbench_cli.py", "signal/test_signal_theory.py", "cli/test_cache.py",
+    "selftest/test_mutation.py",
     "engine/test_engine_checks.py", "signal/test_quantities_signal.py", "core/test_audit.py",
     "core/test_reproducible.py", "signal/test_power_dynamics.py", "cli/test_interrupt.py",
     "render/test_plot_labels_typed.py", "slr/test_slr_dynamics.py", "meanfield/test_meanfield_checks_numerics.py",
