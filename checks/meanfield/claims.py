@@ -298,20 +298,18 @@ STATED_MINUS_DERIVED = Math(r"|\mathrm{stated} - \mathrm{derived}|")
 PLUS_MINUS = Math(r"\pm")
 
 
-def _d_definition(text: str) -> tuple:
-    """The check's definition of D (one of ``w2_notation.D_DEFINITIONS``) as parts (``w2_notation.D_TYPED``); a
-    definition this module does not know stays the check's words."""
-    from attnverify.checks.meanfield.w2_notation import D_DEFINITIONS, D_TYPED
+def _d_definition(coupling: str) -> tuple:
+    """The check's definition of D, by its coupling (``w2_notation.D_TYPED``), as parts."""
+    from attnverify.checks.meanfield.w2_notation import D_TYPED
 
-    coupling = next((k for k, v in D_DEFINITIONS.items() if v == text), None)
-    return D_TYPED[coupling].lead if coupling else item(text)
+    return D_TYPED[coupling].lead
 
 
 def _d_findings(f) -> tuple:
     """The proof-internal D against the stated s(beta) and C1, as parts (computed words)."""
     ex, u = f.D_beta_exponent, f.D_beta_exponent_uncertainty
     growth = [g for g in f.D_growth if g is not None and math.isfinite(g)]
-    out = ["proof-internal ", Math(D), " = ", _d_definition(f.D_definition), ": "]
+    out = ["proof-internal ", Math(D), " = ", _d_definition(f.D_coupling), ": "]
     out += (["decays like ", Math(sp.Symbol("beta") ** sp.Float(float(f"{ex:.3g}"), 3)), " (", pm(ex, u, digits=3), ")"]
             if math.isfinite(ex) else ["its beta-exponent is not measured"])
     if growth:

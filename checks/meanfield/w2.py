@@ -39,7 +39,7 @@ from attnverify.checks.reason_values import joined, number_or_na
 from attnverify.checks.registry import check
 from attnverify.checks.meanfield.window_sampling import refine_through_window
 from attnverify.checks.meanfield.w2_notation import (ATOM_RATE, ATOM_RATE_ERROR, BETA, BETA_MATH, C, C1, C1_ERROR,
-                                                     D_BETA_T, D_DEFINITIONS, D_MATH, D_TYPED, E_END, E_T, H_STEP,
+                                                     D_BETA_T, D_MATH, D_TYPED, E_END, E_T, H_STEP,
                                                      LOG_NORM, PI, T, T_INF, T_MATH, W2_BETA, W2_MATH, W2_TARGET,
                                                      X_INF, X_STAR)
 from attnverify.checks.meanfield._model import (D3_PARAM, KERNEL_PARAM, MODEL_PARAMS, Resolution, budget_param,
@@ -72,7 +72,7 @@ class W2Findings:
     ``t_inf``, ``E_lower``/``E_upper`` and ``E_samples`` (one array per refinement sample, on its own times
     ``t_inf_samples``). Constants: ``c`` the bound's rate (smallest atom rate, at ``c_atom``), ``c_atoms`` (min, max)
     over the sample's atoms, ``c_fit_E`` the decay rate of the pairing cost (>= E(t)) in the fit window, ``C1``. Proof-internal:
-    ``D`` (n_beta, n_t; nan where not computed) and ``D_samples`` (the refinement samples'), ``D_definition``, ``D_beta_exponent`` (median slope of log D in log
+    ``D`` (n_beta, n_t; nan where not computed) and ``D_samples`` (the refinement samples'), ``D_coupling`` (its definition: a key of ``w2_notation.D_TYPED``), ``D_beta_exponent`` (median slope of log D in log
     beta over the early times) +- ``D_beta_exponent_uncertainty``, ``D_growth`` (effective growth rate of D in t per
     beta); ``t_groenwall`` the end of the phase they are measured in. Time scale: ``t_min`` per beta (argmin_t W), ``t_min_fit`` (slope, intercept, ci95, r2 of t_min against log
     beta) and ``t_min_slope_uncertainty`` (refinement spread). ``resolution`` the particle resolution used."""
@@ -97,7 +97,7 @@ class W2Findings:
     C1: float
     D: np.ndarray
     D_samples: tuple
-    D_definition: str
+    D_coupling: str
     D_beta_exponent: float
     D_beta_exponent_uncertainty: float
     D_growth: tuple[float, ...]
@@ -425,7 +425,7 @@ def evidence(p: dict, res: Resolution, betas: np.ndarray, ana: dict, num: dict, 
         E_upper=main["E_hi"], E_samples=tuple((s["E_lo"] + s["E_hi"]) / 2 for s in num["inf"][1:]),
         t_inf_samples=tuple(s["times"] for s in num["inf"][1:]), c=ana["c"], c_atom=tuple(map(float, ana["c_atom"])),
         c_atoms=(float(np.min(rates)), float(np.max(rates))), c_fit_E=float(dec["c_fit_E"]), C1=ana["C1"], D=D[0], D_samples=tuple(D[1:]),
-        D_definition=D_DEFINITIONS[p["D_coupling"]], D_beta_exponent=pi["ex"]["median"],
+        D_coupling=p["D_coupling"], D_beta_exponent=pi["ex"]["median"],
         D_beta_exponent_uncertainty=pi["ex_u"], D_growth=pi["growth"], t_groenwall=pi["t_hi"], t_min=tuple(map(float, pi["t_min"])),
         t_min_fit=pi["t_fit"], t_min_slope_uncertainty=pi["t_u"], resolution=res)
     c_text = (item("the derived ", Math(PI), " maps off the dominant eigenspace E: its atoms have no rate")
@@ -457,7 +457,7 @@ def evidence(p: dict, res: Resolution, betas: np.ndarray, ana: dict, num: dict, 
         details={"beta": betas.tolist(), "t": t.tolist(), "t_inf": main["times"].tolist(), "n_particles": res.n_particles,
                  "resolution": res.text, "particles_per_softmax_window": list(res.per_window),
                  "min_per_window": res.min_per_window, "W_method": num["W_method"], "D_coupling": p["D_coupling"],
-                 "D_definition": D_DEFINITIONS[p["D_coupling"]], "W": W_mid[0].tolist(),
+                 "W": W_mid[0].tolist(),
                  "E": ((main["E_lo"] + main["E_hi"]) / 2).tolist(), "C1_derived": ana["C1"],
                  "C1_observed": dec["C1_obs"], "C1_relative_difference": dec["C1_rel"],
                  "C1_fd_refinement": dec["fd_spread"], "C1_x_star": num["obs"]["x_star"], "C1_method": ana["C1_method"],

@@ -1,6 +1,6 @@
 """The mathematics that the W2 check (attnverify.checks.meanfield.w2) and its claim B.theorem1 name: the symbols
 of its reasons and metric, its plots' labels, and the definitions of the proof-internal D(beta, t) (as the check's
-details record them, ``D_DEFINITIONS``, and typed, ``D_TYPED``)."""
+details and findings name them, by coupling, ``D_TYPED``)."""
 from __future__ import annotations
 
 import sympy as sp
@@ -9,11 +9,8 @@ from attnverify.checks.reason import Math, reason
 
 __all__ = ["BETA", "T", "PI", "C", "C1", "X_INF", "PI_MU0", "X_STAR", "H_STEP", "T_INF", "E_T", "W2_TARGET",
            "ATOM_RATE", "LOG_NORM", "C1_ERROR", "E_END", "ATOM_RATE_ERROR", "W2_MATH", "T_MATH",
-           "BETA_MATH", "D_MATH", "W2_BETA", "D_BETA_T", "D_TYPED", "D_DEFINITIONS"]
+           "BETA_MATH", "D_MATH", "W2_BETA", "D_BETA_T", "D_TYPED"]
 
-#: the definitions of D as the check records them (details, findings)
-D_DEFINITIONS = {"exact": "W2(mu^beta_t, mu^inf_t) (exact, assignment)",
-                 "synchronous": "(1/N sum_i |x_i^beta(t) - x_i^inf(t)|^2)^(1/2) (synchronous coupling, >= W2)"}
 #: the mathematics of the reasons, named as in the claims (attnverify.checks.meanfield.claims)
 BETA, T, PI, C, C1, X_INF = sp.symbols(r"beta t Pi c C_1 X_{\infty}")
 PI_MU0, X_STAR, _d = sp.Symbol(r"\Pi_{\#}\mu_{0}"), sp.Symbol("x^*"), sp.Symbol("d")
@@ -28,7 +25,7 @@ C1_ERROR = Math(r"|C_{1}^{\mathrm{numerical}} - C_{1}^{\mathrm{derived}}| / (C_{
 E_END = Math(r"E(t_{\mathrm{end}}) / \text{window lo}")
 ATOM_RATE_ERROR = Math(r"|\text{fitted rate} - \text{derived rate}| / (c_{\mathrm{tol}}\, \text{derived rate})")
 #: the plots' labels: W_2(mu^beta_t, Pi#mu_0) and E(t) (Theorem 1); the proof-internal D(beta, t) by its coupling
-#: (D_DEFINITIONS typed: the plot's title and the claim B.theorem1's findings)
+#: (D_TYPED, by the coupling the check's details and findings name: the plot's title and the claim B.theorem1)
 W2_MATH, T_MATH, BETA_MATH, D_MATH = Math(sp.Symbol("W_2")), Math(T), Math(BETA), Math(sp.Symbol("D"))
 W2_BETA, D_BETA_T = Math(sp.Function("W_2")(_MU_BETA_T, PI_MU0)), Math(sp.Function("D")(BETA, T))
 _i, _N, _x_beta, _x_inf = sp.Symbol("i"), sp.Symbol("N"), sp.Function("x_i^beta")(T), sp.Function(r"x^{\infty}_{i}")(T)
