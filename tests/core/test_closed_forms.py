@@ -100,12 +100,13 @@ def test_a_persistent_memo_serves_a_new_object_but_never_a_mutant():
 
 
 def test_a_cli_run_keeps_papers_closed_forms_in_the_derivation_cache(tmp_path, monkeypatch):
-    """attnverify run stores Paper A's derived closed forms (entries theory-*.pickle under the cache root); when the
-    command ends, the memo installed before it (none, or the test session's) is back."""
+    """attnverify run stores a paper's derived closed forms (entries theory-*.pickle under the cache root; Paper B's
+    zero-temperature flow, the cheapest to derive); when the command ends, the memo installed before it (none, or
+    the test session's) is back."""
     from attnverify.cli import main
     from attnverify.theory import closed_forms
 
-    from attnverify.theory.signal import THEORY
+    from attnverify.theory.meanfield import THEORY
 
     before = closed_forms.persistent_store()
     monkeypatch.setenv("ATTNVERIFY_CACHE_DIR", str(tmp_path))
@@ -113,7 +114,7 @@ def test_a_cli_run_keeps_papers_closed_forms_in_the_derivation_cache(tmp_path, m
     monkeypatch.setitem(THEORY.__dict__, "_deps", {})
     closed_forms.persist(None)
     try:
-        assert main(["run", "signal.reduced_field_identity", "--quiet", "--executor", "serial"]) == 0
+        assert main(["run", "meanfield.zero_temperature_flow", "--quiet", "--executor", "serial"]) == 0
         assert list((tmp_path / "derivations").glob("theory-*.pickle"))
         assert not closed_forms.persisting()
     finally:
