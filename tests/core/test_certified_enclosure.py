@@ -190,20 +190,25 @@ def _time_limit(seconds: int):
         signal.signal(signal.SIGALRM, previous)
 
 
-def _reference(expr: sp.Expr, point: dict) -> mp.mpf | None:
-    """expr at the exact point to 50 significant digits with mpmath (SymPy's mpmath printer: Floats enter as their
-    binary (sign, man, exp, bc) tuples, which is mpmath's own format; Rationals as quotients at the working
-    precision), or None when it is not a finite real. Computed at 60 and again at 100 digits: when the two differ
-    by more than 1e-48 relative, the value is ill-conditioned at this point (cancellation) and None is returned, so
-    that every reference used is itself known to 48 digits."""
+def _reference_function(expr: sp.Expr):
+    """expr as an mpmath function of SYMBOLS (SymPy's mpmath printer: Floats enter as their binary (sign, man, exp,
+    bc) tuples, which is mpmath's own format; Rationals and constants as quotients and mpmath constants evaluated at
+    the working precision of the call, so one function serves every precision)."""
+    # Python's min, max and abs would hand back a plain int (min(2, x) is 2), and 5*2/3 is then a double
+    return sp.lambdify(SYMBOLS, expr, [{"min": lambda *a: mp.mpf(min(map(mp.mpf, a))),
+                                        "max": lambda *a: mp.mpf(max(map(mp.mpf, a))),
+                                        "abs": lambda a: mp.fabs(mp.mpf(a))}, "mpmath"],
+                       printer=_ReferencePrinter({"fully_qualified_modules": False, "inline": True,
+                                                  "allow_unknown_functions": True}))
+
+
+def _reference(fn, point: dict) -> mp.mpf | None:
+    """The expression of ``fn`` (:func:`_reference_function`) at the exact point to 50 significant digits, or None
+    when it is not a finite real. Computed at 60 and again at 100 digits: when the two differ by more than 1e-48
+    relative, the value is ill-conditioned at this point (cancellation) and None is returned, so that every
+    reference used is itself known to 48 digits."""
     def at(dps: int):
         with mp.workdps(dps):
-            # Python's min, max and abs would hand back a plain int (min(2, x) is 2), and 5*2/3 is then a double
-            fn = sp.lambdify(SYMBOLS, expr, [{"min": lambda *a: mp.mpf(min(map(mp.mpf, a))),
-                                              "max": lambda *a: mp.mpf(max(map(mp.mpf, a))),
-                                              "abs": lambda a: mp.fabs(mp.mpf(a))}, "mpmath"],
-                             printer=_ReferencePrinter({"fully_qualified_modules": False, "inline": True,
-                                                        "allow_unknown_functions": True}))
             args = [mp.mpf(v.numerator) / v.denominator if isinstance(v, Fraction) else mp.mpf(v)
                     for v in point.values()]
             try:
@@ -241,13 +246,13 @@ def _check_enclosures(expr: sp.Expr, points) -> int:
     note(f"expr = {sp.srepr(expr)}")
     checked = 0
     with ctx.workprec(128):
-        f = lambdify_arb(expr, SYMBOLS)
+        f, reference = lambdify_arb(expr, SYMBOLS), _reference_function(expr)
         for values in points:
             ball = arb(f(*(exact_ball(v) for v in values)))
             if not ball.is_finite() or ball.rad() > 1e-15 * max(1.0, abs(float(ball.mid()))):
                 event("wide or non-finite ball skipped")
                 continue
-            ref = _reference(expr, dict(zip(SYMBOLS, values)))
+            ref = _reference(reference, dict(zip(SYMBOLS, values)))
             if ref is None:
                 continue
             with mp.workdps(60):
