@@ -236,7 +236,7 @@ def objective_vs_montecarlo(p: dict, ctx: Context) -> Evidence:
                  "ratio_mc_over_closed": fam["ratio"], "ratio_se": fam["ratio_se"], "z_ratio": fam["z_ratio"],
                  "detectable_scale_error": z_star * fam["ratio_se"],
                  "max_abs_z_levels": float(max(np.max(np.abs(b["z"])) for b in fam["blocks"])),
-                 "max_abs_z_contrasts": float(max(np.max(np.abs(b["z_contrast"])) for b in fam["blocks"])),
+                 "max_abs_z_contrasts": float(max(np.max(np.abs(b["z_contrast"]), initial=0.0) for b in fam["blocks"])),
                  "limit_without_finite_size_rejected": bool(rejected),
                  "n_sequences": p["n_sequences"], "R": p["R"], "L": p["L"],
                  "predicted_remainder_over_se": remainder_over_se(p), "left_out_blocks": left_out,

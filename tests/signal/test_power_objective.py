@@ -197,6 +197,20 @@ def test_an_inflated_finite_size_term_is_compared_not_excused():
     assert comparable(p, 1e-9, rhos, limit + 1e-1, limit, est).all()
 
 
+def test_objective_with_one_comparable_point_per_block_still_judges(monkeypatch):
+    """When the remainder rule keeps one rho per block (no contrast left), the family is its levels and ratios:
+    the check passes with the right closed form and names every other point as left out."""
+    import attnverify.checks.signal.objective as objective
+
+    def first_only(p, theta, rhos, closed, limit, est):
+        return np.arange(rhos.size) == 0
+    monkeypatch.setattr(objective, "comparable", first_only)
+    res = _run("signal.objective_vs_montecarlo", **OBJECTIVE_FAST)
+    assert res.verdict == "pass", (res.verdict, res.error)
+    assert res.details["max_abs_z_contrasts"] == 0.0
+    assert [len(b["rho"]) for b in res.details["left_out_blocks"]] == [4, 4]
+
+
 # ------------------------------------------------------------------------------------------------ attention
 def test_attention_rejects_the_mass_at_a_five_per_cent_wrong_theta():
     assert _run("signal.attention_on_noise", **ATTENTION_FAST).verdict == "pass"
