@@ -6,7 +6,8 @@
 :mod:`attnverify.selftest.power` over seeds 0..N-1 (default 5); ``--smoke``: one family per check at its target, one seed.
 
 ``--mutants``: inject each mutant of :mod:`attnverify.selftest.mutants` in turn, run the checks it names (quick profile,
-serially), and print which checks catch it; ``--json`` writes
+serially; the unmutated baseline runs read and write the task cache, as ``attnverify run`` does), and print which
+checks catch it; ``--json`` writes
 ``{"mutants": n, "caught": k, "rows": [{"mutant", "caught_by": [...], ...}], ...}``.
 ``--seeds N``: the false-alarm sweep of :mod:`attnverify.selftest.seed_sweep` (quick profile under seeds 0..N-1).
 ``--models N``: the model sweep of :mod:`attnverify.selftest.model_sweep` (N admissible models per paper, drawn from
@@ -166,10 +167,11 @@ def cmd_selftest(args: argparse.Namespace) -> int:
                   [m for m in all_mutants() if m.name.startswith(models)] if models else list(all_mutants()))
     except ValueError as exc:
         raise InputError(str(exc)) from None
+    from attnverify.cli.run import _task_store
     from attnverify.selftest.mutation import selftest
 
     say(f"selftest: baseline run of the checks the {len(chosen)} mutants name ...")
-    result = selftest(chosen, seed=seed, jobs=_count("--jobs", args.jobs, 1),
+    result = selftest(chosen, seed=seed, jobs=_count("--jobs", args.jobs, 1), store=_task_store(args),
                       progress=lambda i, n, name: say(f"selftest: mutant {i + 1}/{n}: {name} ..."))
     for row in result["rows"]:
         row["known_gap"] = None if row["caught"] else known_gaps().get(row["mutant"])

@@ -126,21 +126,25 @@ def run_mutant(mutant: Mutant, *, seed: int = 0, profile: str = "quick", baselin
 _FORKED: list = []
 
 
-def _forked_task(task: tuple[str, object, int, str]) -> list[dict] | dict:
-    """Worker of ``selftest(..., jobs > 1)``: ("baseline", check id) runs one unmutated check; ("mutant", i) runs
-    mutant i (the injection is per process; the caller judges the row against the baseline)."""
-    kind, what, seed, profile = task
+def _forked_task(task: tuple[str, object, int, str, object]) -> list[dict] | dict:
+    """Worker of ``selftest(..., jobs > 1)``: ("baseline", check id) runs one unmutated check (with the task store,
+    if any); ("mutant", i) runs mutant i (the injection is per process; the caller judges the row against the
+    baseline)."""
+    kind, what, seed, profile, store = task
     if kind == "baseline":
         from attnverify.checks.runner import run
 
-        return [result_row(r) for r in run([what], profile=profile, seed=seed, claims=False).results]
+        return [result_row(r) for r in run([what], profile=profile, seed=seed, claims=False, store=store).results]
     return run_mutant(_FORKED[what], seed=seed, profile=profile)
 
 
-def selftest(mutants, *, seed: int = 0, profile: str = "quick", progress=None, jobs: int = 1) -> dict:
+def selftest(mutants, *, seed: int = 0, profile: str = "quick", progress=None, jobs: int = 1,
+             store: Any = None) -> dict:
     """Baseline run of every check the mutants name, then each mutant in turn. Returns ``{"mutants": n, "caught": k,
     "equivalent": e, "all_caught": bool, "rows": [...], "baseline": [...]}``; ``all_caught``: every mutant that is
-    not equivalent is caught.
+    not equivalent is caught. ``store``: a task store (attnverify.checks.store.TaskStore) for the baseline runs
+    only, as ``attnverify run`` uses one (nothing is injected while they run, so the store sees the code it keys):
+    a baseline at the quick audit's seed reads the simulations that audit stored, bit for bit.
 
     ``jobs = 1`` runs everything one after another in this process. ``jobs > 1`` runs the baseline checks and the
     mutants as separate tasks in that many worker processes (fork start method, a fresh child per task): each child
@@ -161,8 +165,8 @@ def selftest(mutants, *, seed: int = 0, profile: str = "quick", progress=None, j
     clear_caches()
     if jobs > 1 and len(ids) + len(mutants) > 1:
         _FORKED[:] = mutants
-        tasks = [("baseline", c, seed, profile) for c in ids] + [("mutant", i, seed, profile)
-                                                                  for i in range(len(mutants))]
+        tasks = [("baseline", c, seed, profile, store) for c in ids] + [("mutant", i, seed, profile, None)
+                                                                         for i in range(len(mutants))]
         try:
             with multiprocessing.get_context("fork").Pool(min(jobs, len(tasks)), maxtasksperchild=1) as pool:
                 results = pool.imap(_forked_task, tasks, chunksize=1)
@@ -177,8 +181,8 @@ def selftest(mutants, *, seed: int = 0, profile: str = "quick", progress=None, j
             _FORKED.clear()
     else:
         memos: dict[str, dict] = {}
-        base = [result_row(r) for r in run(ids, profile=profile, seed=seed, memos=memos, claims=False).results] \
-            if ids else []
+        base = [result_row(r) for r in run(ids, profile=profile, seed=seed, memos=memos, claims=False,
+                                           store=store).results] if ids else []
         verdicts = {b["check"]: b["verdict"] for b in base}
         rows = []
         for i, m in enumerate(mutants):

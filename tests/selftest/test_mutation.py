@@ -218,3 +218,22 @@ def test_sweep_on_a_cheap_check():
     entry = res["checks"]["meanfield.zero_temperature_flow"]
     assert res["n_seeds"] == 2 and entry["runs"] == 2 and entry["passes"] == 2 and res["all_pass"]
     assert "meanfield.zero_temperature_flow | 2/2" in markdown(res["checks"], 2)
+
+
+def test_the_baseline_reads_and_writes_the_task_store_and_the_mutants_do_not(tmp_path):
+    """selftest(..., store=...): the unmutated baseline reads and writes the store, as ``attnverify run`` does (a
+    rerun reuses every baseline task and computes none), the mutant's own runs never touch it, and the rows are the
+    same either way."""
+    from attnverify.checks.store import TaskStore
+    from attnverify.selftest.mutation import selftest
+
+    mutant = by_name("slr_bayes_no_norm_term")
+    first, again = TaskStore(tmp_path / "tasks"), TaskStore(tmp_path / "tasks")
+    a = selftest([mutant], store=first)
+    b = selftest([mutant], store=again)
+    assert first.stats.computed == first.stats.stored > 0            # the baseline's tasks only
+    assert again.stats.reused == first.stats.stored and again.stats.computed == again.stats.stored == 0
+    without = selftest([mutant])
+    assert a["rows"][0]["caught_by"] == b["rows"][0]["caught_by"] == without["rows"][0]["caught_by"] != []
+    assert [r["observed"] for r in a["baseline"]] == [r["observed"] for r in b["baseline"]] \
+        == [r["observed"] for r in without["baseline"]]
