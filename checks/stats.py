@@ -104,8 +104,8 @@ def family_statistics(ests: list[Estimate], closed: list[np.ndarray],
 #: the O(1/L) terms of a softmax average over L tokens are the second-order delta method for ratios of sums of the
 #: weights e^{s_i} (s_i a token's score); its neglected next order, relative to those terms, is predicted as
 #: C_R m_3 / (m_2 L) with m_j = E[e^{j s}] / E[e^{s}]^j the relative moments of the weights (one Gaussian score of
-#: variance v: m_j = e^{j (j - 1) v / 2}). C_R bounds the ratio measured on the engine's models and Paper A
-#: (attnverify.checks.engine._sizes; docs/trust.md); a setting above MAX_EXPANSION_RATIO lies outside the expansion,
+#: variance v: m_j = e^{j (j - 1) v / 2}). C_R bounds the ratio measured on the model files and the checks that
+#: use it (docs/trust.md); a setting above MAX_EXPANSION_RATIO lies outside the expansion,
 #: and a comparison whose predicted remainder exceeds MAX_REMAINDER_OVER_SE of its standard error is left out.
 C_R = 2.0
 MAX_EXPANSION_RATIO = 0.25

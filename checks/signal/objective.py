@@ -60,6 +60,8 @@ _DEFAULTS = {"R": 400, "L": 8400}
 # the mathematics of the reason (attnverify.checks.reason: symbols in SymPy's naming convention)
 RHO, TIMES = Math(sp.Symbol("rho")), Math(r"\times")                # TIMES: a count times a count
 ABS_Z, LE = Math(sp.Abs(sp.Symbol("z"))), Math(r"\leq")
+METRIC = reason("max ", ABS_Z, " over the family (levels, contrasts across ", RHO, ", scale ratios), closed form "
+                "with finite-size term")
 # the plots' labels: the objective J and J(rho), theta, the dimension d and the sequence length L
 J_MATH, J_OF_RHO = Math(sp.Symbol("J")), Math(sp.Function("J")(sp.Symbol("rho")))
 THETA, D, L_MATH = Math(sp.Symbol("theta")), Math(sp.Symbol("d")), Math(sp.Symbol("L"))
@@ -167,7 +169,8 @@ def mc_task(numerics: SignalNumerics, model_kw: dict, rhos: np.ndarray, n: int, 
 )
 def objective_vs_montecarlo(p: dict, ctx: Context) -> Evidence:
     rhos = np.linspace(-1.0, 1.0, p["n_rho"])
-    combos = [(th, d) for th in in_range(p) for d in p["ds"]]
+    inside = in_range(p)
+    combos = [(th, d) for th in inside for d in p["ds"]]
     base = {k: p[k] for k in ("beta", "sigma", "R", "L", "sign")}
     seeds = ctx.seeds(len(combos))
     ests = ctx.map(mc_task, [(ctx.numerics, {**base, "theta": th, "d": d}, rhos, p["n_sequences"], s)
@@ -185,7 +188,7 @@ def objective_vs_montecarlo(p: dict, ctx: Context) -> Evidence:
     left_out = [{"theta": th, "d": d, "rho": [float(r) for r in np.delete(rhos, k)]}
                 for (th, d), k in zip(combos, keeps) if k.size < rhos.size] + \
                [{"theta": th, "d": d, "rho": "all (outside the expansion's range)"} for th in p["thetas"]
-                if th not in in_range(p) for d in p["ds"]]
+                if th not in inside for d in p["ds"]]
     shown = list(zip(combos, ests, closed, limit))
     kept = [i for i, k in enumerate(keeps) if k.size]
     if not kept:
@@ -213,8 +216,7 @@ def objective_vs_montecarlo(p: dict, ctx: Context) -> Evidence:
                                   Series("limit without finite-size term", rhos, j0, style="--"),
                                   Series("Monte Carlo", rhos, est.mean, yerr=est.se, style="o")]))
     return Evidence(
-        metric=reason("max ", ABS_Z, " over the family (levels, contrasts across ", RHO, ", scale ratios), closed "
-                      "form with finite-size term"),
+        metric=METRIC,
         observed=max_z, threshold=z_star,
         reason=reason(f"Bonferroni-corrected two-sided normal quantile for {m} z-scores at family-wise false-alarm "
                       "rate ", Number(p["z_level"], digits=6), f" ({len(combos)} blocks: {n_levels} levels + "
@@ -269,8 +271,7 @@ def _unresolved_everywhere(p: dict, left_out: list[dict]) -> Evidence:
     """No block can be compared: the Monte Carlo would resolve the closed form's neglected next order in each."""
     nan = float("nan")
     return Evidence(
-        metric=reason("max ", ABS_Z, " over the family (levels, contrasts across ", RHO, ", scale ratios), closed "
-                      "form with finite-size term"),
+        metric=METRIC,
         observed=None, threshold=None, passed=False,
         reason=reason("no block compared", *_left_out_text(left_out)),
         unresolved=reason("at every block the Monte Carlo would resolve the closed form's neglected next order "
