@@ -56,13 +56,22 @@ def scores(diff: np.ndarray | float, se: np.ndarray | float) -> np.ndarray:
     return out
 
 
-def block_statistics(est: Estimate, closed: np.ndarray, ref: int = 0, rounding: np.ndarray | None = None) -> dict:
+def contrast_errors(est: Estimate, ref: int = 0) -> np.ndarray:
+    """The standard errors of the contrasts mean_j - mean_ref, j != ref in grid order (common random numbers make
+    them smaller than the levels')."""
+    k = est.mean.size
+    return np.array([est.contrast(np.eye(k)[j] - np.eye(k)[ref])[1] for j in range(k) if j != ref])
+
+
+def block_statistics(est: Estimate, closed: np.ndarray, ref: int = 0, rounding: np.ndarray | None = None,
+                     contrast_compared: np.ndarray | None = None) -> dict:
     """z-scores of one block (a rho grid with common random numbers) against a closed form ``closed``:
     levels, contrasts against the grid point ``ref``, and the fitted scale ratio sum MC / sum closed. Each is a
     Student-t score with est.dof degrees of freedom, reported as its normal equivalent (normal_equivalent).
     ``rounding``: a bound on the floating-point error of MC - closed at each grid point; each difference is scored
     by its part beyond that bound (:func:`beyond`; a contrast by the sum of its two bounds, the ratio by the sum
-    over the grid). Where it is far below the standard errors the scores are unchanged."""
+    over the grid). Where it is far below the standard errors the scores are unchanged. ``contrast_compared``: which
+    contrasts (grid order, ``ref`` left out) join the family (all by default); every one is scored and reported."""
     k = closed.size
     r = np.zeros(k) if rounding is None else np.broadcast_to(np.asarray(rounding, dtype=float), (k,))
     diff = est.mean - closed
@@ -78,25 +87,30 @@ def block_statistics(est: Estimate, closed: np.ndarray, ref: int = 0, rounding: 
     total, se_total = est.contrast(np.ones(k))
     ratio, ratio_se = total / closed.sum(), se_total / abs(closed.sum())
     ratio_bound = float(r.sum() / abs(closed.sum()))
-    return {"z": z_level, "z_contrast": z_contrast, "ratio": ratio, "ratio_se": ratio_se,
+    compared = np.ones(len(others), bool) if contrast_compared is None else np.asarray(contrast_compared, bool)
+    return {"z": z_level, "z_contrast": z_contrast, "contrast_compared": compared, "ratio": ratio, "ratio_se": ratio_se,
             "z_ratio": float(normal_equivalent(scores(beyond(ratio - 1.0, ratio_bound), ratio_se), est.dof)),
             "dof": est.dof, "sum_mc": total, "sum_mc_var": se_total**2, "sum_closed": float(closed.sum()),
             "sum_rounding": float(r.sum())}
 
 
 def family_statistics(ests: list[Estimate], closed: list[np.ndarray],
-                      rounding: list[np.ndarray] | None = None) -> dict:
+                      rounding: list[np.ndarray] | None = None,
+                      contrast_compared: list[np.ndarray] | None = None) -> dict:
     """Every block's statistics plus the pooled scale ratio over all blocks (independent blocks); ``all_z``: every
-    z-score of the family (levels, contrasts, block ratios, pooled ratio). ``rounding``: per block, as in
-    :func:`block_statistics`."""
+    z-score of the family (levels, compared contrasts, block ratios, pooled ratio). ``rounding`` and
+    ``contrast_compared``: per block, as in :func:`block_statistics`."""
     rounding = rounding if rounding is not None else [None] * len(ests)
-    blocks = [block_statistics(e, c, rounding=r) for e, c, r in zip(ests, closed, rounding)]
+    compared = contrast_compared if contrast_compared is not None else [None] * len(ests)
+    blocks = [block_statistics(e, c, rounding=r, contrast_compared=m)
+              for e, c, r, m in zip(ests, closed, rounding, compared)]
     tot = sum(b["sum_mc"] for b in blocks)
     den = sum(b["sum_closed"] for b in blocks)
     ratio, ratio_se = tot / den, float(np.sqrt(sum(b["sum_mc_var"] for b in blocks))) / abs(den)
     bound = sum(b["sum_rounding"] for b in blocks) / abs(den)
     z_pooled = float(normal_equivalent(scores(beyond(ratio - 1.0, bound), ratio_se), min(b["dof"] for b in blocks)))
-    all_z = np.concatenate([np.concatenate([b["z"], b["z_contrast"], [b["z_ratio"]]]) for b in blocks] + [[z_pooled]])
+    all_z = np.concatenate([np.concatenate([b["z"], b["z_contrast"][b["contrast_compared"]], [b["z_ratio"]]])
+                            for b in blocks] + [[z_pooled]])
     return {"blocks": blocks, "ratio": ratio, "ratio_se": ratio_se, "z_ratio": z_pooled, "all_z": all_z}
 
 

@@ -189,17 +189,25 @@ def validate_lengths(model, p: Mapping, Ls: Sequence[int], rhos: np.ndarray | No
                          f"of them, L = {max(Ls)}): simulate longer sequences (Ls) or points of smaller score variance")
 
 
-def comparable(model, vals: dict, rhos: np.ndarray, L: int, corr: np.ndarray, se: np.ndarray,
-               measured: np.ndarray | None = None) -> np.ndarray:
-    """The points where the predicted remainder is below MAX_EXPANSION_RATIO of the O(1/L) terms and below
-    MAX_REMAINDER_OVER_SE of the measured standard error ``se`` (attnverify.checks.engine._sizes). The size of the
-    O(1/L) terms is the derived ``corr``, capped by ``measured`` (:func:`measured_correction`) when given: a closed
-    form whose O(1/L) terms are inflated is then compared and rejected, not excused as outside the expansion."""
+def predicted_remainder(model, vals: dict, rhos: np.ndarray, L: int, corr: np.ndarray,
+                        measured: np.ndarray | None = None) -> np.ndarray:
+    """The predicted size of the O(1/L^2) remainder at each point: the expansion ratio times the size of the O(1/L)
+    terms (attnverify.checks.engine._sizes), +inf where the ratio exceeds MAX_EXPANSION_RATIO (outside the
+    expansion). The size is the derived ``corr``, capped by ``measured`` (:func:`measured_correction`) when given: a
+    closed form whose O(1/L) terms are inflated is then compared and rejected, not excused as outside the
+    expansion."""
     ratio = expansion_ratio(model, vals, rhos, L)
     size = np.abs(corr) if measured is None else np.minimum(np.abs(corr), measured)
     inside = ratio <= MAX_EXPANSION_RATIO                       # an infinite ratio (or a NaN size) is outside
     with np.errstate(invalid="ignore", over="ignore"):
-        return inside & (np.where(inside, ratio, 0.0) * size <= MAX_REMAINDER_OVER_SE * se)
+        return np.where(inside, np.where(inside, ratio, 0.0) * size, np.inf)
+
+
+def comparable(model, vals: dict, rhos: np.ndarray, L: int, corr: np.ndarray, se: np.ndarray,
+               measured: np.ndarray | None = None) -> np.ndarray:
+    """The points where the predicted remainder (:func:`predicted_remainder`) is at most MAX_REMAINDER_OVER_SE of
+    the measured standard error ``se``."""
+    return predicted_remainder(model, vals, rhos, L, corr, measured) <= MAX_REMAINDER_OVER_SE * se
 
 
 def measured_correction(means: Sequence[np.ndarray], ses: Sequence[np.ndarray], Ls: Sequence[int]):

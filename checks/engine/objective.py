@@ -11,8 +11,9 @@ when every |z| is below the threshold.
 
 Why this threshold: the only other source of disagreement is the delta method's O(1/L^2) remainder.  A (point, L)
 is compared only where the remainder, predicted from the score spread (attnverify.checks.engine._sizes: C_R m_3 /
-(m_2 L) times the O(1/L) terms), is below half its standard error; settings where it exceeds a quarter of the
-O(1/L) terms at every point are refused before any work.  The false-alarm rate is then the Bonferroni rate.
+(m_2 L) times the O(1/L) terms), is below half its standard error, and a contrast only where the remainders at its
+two points together are below half the contrast's own standard error (common random numbers make that smaller than
+a level's); settings where it exceeds a quarter of the O(1/L) terms at every point are refused before any work.  The false-alarm rate is then the Bonferroni rate.
 
 Power (the limit and the O(1/L) terms resolved): the same z-test of J_limit alone must reject at some compared
 point, otherwise the simulation could not tell a missing O(1/L) term and the check answers ``unresolved`` (an error
@@ -24,9 +25,9 @@ import numpy as np
 import sympy as sp
 
 from attnverify.checks.context import Context
-from attnverify.checks.engine._common import (comparable, family_z, measured_correction, power_rule, with_rounding,
-                                              register_grid_check,
-                                              simulate_lengths, t_to_z, trained_query)
+from attnverify.checks.engine._common import (comparable, family_z, measured_correction, power_rule,
+                                              predicted_remainder, register_grid_check, simulate_lengths, t_to_z,
+                                              trained_query, with_rounding)
 from attnverify.checks.stats import MAX_REMAINDER_OVER_SE
 from attnverify.checks.evidence import Evidence, Plot, Series
 from attnverify.checks.reason import Math, Number, reason
@@ -51,13 +52,14 @@ def run(p: dict, ctx: Context) -> Evidence:
     T = ctx.theory
     model, rhos, Ls, vals, ests, pt = simulate_lengths(p, ctx)
     n = p["n_sequences"]
-    z_all, z_limit, blocks, left_out = [], [], [], []
+    z_all, z_limit, blocks, left_out, contrasts_left_out = [], [], [], [], 0
     bound_J = measured_correction([e.objective.mean for e in ests], [e.objective.se for e in ests], Ls)
     bound_m = measured_correction([e.mass.mean for e in ests], [e.mass.se for e in ests], Ls)
     for L, v, est in zip(Ls, vals, ests):
         J_fin, J_lim = T.evaluate("J_finite", v, **pt), T.evaluate("J_limit", v, **pt)
         mc, se = est.objective.mean, with_rounding(est.objective.se, J_fin)
-        keep = comparable(model, v, rhos, L, J_fin - J_lim, se, bound_J and bound_J(L))
+        rem = predicted_remainder(model, v, rhos, L, J_fin - J_lim, bound_J and bound_J(L))
+        keep = rem <= MAX_REMAINDER_OVER_SE * se
         left_out += [(L, tuple(np.round(r, 4))) for r in rhos[~keep]]
         z = t_to_z(mc - J_fin, se, n)[keep]
         z_lim = t_to_z(mc - J_lim, se, n)[keep]
@@ -67,6 +69,9 @@ def run(p: dict, ctx: Context) -> Evidence:
             c = np.zeros(len(rhos))
             c[j], c[idx[0]] = 1.0, -1.0
             diff, s = est.objective.contrast(c)
+            if rem[j] + rem[idx[0]] > MAX_REMAINDER_OVER_SE * s:     # the remainders' change could be resolved
+                contrasts_left_out += 1
+                continue
             zc.append(float(t_to_z(np.array([diff - (J_fin[j] - J_fin[idx[0]])]), np.array([s]), n)[0]))
         zm = []
         for c, comp in enumerate(model.components):
@@ -101,12 +106,15 @@ def run(p: dict, ctx: Context) -> Evidence:
                       "false-alarm rate ", Number(p["z_level"], digits=6), " (", len(Ls), " lengths, ", len(rhos),
                       " points, ", len(model.components), " masses; standard errors from ", n, " sequences per "
                       "length); compared only where the predicted ", REMAINDER, " remainder is below ",
-                      Number(MAX_REMAINDER_OVER_SE, digits=6), " standard error; the limit alone must be rejected "
-                      "(max ", ABS_Z, " ", Number(max_zl, digits=3), ")"),
+                      Number(MAX_REMAINDER_OVER_SE, digits=6), " standard error (a contrast: its two points' "
+                      "together, below its own)", *((f"; {contrasts_left_out} contrast(s) left out",)
+                                                     if contrasts_left_out else ()),
+                      "; the limit alone must be rejected (max ", ABS_Z, " ", Number(max_zl, digits=3), ")"),
         analytic=[b["J_finite"] for b in blocks], numeric=[b["J_mc"] for b in blocks],
         uncertainty=[b["se"] for b in blocks],
         details={"rhos": rhos, "blocks": blocks, "family_size": m, "z_threshold": z_star,
-                 "max_abs_z_limit_alone": max_zl, "left_out": left_out, "n_sequences": n,
+                 "max_abs_z_limit_alone": max_zl, "left_out": left_out, "contrasts_left_out": contrasts_left_out,
+                 "n_sequences": n,
                  "estimator": "Rao-Blackwellised Monte Carlo (attnverify.numerics.engine.grid_mc), common random "
                               "numbers across the grid", "neglected": "O(1/L^2) (the delta method's next order)"},
         plots=[Plot(reason(J_MATH, " on the overlap grid (", model.id, ")"),

@@ -50,7 +50,7 @@ from attnverify.checks.reason import Math, Number, reason
 from attnverify.checks.registry import check
 from attnverify.checks.signal._model import MODEL_PARAMS, closed_form, expansion_ratio, validate_model
 from attnverify.checks.stats import (MAX_EXPANSION_RATIO, MAX_REMAINDER_OVER_SE, MEASURED_SE, bonferroni_z,
-                                    family_statistics)
+                                    contrast_errors, family_statistics)
 from attnverify.numerics.signal.mc import Estimate
 from attnverify.numerics.signal.model import SignalModel
 from attnverify.numerics.signal.simulators import NUMERICS, SignalNumerics
@@ -124,16 +124,29 @@ def _validate(p: dict) -> None:
                          "raise R and L")
 
 
-def comparable(p: dict, theta: float, rhos: np.ndarray, closed: np.ndarray, limit: np.ndarray,
-               est: Estimate) -> np.ndarray:
-    """The rho points of one block where the Monte Carlo cannot resolve the closed form's neglected next order: its
-    predicted size, expansion_ratio times the O(1/L) terms, at most MAX_REMAINDER_OVER_SE standard errors. The size
-    of the O(1/L) terms is the derived |closed - limit| capped by the measured |MC - limit| + MEASURED_SE se, so a
-    closed form whose finite-size term is inflated is compared (and rejected), not excused; the rule reads the
+def predicted_remainder(p: dict, theta: float, rhos: np.ndarray, closed: np.ndarray, limit: np.ndarray,
+                        est: Estimate) -> np.ndarray:
+    """The predicted size of the closed form's neglected next order at each rho of one block: expansion_ratio times
+    the O(1/L) terms, their size the derived |closed - limit| capped by the measured |MC - limit| + MEASURED_SE se,
+    so a closed form whose finite-size term is inflated is compared (and rejected), not excused; it reads the
     standard errors, never the residuals against the closed form."""
     size = np.minimum(np.abs(closed - limit), np.abs(est.mean - limit) + MEASURED_SE * est.se)
     with np.errstate(invalid="ignore", over="ignore"):
-        return expansion_ratio(p, theta, rhos) * size <= MAX_REMAINDER_OVER_SE * est.se
+        return expansion_ratio(p, theta, rhos) * size
+
+
+def comparable(p: dict, theta: float, rhos: np.ndarray, closed: np.ndarray, limit: np.ndarray,
+               est: Estimate) -> np.ndarray:
+    """The rho points of one block where the Monte Carlo cannot resolve the closed form's neglected next order: its
+    predicted size (:func:`predicted_remainder`) at most MAX_REMAINDER_OVER_SE standard errors."""
+    return predicted_remainder(p, theta, rhos, closed, limit, est) <= MAX_REMAINDER_OVER_SE * est.se
+
+
+def contrasts_compared(est: Estimate, remainder: np.ndarray) -> np.ndarray:
+    """Which contrasts against the block's first point are compared: where the predicted remainders at the two
+    points together (their change across rho is at most that) are at most MAX_REMAINDER_OVER_SE of the contrast's
+    own standard error, which common random numbers make smaller than a level's."""
+    return remainder[1:] + remainder[0] <= MAX_REMAINDER_OVER_SE * contrast_errors(est)
 
 
 def _restricted(est: Estimate, keep: np.ndarray) -> Estimate:
@@ -183,6 +196,8 @@ def objective_vs_montecarlo(p: dict, ctx: Context) -> Evidence:
     closed, limit = evaluate(J_fs), evaluate(J_inf)
     # the points where the Monte Carlo would resolve the neglected next order are left out (the remainder, not the
     # closed form, would decide them), as are the thetas outside the expansion's range (in_range)
+    remainders = [predicted_remainder(p, th, rhos, jf, j0, est) for (th, _), est, jf, j0 in zip(combos, ests, closed,
+                                                                                                  limit)]
     keeps = [np.flatnonzero(comparable(p, th, rhos, jf, j0, est)) for (th, _), est, jf, j0 in zip(combos, ests, closed,
                                                                                                   limit)]
     left_out = [{"theta": th, "d": d, "rho": [float(r) for r in np.delete(rhos, k)]}
@@ -196,8 +211,11 @@ def objective_vs_montecarlo(p: dict, ctx: Context) -> Evidence:
     combos_all, combos = combos, [combos[i] for i in kept]
     ests = [_restricted(ests[i], keeps[i]) for i in kept]
     closed, limit = [closed[i][keeps[i]] for i in kept], [limit[i][keeps[i]] for i in kept]
-    fam, fam0 = family_statistics(ests, closed), family_statistics(ests, limit)
+    contrasts = [contrasts_compared(est, remainders[i][keeps[i]]) for i, est in zip(kept, ests)]
+    fam, fam0 = family_statistics(ests, closed, contrast_compared=contrasts), \
+        family_statistics(ests, limit, contrast_compared=contrasts)
     m, n_levels = fam["all_z"].size, sum(k.size for k in keeps)
+    n_contrasts = int(sum(c.sum() for c in contrasts))
     z_star = bonferroni_z(p["z_level"], m)
     max_z, max_z0 = float(np.max(np.abs(fam["all_z"]))), float(np.max(np.abs(fam0["all_z"])))
     rejected = max_z0 > z_star
@@ -206,9 +224,11 @@ def objective_vs_montecarlo(p: dict, ctx: Context) -> Evidence:
         th, d = combos_all[i]
         blocks.append({"theta": th, "d": d, "rho": rhos[keeps[i]], "J_closed": jf, "J_limit_no_finite_size": j0,
                        "J_mc": est.mean, "se": est.se, "z": b["z"], "z_contrast_vs_rho_minus_1": b["z_contrast"],
+                       "contrast_compared": b["contrast_compared"],
                        "contrast_reference_rho": float(rhos[keeps[i][0]]),
                        "ratio_mc_over_closed": b["ratio"], "ratio_se": b["ratio_se"], "z_ratio": b["z_ratio"],
-                       "max_abs_z": float(np.max(np.abs(np.concatenate([b["z"], b["z_contrast"], [b["z_ratio"]]]))))})
+                       "max_abs_z": float(np.max(np.abs(np.concatenate([b["z"], b["z_contrast"][b["contrast_compared"]],
+                                                                         [b["z_ratio"]]]))))})
     for (th, d), est, jf, j0 in shown:
         plots.append(Plot(title=reason(J_OF_RHO, ", ", THETA, " = ", Number(th, digits=6), ", ", D, " = ", Number(d),
                                  ", ", L_MATH, " = ", Number(p["L"])), xlabel=reason(RHO), ylabel=reason(J_MATH),
@@ -220,7 +240,7 @@ def objective_vs_montecarlo(p: dict, ctx: Context) -> Evidence:
         observed=max_z, threshold=z_star,
         reason=reason(f"Bonferroni-corrected two-sided normal quantile for {m} z-scores at family-wise false-alarm "
                       "rate ", Number(p["z_level"], digits=6), f" ({len(combos)} blocks: {n_levels} levels + "
-                      f"{n_levels - len(combos)} contrasts + {len(combos)} scale ratios, and the pooled scale ratio; "
+                      f"{n_contrasts} contrasts + {len(combos)} scale ratios, and the pooled scale ratio; "
                       f"standard errors from {p['n_sequences']} sequences per block, covariance across ", RHO,
                       " from common random numbers); also requires the limit without the finite-size term to be "
                       "rejected (power)", *_left_out_text(left_out)),
@@ -238,7 +258,8 @@ def objective_vs_montecarlo(p: dict, ctx: Context) -> Evidence:
                  "ratio_mc_over_closed": fam["ratio"], "ratio_se": fam["ratio_se"], "z_ratio": fam["z_ratio"],
                  "detectable_scale_error": z_star * fam["ratio_se"],
                  "max_abs_z_levels": float(max(np.max(np.abs(b["z"])) for b in fam["blocks"])),
-                 "max_abs_z_contrasts": float(max(np.max(np.abs(b["z_contrast"]), initial=0.0) for b in fam["blocks"])),
+                 "max_abs_z_contrasts": float(max(np.max(np.abs(b["z_contrast"][b["contrast_compared"]]), initial=0.0)
+                                                  for b in fam["blocks"])),
                  "limit_without_finite_size_rejected": bool(rejected),
                  "n_sequences": p["n_sequences"], "R": p["R"], "L": p["L"],
                  "predicted_remainder_over_se": remainder_over_se(p), "left_out_blocks": left_out,

@@ -256,27 +256,55 @@ def nuisance_mass_rounding(pairs: list[tuple[int, int]], mass: np.ndarray, n_seq
     return u * (2.0 * mass * (1.0 - mass) * growth + (np.log2(max(n_sequences, 2)) + 4.0) * np.abs(mass))
 
 
-def nuisance_mass_ratio_bias(theta: float, beta: float, sigma: float, pairs: list[tuple[int, int]],
-                             rhos: np.ndarray, sign: str = "fixed") -> np.ndarray:
-    """The second-order delta-method term of the expected nuisance mass, from the model's moments alone (pair-major,
-    as :func:`nuisance_mass_mc`'s mean): the size of a finite-L correction, computed without any closed form.
+def nuisance_mass_expansion(theta: float, beta: float, sigma: float, pairs: list[tuple[int, int]],
+                            rhos: np.ndarray, sign: str = "fixed") -> np.ndarray:
+    """The second-, third- and fourth-order delta-method terms of the expected nuisance mass, from the model's
+    moments alone (shape (3, len(pairs) * len(rhos)), pair-major as :func:`nuisance_mass_mc`'s mean): the size of the
+    finite-L correction and of the orders after it, computed without any closed form.
 
-    With S_N = (L - R) m (1 + d_N) and S_I = R m (1 + d_I) (m = E e^{beta g}), the mass is
-    M = a (1 + d_N) / (a (1 + d_N) + b (1 + d_I)), a = L - R, b = R e^{beta eps theta rho}, whose long-sequence value is
-    M0 = a / (a + b). d_N and d_I are independent, of mean 0 and variances v_N = c / (L - R), v_I = c / R with
-    c = Var e^{beta g} / m^2 = e^{beta^2 sigma^2} - 1, so the second-order term of E M - M0 is
-    M0 (1 - M0) ((1 - M0) v_I - M0 v_N), averaged over eps = +-1 for sign = 'symmetric'."""
+    With S_N = (L - R) m (1 + d_N) and S_I = R m (1 + d_I) (m = E e^{beta g}), the mass is M = N / (N + r I),
+    N = 1 + d_N, I = 1 + d_I, r = R e^{beta eps theta rho} / (L - R), whose long-sequence value is M0 = 1 / (1 + r).
+    Its derivatives at N = I = 1 are d^k M / dI^k = (-1)^k k! M0 (1 - M0)^k, d^k M / dN^k = (-1)^(k+1) k! (1 - M0) M0^k
+    and d^4 M / dN^2 dI^2 = 12 M0^2 (1 - M0)^2 (2 M0 - 1). d_N and d_I are independent means of n_N = L - R and
+    n_I = R i.i.d. relative weights w / m - 1, whose central moments are c = e^v - 1, mu_3 = e^{3v} - 3 e^v + 2 and
+    mu_4 = e^{6v} - 4 e^{3v} + 6 e^v - 3 (v = beta^2 sigma^2), so E d^2 = c / n, E d^3 = mu_3 / n^2 and
+    E d^4 = (mu_4 + 3 (n - 1) c^2) / n^3. Hence
+
+        T2 = M0 (1 - M0) ((1 - M0) E d_I^2 - M0 E d_N^2),
+        T3 = M0 (1 - M0) (M0^2 E d_N^3 - (1 - M0)^2 E d_I^3),
+        T4 = M0 (1 - M0) ((1 - M0)^3 E d_I^4 - M0^3 E d_N^4 + 3 M0 (1 - M0) (2 M0 - 1) E d_I^2 E d_N^2),
+
+    each averaged over eps = +-1 for sign = 'symmetric'. With i.i.d. tokens (theta rho = 0) every term vanishes, as
+    the exact mean (L - R) / L does."""
     rhos = check_rhos(rhos)
-    c = np.expm1((beta * sigma) ** 2)
+    v = (beta * sigma) ** 2
+    with np.errstate(over="ignore", invalid="ignore"):
+        c, mu3 = np.expm1(v), np.exp(3 * v) - 3 * np.exp(v) + 2
+        mu4 = np.exp(6 * v) - 4 * np.exp(3 * v) + 6 * np.exp(v) - 3
     signs = (1.0,) if sign == "fixed" else (1.0, -1.0)
     out = []
     for R, L in pairs:
+        d2 = {n: c / n for n in (R, L - R)}
+        d3 = {n: mu3 / n ** 2 for n in (R, L - R)}
+        d4 = {n: (mu4 + 3 * (n - 1) * c * c) / n ** 3 for n in (R, L - R)}
         terms = []
         for eps in signs:
             M0 = 1.0 / (1.0 + np.exp(np.clip(beta * theta * eps * rhos + np.log(R / (L - R)), -700, 700)))
-            terms.append(M0 * (1.0 - M0) * ((1.0 - M0) * c / R - M0 * c / (L - R)))
+            M1 = 1.0 - M0
+            with np.errstate(over="ignore", invalid="ignore"):
+                terms.append(M0 * M1 * np.array([
+                    M1 * d2[R] - M0 * d2[L - R],
+                    M0 ** 2 * d3[L - R] - M1 ** 2 * d3[R],
+                    M1 ** 3 * d4[R] - M0 ** 3 * d4[L - R] + 3 * M0 * M1 * (2 * M0 - 1) * d2[R] * d2[L - R]]))
         out.append(np.mean(terms, axis=0))
-    return np.concatenate(out)
+    return np.concatenate(out, axis=1)
+
+
+def nuisance_mass_ratio_bias(theta: float, beta: float, sigma: float, pairs: list[tuple[int, int]],
+                             rhos: np.ndarray, sign: str = "fixed") -> np.ndarray:
+    """The second-order (O(1/L)) term T2 of :func:`nuisance_mass_expansion`: M0 (1 - M0) ((1 - M0) c / R -
+    M0 c / (L - R)), c = e^{beta^2 sigma^2} - 1 (pair-major)."""
+    return nuisance_mass_expansion(theta, beta, sigma, pairs, rhos, sign)[0]
 
 
 def nuisance_mass_mc(theta: float, beta: float, sigma: float, pairs: list[tuple[int, int]], rhos: np.ndarray,

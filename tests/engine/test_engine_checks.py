@@ -2,6 +2,7 @@
 form handed to them (a mutant), and a bad file is one line, exit code 2, on the command line."""
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from attnverify.checks.engine import ModelPaper, add_model
@@ -280,3 +281,24 @@ def test_probes_outside_the_expansion_are_left_out_of_the_equilibria_check():
              "s_xi": 2.178567276894981, "R": 1, "L": 854, "d": 120}
     row = run_point(REGISTRY["anisotropic.equilibria_stability"], point, seed=9)
     assert row["verdict"] == "unresolved" and "delta method's range" in row["error"], row
+
+
+def test_a_contrast_is_compared_only_where_its_points_remainders_are_below_its_own_error(two_signals, monkeypatch):
+    """Common random numbers make a contrast's standard error smaller than a level's, so a remainder below half a
+    level's standard error can still be resolved by the contrast (Paper A's seed-19 false alarm). With the predicted
+    remainder set to 0.45 of each level's standard error, every level is compared and every contrast, whose two
+    points' remainders (0.9 level se) exceed half its own standard error, is left out and counted."""
+    import attnverify.checks.engine.objective as objective
+
+    cid = "two_signals.objective_vs_montecarlo"
+    plain = _run(cid)
+    se = {b["L"]: np.asarray(b["se"]) for b in plain.evidence.details["blocks"]}
+    monkeypatch.setattr(objective, "predicted_remainder", lambda model, v, rhos, L, corr, measured=None: 0.45 * se[L])
+    r = _run(cid)
+    blocks = r.evidence.details["blocks"]
+    assert all(np.all(b["compared"]) for b in blocks)
+    n_contrasts = sum(len(b["compared"]) - 1 for b in blocks)
+    assert r.evidence.details["contrasts_left_out"] == n_contrasts > 0
+    # unpatched, the smallest length's points are left out (1.0-1.2 se) and at L = 500 (0.41-0.44 se at each point)
+    # the contrasts are: the two points' remainders together exceed half the contrast's standard error
+    assert plain.evidence.details["contrasts_left_out"] == len(blocks[1]["compared"]) - 1

@@ -207,12 +207,7 @@ def test_low_temperature_without_power_is_unresolved_not_a_failure():
 
 #: checks the model sweep found failing (or erring on) admissible models, with the cause (docs/trust.md, "False
 #: alarms on valid models"); issue 31 item 5 stays open for them
-KNOWN_FAILING: dict[str, str] = {       # the 50-model sweep was not rerun
-    "signal.attention_on_noise": "seed-19 sweep (docs/trust.md): at beta sigma = 2.24, R = 42, L = 759 the "
-                                 "contrasts across rho fail (|z| 58) where the O(1/L) expansion parameter c2 is "
-                                 "0.8-3.8; the validity rule compares the next order with the levels' standard "
-                                 "errors only",
-}
+KNOWN_FAILING: dict[str, str] = {}       # none open (docs/trust.md lists the fixed ones)
 
 
 def _slow_cases():

@@ -292,3 +292,19 @@ def test_closed_form_objective_claim():
     assert evaluate_claim(claim, {"signal.objective_vs_montecarlo": coarse}).verdict == "inconclusive"
     failed = dataclasses.replace(res, verdict="fail")
     assert evaluate_claim(claim, {"signal.objective_vs_montecarlo": failed}).verdict == "inconclusive"
+
+
+def test_a_contrast_is_left_out_where_its_points_remainders_exceed_its_own_error():
+    """contrasts_compared: common random numbers (correlation 0.999 across rho) make the contrasts' standard errors
+    about 0.045 of a level's; a remainder of 0.2 level se at every point is below half a level's standard error but
+    resolved by every contrast, and one of 0.01 level se by none."""
+    from attnverify.checks.signal.objective import contrasts_compared
+    from attnverify.numerics.signal.mc import Estimate
+
+    k, s = 4, 1e-3
+    cov = s ** 2 * (0.999 * np.ones((k, k)) + 0.001 * np.eye(k))
+    est = Estimate(np.zeros(k), cov, 1000, 999)
+    assert not contrasts_compared(est, np.full(k, 0.2 * s)).any()
+    assert contrasts_compared(est, np.full(k, 0.01 * s)).all()
+    mixed = contrasts_compared(est, np.array([0.0, 0.01, 0.2, 0.01]) * s)
+    assert list(mixed) == [True, False, True]
