@@ -242,6 +242,18 @@ def trained_query(model) -> bool:
     return model.attention.query == "q"
 
 
+def register_token_check(paper, *, name: str, compares: str, run, params: Sequence[Param], paper_profile: dict,
+                         formulas: Sequence[str]) -> str:
+    """Register a token-query template: the model's parameters, then ``params``, then the z-level, validated by
+    reading the model's values at them (one InputError line) before any work."""
+    model = paper.model_object
+
+    def validate(p: dict) -> None:
+        model_values(model, model_point(model, p))
+    return register(paper, name=name, compares=compares, run=run, validate=validate,
+                    params=[*model_params(model), *params, Z_LEVEL], paper_profile=paper_profile, formulas=formulas)
+
+
 def register_grid_check(paper, *, name: str, compares: str, run, formulas: Sequence[str],
                         boundary: bool = True) -> str:
     """Register a Monte Carlo check on the overlap grid at growing L (the objective, finite-size and field

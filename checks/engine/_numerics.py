@@ -16,7 +16,8 @@ from attnverify.numerics import engine as _engine
 class ModelNumerics:
     """The model's simulators: ``spec(values)`` (the numeric model at parameter values), ``at_length(values, L)``
     (the values at the sequence length L, fractions kept) and the estimators ``grid_mc``, ``drift_mc``,
-    ``projected_sga``, ``step_moments``, ``sample_iid``, ``attention_map`` of attnverify.numerics.engine."""
+    ``projected_sga``, ``step_moments``, ``sample_iid``, ``attention_map``, ``pushforward_batches`` of
+    attnverify.numerics.engine."""
 
     grid_mc = staticmethod(_engine.grid_mc)
     drift_mc = staticmethod(_engine.drift_mc)
@@ -27,6 +28,7 @@ class ModelNumerics:
     step_moments = staticmethod(_engine.step_moments)
     attention_map_pooled = staticmethod(_engine.attention_map_pooled)
     attention_map_sign_averaged = staticmethod(_engine.attention_map_sign_averaged)
+    pushforward_batches = staticmethod(_engine.pushforward_batches)
 
     def __init__(self, model) -> None:
         self.model = model

@@ -1,8 +1,9 @@
 r"""A model file is a paper: :func:`add_model` reads it, builds its :class:`ModelPaper` (key and model name = the
 file's id, so checks, claims and quantities are ``<id>.*``), registers it beside the installed papers
 (attnverify.checks.registry.add_paper) and registers its generated checks, one per template module of this package
-that applies to the model (a trained query: the objective and the finite-size terms against Monte Carlo; a token
-query has no generated check yet).
+that applies to the model (a trained query: the objective and the finite-size terms, the field, the equilibria and
+the ODE against Monte Carlo; a token query: the attention map and, for one Gaussian component, its push-forward's
+moments).
 
 Adding the same file content twice returns the paper registered the first time (nothing is derived again);
 another content under the same id replaces it.  A bad file is one :class:`~attnverify.checks.params.InputError`
@@ -23,7 +24,7 @@ from attnverify.checks.params import InputError
 
 PACKAGE = "attnverify.checks.engine"
 #: the check templates, in catalogue order (each module: applies(model), register_for(paper))
-TEMPLATES = ("objective", "finite_size", "field", "equilibria", "ode_tracking", "token_map")
+TEMPLATES = ("objective", "finite_size", "field", "equilibria", "ode_tracking", "token_map", "pushforward")
 
 
 @dataclass(frozen=True)

@@ -12,14 +12,17 @@ the check sees a plausible but wrong closed form through its ordinary code path:
   caught by the equilibria check);
 * ``<id>.wrong_mixture_weight``: the first component count's size parameter n (not L) read as 2 n in every closed
   form, so that component's mixture weight n / L is doubled and the others' reduced accordingly (caught by the
-  objective check); only for models whose counts have such a parameter.
+  objective check); only for models whose counts have such a parameter;
+* ``<id>.pushforward_without_token_covariance`` (token query, one Gaussian component): the push-forward's covariance
+  B B^T in place of B Sigma B^T, B the derived map's Jacobian (caught by the push-forward check).
 
 The power families (``attnverify selftest --power --model FILE``: :func:`families`, :func:`power_rows`) scale one
 derived quantity by (1 + delta), through the same code path: ``<id>.J_finite_scale`` (the objective check),
 ``<id>.correction_scale`` (the O(1/L) terms of J: the finite-size check), ``<id>.F_scale`` (the reduced field: the
-field and ODE checks; a scale cannot move the equilibria or their stability, so that row is not applicable) and
-``<id>.map_scale`` (the token-query map).  Their minimum detectable perturbations are measured, not targeted,
-except the map's: its check's own power rule requires 1 %.
+field and ODE checks; a scale cannot move the equilibria or their stability, so that row is not applicable),
+``<id>.map_scale`` (the token-query map) and ``<id>.pushforward_scale`` (the push-forward's mean and covariance).
+Their minimum detectable perturbations are measured, not targeted, except the map's and the push-forward's: their
+checks' own power rules require 1 % and 5 %.
 """
 from __future__ import annotations
 
@@ -67,11 +70,22 @@ def _weight_parameter(model) -> str | None:
     return None
 
 
+def _covariance_dropped(theory):
+    q = theory.quantities
+    x = [theory.symbols[c] for c in theory.coordinates]
+    B = sp.Matrix(q["attention_map"]).jacobian(x)
+    return theory.replace("push-forward covariance B B^T", pushforward_cov=sp.ImmutableMatrix(B * B.T))
+
+
 def mutants(paper) -> list[Mutant]:
     """The generic mutants that apply to ``paper``'s model (module docstring)."""
-    from attnverify.checks.engine import equilibria, field, finite_size, objective
+    from attnverify.checks.engine import equilibria, field, finite_size, objective, pushforward
 
     model = paper.model_object
+    if pushforward.applies(model):
+        cid = f"{model.id}.{pushforward.NAME}"
+        return [Mutant(f"{model.id}.pushforward_without_token_covariance", _covariance_dropped, (cid,),
+                       "the push-forward's covariance B B^T in place of B Sigma B^T (the tokens' covariance dropped)")]
     if not objective.applies(model):
         return []
     ids = set(paper.check_ids())
@@ -98,6 +112,8 @@ _SCALED = {
                                             "re-formed (the O(1/L) terms of J)"),
     "F_scale": (("F_limit", "F_finite"), "F_limit and F_finite x (1 + delta) (the reduced field)"),
     "map_scale": (("attention_map",), "the token-query attention map Gamma_mu x (1 + delta)"),
+    "pushforward_scale": (("pushforward_mean", "pushforward_cov"), "the push-forward's mean and covariance "
+                                                                   "x (1 + delta)"),
 }
 
 
@@ -125,12 +141,13 @@ def families(paper) -> list[Family]:
 
 def power_rows(paper) -> list[PowerRow]:
     """The (check, family) rows of ``paper``'s generated checks."""
-    from attnverify.checks.engine import equilibria, field, finite_size, objective, ode_tracking, token_map
+    from attnverify.checks.engine import (equilibria, field, finite_size, objective, ode_tracking, pushforward,
+                                          token_map)
 
     ids, m = set(paper.check_ids()), paper.model
     rows = [(objective.NAME, "J_finite_scale", None, ""), (finite_size.NAME, "correction_scale", None, ""),
             (field.NAME, "F_scale", None, ""), (ode_tracking.NAME, "F_scale", None, ""),
             (equilibria.NAME, "F_scale", None, "a positive scale of F moves neither its zeros nor the signs of DF's "
              "eigenvalues: the certified equilibria and their stability are unchanged"),
-            (token_map.NAME, "map_scale", 0.01, "")]
+            (token_map.NAME, "map_scale", 0.01, ""), (pushforward.NAME, "pushforward_scale", 0.05, "")]
     return [PowerRow(f"{m}.{c}", f"{m}.{fam}", target, why) for c, fam, target, why in rows if f"{m}.{c}" in ids]

@@ -26,7 +26,7 @@ import numpy as np
 import sympy as sp
 
 from attnverify.checks.context import Context
-from attnverify.checks.engine._common import Z_LEVEL, model_params, model_point, register, t_to_z
+from attnverify.checks.engine._common import model_point, register_token_check, t_to_z
 from attnverify.checks.evidence import Evidence
 from attnverify.checks.params import Param
 from attnverify.checks.reason import Math, Number, reason
@@ -106,13 +106,8 @@ def run(p: dict, ctx: Context) -> Evidence:
 
 
 def register_for(paper) -> str:
-    model = paper.model_object
-
-    def validate(p: dict) -> None:
-        model_values(model, model_point(model, p))
-    return register(paper, name=NAME, compares=COMPARES, run=run, validate=validate,
-                    params=[*model_params(model),
-                            Param("n_tokens", int, 2000, "i.i.d. tokens per batch", low=10),
-                            Param("batches", int, 600, "batches (the standard errors' degrees of freedom)", low=10),
-                            Z_LEVEL],
-                    paper_profile={"batches": 3000}, formulas=(r"\Gamma_\mu(x)",))
+    return register_token_check(
+        paper, name=NAME, compares=COMPARES, run=run,
+        params=[Param("n_tokens", int, 2000, "i.i.d. tokens per batch", low=10),
+                Param("batches", int, 600, "batches (the standard errors' degrees of freedom)", low=10)],
+        paper_profile={"batches": 3000}, formulas=(r"\Gamma_\mu(x)",))

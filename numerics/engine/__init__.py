@@ -26,12 +26,13 @@ from attnverify.numerics.engine.montecarlo import GridMC, GridSamples, grid_mc, 
 from attnverify.numerics.engine.sampling import sample_full, sample_iid, sample_reduced
 from attnverify.numerics.engine.sga import SGAPaths, projected_sga, step_sizes, steps_at_times
 from attnverify.numerics.engine.spec import Attention, Component, MixtureSpec, gaussian, sphere
-from attnverify.numerics.engine.token import (PooledMap, PushforwardMoments, TokenSample, attention_map,
-                                              attention_map_mc, attention_map_pooled, attention_map_sign_averaged,
-                                              pushforward_moments_mc, sign_conditioned, token_outputs)
+from attnverify.numerics.engine.token import (PooledMap, PushforwardBatches, PushforwardMoments, TokenSample,
+                                              attention_map, attention_map_mc, attention_map_pooled,
+                                              attention_map_sign_averaged, pushforward_batches, pushforward_moments_mc,
+                                              sign_conditioned, token_outputs)
 
 __all__ = ["Attention", "Component", "GridEstimate", "GridMC", "GridSamples", "MixtureSpec", "PooledMap",
-           "PushforwardMoments", "attention_map_pooled", "attention_map_sign_averaged", "sign_conditioned",
+           "PushforwardBatches", "PushforwardMoments", "attention_map_pooled", "pushforward_batches", "attention_map_sign_averaged", "sign_conditioned",
            "SGAPaths", "TokenSample", "attention_map", "attention_map_mc", "attention_output", "attention_weights",
            "drift_mc", "drift_samples", "energy_gradient", "estimate", "gaussian", "grid_mc", "grid_samples",
            "mass_mc", "objective_mc", "overlap_grid", "projected_sga", "pushforward_moments_mc",

@@ -157,6 +157,47 @@ def attention_map_pooled(spec: MixtureSpec, points: object, n: int, batches: int
     return PooledMap(require_finite(R, "the pooled attention map"), se, ess, n * batches)
 
 
+@dataclass(frozen=True, eq=False)
+class PushforwardBatches:
+    """Per batch b, the push-forward's moments measured at its own queries: ``mean`` (B, d), the average of the two
+    token sets' maps over the queries, and ``cov`` (B, d, d), their symmetrised cross-covariance; ``ess``, the
+    effective number of tokens of the first batch's first set, harmonic mean over its queries."""
+
+    mean: np.ndarray
+    cov: np.ndarray
+    ess: float
+    n_tokens: int
+
+
+def pushforward_batches(spec: MixtureSpec, queries: int, n: int, batches: int,
+                        rng: np.random.Generator) -> PushforwardBatches:
+    """The mean and covariance of the push-forward (Gamma_mu)#mu, over ``batches`` independent batches: each draws
+    ``queries`` points x ~ mu and two independent sets of n tokens Y1, Y2 ~ mu, and estimates Gamma_mu(x) on each set
+    by its empirical map G_s(x) = Gamma_{mu_n}(x) (:func:`attention_map`: a ratio, relative bias O(1/ESS)). The
+    batch's mean is the average of (G_1 + G_2)/2 over its queries; its covariance is the symmetrised
+    cross-covariance (C_1^T C_2 + C_2^T C_1) / (2 (Q - 1)) of the centred maps, whose expectation is Cov Gamma(X) up
+    to the ratio's bias: the two sets' own noises are independent given x, so they do not inflate it. ESS =
+    (sum_j w_j)^2 / sum_j w_j^2 with w_j = e^{kappa <A x, y_j>} (log-space)."""
+    spec = check_spec(spec, "token")
+    queries, n = check_count(queries, "queries", 2), check_count(n, "n")
+    batches, rng = check_count(batches, "batches", 2), check_rng(rng)
+    A, kappa = spec.matrix("A"), spec.attention.scale
+    means, covs, ess = np.empty((batches, spec.d)), np.empty((batches, spec.d, spec.d)), float("nan")
+    for b in range(batches):
+        X = sample_iid(spec, queries, 1, rng)[0][0]
+        Y = sample_iid(spec, n, 2, rng)[0]
+        G1, G2 = attention_map(spec, Y, X)
+        C1, C2 = G1 - G1.mean(axis=0), G2 - G2.mean(axis=0)
+        means[b] = (G1 + G2).mean(axis=0) / 2
+        covs[b] = (C1.T @ C2 + C2.T @ C1) / (2 * (queries - 1))
+        if b == 0:
+            s = kappa * ((X @ A.T) @ Y[0].T)
+            w = np.exp(s - s.max(axis=1, keepdims=True))
+            ess = float(1.0 / np.mean((w * w).sum(axis=1) / w.sum(axis=1) ** 2))     # harmonic mean of ESS
+    return PushforwardBatches(require_finite(means, "the push-forward's mean"),
+                              require_finite(covs, "the push-forward's covariance"), ess, n)
+
+
 def sign_conditioned(spec: MixtureSpec, eps: float) -> MixtureSpec:
     """The model given the sequence's random sign eps = +-1: every ``rademacher`` component's mean times eps, no
     random sign left."""

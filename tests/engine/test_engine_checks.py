@@ -42,7 +42,9 @@ def test_model_file_is_a_paper(two_signals):
 def test_token_query_model_has_no_objective_checks():
     paper = add_model(MODELS / "token_gaussian.toml")
     try:
-        assert paper.check_ids() == ["token_gaussian.attention_map_vs_montecarlo"] and paper.mutants() == []
+        assert paper.check_ids() == ["token_gaussian.attention_map_vs_montecarlo",
+                                     "token_gaussian.pushforward_vs_montecarlo"]
+        assert [m.name for m in paper.mutants()] == ["token_gaussian.pushforward_without_token_covariance"]
     finally:
         remove_paper(paper.model)
     assert all(not c.startswith("token_gaussian.") for c in REGISTRY)

@@ -84,6 +84,13 @@ def gaussian_token_map_numeric(A, V, Sigma, m, tau: float = 1.0, x=None) -> dict
     return out
 
 
+def has_pushforward(model: Model) -> bool:
+    """Whether the model's push-forward (Gamma_mu)#mu has derived moments: a token query and one Gaussian component
+    of fixed sign (its map is affine)."""
+    return model.attention.query == "token" and len(model.components) == 1 \
+        and model.components[0].law == "gaussian" and model.components[0].sign == "fixed"
+
+
 def pushforward_quantities(model: Model, geo: Geometry, attention_map: sp.Matrix) -> dict[str, sp.Basic]:
     """For a token-query model with one Gaussian component N(m, Sigma): ``pushforward_mean`` (Matrix, k + 1: the
     directions' coordinates, then the complement's, 0) and ``pushforward_cov`` ((k + 1) x (k + 1): the directions'
@@ -91,8 +98,7 @@ def pushforward_quantities(model: Model, geo: Geometry, attention_map: sp.Matrix
     not affine: no closed form is claimed; with a random sign the token law itself is random, and the push-forward of
     N(m, Sigma) would not be the model's).  ``attention_map``: (Gamma_e, Gamma_perp) in x_<dir>, x_perp, where
     Gamma_perp = g x_perp is the coordinate along x's own complement direction."""
-    if model.attention.query != "token" or len(model.components) != 1 or model.components[0].law != "gaussian" \
-            or model.components[0].sign != "fixed":
+    if not has_pushforward(model):
         return {}
     c, k = model.components[0], model.k
     xs, xp = geo.query, geo.t
