@@ -8,6 +8,7 @@ n_c / L at the model's values are kept while the sequence length grows (attnveri
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 import numpy as np
 import sympy as sp
@@ -243,15 +244,23 @@ def trained_query(model) -> bool:
 
 
 def register_token_check(paper, *, name: str, compares: str, run, params: Sequence[Param], paper_profile: dict,
-                         formulas: Sequence[str]) -> str:
-    """Register a token-query template: the model's parameters, then ``params``, then the z-level, validated by
-    reading the model's values at them (one InputError line) before any work."""
+                         formulas: Sequence[str], highs: Mapping[str, float] | None = None) -> str:
+    """Register a token-query template: the model's parameters (``highs``: the check's own upper ends of some, below
+    the file's), then ``params``, then the z-level, validated by reading the model's values at them (one InputError
+    line) before any work."""
     model = paper.model_object
+    highs = highs or {}
+
+    def capped(q: Param) -> Param:
+        if q.name not in highs:
+            return q
+        return replace(q, high=highs[q.name] if q.high is None else min(q.high, highs[q.name]), high_open=False)
 
     def validate(p: dict) -> None:
         model_values(model, model_point(model, p))
     return register(paper, name=name, compares=compares, run=run, validate=validate,
-                    params=[*model_params(model), *params, Z_LEVEL], paper_profile=paper_profile, formulas=formulas)
+                    params=[*map(capped, model_params(model)), *params, Z_LEVEL], paper_profile=paper_profile,
+                    formulas=formulas)
 
 
 def register_grid_check(paper, *, name: str, compares: str, run, formulas: Sequence[str],

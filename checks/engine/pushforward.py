@@ -42,6 +42,9 @@ COMPARES = ("The derived mean and covariance of the push-forward (Gamma_mu)#mu (
 MIN_ESS = 1000.0
 #: the relative error of both moments that a pass must be able to reject
 POWER_SCALE = 0.05
+#: the largest dimension compared: d + d (d + 1) / 2 entries (2144 at d = 64) and a (d, d) covariance per batch; the
+#: check's own domain of the model's d (a larger d is refused before any work)
+MAX_D = 64
 ABS_Z = Math(sp.Abs(sp.Symbol("z")))
 ESS = Math(sp.Symbol(r"\mathrm{ESS}"))
 
@@ -121,5 +124,5 @@ def register_for(paper) -> str:
         params=[Param("queries", int, 400, "queries x ~ mu per batch", low=2),
                 Param("n_tokens", int, 2000, "tokens per set (two sets per batch)", low=10),
                 Param("batches", int, 40, "independent batches (the t-tests' degrees of freedom + 1)", low=4)],
-        paper_profile={"batches": 200, "n_tokens": 5000},
+        paper_profile={"batches": 200, "n_tokens": 5000}, highs={"d": MAX_D},
         formulas=(r"\mathbb{E}\,\Gamma_\mu(X)", r"\operatorname{Cov}\Gamma_\mu(X)"))

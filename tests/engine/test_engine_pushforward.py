@@ -55,3 +55,17 @@ def test_only_a_single_gaussian_token_model_gets_the_check():
     for name in ("token_sphere", "two_signals"):
         paper = add_model(MODELS / f"{name}.toml")
         assert not any(c.endswith(".pushforward_vs_montecarlo") for c in paper.check_ids()), name
+
+
+def test_a_dimension_beyond_the_checks_domain_is_refused_before_any_work(token_gaussian, capsys):
+    """The check compares d + d (d + 1) / 2 entries from a (d, d) covariance per batch: its own domain of d ends at
+    64 (the file's has no upper end), so d = 65 is one line and exit 2, and the attention map check alone still runs
+    there."""
+    from attnverify.cli import main
+
+    model = str(MODELS / "token_gaussian.toml")
+    assert main(["run", "--model", model, CID, "--set", "d=65", "--quiet"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "d: must be <= 64" in err[0], err
+    assert main(["run", "--model", model, "token_gaussian.attention_map_vs_montecarlo", "--set", "d=65",
+                 "--set", "batches=20", "--quiet"]) in (0, 1)       # it runs (20 batches: a verdict, not exit 2)
