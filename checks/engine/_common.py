@@ -201,7 +201,7 @@ def predicted_remainder(model, vals: dict, rhos: np.ndarray, L: int, corr: np.nd
     size = np.abs(corr) if measured is None else np.minimum(np.abs(corr), measured)
     inside = ratio <= MAX_EXPANSION_RATIO                       # an infinite ratio (or a NaN size) is outside
     with np.errstate(invalid="ignore", over="ignore"):
-        return np.where(inside, np.where(inside, ratio, 0.0) * size, np.inf)
+        return np.where(inside, ratio * size, np.inf)
 
 
 def comparable(model, vals: dict, rhos: np.ndarray, L: int, corr: np.ndarray, se: np.ndarray,

@@ -13,7 +13,8 @@ Why this threshold: the only other source of disagreement is the delta method's 
 is compared only where the remainder, predicted from the score spread (attnverify.checks.engine._sizes: C_R m_3 /
 (m_2 L) times the O(1/L) terms), is below half its standard error, and a contrast only where the remainders at its
 two points together are below half the contrast's own standard error (common random numbers make that smaller than
-a level's); settings where it exceeds a quarter of the O(1/L) terms at every point are refused before any work.  The false-alarm rate is then the Bonferroni rate.
+a level's); settings where it exceeds a quarter of the O(1/L) terms at every point are refused before any work.
+The false-alarm rate is then the Bonferroni rate.
 
 Power (the limit and the O(1/L) terms resolved): the same z-test of J_limit alone must reject at some compared
 point, otherwise the simulation could not tell a missing O(1/L) term and the check answers ``unresolved`` (an error

@@ -16,12 +16,12 @@ g_k carried almost no variance, and the pooled statistic, a sum of unequally wei
 at seeds 21 and 25 where g_v's own reads 2.8 and 2.5).
 
 Where the normal approximation applies: a coordinate is compared only where no single task carries more than
-MAX_SHARE of its sum of squared deviations from the mean (the chi-square score: of the complement's squared norms). Otherwise its mean is carried by rare tasks, and neither
-the mean of n tasks nor its standard error can be trusted. Measured: the largest share is 0.001-0.006 at the
-defaults (quick and paper profiles) and up to 0.063 on a heavy-tailed valid draw (lam = 60, L = 41). A valid draw
-with L = 1, lam = 8.5 failed at z = 47 on a coordinate whose closed form is 4.6e-10: per task e^{-(lam p)^2} with
-lam p ~ N(8.2, 0.77^2), median 1e-25, the mean set by tasks rarer than 1 in 1e5. Its largest share was 0.30 to 1.00
-over 40 samples of 40000 tasks.
+MAX_SHARE of its sum of squared deviations from the mean (the chi-square score: of the complement's squared norms).
+Otherwise its mean is carried by rare tasks, and neither the mean of n tasks nor its standard error can be trusted.
+Measured: the largest share is 0.001-0.006 at the defaults (quick and paper profiles) and up to 0.063 on a
+heavy-tailed valid draw (lam = 60, L = 41). A valid draw with L = 1, lam = 8.5 failed at z = 47 on a coordinate
+whose closed form is 4.6e-10: per task e^{-(lam p)^2} with lam p ~ N(8.2, 0.77^2), median 1e-25, the mean set by
+tasks rarer than 1 in 1e5. Its largest share was 0.30 to 1.00 over 40 samples of 40000 tasks.
 """
 from __future__ import annotations
 
@@ -156,9 +156,9 @@ def sgd_gradient(p: dict, ctx: Context) -> Evidence:
                       "false-alarm rate ", Number(p["z_level"], digits=6), "; standard errors from ",
                       Number(p["n_tasks"]), " tasks per point (CLT); the per-task gradient is unbiased for the "
                       "population gradient, so no allowance is needed",
-                      *((f"; {rare} coordinate(s) or chi-square score(s) not compared: a single task carries more than ",
-                         Number(MAX_SHARE, digits=6), " of the squared deviations (the mean is carried by rare "
-                         "tasks)") if rare else ())),
+                      *((f"; {rare} coordinate(s) or chi-square score(s) not compared: a single task carries "
+                         "more than ", Number(MAX_SHARE, digits=6), " of the squared deviations (the mean is "
+                         "carried by rare tasks)") if rare else ())),
         passed=bool(worst <= z_star), analytic=ca, numeric=ma, uncertainty=sa,
         details={"overlaps": ov, "z": z, "relative_se": se_rel, "rare_task_scores": rare,
                  "largest_share": [pt["largest_share"] for pt in res["points"]],
