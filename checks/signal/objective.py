@@ -138,8 +138,14 @@ def predicted_remainder(p: dict, theta: float, rhos: np.ndarray, closed: np.ndar
 def comparable(p: dict, theta: float, rhos: np.ndarray, closed: np.ndarray, limit: np.ndarray,
                est: Estimate) -> np.ndarray:
     """The rho points of one block where the Monte Carlo cannot resolve the closed form's neglected next order: its
-    predicted size (:func:`predicted_remainder`) at most MAX_REMAINDER_OVER_SE standard errors."""
-    return predicted_remainder(p, theta, rhos, closed, limit, est) <= MAX_REMAINDER_OVER_SE * est.se
+    predicted size (:func:`predicted_remainder`) at most MAX_REMAINDER_OVER_SE standard errors
+    (:func:`unresolvable`)."""
+    return unresolvable(predicted_remainder(p, theta, rhos, closed, limit, est), est)
+
+
+def unresolvable(remainder: np.ndarray, est: Estimate) -> np.ndarray:
+    """remainder <= MAX_REMAINDER_OVER_SE se at each point of ``est``."""
+    return remainder <= MAX_REMAINDER_OVER_SE * est.se
 
 
 def contrasts_compared(est: Estimate, remainder: np.ndarray) -> np.ndarray:
@@ -198,8 +204,7 @@ def objective_vs_montecarlo(p: dict, ctx: Context) -> Evidence:
     # closed form, would decide them), as are the thetas outside the expansion's range (in_range)
     remainders = [predicted_remainder(p, th, rhos, jf, j0, est) for (th, _), est, jf, j0 in zip(combos, ests, closed,
                                                                                                   limit)]
-    keeps = [np.flatnonzero(comparable(p, th, rhos, jf, j0, est)) for (th, _), est, jf, j0 in zip(combos, ests, closed,
-                                                                                                  limit)]
+    keeps = [np.flatnonzero(unresolvable(r, est)) for r, est in zip(remainders, ests)]
     left_out = [{"theta": th, "d": d, "rho": [float(r) for r in np.delete(rhos, k)]}
                 for (th, d), k in zip(combos, keeps) if k.size < rhos.size] + \
                [{"theta": th, "d": d, "rho": "all (outside the expansion's range)"} for th in p["thetas"]

@@ -300,13 +300,6 @@ def nuisance_mass_expansion(theta: float, beta: float, sigma: float, pairs: list
     return np.concatenate(out, axis=1)
 
 
-def nuisance_mass_ratio_bias(theta: float, beta: float, sigma: float, pairs: list[tuple[int, int]],
-                             rhos: np.ndarray, sign: str = "fixed") -> np.ndarray:
-    """The second-order (O(1/L)) term T2 of :func:`nuisance_mass_expansion`: M0 (1 - M0) ((1 - M0) c / R -
-    M0 c / (L - R)), c = e^{beta^2 sigma^2} - 1 (pair-major)."""
-    return nuisance_mass_expansion(theta, beta, sigma, pairs, rhos, sign)[0]
-
-
 def nuisance_mass_mc(theta: float, beta: float, sigma: float, pairs: list[tuple[int, int]], rhos: np.ndarray,
                      n_sequences: int, rng: np.random.Generator, sign: str = "fixed",
                      control: bool = True) -> Estimate:

@@ -13,8 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from attnverify.numerics.signal.drift import alignment_derivative_samples
-from attnverify.numerics.signal.mc import (nuisance_mass_expansion, nuisance_mass_mc, nuisance_mass_ratio_bias,
-                                        nuisance_mass_rounding,
+from attnverify.numerics.signal.mc import (nuisance_mass_expansion, nuisance_mass_mc, nuisance_mass_rounding,
                                         objective_rb_cv, objective_samples)
 from attnverify.numerics.signal.model import softmax_weights
 from attnverify.numerics.signal.sga import projected_sga, tangent
@@ -28,8 +27,8 @@ class SignalNumerics:
     * ``objective_rb_cv(model, rhos, n, rng)``: E||f_q(X)||^2 on a rho grid (conditional MC, control variates);
     * ``objective_samples(model, rhos, n, rng, softmax=)``: full-dimensional samples of ||f_q(X)||^2;
     * ``nuisance_mass_mc(theta, beta, sigma, pairs, rhos, n, rng, sign)``: the attention mass on nuisance tokens;
-    * ``nuisance_mass_ratio_bias(theta, beta, sigma, pairs, rhos, sign)``: the size of its O(1/L) term, from moments;
-    * ``nuisance_mass_expansion(theta, beta, sigma, pairs, rhos, sign)``: that term and the next two orders;
+    * ``nuisance_mass_expansion(theta, beta, sigma, pairs, rhos, sign)``: its O(1/L) term and the next two orders,
+      from the model's moments;
     * ``nuisance_mass_rounding(pairs, mass, n)``: a bound on that computation's floating-point error;
     * ``plane_moments(model, rhos, n, rng, tangent=)``: E<xi, g> by in-plane conditional MC (its statistics);
     * ``tangent_gradient_moments(model, rhos, n, rng, tangent=)``: Var<xi, g> and E||g||^2;
@@ -41,7 +40,6 @@ class SignalNumerics:
     objective_rb_cv: Callable = objective_rb_cv
     objective_samples: Callable = objective_samples
     nuisance_mass_mc: Callable = nuisance_mass_mc
-    nuisance_mass_ratio_bias: Callable = nuisance_mass_ratio_bias
     nuisance_mass_expansion: Callable = nuisance_mass_expansion
     nuisance_mass_rounding: Callable = nuisance_mass_rounding
     plane_moments: Callable = plane_moments
