@@ -168,6 +168,8 @@ def _target(stated: Any, p: Perturbation) -> float | None:
         return None
     if stated.kind == "value":              # the target is in standard errors: relative shifts have none
         return TARGETS["value"] if "se" in p.name else None
+    if p.name.split(",")[-1].strip().startswith("range "):    # a stated range ending at a shifted threshold
+        return TARGETS["threshold"]
     return TARGETS.get(stated.kind)
 
 

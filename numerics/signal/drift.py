@@ -14,14 +14,30 @@ the simulated model is the sign of J_d'(rho).
 Variance reduction: the law of X is invariant under the reflection v -> -v, so D(rho; X, v) and D(rho; X, -v) have the
 same mean; their average (an antithetic pair on one sequence) cancels most of the (rho / s) <grad, v> noise near
 rho = +-1.  The same sequences serve every rho of the grid (common random numbers).
+
+Control variates (``controls=True``): for each query q of the pair, with t = dq/drho, the noise z_i = x_i - eps theta
+e_1 of token i, g_i = <q, z_i> ~ N(0, sigma^2), h_i = <t, z_i> and E_i = exp(beta g_i - beta^2 sigma^2 / 2), the
+token means (over the informative and over the nuisance tokens) of
+
+    E_i - 1,   (g_i - beta sigma^2) E_i,   beta h_i E_i,   h_i (g_i - beta sigma^2) E_i
+
+have mean exactly 0: under the tilt by E_i, (g_i, h_i) is Gaussian with mean (beta sigma^2, beta sigma^2 <t, q>) =
+(beta sigma^2, 0) (|q| = 1, so <t, q> = 0) and independent coordinates. The last two are the rho-derivatives of the
+first two, so they carry the first-order fluctuation of D as the first two carry that of ||f||^2 (the objective's
+controls, ``numerics.signal.mc``). 16 controls per rho; regressing D on them (``mc.control_adjusted``) cut the
+variance 147-fold next to -xi at the defaults near theta* (theta = 1.39, rho = -0.993, 20000 sequences; 106-fold
+with the derivative controls alone). Used while beta sigma <= ``mc.CV_MAX_BETA_SIGMA`` (beyond it e^{beta g} is too
+heavy-tailed for the regression).
 """
 from __future__ import annotations
 
 import numpy as np
 
+from attnverify.numerics.signal.mc import CV_MAX_BETA_SIGMA, Estimate, control_adjusted, estimate
 from attnverify.numerics.signal.model import SignalModel, check_rng, readout_grid, sample_tokens
 
 _BATCH_ELEMENTS = 4_000_000  # float64 entries of the (n, L, 2r) weight array per batch
+MIN_SAMPLES_PER_CONTROL = 10  # alignment_derivative_estimate fits the control coefficients from at least 10 n per one
 
 
 def _open_rhos(rho: object) -> np.ndarray:
@@ -33,11 +49,13 @@ def _open_rhos(rho: object) -> np.ndarray:
     return arr
 
 
-def alignment_derivative_samples(model: SignalModel, rho: np.ndarray, n_samples: int,
-                                 rng: np.random.Generator) -> np.ndarray:
+def alignment_derivative_samples(model: SignalModel, rho: np.ndarray, n_samples: int, rng: np.random.Generator, *,
+                                 controls: bool = False) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
     """Samples (n_samples, len(rho)) of (D(rho; X_j, e_2) + D(rho; X_j, -e_2)) / 2, one sequence X_j per row.
 
     Each column has mean J_d'(rho) (module docstring); rows are i.i.d., so mean and sd / sqrt(n) give a CLT interval.
+    ``controls``: also return the control variates (n_samples, len(rho), p) of mean 0 (module docstring; p = 16, or
+    0 when beta sigma > CV_MAX_BETA_SIGMA), for :func:`alignment_derivative_estimate`.
     """
     if not isinstance(model, SignalModel):
         raise TypeError(f"model must be a SignalModel, got {type(model).__name__}")
@@ -53,11 +71,13 @@ def alignment_derivative_samples(model: SignalModel, rho: np.ndarray, n_samples:
     T = np.zeros((2 * r, d))                      # dq/drho along each path
     T[:, 0] = 1.0
     T[:, 1] = np.concatenate([-rho / s, rho / s])
+    use_cv = controls and model.beta * model.sigma <= CV_MAX_BETA_SIGMA
     batch = max(1, _BATCH_ELEMENTS // (model.L * 2 * r))
     out = np.empty((n_samples, r))
+    C = np.empty((n_samples, r, 16 if use_cv else 0))
     for start in range(0, n_samples, batch):
         n = min(batch, n_samples - start)
-        X = sample_tokens(model, n, rng)                              # (n, L, d)
+        X, eps = sample_tokens(model, n, rng, with_signs=True)        # (n, L, d), (n,)
         att, f = readout_grid(X, Q, model.beta)                       # (n, L, 2r), (n, 2r, d)
         ff = np.einsum("nrd,nrd->nr", f, f)
         c = X @ np.swapaxes(f, 1, 2)                                  # <x_i, f_k>, (n, L, 2r)
@@ -66,23 +86,70 @@ def alignment_derivative_samples(model: SignalModel, rho: np.ndarray, n_samples:
         grad = (2.0 * model.beta) * (np.swapaxes(c, 1, 2) @ X)       # (n, 2r, d)
         D = np.einsum("nkd,kd->nk", grad, T)
         out[start:start + n] = 0.5 * (D[:, :r] + D[:, r:])
-    return out
+        if use_cv:
+            X[:, :model.R, 0] -= (model.theta * eps)[:, None]        # the noise z_i
+            C[start:start + n] = _derivative_controls(X, Q, T, model.beta, model.sigma, model.R, r)
+    return (out, C) if controls else out
+
+
+def _derivative_controls(Z: np.ndarray, Q: np.ndarray, T: np.ndarray, beta: float, sigma: float, R: int,
+                         r: int) -> np.ndarray:
+    """The 16 controls of mean 0 per rho (module docstring) from the noise Z (n, L, d), the queries Q (2r, d) and
+    their rho-derivatives T (2r, d): for q+ and q-, the informative and the nuisance token means of E - 1,
+    (g - beta sigma^2) E, beta h E and h (g - beta sigma^2) E. Returns (n, r, 16)."""
+    g, h = Z @ Q.T, Z @ T.T                                           # (n, L, 2r)
+    E = np.exp(beta * g - 0.5 * (beta * sigma) ** 2)
+    tilt = (g - beta * sigma * sigma) * E
+    cols = []
+    for x in (E - 1.0, tilt, beta * h * E, h * tilt):
+        for part in (x[:, :R], x[:, R:]):
+            m = part.mean(axis=1)                                     # (n, 2r)
+            cols += [m[:, :r], m[:, r:]]
+    return np.stack(cols, axis=-1)
+
+
+def alignment_derivative_estimate(samples: np.ndarray, controls: np.ndarray) -> Estimate:
+    """J_d'(rho) on the grid from :func:`alignment_derivative_samples` (``controls=True``): the control-adjusted mean
+    (unbiased up to O(1/n): the regression coefficients are estimated) and its covariance with n - 1 - p degrees of
+    freedom (``mc.estimate``)."""
+    if samples.shape[0] < MIN_SAMPLES_PER_CONTROL * controls.shape[-1]:
+        return estimate(samples)                  # too few sequences to fit the coefficients: the plain mean
+    return estimate(control_adjusted(samples, controls), controls.shape[-1])
 
 
 # ---------------------------------------------------------------------------------------------------------------
 # the sign of the drift next to -xi, and where it switches in theta
 # ---------------------------------------------------------------------------------------------------------------
 def drift_sign(model: SignalModel, rho: float, z: float, n0: int, n_max: int, rng: np.random.Generator) -> dict:
-    """The sign of J_d'(rho) from alignment_derivative_samples: +1 / -1 once |mean| > z se, the sample size doubled
-    from n0 up to n_max; 0 when it stays inside the z-interval at n_max. Returns sign, mean, se, n."""
-    samples = alignment_derivative_samples(model, np.array([float(rho)]), n0, rng)[:, 0]
+    """The sign of J_d'(rho) from the control-adjusted estimate (:func:`alignment_derivative_estimate`): +1 / -1 once
+    |mean| > z' se, the sample size doubled from n0 up to n_max; 0 when it stays inside the interval at n_max. z' is
+    the Student-t quantile (the estimate's degrees of freedom) of the normal tail beyond z. Returns sign, mean, se,
+    n."""
+    out = drift_signs(model, np.array([float(rho)]), np.array([True]), z, n0, n_max, rng)
+    return {"sign": int(out["sign"][0]), "mean": float(out["mean"][0]), "se": float(out["se"][0]), "n": out["n"]}
+
+
+def drift_signs(model: SignalModel, rho: np.ndarray, required: np.ndarray, z: float, n0: int, n_max: int,
+                rng: np.random.Generator, *, samples=None) -> dict:
+    """J_d'(rho) on a grid (common random numbers), control-adjusted, with the sample size doubled from n0 (up to
+    n_max) until every ``required`` rho has |mean| > z' se (z' as in :func:`drift_sign`). ``samples``: the sampler
+    (default :func:`alignment_derivative_samples`; a check passes its numerics' own). Returns rho, mean, se, sign
+    (+1 / -1 / 0 per rho), n and z'."""
+    from scipy.stats import norm, t
+
+    rho = _open_rhos(rho)
+    req = np.asarray(required, dtype=bool)
+    samples = alignment_derivative_samples if samples is None else samples
+    D, C = samples(model, rho, n0, rng, controls=True)
     while True:
-        n = samples.size
-        mean, se = float(samples.mean()), float(samples.std(ddof=1) / np.sqrt(n))
-        if abs(mean) > z * se or n >= n_max:
-            return {"sign": int(np.sign(mean)) if abs(mean) > z * se else 0, "mean": mean, "se": se, "n": int(n)}
-        more = alignment_derivative_samples(model, np.array([float(rho)]), min(n, n_max - n), rng)[:, 0]
-        samples = np.concatenate([samples, more])
+        est = alignment_derivative_estimate(D, C)
+        zt = float(t.isf(norm.sf(z), est.dof))
+        sign = np.where(np.abs(est.mean) > zt * est.se, np.sign(est.mean), 0.0).astype(int)
+        n = D.shape[0]
+        if n >= n_max or np.all(sign[req] != 0):
+            return {"rho": rho, "mean": est.mean, "se": est.se, "sign": sign, "n": int(n), "z": zt}
+        D2, C2 = samples(model, rho, min(n, n_max - n), rng, controls=True)
+        D, C = np.concatenate([D, D2]), np.concatenate([C, C2])
 
 
 MIN_GAP = 2e-3                 # minus_xi_switch: a side of the bracket stops within this relative gap

@@ -110,19 +110,23 @@ def query_at(rho: np.ndarray, d: int, rng: np.random.Generator | None = None) ->
     return q
 
 
-def sample_tokens(model: SignalModel, n: int, rng: np.random.Generator, dtype=np.float64) -> np.ndarray:
-    """n independent sequences X of shape (n, L, d): sigma * N(0, I) noise plus eps*theta*e_1 on the first R tokens."""
+def sample_tokens(model: SignalModel, n: int, rng: np.random.Generator, dtype=np.float64, *,
+                  with_signs: bool = False) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+    """n independent sequences X of shape (n, L, d): sigma * N(0, I) noise plus eps*theta*e_1 on the first R tokens
+    (eps = 1 for sign 'fixed', a Rademacher sign per sequence for 'symmetric'). ``with_signs``: also return eps (n,),
+    so that a caller can recover the noise X - eps theta e_1."""
     rng = check_rng(rng)
     X = rng.standard_normal((n, model.L, model.d), dtype=dtype)
     if model.sigma != 1.0:
         X *= model.sigma
+    eps = np.ones(n)
     if model.theta != 0.0:
         if model.sign == "fixed":
             X[:, : model.R, 0] += model.theta
         else:
             eps = rng.choice(np.array([-1.0, 1.0]), size=n)
             X[:, : model.R, 0] += (model.theta * eps).astype(X.dtype)[:, None]
-    return X
+    return (X, eps) if with_signs else X
 
 
 def softmax_weights(scores: np.ndarray, axis: int = -1) -> np.ndarray:

@@ -106,3 +106,18 @@ def test_drift_estimator_sign_matches_hand_limit():
     assert np.all(np.abs(s0.mean(0)) < 4.5 * s0.std(0, ddof=1) / np.sqrt(4000))
     s1 = alignment_derivative_samples(SignalModel(2.0, 1.0, 1.0, 30, 100, 2), np.array([0.0]), 500, rng)
     assert s1.mean() > 5 * s1.std(ddof=1) / np.sqrt(500)
+
+
+def test_the_narrow_tests_are_not_judged():
+    """A narrow test whose certified class contradicts both its expected and its measured class (a derived theta*
+    off by more than the narrow margin) is neither a mismatch nor unresolved; the same row judged is a mismatch."""
+    from attnverify.checks.signal.equilibria import decide
+
+    row = {"theta": 1.35, "expected": "attracting", "certified": "repelling", "probe": -0.997}
+    plan = {"eqs": [], "probes": [], "grid": np.array([]), "thresholds": [dict(row, judged=False)]}
+    main = {"mean": np.array([]), "se": np.array([]), "sign": np.array([], int), "n": 1000, "z": 4.4}
+    out = [{"mean": np.array([0.01]), "se": np.array([0.001]), "sign": np.array([1]), "n": 1000, "z": 4.4}]
+    dec = decide(plan, main, out, 4.4)
+    assert dec["mismatches"] == 0 and dec["unresolved"] is None and dec["thresholds"][0]["observed"] == "repelling"
+    plan["thresholds"] = [dict(row, judged=True)]
+    assert decide(plan, main, out, 4.4)["mismatches"] == 1

@@ -307,3 +307,48 @@ def test_a_sign_beyond_an_inconclusive_point_restarts_the_bisection(monkeypatch)
     out = real(lambda theta: theta, 0.1, 12.8, delta=1e-3, z=4.4, n0=1000, n_max=32000, rng=None, max_tests=16)
     assert calls[5] == pytest.approx(1.1314, rel=1e-4)
     assert out["lo"] < 1.337 < out["hi"] and out["hi"] / out["lo"] < 1.02, out
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the drift's control variates (numerics.signal.drift)
+# ---------------------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("model", [
+    dict(theta=1.39, beta=1.0, sigma=1.0, R=350, L=1050, d=2, sign="fixed"),
+    dict(theta=0.7, beta=1.5, sigma=0.8, R=5, L=40, d=4, sign="symmetric"),
+])
+def test_the_drift_controls_have_mean_zero(model):
+    """Each of the 16 controls (tilted token means and their rho-derivatives) has mean exactly 0 by Gaussian
+    tilting; a dropped normaliser (e^{-beta^2 sigma^2 / 2}) or a missed noise recovery (the signal left in z, or
+    the symmetric model's sign ignored) shifts some of them by many standard errors."""
+    import numpy as np
+
+    from attnverify.numerics.signal.drift import alignment_derivative_samples
+    from attnverify.numerics.signal.model import SignalModel
+
+    _, C = alignment_derivative_samples(SignalModel(**model), np.array([-0.99, 0.3]), 4000, np.random.default_rng(5),
+                                        controls=True)
+    assert C.shape == (4000, 2, 16)
+    z = C.mean(axis=0) / (C.std(axis=0, ddof=1) / np.sqrt(C.shape[0]))
+    assert np.all(np.abs(z) < 4.5), z                 # 32 z-scores: a false alarm at 4.5 has probability 2e-4
+
+
+def test_the_control_adjusted_drift_agrees_with_the_plain_mean_and_is_far_less_noisy():
+    """Next to -xi just above theta* (the hardest sign at the defaults): the control-adjusted estimate agrees with an
+    independent plain estimate, and its variance is at least 20 times smaller (measured 147-fold at 20000
+    sequences); with beta sigma above CV_MAX_BETA_SIGMA no control is used."""
+    import numpy as np
+
+    from attnverify.numerics.signal.drift import alignment_derivative_estimate, alignment_derivative_samples
+    from attnverify.numerics.signal.model import SignalModel
+
+    model = SignalModel(theta=1.39, beta=1.0, sigma=1.0, R=350, L=1050, d=2)
+    rho = np.array([-0.9927])
+    D, C = alignment_derivative_samples(model, rho, 3000, np.random.default_rng(6), controls=True)
+    est = alignment_derivative_estimate(D, C)
+    plain = alignment_derivative_samples(model, rho, 3000, np.random.default_rng(7))[:, 0]
+    plain_se = plain.std(ddof=1) / np.sqrt(plain.size)
+    assert abs(est.mean[0] - plain.mean()) < 4.0 * np.hypot(est.se[0], plain_se)
+    assert (plain_se / est.se[0]) ** 2 > 20.0
+    _, C_hot = alignment_derivative_samples(SignalModel(1.0, 2.0, 2.0, 10, 50, 2), rho, 50, np.random.default_rng(8),
+                                            controls=True)
+    assert C_hot.shape == (50, 1, 0)
