@@ -369,8 +369,28 @@ def _theorem1(results, stated) -> ClaimVerdict:
 MIN_BETA_DECADES = 1.0
 
 
-@claim(id="B.log_beta_time_scale", paper="B", needs=(W2,), uses=(TERM,))
+#: the growth of t_min in beta a statement may assert (``target``), by the sign of a in t_min = a log(beta) + b:
+#: the paper's (it grows), and the two statements the evidence refutes when t_min is measured growing
+GROWTH_TARGETS = {"t_min = a log(beta) + b with a > 0": "grows", "t_min = b": "constant",
+                  "t_min = a log(beta) + b with a < 0": "shrinks"}
+
+
+def _growth_perturbations(stated, results: dict) -> list[Perturbation]:
+    """The wrong statements 't_min does not depend on beta' and 't_min falls with beta' (one-off)."""
+    return [Perturbation(f"target {t}", None, stated.restated(stated.stated, target=t))
+            for t, kind in GROWTH_TARGETS.items() if kind != "grows" and t != stated.get("target")]
+
+
+@claim(id="B.log_beta_time_scale", paper="B", needs=(W2,), uses=(TERM,), perturbations=_growth_perturbations)
 def _log_beta_time_scale(results, stated) -> ClaimVerdict:
+    """The paper's statement (target: a > 0) holds when the slope of t_min in log beta is resolved above 0 over at
+    least MIN_BETA_DECADES with a linear fit (r^2 >= 0.9), and is refuted when it is resolved at or below 0; a
+    statement that t_min is constant (a = 0) or falls (a < 0) is refuted by a slope resolved above 0."""
+    target = " ".join(str(stated.get("target", "t_min = a log(beta) + b with a > 0")).split())
+    if stated.stated != "log_beta_time_scale" or target not in GROWTH_TARGETS:
+        return ClaimVerdict("inconclusive", reason(
+            f"the predicate {stated.stated!r} with target {target!r} is not one this claim measures "
+            "('log_beta_time_scale' with a target among ", ", ".join(repr(t) for t in GROWTH_TARGETS), ")"))
     f = results[W2].findings
     if f is None:
         return _no_findings(W2)
@@ -388,6 +408,16 @@ def _log_beta_time_scale(results, stated) -> ClaimVerdict:
             extra = item("; the terminal switch time grows like ", Number(slope, digits=3), " ", Math(LOG_BETA))
     where = item("over ", Math(BETA), " = ", listing(f.betas, digits=6))
     slope_in = item("slope of ", Math(T_MIN), " in ", Math(LOG_BETA), " in ", bracket(lo, hi, digits=3))
+    growth = GROWTH_TARGETS[target]
+    if growth != "grows":
+        said = "does not depend on " if growth == "constant" else "falls with "
+        if lo > 0:
+            return ClaimVerdict("refuted", reason(
+                "the stated ", Math(T_MIN), f" {said}", Math(BETA), ", but it is measured growing ", where, " (",
+                slope_in, ", ", Math(R2), " ", Number(fit["r2"], digits=4), ")"),
+                condition=reason(slope_in, ", ", relation(lo, 0.0), " ", Number(0), " (", where, ")"), evidence=ev)
+        return ClaimVerdict("inconclusive", reason(slope_in, " ", where, ": growth is not resolved, so the "
+                                                   "statement is not refuted by this evidence"), evidence=ev)
     if hi <= 0:
         return ClaimVerdict("refuted", reason("the time of closest approach to ", Math(PI_MU0), " does not grow with ",
                                               Math(BETA), " ", where),

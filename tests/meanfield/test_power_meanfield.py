@@ -186,6 +186,27 @@ def test_log_beta_time_scale_needs_a_growing_minimum(w2_result):
     assert claim("B.log_beta_time_scale", _with_findings("meanfield.w2_bound", shrinking)).verdict == "refuted"
 
 
+def test_log_beta_time_scale_refutes_a_constant_or_falling_minimum_where_it_grows(w2_result):
+    """The claim's perturbation family (issue 31.7): 't_min = b' and 'a < 0' are refuted on the quick evidence,
+    where t_min grows (slope 1.47 in log beta, interval [1.4, 1.54]); on an unresolved slope they are not; an
+    unknown target is named, never judged."""
+    import dataclasses
+
+    from attnverify.checks.claims import statement_of
+
+    paper = statement_of("B.log_beta_time_scale")
+    c = CLAIMS["B.log_beta_time_scale"]
+    f = w2_result.findings
+    flat = _with_findings("meanfield.w2_bound", dataclasses.replace(
+        f, t_min_fit={**f.t_min_fit, "slope": 0.1, "ci95": [-0.3, 0.5]}, t_min_slope_uncertainty=0.1))
+    for target in ("t_min = b", "t_min = a log(beta) + b with a < 0"):
+        v = evaluate_claim(c, {w2_result.id: w2_result}, paper.restated(paper.stated, target=target))
+        assert v.verdict == "refuted" and "measured growing" in v.reason, v.reason
+        assert evaluate_claim(c, {flat.id: flat}, paper.restated(paper.stated, target=target)).verdict == "inconclusive"
+    v = evaluate_claim(c, {w2_result.id: w2_result}, paper.restated(paper.stated, target="t_min = a beta + b"))
+    assert v.verdict == "inconclusive" and "'t_min = a beta + b'" in v.reason
+
+
 # ------------------------------------------------------------------------------------------ attnverify.numerics.meanfield.sphere
 def test_sphere_sampler_matches_the_density_in_d3():
     """Rejection sampling: E[x_1 x_2] and E[x] of mu_0 against quadrature-free identities on S^2:

@@ -48,6 +48,12 @@ def test_claims_have_verdicts_computed_from_the_evidence(quick):
     assert claims["C.linear_fails"].verdict == "holds"
     assert claims["C.manifold_invariant"].verdict == "holds"
     assert claims["C.bayes_optimal"].verdict == "not_refuted"
+    # its perturbation family (issue 31.7): the opposite statement, 'the gap grows with d', is refuted there
+    from attnverify.checks.claims import CLAIMS, evaluate_claim, statement_of
+
+    grows = statement_of("C.bayes_optimal").restated("gap_grows_with_d")
+    v = evaluate_claim(CLAIMS["C.bayes_optimal"], quick[0], grows)
+    assert v.verdict == "refuted" and "the gap falls with" in v.reason, v.reason
     # the quick lam grids straddle lam* and hold off-M minima below the oracle at 0.05 and 0.9
     oracle = claims["C.oracle_minimiser"]
     assert oracle.verdict == "holds_if" and "0.05" in oracle.condition and "0.9" in oracle.condition
