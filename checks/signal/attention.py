@@ -265,7 +265,7 @@ def attention_on_noise(p: dict, ctx: Context) -> Evidence:
             level_ratio.append(ratio_se)
             inside = bool(ratio_se <= REMAINDER_SE)
             bound = float(rounding_bound(ctx.numerics, [(R_, L_)], np.array([c]), est.n)[0])
-            z = float(normal_equivalent(beyond(est.mean[0] - c, bound) / est.se[0], est.dof))
+            z = float(normal_equivalent(scores(beyond(est.mean[0] - c, bound), est.se[0]), est.dof))
             if inside:
                 z_scal.append(z)
             rows.append({"R": R_, "L": L_, "R_over_L_minus_R": R_ / (L_ - R_), "closed_form_rho1": c,

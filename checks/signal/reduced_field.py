@@ -35,7 +35,7 @@ from attnverify.checks.params import Param
 from attnverify.checks.reason import Math, Number, reason
 from attnverify.checks.registry import check
 from attnverify.checks.signal._model import MODEL_PARAMS, field_function, model_args, model_of, validate_model
-from attnverify.checks.stats import bonferroni_z
+from attnverify.checks.stats import bonferroni_z, scores
 from attnverify.numerics.signal.model import SignalModel
 from attnverify.numerics.signal.simulators import NUMERICS, SignalNumerics
 from attnverify.numerics.signal.tangent_field import cv_estimate
@@ -114,9 +114,9 @@ def reduced_field_identity(p: dict, ctx: Context) -> Evidence:
     z_scale_star = float(norm.isf(level / 4))
     z_grid_star = bonferroni_z(level / 2, rhos.size)
     s_hat, s_se = scale_fit(F, mean, cov)
-    z_scale = (s_hat - 1.0) / s_se
-    z = (mean - F) / se
-    z_inf = (mean - F_inf) / se
+    z_scale = float(scores(s_hat - 1.0, s_se))
+    z = scores(mean - F, se)
+    z_inf = scores(mean - F_inf, se)
     ratio = max(abs(z_scale) / z_scale_star, float(np.max(np.abs(z))) / z_grid_star)
     return Evidence(
         metric=reason(RATIO, ": z-scores of the fitted scale of ", F_MATH, " and of ", GAP, " at each ", RHO,

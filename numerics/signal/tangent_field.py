@@ -87,25 +87,43 @@ def plane_samples(model: SignalModel, rhos: np.ndarray, n: int, rng: np.random.G
 
 def plane_moments(model: SignalModel, rhos: np.ndarray, n: int, rng: np.random.Generator, *,
                   tangent: Callable[[np.ndarray, np.ndarray], np.ndarray] = tangent) -> dict:
-    """Sufficient statistics of :func:`plane_samples` for pooling across tasks: n, the sum of Z and of Z Z^T,
-    Z = (Y_1..Y_r, C_1..C_r) flattened (length r (1 + 12))."""
+    """Sufficient statistics of :func:`plane_samples` for pooling across tasks: n, the mean of Z and the centred sum
+    of squares sum (Z - mean)(Z - mean)^T, Z = (Y_1..Y_r, C_1..C_r) flattened (length r (1 + 12)). Centred per task
+    (not raw sums of Z Z^T), so that a variance far below the squared mean survives the pooling: at theta = 250,
+    beta = 0.001 the drift's variance is 1e-8 of its squared mean."""
     Y, C = plane_samples(model, rhos, n, rng, tangent=tangent)
     Z = np.concatenate([Y, C.reshape(n, -1)], axis=1)
-    return {"n": n, "sum": Z.sum(axis=0), "outer": Z.T @ Z}
+    mean = Z.mean(axis=0)
+    D = Z - mean
+    return {"n": n, "mean": mean, "centred": D.T @ D}
+
+
+#: below this fraction of the plain variance the regression's residual variance (the difference of nearly equal
+#: pooled moments) is not resolved in float64: the controls explain the sample to within rounding, and the plain
+#: mean is used at that rho instead (measured: 1e-8 at theta = 250, beta = 0.001, where the difference came out
+#: negative; at the defaults the ratio is 0.003-0.005)
+MIN_RESIDUAL_RATIO = 1e-6
 
 
 def cv_estimate(parts: list[dict], r: int) -> dict:
     """Pool :func:`plane_moments` parts and return the control-variate estimate of E<xi, g> at each of the r rho:
     ``mean`` (r,), ``cov`` (r, r) (covariance of the estimates, from the regression residuals), the plain sample
-    mean ``plain_mean`` and its standard error ``plain_se``, and ``variance_ratio`` (residual / plain variance)."""
+    mean ``plain_mean`` and its standard error ``plain_se``, and ``variance_ratio`` (residual / plain variance).
+    The parts' centred moments are pooled exactly (Chan et al.'s parallel update). Where the residual variance is
+    below MIN_RESIDUAL_RATIO of the plain one (not resolved in float64) that rho takes the plain mean, with its
+    covariances against the other estimates, and ``plain_at`` lists it."""
     n = sum(p["n"] for p in parts)
     if n < 2 * (N_CV + 1):
         raise ValueError(f"the control-variate regression needs at least {2 * (N_CV + 1)} samples, got {n}")
-    mu = sum(p["sum"] for p in parts) / n
-    cov = sum(p["outer"] for p in parts) / n - np.outer(mu, mu)
-    cov *= n / (n - 1)
+    mu = sum(p["n"] * p["mean"] for p in parts) / n
+    cov = sum(p["centred"] + p["n"] * np.outer(p["mean"] - mu, p["mean"] - mu) for p in parts) / (n - 1)
     idx_c = [r + j * N_CV + np.arange(N_CV) for j in range(r)]
     coef = [np.linalg.solve(cov[np.ix_(ic, ic)], cov[ic, j]) for j, ic in enumerate(idx_c)]
+    plain_var = np.diag(cov)[:r]
+    res_var = np.array([cov[j, j] - coef[j] @ cov[idx_c[j], j] for j in range(r)])
+    plain = ~(res_var >= MIN_RESIDUAL_RATIO * plain_var)
+    for j in np.nonzero(plain)[0]:
+        coef[j] = np.zeros(N_CV)                 # the plain mean: no control at this rho
     # estimate_j = mean(Y_j) - b_j . mean(C_j) (C has known mean zero); residual e_j = Y_j - b_j . C_j
     mean = np.array([mu[j] - coef[j] @ mu[ic] for j, ic in enumerate(idx_c)])
     res_cov = np.empty((r, r))
@@ -114,10 +132,9 @@ def cv_estimate(parts: list[dict], r: int) -> dict:
             res_cov[j, k] = (cov[j, k] - coef[j] @ cov[idx_c[j], k] - coef[k] @ cov[idx_c[k], j]
                              + coef[j] @ cov[np.ix_(idx_c[j], idx_c[k])] @ coef[k])
     res_cov *= (n - 1) / (n - N_CV - 1)          # degrees of freedom of the regression
-    plain_var = np.diag(cov)[:r]
     return {"n": n, "mean": mean, "cov": res_cov / n, "se": np.sqrt(np.diag(res_cov) / n),
             "plain_mean": mu[:r], "plain_se": np.sqrt(plain_var / n),
-            "variance_ratio": np.diag(res_cov) / plain_var}
+            "variance_ratio": np.diag(res_cov) / plain_var, "plain_at": np.nonzero(plain)[0].tolist()}
 
 
 def tangent_gradient_moments(model: SignalModel, rhos: np.ndarray, n: int, rng: np.random.Generator, *,

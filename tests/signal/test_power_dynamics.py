@@ -89,6 +89,20 @@ def test_tangent_field_estimator_agrees_with_full_dimensional_sampling():
     z = (cv["mean"] - full["mean_y"]) / np.hypot(cv["se"], full["se_y"])
     assert np.all(np.abs(z) < 4.5), z
     assert np.all(cv["se"] < full["se_y"] / 3)              # the control variates do reduce the variance
+    # pooling: two parts give the estimate of one part holding their samples together (centred moments, pooled
+    # exactly), and no rho falls back to the plain mean here
+    from attnverify.numerics.signal.tangent_field import plane_samples
+
+    Z = []
+    for s in (3, 4):
+        Y, C = plane_samples(model, rhos, 1500, np.random.default_rng(s))
+        Z.append(np.concatenate([Y, C.reshape(1500, -1)], axis=1))
+    both = np.concatenate(Z)
+    joint = cv_estimate([{"n": 3000, "mean": both.mean(0), "centred": (both - both.mean(0)).T @ (both - both.mean(0))}],
+                        3)
+    two = cv_estimate([plane_moments(model, rhos, 1500, np.random.default_rng(s)) for s in (3, 4)], 3)
+    assert np.allclose(two["mean"], joint["mean"], rtol=1e-10) and np.allclose(two["se"], joint["se"], rtol=1e-8)
+    assert two["plain_at"] == []
 
 
 # ------------------------------------------------------------------------------------------------- claims
