@@ -411,13 +411,18 @@ def _log_beta_time_scale(results, stated) -> ClaimVerdict:
     growth = GROWTH_TARGETS[target]
     if growth != "grows":
         said = "does not depend on " if growth == "constant" else "falls with "
-        if lo > 0:
+        measured = "growing" if lo > 0 else "falling" if hi < 0 else None
+        if measured == "growing" or (measured == "falling" and growth == "constant"):
+            end = lo if lo > 0 else hi
             return ClaimVerdict("refuted", reason(
-                "the stated ", Math(T_MIN), f" {said}", Math(BETA), ", but it is measured growing ", where, " (",
+                "the stated ", Math(T_MIN), f" {said}", Math(BETA), f", but it is measured {measured} ", where, " (",
                 slope_in, ", ", Math(R2), " ", Number(fit["r2"], digits=4), ")"),
-                condition=reason(slope_in, ", ", relation(lo, 0.0), " ", Number(0), " (", where, ")"), evidence=ev)
-        return ClaimVerdict("inconclusive", reason(slope_in, " ", where, ": growth is not resolved, so the "
-                                                   "statement is not refuted by this evidence"), evidence=ev)
+                condition=reason(slope_in, ", ", relation(end, 0.0), " ", Number(0), " (", where, ")"), evidence=ev)
+        if measured == "falling":
+            return ClaimVerdict("not_refuted", reason(Math(T_MIN), " is measured falling ", where, " (", slope_in,
+                                                      ")"), evidence=ev)
+        return ClaimVerdict("inconclusive", reason(slope_in, " ", where, ": the slope is not resolved from 0, so "
+                                                   "the evidence cannot tell"), evidence=ev)
     if hi <= 0:
         return ClaimVerdict("refuted", reason("the time of closest approach to ", Math(PI_MU0), " does not grow with ",
                                               Math(BETA), " ", where),

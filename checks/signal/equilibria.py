@@ -15,9 +15,9 @@ measured
   * on a uniform grid of (-1, 1): a conclusive sign that contradicts the classification is a sign change (an
     equilibrium, or a swapped basin) the theory does not list;
   * at -1 + delta for theta = theta* (1 -+ margin): -xi must be repelling below theta*, attracting above;
-  * the same at theta* (1 -+ narrow_margin), not judged: the claims read these signs as measured (they narrow the
-    bracket of the switch to a few per cent), while the derived theta* carries an O(1/L^2) remainder that the check
-    does not bound at so small a margin.
+  * the same at theta* (1 -+ narrow_margin), probed at -1 + 0.001 (NARROW_PROBE), not judged: the claims read these
+    signs as measured (they narrow the bracket of the switch to a few per cent), while the derived theta* carries an
+    O(1/L^2) remainder that the check does not bound at so small a margin.
 J_d'(rho) is the control-adjusted mean (numerics.signal.drift: 16 controls of mean exactly 0, the tilted token
 means and their rho-derivatives; 20- to 190-fold less variance at the defaults). A sign is conclusive when
 |mean| > z se with z the Student-t equivalent of the Bonferroni quantile for a family-wise level alpha over every
@@ -191,6 +191,28 @@ def observed_class(signs: dict[int, int]) -> str:
 # ----------------------------------------------------------------------------------------------------------------
 # the check: analytic side, numeric tasks, decision, evidence
 # ----------------------------------------------------------------------------------------------------------------
+#: the narrow tests' probe: -1 + min(NARROW_PROBE, a quarter of the gap to the next equilibrium), as close to -xi as
+#: the theta* bracket of the quantity theta_star measures (J_d'(-1 + 0.001)): there the drift's sign is -xi's
+#: stability. At -1 + delta (0.05) it is not near theta*: below theta* the next equilibrium is +xi and the probe would
+#: sit at -0.95, where the drift stays positive up to about 1.07 theta* (measured at 1.05 theta*: + at -0.95, - at
+#: -0.999), so a "repelling" reading there would say nothing about -xi
+NARROW_PROBE = 1e-3
+
+
+def minus_xi_tests(p: dict, theory: Any, th_star: float, margin: float, judged: bool, reach: float) -> list[dict]:
+    """The two tests of -xi's stability at theta* (1 -+ margin): the certified class there (the theory's equilibria
+    at that theta, fixed sign) and the probe -1 + min(reach, a quarter of the gap to the next equilibrium)."""
+    out = []
+    for factor in (1 - margin, 1 + margin):
+        v = model_values(p, theta=th_star * factor)
+        eqs_t = theory.equilibria(v, "fixed", p["finite_size"])
+        gap = eqs_t[1].rho + 1.0
+        out.append({"theta": th_star * factor, "expected": "attracting" if factor > 1 else "repelling",
+                    "certified": "attracting" if eqs_t[0].stable else "repelling",
+                    "probe": -1.0 + min(reach, 0.25 * gap), "judged": judged, "vals": v})
+    return out
+
+
 def analytic_side(p: dict, theory: Any) -> dict:
     """From ``theory``: the certified equilibria at the run's theta, the probes and grid they imply, and the -xi
     threshold tests at theta* (1 -+ threshold_margin) with the certified class there (fixed sign)."""
@@ -198,21 +220,16 @@ def analytic_side(p: dict, theory: Any) -> dict:
     vals = model_values(p)
     eqs = theory.equilibria(vals, sign, fs)          # OutsideCertifiedRange here: unresolved (checks.runner)
     th_star = theory.minus_xi_threshold(vals, "fixed", fs)
-    thr, skipped = [], None
+    thr, skipped = [], []
     if th_star is not None and th_star > 0:
-        try:
-            for margin, judged in ((p["threshold_margin"], True), (p["narrow_margin"], False)):
-                for factor in (1 - margin, 1 + margin):
-                    v = model_values(p, theta=th_star * factor)
-                    eqs_t = theory.equilibria(v, "fixed", fs)
-                    gap = eqs_t[1].rho + 1.0
-                    thr.append({"theta": th_star * factor, "expected": "attracting" if factor > 1 else "repelling",
-                                "certified": "attracting" if eqs_t[0].stable else "repelling",
-                                "probe": -1.0 + min(p["delta"], 0.25 * gap), "judged": judged, "vals": v})
-        except OutsideCertifiedRange as exc:        # theta* (1 -+ margin) beyond what can be certified: not tested
-            thr = []
-            skipped = item("the ", MINUS_XI, " threshold tests at ", THETA_STAR, " (1 ", MP, " ",
-                           Number(p["threshold_margin"], digits=6), ") were not run (", refusal_reason(exc), ")")
+        # each pair on its own: a narrow pair that cannot be certified never takes the judged pair with it
+        for margin, judged, reach in ((p["threshold_margin"], True, p["delta"]), (p["narrow_margin"], False,
+                                                                                  NARROW_PROBE)):
+            try:
+                thr += minus_xi_tests(p, theory, th_star, margin, judged, reach)
+            except OutsideCertifiedRange as exc:    # theta* (1 -+ margin) beyond what can be certified: not tested
+                skipped.append(item("the ", MINUS_XI, " tests at ", THETA_STAR, " (1 ", MP, " ",
+                                    Number(margin, digits=6), ") were not run (", refusal_reason(exc), ")"))
     cert = theory.minus_xi_certificate(vals, "fixed", fs)
     return {"vals": vals, "eqs": eqs, "probes": probe_points(eqs, p["delta"]),
             "grid": np.linspace(-1.0, 1.0, p["grid_points"] + 2)[1:-1], "theta_star": th_star, "thresholds": thr,
@@ -393,7 +410,7 @@ def _evidence(p: dict, plan: dict, dec: dict, z: float, main: dict) -> Evidence:
                       ("; the tests of ", MINUS_XI, " at ", THETA_STAR, " (1 ", MP, " ",
                        Number(p["narrow_margin"], digits=6), ") are measured for the claims, not judged")
                       if any(not t["judged"] for t in dec["thresholds"]) else "",
-                      ("; ", *plan["thresholds_skipped"]) if plan["thresholds_skipped"] else ""),
+                      *[part for why in plan["thresholds_skipped"] for part in ("; ", *why)]),
         passed=dec["mismatches"] == 0,
         unresolved=dec["unresolved"],
         analytic=[{"rho": r["rho"], "eigenvalue": r["eigenvalue"], "stable": r["expected"] == "attracting"}

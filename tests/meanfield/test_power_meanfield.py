@@ -203,6 +203,10 @@ def test_log_beta_time_scale_refutes_a_constant_or_falling_minimum_where_it_grow
         v = evaluate_claim(c, {w2_result.id: w2_result}, paper.restated(paper.stated, target=target))
         assert v.verdict == "refuted" and "measured growing" in v.reason, v.reason
         assert evaluate_claim(c, {flat.id: flat}, paper.restated(paper.stated, target=target)).verdict == "inconclusive"
+    falling = _with_findings("meanfield.w2_bound", dataclasses.replace(
+        f, t_min_fit={**f.t_min_fit, "slope": -1.0, "ci95": [-1.2, -0.8]}, t_min_slope_uncertainty=0.1))
+    v = evaluate_claim(c, {falling.id: falling}, paper.restated(paper.stated, target="t_min = b"))
+    assert v.verdict == "refuted" and "measured falling" in v.reason, v.reason
     v = evaluate_claim(c, {w2_result.id: w2_result}, paper.restated(paper.stated, target="t_min = a beta + b"))
     assert v.verdict == "inconclusive" and "'t_min = a beta + b'" in v.reason
 

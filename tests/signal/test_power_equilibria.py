@@ -121,3 +121,37 @@ def test_the_narrow_tests_are_not_judged():
     assert dec["mismatches"] == 0 and dec["unresolved"] is None and dec["thresholds"][0]["observed"] == "repelling"
     plan["thresholds"] = [dict(row, judged=True)]
     assert decide(plan, main, out, 4.4)["mismatches"] == 1
+
+
+def test_a_theory_whose_switch_is_three_per_cent_high_refutes_no_true_range():
+    """The narrow tests sit at the derived theta* (1 -+ 0.015) and take their probes from the derived equilibria. A
+    theory whose switch is 3 % high (its equilibria evaluated at theta / 1.03, its theta* x 1.03) puts both above the
+    true switch (1.0145 and 1.045 theta*) and, below its own theta*, sees no interior repeller; the probes sit next
+    to -xi (-1 + 0.001) all the same and measure -xi attracting at both. So a false range ('monotone for
+    theta < 1.02 theta*') is refuted, a true one (0.98 theta*) is not, no theta above the true switch counts as
+    -xi repelling for A.up_to_sign, and the check (its judged tests at +-15 % stay on their sides) passes. Review of
+    stop 46: with the probe at -1 + delta = -0.95 the lower test read 'repelling' (the drift there stays positive up
+    to about 1.07 theta*), which A.up_to_sign took as -xi repelling."""
+    from attnverify.checks.claims import statement_of
+    from attnverify.checks.signal.claims_equilibria import _repelling_by_drift
+
+    def high(self, *a, **k):
+        star, *rest = self.original("_minus_xi_at")(*a, **k)
+        return (None if star is None else 1.03 * star, *rest)
+
+    def shifted(self, params, sign="fixed", finite_size=False):
+        return self.original("equilibria")(dict(params, theta=params["theta"] / 1.03), sign, finite_size)
+
+    wrong = Mutant("switch_high", lambda t: t.replace(_minus_xi_at=high, equilibria=shifted), (), "")
+    res = _run("signal.equilibria_stability", wrong, grid_points=1)
+    assert res.verdict == "pass", res.error
+    true_star = res.details["theta_star_fixed"] / 1.03
+    narrow = [t for t in res.details["threshold_tests"] if not t["judged"]]
+    assert [(t["certified"], t["observed"]) for t in narrow] == [("repelling", "attracting"),
+                                                                ("attracting", "attracting")], narrow
+    assert all(t < true_star for t in _repelling_by_drift({res.id: res}, res.findings.model))
+    paper = statement_of("A.no_spurious_traps")
+    for factor, refuted in ((1.02, True), (0.98, False)):
+        stated = paper.restated("monotone", target=f"theta < {true_star * factor:.6g}")
+        v = evaluate_claim(CLAIMS["A.no_spurious_traps"], {res.id: res}, stated)
+        assert (v.verdict == "refuted") == refuted, (factor, plain(v.reason))

@@ -314,7 +314,7 @@ def test_a_sign_beyond_an_inconclusive_point_restarts_the_bisection(monkeypatch)
 # ---------------------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("model", [
     dict(theta=1.39, beta=1.0, sigma=1.0, R=350, L=1050, d=2, sign="fixed"),
-    dict(theta=0.7, beta=1.5, sigma=0.8, R=5, L=40, d=4, sign="symmetric"),
+    dict(theta=0.7, beta=1.2, sigma=0.8, R=5, L=40, d=4, sign="symmetric"),
 ])
 def test_the_drift_controls_have_mean_zero(model):
     """Each of the 16 controls (tilted token means and their rho-derivatives) has mean exactly 0 by Gaussian
@@ -335,7 +335,8 @@ def test_the_drift_controls_have_mean_zero(model):
 def test_the_control_adjusted_drift_agrees_with_the_plain_mean_and_is_far_less_noisy():
     """Next to -xi just above theta* (the hardest sign at the defaults): the control-adjusted estimate agrees with an
     independent plain estimate, and its variance is at least 20 times smaller (measured 147-fold at 20000
-    sequences); with beta sigma above CV_MAX_BETA_SIGMA no control is used."""
+    sequences); with beta sigma above CV_MAX_BETA_SIGMA (1: at 1.5 the adjusted t's sd was 1.06, at 3 1.45) no
+    control is used."""
     import numpy as np
 
     from attnverify.numerics.signal.drift import alignment_derivative_estimate, alignment_derivative_samples
@@ -349,6 +350,6 @@ def test_the_control_adjusted_drift_agrees_with_the_plain_mean_and_is_far_less_n
     plain_se = plain.std(ddof=1) / np.sqrt(plain.size)
     assert abs(est.mean[0] - plain.mean()) < 4.0 * np.hypot(est.se[0], plain_se)
     assert (plain_se / est.se[0]) ** 2 > 20.0
-    _, C_hot = alignment_derivative_samples(SignalModel(1.0, 2.0, 2.0, 10, 50, 2), rho, 50, np.random.default_rng(8),
+    _, C_hot = alignment_derivative_samples(SignalModel(1.0, 1.5, 1.0, 10, 50, 2), rho, 50, np.random.default_rng(8),
                                             controls=True)
     assert C_hot.shape == (50, 1, 0)
