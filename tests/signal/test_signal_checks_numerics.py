@@ -338,6 +338,11 @@ def test_the_scale_ratio_of_a_degenerate_estimate_is_scored_not_divided_by_zero(
     # not resolved
     ("signal.reduced_field_identity", dict(sign="fixed", theta=250.0, beta=0.001, sigma=0.02064171650003357, R=23,
                                            L=1657, d=20, n_samples=2000), 23, "pass"),
+    # seed 23 (8000 sequences in the sweep): scores of 322 at L = 24, far outside the delta method's range; the
+    # finite-size F had the opposite sign to the limit while the field measured 1e-8, and the check failed at 1.4e4
+    # standard errors. Only rho = 0 (F = 0 by symmetry) stays in range, where a pass would have no power
+    ("signal.reduced_field_identity", dict(sign="symmetric", theta=0.35947417338823934, beta=894.9322334135118,
+                                           sigma=0.001, R=1, L=24, d=48, n_samples=2000), 23, "unresolved"),
 ])
 def test_the_sweep_models_that_erred_pass_or_read_unresolved(check_id, point, seed, expected):
     """Found by the model sweep (seeds 2 to 5, docs/trust.md): valid models on which a check raised (verdict
