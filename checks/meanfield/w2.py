@@ -190,21 +190,17 @@ def inf_distance(X0: np.ndarray, Q, K, V, t_inf: float, n_times: int, target: np
             "pair": pair, "method": E[-1][2]}
 
 
-#: a particle's slow component is fitted only where the flow is linear for it: its whole distance r from the atom
-#: has r^2 <= LINEAR_FRACTION x the slow component (the flow's quadratic terms, O(r^2), feed every mode, and a start
-#: whose slow component is 400 times smaller than its distance carries them into the fit window). Measured on the
-#: seed-23 sweep model (d = 3, V B^T with eigenvalues 0.150, -0.253, -0.272: transversal rates 4.6 % apart): over
-#: 1000 particles the fitted rates missed the atom's by up to 2.8 % without this rule, 5.4e-4 at 0.1, 2.0e-4 at
-#: 0.01, 6e-5 at 0.001 (c_tol 2e-3), every particle still fitted at 0.01
+#: a slow component is fitted only where r^2 <= LINEAR_FRACTION x it (r the particle's distance from its atom): the
+#: flow's O(r^2) terms feed every mode. Seed-23 sweep model (transversal rates 4.6 % apart), 1000 particles: largest
+#: miss of the atom's rate 2.8 % without the rule, 5.4e-4 at 0.1, 2.0e-4 at 0.01 (all fitted), 6e-5 at 0.001
 LINEAR_FRACTION = 0.01
 
 
 def particle_rates(times: np.ndarray, slow: np.ndarray, lo: float, hi: float,
                    dist: np.ndarray | None = None) -> np.ndarray:
-    """The decay rate of each particle's slow component (columns of ``slow``), fitted in the window [lo, hi]
-    (attnverify.checks.stats.decay_rate) at the times where its distance ``dist`` from its atom is in the linear
-    regime (dist^2 <= LINEAR_FRACTION slow; every time when ``dist`` is None); nan where fewer than 6 samples
-    remain."""
+    """The decay rate of each particle's slow component (columns of ``slow``) fitted in the window [lo, hi] (stats.
+    decay_rate) where its distance ``dist`` from its atom has dist^2 <= LINEAR_FRACTION slow (everywhere when
+    ``dist`` is None); nan where fewer than 6 samples remain."""
     out = np.full(slow.shape[1], np.nan)
     for i in range(slow.shape[1]):
         m = np.ones(len(times), bool) if dist is None else dist[:, i] ** 2 <= LINEAR_FRACTION * slow[:, i]

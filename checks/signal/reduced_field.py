@@ -153,7 +153,8 @@ def reduced_field_identity(p: dict, ctx: Context) -> Evidence:
         passed=bool(identity_ok and ratio <= 1.0),
         unresolved=None if not (identity_ok and ratio <= 1.0) or z_scale_star * s_se <= POWER_SCALE else reason(
             "the scale of ", F_MATH, " is resolved only to ", Math(r"\pm"), " ", Number(z_scale_star * s_se, digits=3),
-            " over the compared ", RHO, f" ({int(keep.sum())} of {rhos.size}): a pass could not reject ", F_MATH,
+            " over the compared ", RHO, " (", Number(int(keep.sum())), " of ", Number(rhos.size),
+            "): a pass could not reject ", F_MATH,
             " ", Math(r"\times"), " ", Number(1 + POWER_SCALE, digits=6), " (raise n_samples, or ", BETA_SIGMA,
             " or ", THETA, ")"),
         analytic=F, numeric=mean, uncertainty=se,
