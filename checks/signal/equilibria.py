@@ -45,6 +45,7 @@ from attnverify.checks.reason_values import pm_or_na
 from attnverify.checks.registry import check
 from attnverify.checks.signal._model import MODEL_PARAMS, model_of, model_values, validate_model
 from attnverify.checks.stats import bonferroni_z
+from attnverify.numerics.signal.drift import MINUS_XI_OFFSET
 from attnverify.numerics.signal.model import SignalModel
 from attnverify.numerics.signal.simulators import NUMERICS, SignalNumerics
 from attnverify.theory.signal import THEORY
@@ -192,11 +193,11 @@ def observed_class(signs: dict[int, int]) -> str:
 # the check: analytic side, numeric tasks, decision, evidence
 # ----------------------------------------------------------------------------------------------------------------
 #: the narrow tests' probe: -1 + min(NARROW_PROBE, a quarter of the gap to the next equilibrium), as close to -xi as
-#: the theta* bracket of the quantity theta_star measures (J_d'(-1 + 0.001)): there the drift's sign is -xi's
-#: stability. At -1 + delta (0.05) it is not near theta*: below theta* the next equilibrium is +xi and the probe would
-#: sit at -0.95, where the drift stays positive up to about 1.07 theta* (measured at 1.05 theta*: + at -0.95, - at
-#: -0.999), so a "repelling" reading there would say nothing about -xi
-NARROW_PROBE = 1e-3
+#: the theta* bracket of the quantity theta_star measures (numerics.signal.drift.MINUS_XI_OFFSET): there the drift's
+#: sign is -xi's stability. At -1 + delta (0.05) it is not near theta*: below theta* the next equilibrium is +xi and
+#: the probe would sit at -0.95, where the drift stays positive up to about 1.07 theta* (measured at 1.05 theta*: + at
+#: -0.95, - at -0.999), so a "repelling" reading there would say nothing about -xi
+NARROW_PROBE = MINUS_XI_OFFSET
 
 
 def minus_xi_tests(p: dict, theory: Any, th_star: float, margin: float, judged: bool, reach: float) -> list[dict]:

@@ -38,12 +38,13 @@ from attnverify.checks.plugin import Quantity
 from attnverify.checks.reason import Math, Number, reason
 from attnverify.checks.signal._model import MODEL_PARAMS
 from attnverify.checks.signal.formulas import SYMBOLS
+from attnverify.numerics.signal.drift import MINUS_XI_OFFSET
 
 SIGN = next(p for p in MODEL_PARAMS if p.name == "sign")
 D_MEASURE = 2                 # the token dimension of the measurement: the (d - 1) finite-size term is smallest
 N_SEQUENCES = 4000            # Monte Carlo sequences per point (standard error ~1e-3 relative at L = 10500)
 N_DRIFT = 4000                # drift samples per point of F (standard error ~1 % of F at R/L ~ 1/3, L ~ 1000)
-SWITCH_DELTA = 1e-3           # the drift next to -xi is measured at rho = -1 + SWITCH_DELTA
+SWITCH_DELTA = MINUS_XI_OFFSET  # the drift next to -xi is measured at rho = -1 + SWITCH_DELTA
 SWITCH_ALPHA = 1e-3           # family-wise false-alarm level of the sign tests of the theta* bracket
 SWITCH_TESTS = 24             # sign tests of the bisection, at most
 #: the mathematics of the measurements' phrases: d, rho, the drift J_d'(rho) and a z-score's threshold

@@ -124,11 +124,11 @@ def reduced_field_identity(p: dict, ctx: Context) -> Evidence:
     size = np.minimum(np.abs(F - F_inf), np.abs(mean - F_inf) + MEASURED_SE * se)
     with np.errstate(invalid="ignore", over="ignore"):
         predicted = expansion_ratio(p, p["theta"], rhos) * size
-    keep = predicted <= MAX_REMAINDER_OVER_SE * se
+    over_se = scores(predicted, se)
+    keep = over_se <= MAX_REMAINDER_OVER_SE
     if not keep.any():
         raise Unresolved(reason("outside the delta method's range at every ", RHO, ": the closed form's neglected "
-                                "next order is predicted at ", Number(float(np.min(predicted / np.maximum(se, 1e-300))),
-                                                                      digits=3),
+                                "next order is predicted at ", Number(float(np.min(over_se)), digits=3),
                                 " standard errors at best (a point is compared below ",
                                 Number(MAX_REMAINDER_OVER_SE, digits=6), "; raise ", L_MATH, " or lower ",
                                 BETA_SIGMA, ")"))
@@ -166,7 +166,7 @@ def reduced_field_identity(p: dict, ctx: Context) -> Evidence:
                  "relative_resolution_of_F_scale": s_se,
                  "z_against_limit_without_finite_size": z_inf,
                  "limit_without_finite_size_rejected": bool(np.max(np.abs(z_inf[keep])) > z_grid_star),
-                 "compared": keep, "predicted_remainder_over_se": scores(predicted, se),
+                 "compared": keep, "predicted_remainder_over_se": over_se,
                  "plain_mean": est["plain_mean"], "plain_se": est["plain_se"],
                  "control_variate_variance_ratio": est["variance_ratio"], "n_sequences": est["n"],
                  "remainder": "E<xi,g> = (1 - rho^2) J_d'(rho) exactly; the closed form F is accurate to O(L^-2)"},

@@ -61,14 +61,14 @@ def _settings(protocol) -> tuple:
 
 
 PREDICATES = {"C.bayes_optimal": ("asymptotically_bayes_optimal", "gap_grows_with_d"),
-              "C.manifold_invariant": "manifold_invariant",
-              "C.manifold_convergence": "converges_to_oracle_on_M", "C.sphere_schedule": "schedule_reaches_oracle",
-              "C.oracle_minimiser": "oracle_minimiser"}
+              "C.manifold_invariant": ("manifold_invariant",),
+              "C.manifold_convergence": ("converges_to_oracle_on_M",),
+              "C.sphere_schedule": ("schedule_reaches_oracle",), "C.oracle_minimiser": ("oracle_minimiser",)}
 
 
 def _unknown(stated, cid: str) -> ClaimVerdict | None:
     """Inconclusive when a qualitative statement names a predicate this claim does not measure."""
-    want = PREDICATES[cid] if isinstance(PREDICATES[cid], tuple) else (PREDICATES[cid],)
+    want = PREDICATES[cid]
     if stated.kind != "qualitative" or stated.stated not in want:
         return ClaimVerdict("inconclusive", reason(f"the stated form {stated.kind} {stated.stated!r} is not a "
                                                    f"predicate the evidence measures (this claim measures the "

@@ -157,6 +157,9 @@ def drift_signs(model: SignalModel, rho: np.ndarray, required: np.ndarray, z: fl
 
 
 MIN_GAP = 2e-3                 # minus_xi_switch: a side of the bracket stops within this relative gap
+#: the drift next to -xi is read at rho = -1 + MINUS_XI_OFFSET (the theta_star bracket, the narrow tests of
+#: signal.equilibria_stability): close enough that its sign is -xi's stability a per cent from theta*
+MINUS_XI_OFFSET = 1e-3
 
 
 def minus_xi_switch(model_at, theta_lo: float, theta_hi: float, *, delta: float, z: float, n0: int, n_max: int,
