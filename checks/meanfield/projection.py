@@ -3,8 +3,10 @@ with E the dominant eigenspace of V B^T; Pi(x) is a fixed point of the zero-temp
 
 Analytic side: ``projection_map`` and ``convergence_rate`` (Jacobian rate gamma/|B^T x*|) of the theory the check
 receives (attnverify.theory.meanfield).
-Numeric side: the field attnverify.numerics.meanfield.particles.attention_field(beta=inf) at Pi(x), and DOP853 trajectories whose
-distance |x(t) - Pi(x0)| is fitted by an exponential on a window of small distances.
+Numeric side: the field attnverify.numerics.meanfield.particles.attention_field(beta=inf) at Pi(x), and DOP853
+trajectories whose tangent displacement x(t) - Pi(x0) is fitted, on a window of small distances, by a linear map
+between successive samples (:mod:`attnverify.numerics.meanfield.mode_rates`): the slowest rate among the modes it
+carries is the trajectory's asymptotic rate, also where a faster mode dominates the distance over the whole window.
 """
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ from attnverify.checks.registry import check
 from attnverify.checks.judges import relation
 from attnverify.checks.meanfield._model import (D3_PARAM, MODEL_PARAMS, model_matrices, validate_model,
                                                 with_d3_case)
+from attnverify.numerics.meanfield.mode_rates import slowest_rate, tangent_displacement
 from attnverify.numerics.meanfield.simulators import NUMERICS
 from attnverify.numerics.meanfield.zero_temperature import zero_temperature_path
 from attnverify.theory.meanfield import THEORY
@@ -31,7 +34,7 @@ _EPS = float(np.finfo(float).eps)
 PI = sp.Function("Pi")
 PI_X0 = PI(sp.Symbol("x_0"))
 T = sp.Symbol("t")
-LOG_DISTANCE = sp.log(sp.Abs(sp.Function("x")(T) - PI_X0))
+DISPLACEMENT = sp.Function("x")(T) - PI_X0
 STATIONARITY = sp.Abs(sp.Function(r"X_{\infty}")(PI(sp.Symbol("x"))))
 ROUNDOFF = sp.Mul(64, sp.Symbol("d"), sp.Symbol("epsilon"), sp.Symbol(r"\|V\|_{2}"),
                   1 + 2 * sp.Function("kappa")(sp.Symbol("B")), evaluate=False)
@@ -42,20 +45,11 @@ RATE_ERROR = Math(r"|\text{fitted rate} - \text{derived rate}| / \text{derived r
 DISTANCE, T_MATH = Math(sp.Abs(sp.Function("x")(T) - PI_X0)), Math(T)
 
 
-def fit_rate(ts: np.ndarray, dist: np.ndarray, lo: float, hi: float) -> tuple[float, int]:
-    """Least-squares slope of -log dist(t) over the samples with lo <= dist <= hi; when fewer than 8 samples
-    fall in the window (no convergence to the target), over the last half of the horizon."""
-    m = (dist >= lo) & (dist <= hi)
-    if m.sum() < 8:
-        m = ts >= ts[-1] / 2
-    return float(-np.polyfit(ts[m], np.log(np.maximum(dist[m], 1e-300)), 1)[0]), int(m.sum())
-
-
-def trajectory_distance(x0: np.ndarray, target: np.ndarray, B: np.ndarray, V: np.ndarray, times: np.ndarray,
-                        rtols: tuple, path=zero_temperature_path) -> list[list[float]]:
-    """|x(t) - target| along the numerical zero-temperature trajectory, for each tolerance (ctx.map task); ``path``
-    integrates it (the check's ``ctx.numerics.zero_temperature_path``)."""
-    return [np.linalg.norm(path(x0, B, V, times, r) - target, axis=1).tolist() for r in rtols]
+def trajectory_displacement(x0: np.ndarray, target: np.ndarray, B: np.ndarray, V: np.ndarray, times: np.ndarray,
+                            rtols: tuple, path=zero_temperature_path) -> list[np.ndarray]:
+    """The tangent displacement P_T (x(t) - target) along the numerical zero-temperature trajectory (n_times, d),
+    for each tolerance (ctx.map task); ``path`` integrates it (the check's ``ctx.numerics.zero_temperature_path``)."""
+    return [tangent_displacement(path(x0, B, V, times, r), target) for r in rtols]
 
 
 def _reference(ts: np.ndarray, dist: np.ndarray, rate: float, anchor: float) -> np.ndarray:
@@ -119,8 +113,10 @@ def _projection_stationary(p: dict, ctx: Context) -> Evidence:
     L0 = (1 - pe**2) / pe**2
     t_max = float(np.max(np.log(np.sqrt(L0) / lo) / r_lyap)) * 1.1 + 1.0
     times = np.linspace(0.0, t_max, 1500)
-    dists = np.array(ctx.map(trajectory_distance, [(x0, tg, B, V, times, rtols, ctx.numerics.zero_temperature_path)
-                                                   for x0, tg in zip(X0, targets)]))
+    disp = np.array(ctx.map(trajectory_displacement, [(x0, tg, B, V, times, rtols, ctx.numerics.zero_temperature_path)
+                                                       for x0, tg in zip(X0, targets)]))     # (traj, rtol, t, d)
+    dists = np.linalg.norm(disp, axis=-1)
+    noise = np.linalg.norm(disp[:, 0] - disp[:, -1], axis=-1)        # the coarse integration's error, per sample
     ctx.progress(0.9)
     fine = dists[:, -1, :]
     # stationarity: |X_inf(Pi x)| at random points (kept away from E^perp: |P_E x| >= 0.05)
@@ -162,14 +158,14 @@ def _projection_stationary(p: dict, ctx: Context) -> Evidence:
                      "stationarity_threshold": stat_thr, "Pi_off_sphere": off_sphere})
 
 
-    fits = [fit_rate(times, dd, lo, hi) for dd in fine]
+    fits = [slowest_rate(times, D, lo, hi, e) for D, e in zip(disp[:, -1], noise)]
     fitted = np.array([f for f, _ in fits])
     rel = np.abs(fitted - rates) / np.abs(rates)   # a negative derived rate must not pass as a small error
     # window/refinement study: fit the two halves of the window (geometric split) and the coarser rtol
     mid = np.sqrt(lo * hi)
-    lower = np.array([fit_rate(times, dd, lo, mid)[0] for dd in fine])
-    upper = np.array([fit_rate(times, dd, mid, hi)[0] for dd in fine])
-    coarse = np.array([fit_rate(times, dd, lo, hi)[0] for dd in dists[:, 0, :]])
+    lower = np.array([slowest_rate(times, D, lo, mid, e)[0] for D, e in zip(disp[:, -1], noise)])
+    upper = np.array([slowest_rate(times, D, mid, hi, e)[0] for D, e in zip(disp[:, -1], noise)])
+    coarse = np.array([slowest_rate(times, D, lo, hi, e)[0] for D, e in zip(disp[:, 0], noise)])
     spread = float(np.max(np.abs(np.stack([lower, upper, coarse]) - fitted) / np.abs(rates)))
     # threshold: the floor rate_tol, or 10x the refinement spread where the fit is less precise (e.g. a non-diagonal
     # 3-d model: 1.7e-5); a spread above 1e-4 (threshold 1e-3) means the window does not resolve the rate: unresolved
@@ -179,8 +175,8 @@ def _projection_stationary(p: dict, ctx: Context) -> Evidence:
     return Evidence(
         metric=reason("max over trajectories of ", RATE_ERROR),
         observed=observed, threshold=thr,
-        reason=reason("fit of ", Math(LOG_DISTANCE), " on the window ", bracket(lo, hi, digits=1),
-                      "; window/refinement study: fitting either half of the window or integrating at rtol ",
+        reason=reason("slowest decay rate of the modes in ", Math(DISPLACEMENT), " (a linear map fitted to successive "
+                      "displacements whose distance lies in the window ", bracket(lo, hi, digits=1), "); window/refinement study: fitting either half of the window or integrating at rtol ",
                       Number(rtols[0], digits=1), " instead of ", Number(rtols[-1], digits=1), " moves the fitted rate "
                       "by at most ", Number(spread, digits=2), " (relative); threshold = max(rate_tol ",
                       Number(p["rate_tol"], digits=1), ", 10x that) = ", Number(thr, digits=2), ", usable while ",
