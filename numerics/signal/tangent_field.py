@@ -121,7 +121,7 @@ def cv_estimate(parts: list[dict], r: int) -> dict:
     coef = [np.linalg.solve(cov[np.ix_(ic, ic)], cov[ic, j]) for j, ic in enumerate(idx_c)]
     plain_var = np.diag(cov)[:r]
     res_var = np.array([cov[j, j] - coef[j] @ cov[idx_c[j], j] for j in range(r)])
-    plain = ~(res_var >= MIN_RESIDUAL_RATIO * plain_var)
+    plain = ~(res_var >= MIN_RESIDUAL_RATIO * plain_var) | (plain_var <= 0)   # no variance: nothing to reduce
     for j in np.nonzero(plain)[0]:
         coef[j] = np.zeros(N_CV)                 # the plain mean: no control at this rho
     # estimate_j = mean(Y_j) - b_j . mean(C_j) (C has known mean zero); residual e_j = Y_j - b_j . C_j
@@ -134,7 +134,8 @@ def cv_estimate(parts: list[dict], r: int) -> dict:
     res_cov *= (n - 1) / (n - N_CV - 1)          # degrees of freedom of the regression
     return {"n": n, "mean": mean, "cov": res_cov / n, "se": np.sqrt(np.diag(res_cov) / n),
             "plain_mean": mu[:r], "plain_se": np.sqrt(plain_var / n),
-            "variance_ratio": np.diag(res_cov) / plain_var, "plain_at": np.nonzero(plain)[0].tolist()}
+            "variance_ratio": np.divide(np.diag(res_cov), plain_var, out=np.ones(r), where=plain_var > 0),
+            "plain_at": np.nonzero(plain)[0].tolist()}
 
 
 def tangent_gradient_moments(model: SignalModel, rhos: np.ndarray, n: int, rng: np.random.Generator, *,
