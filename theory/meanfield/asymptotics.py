@@ -26,7 +26,8 @@ and since X_beta = P_perp_x V m_beta and X_inf = P_perp_x V y* (y* the Lagrange 
 with e_0 = P_perp_x V (u - y*) = 0 (the Laplace maximiser is the Lagrange one, a SymPy identity).  At first order SymPy finds
 r_1^u = -(d - 1)/2, r_1^a = 1/f(u), r_1^C = 2/f(u), i.e. m_1 = grad_T log f(u) - (d - 1)/2 u: the error is O(1/beta)
 with the coefficient e_1, for any smooth positive density (``first_order_identity`` states it as a residual).
-The expansion is asymptotic, not convergent: the checks use it where its terms decrease.
+The expansion is asymptotic, not convergent: the checks use it where its terms decrease, with the rigorous bound on
+its remainder of :mod:`attnverify.theory.meanfield.laplace_remainder`.
 """
 from __future__ import annotations
 
@@ -36,6 +37,7 @@ import numpy as np
 import sympy as sp
 
 from attnverify.theory.closed_forms import derived, recorded
+from attnverify.theory.meanfield.laplace_remainder import remainder_bound
 
 d_sym = sp.Symbol("d", positive=True)
 #: the density's invariants in the ratios of :meth:`AsymptoticForms.moment_ratios`: c0, a_u = <a, u>, uCu = u^T C u and
@@ -153,6 +155,14 @@ class AsymptoticForms:
             m_k = ru[k][:, None] * u + ra[k][:, None] * Pa + rc[k][:, None] * PCu
             out[k] = tangent(m_k) / nb[:, None] ** k
         return out
+
+    @recorded
+    def field_error_remainder_bound(self, X, B, V, c0: float, a, C, betas, terms: int = 4) -> np.ndarray:
+        """(n_beta, N): a rigorous upper bound on |X_beta(x) - X_inf(x) - sum_{k<terms} e_k(x) beta^{-k}| at the rows
+        of X, for every beta (:mod:`attnverify.theory.meanfield.laplace_remainder`: Watson's lemma with Lagrange's
+        remainder, in ball arithmetic, from the density alone: it does not read :meth:`field_error_expansion`)."""
+        X, B, V, a, C = _validated(X, B, V, c0, a, C)
+        return remainder_bound(X, B, V, c0, a, C, betas, terms)
 
 
 def leading_order(coefficients: np.ndarray, floor: float) -> int:
