@@ -61,7 +61,7 @@ def _settings(protocol) -> tuple:
 
 
 PREDICATES = {"C.bayes_optimal": ("asymptotically_bayes_optimal", "gap_grows_with_d"),
-              "C.manifold_invariant": ("manifold_invariant",),
+              "C.manifold_invariant": ("manifold_invariant", "leaves_manifold"),
               "C.manifold_convergence": ("converges_to_oracle_on_M",),
               "C.sphere_schedule": ("schedule_reaches_oracle",), "C.oracle_minimiser": ("oracle_minimiser",)}
 
@@ -182,11 +182,22 @@ def _bayes_optimal(results, stated) -> ClaimVerdict:
 
 
 # ------------------------------------------------------------------------------------------- the manifold M
-@claim(id="C.manifold_invariant", paper="C", needs=("slr.manifold_invariance",), uses=("slr.reduced_flow",))
+def _leaves_manifold(stated, results: dict) -> list[Perturbation]:
+    """The wrong statement 'a projected step from M leaves it' (one-off)."""
+    return [Perturbation("a step leaves M", None, stated.restated("leaves_manifold"))]
+
+
+@claim(id="C.manifold_invariant", paper="C", needs=("slr.manifold_invariance",), uses=("slr.reduced_flow",),
+       perturbations=_leaves_manifold)
 def _manifold_invariant(results, stated) -> ClaimVerdict:
+    """holds when SymPy proves the one-step map keeps M and the float64 steps stay on it to rounding; refuted when
+    the map does not keep M and a step leaves it far beyond rounding. The opposite statement (``leaves_manifold``)
+    is refuted by the same evidence that makes the claim hold, and not_refuted by a step that leaves M."""
     bad = _unknown(stated, "C.manifold_invariant")
     if bad:
         return bad
+    if stated.stated == "leaves_manifold":
+        return _leaves_manifold_verdict(results["slr.manifold_invariance"].findings)
     f = results["slr.manifold_invariance"].findings
     ev = {"slr.manifold_invariance": {"symbolic": f.symbolic_invariance, "one_step_distance": f.max_one_step_distance,
                                       "tolerance": f.one_step_distance_tolerance, "path_difference":
@@ -221,6 +232,26 @@ def _manifold_invariant(results, stated) -> ClaimVerdict:
         f" ({relation(f.max_one_step_distance, f.one_step_distance_tolerance)} the rounding bound ",
         number_or_na(f.one_step_distance_tolerance, 2), "); the ", Math(sp.Tuple(KAPPA, NU)), " path equals the reduced 2-D "
         "map to ", number_or_na(f.max_path_difference, 2), *near, *rounding, *flow), evidence=ev)
+
+
+def _leaves_manifold_verdict(f) -> ClaimVerdict:
+    """The verdict on 'a projected step from M leaves it' from the invariance check's findings."""
+    ev = {"slr.manifold_invariance": {"symbolic": f.symbolic_invariance, "one_step_distance": f.max_one_step_distance,
+                                      "tolerance": f.one_step_distance_tolerance}}
+    far = f.max_one_step_distance > 1e3 * f.one_step_distance_tolerance
+    if f.n_steps >= 1 and f.symbolic_invariance and f.max_one_step_distance <= f.one_step_distance_tolerance:
+        return ClaimVerdict("refuted", reason("symbolically ", Math(NORMAL_STEP), " on ", Math(MANIFOLD), " for every "
+                                              "step ", Math(STEP), ", and the float64 steps leave it by at most ",
+                                              number_or_na(f.max_one_step_distance, 2), ", within the rounding bound ",
+                                              number_or_na(f.one_step_distance_tolerance, 2)),
+                            condition=reason("one step at ", Math(STEP), " = ", listing(f.step_sizes, last=" and "),
+                                             ": distance to ", Math(MANIFOLD), " ",
+                                             number_or_na(f.max_one_step_distance, 2)), evidence=ev)
+    if f.n_steps >= 1 and far:
+        return ClaimVerdict("not_refuted", reason("one projected step from ", Math(MANIFOLD), " leaves it by ",
+                                                  number_or_na(f.max_one_step_distance, 3)), evidence=ev)
+    return ClaimVerdict("inconclusive", reason("the steps run neither stay on ", Math(MANIFOLD), " to rounding with a "
+                                               "symbolic proof nor leave it beyond rounding"), evidence=ev)
 
 
 def _end_text(e) -> tuple:

@@ -54,6 +54,10 @@ def test_claims_have_verdicts_computed_from_the_evidence(quick):
     grows = statement_of("C.bayes_optimal").restated("gap_grows_with_d")
     v = evaluate_claim(CLAIMS["C.bayes_optimal"], quick[0], grows)
     assert v.verdict == "refuted" and "the gap falls with" in v.reason, v.reason
+    # and C.manifold_invariant's: 'a projected step from M leaves it' is refuted by the proof and the steps
+    leaves = statement_of("C.manifold_invariant").restated("leaves_manifold")
+    v = evaluate_claim(CLAIMS["C.manifold_invariant"], quick[0], leaves)
+    assert v.verdict == "refuted" and "within the rounding bound" in v.reason, v.reason
     # the quick lam grids straddle lam* and hold off-M minima below the oracle at 0.05 and 0.9
     oracle = claims["C.oracle_minimiser"]
     assert oracle.verdict == "holds_if" and "0.05" in oracle.condition and "0.9" in oracle.condition
