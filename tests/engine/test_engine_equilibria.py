@@ -99,8 +99,9 @@ def test_equilibria_validate_values():
 
 
 @pytest.mark.slow
-def test_three_directions_search_runs_and_says_it_is_incomplete():
-    """k = 3 (about 20 s): interior zeros by Krawczyk, on the sphere only the axes; the result says so."""
+def test_three_directions_search_runs_and_covers_the_sphere():
+    """k = 3 (about 20 s): interior zeros by Krawczyk, on the sphere by Krawczyk in the cube charts; every
+    equilibrium is enclosed tightly and the result says the search is complete."""
     import tomllib
 
     data = tomllib.loads((MODELS / "two_signals.toml").read_text())
@@ -109,27 +110,41 @@ def test_three_directions_search_runs_and_says_it_is_incomplete():
     data["tokens"].insert(2, {"name": "signal3", "count": "R3", "mean": "theta3*eta", "cov": "sigma**2"})
     data["tokens"][3]["count"] = "L - R1 - R2 - R3"
     E = derive(data).equilibria()
-    assert not E.complete
+    assert E.complete and any(e.boundary for e in E.points)
     for e in E.points:
-        assert e.boundary or max(hi - lo for lo, hi in e.enclosure) < 1e-8
+        assert max(hi - lo for lo, hi in e.enclosure) < 1e-8
 
 
-def test_an_axis_equilibrium_is_proved_at_the_parameter_value_given_not_a_nearby_one():
-    """k = 3: an axis point is reported as an equilibrium only when SymPy proves F(+-e_j) = 0 at the parameter
-    values, the exact values the Arb balls hold. With J = (p - 1/10) rho_1 rho_2 + ..., F(e_1) = (0, p - 1/10, 0):
-    p = 0.1 (a float, not 1/10) leaves it nonzero, but sympy.nsimplify read 0.1 as 1/10 and proved an equilibrium
-    that the float model does not have. The exact 1/10 still gives it."""
-    from attnverify.theory.engine.equilibria import FieldFunctions, _axes
-    from attnverify.theory.certified import exact_ball
+def test_three_directions_sphere_equilibria_against_a_lagrange_search():
+    """k = 3 on the sphere (until this version only the axis points were examined): a J with 18 equilibria on S^2,
+    16 of them off the axes. Every solution of grad J = lambda rho, |rho| = 1 found by scipy from 300 random starts
+    lies in one certified enclosure, and every enclosure holds one of them."""
+    from attnverify.theory.engine.equilibria import FieldFunctions, find
 
     r = sp.symbols("r1 r2 r3", real=True)
     p = sp.Symbol("p", positive=True)
-    J = (p - sp.Rational(1, 10)) * r[0] * r[1] + r[0] ** 2 * r[1] ** 2 + r[1] ** 2 * r[2] ** 2 + r[2] ** 2 * r[0] ** 2
+    J = ((p - sp.Rational(1, 10)) * r[0] * r[1] + r[0] ** 2 * r[1] ** 2 + r[1] ** 2 * r[2] ** 2
+         + r[2] ** 2 * r[0] ** 2 + r[2] / 3)
     F = sp.Matrix([sp.diff(J, x) - x * sum(y * sp.diff(J, y) for y in r) for x in r])
-    fn = FieldFunctions(J, F, r, (p,))
-    at = lambda v: {e.overlaps for e in _axes(fn, [v], [exact_ball(v)])}          # noqa: E731
-    assert (1.0, 0.0, 0.0) in at(sp.Rational(1, 10))
-    assert (1.0, 0.0, 0.0) not in at(0.1)
+    E = find(FieldFunctions(J, F, r, (p,)), [sp.Rational(3, 10)])
+    on_sphere = [e for e in E.points if e.boundary]
+    assert E.complete and len(on_sphere) == 18
+    assert sum(1 for e in on_sphere if np.max(np.abs(e.overlaps)) < 1 - 1e-6) == 16
+    grad = sp.lambdify(r, [sp.diff(J, x).subs(p, sp.Rational(3, 10)) for x in r])
+
+    def lagrange(z):
+        return [*(np.array(grad(*z[:3])) - z[3] * z[:3]), z[:3] @ z[:3] - 1]
+
+    rng = np.random.default_rng(0)
+    found = []
+    for _ in range(300):
+        x0 = rng.standard_normal(3)
+        sol = root(lagrange, [*(x0 / np.linalg.norm(x0)), 0.0], tol=1e-13)
+        if sol.success and np.max(np.abs(lagrange(sol.x))) < 1e-11:
+            found.append(sol.x[:3])
+    inside = lambda x, e: all(lo - 1e-9 <= v <= hi + 1e-9 for v, (lo, hi) in zip(x, e.enclosure))  # noqa: E731
+    assert found and all(sum(inside(x, e) for e in on_sphere) == 1 for x in found)
+    assert all(any(inside(x, e) for x in found) for e in on_sphere)
 
 
 def test_a_degenerate_field_is_refused_as_uncertifiable_not_an_error():

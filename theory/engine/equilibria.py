@@ -11,9 +11,13 @@ How they are certified (Arb ball arithmetic, python-flint, 128 bits; :mod:`.kraw
 * k = 2: interior zeros of grad J in the open disc by Krawczyk's test over [-1, 1]^2 (boxes outside the disc
   discarded); on the circle rho = (cos p, sin p) the zeros of the tangential component
   -sin p d1J + cos p d2J by interval Newton in p.  No equilibrium is missed: unresolved boxes are reported.
-* k >= 3: interior zeros by Krawczyk's test; on the sphere only the axis points +-e_j are examined (F(+-e_j)
-  enclosed: an equilibrium is certified only when SymPy proves F(+-e_j) = 0 at the values), which the result's
-  ``complete`` flag says.
+* k >= 3: interior zeros by Krawczyk's test; on the sphere S^{k-1} the zeros of the tangential component
+  T(rho) = grad J - rho <rho, grad J> by Krawczyk's test in the 2k cube charts rho = w/|w|, w_j = +-1 and the other
+  k - 1 coordinates free in [-CHART, CHART] (CHART = 17/16 > 1: the charts overlap, so a zero on a chart's edge lies
+  inside a neighbour's; on a chart, T = 0 iff its k - 1 free components vanish, since <rho, T> = 0 and rho_j != 0).
+  The chart's Jacobian follows from Hess J by the chain rule (dT/drho = Hess J - <rho, grad J> I - rho (grad J +
+  Hess J rho)^T, drho/dw = (I - rho rho^T)/|w|), in ball arithmetic; an equilibrium found in two charts (their
+  enclosures in rho intersect) is reported once.  No equilibrium is missed: unresolved boxes are reported.
 
 Stability.  The Jacobian DF of the flow at an equilibrium has real eigenvalues (inside: DF = (I - rho rho^T) Hess J,
 similar to a symmetric matrix; on the sphere: block triangular in (rho, tangent) with eigenvalue -2 <rho, grad J>
@@ -35,6 +39,7 @@ from attnverify.theory.engine.krawczyk import sign_counts, zero_boxes
 
 PREC = 128
 _OFFSET = sp.Rational(1234, 10000)        # the circle is searched on [-pi + offset, pi + offset]: no axis on an edge
+CHART = sp.Rational(17, 16)               # k >= 3: the free coordinates of a cube chart of the sphere (overlapping)
 
 
 @dataclass(frozen=True)
@@ -131,8 +136,9 @@ def find(fn: FieldFunctions, values: list, tol: float = 1e-12, max_boxes: int = 
             bpts, bun = _circle(fn, P, tol, max_boxes)
             return Equilibria(tuple(sorted(pts + bpts, key=lambda e: e.overlaps)), not (unresolved or bun),
                               tuple(unresolved + bun))
-        return Equilibria(tuple(sorted(pts + _axes(fn, values, P), key=lambda e: e.overlaps)), False,
-                          tuple(unresolved))
+        spts, sun = _sphere(fn, P, tol, max_boxes)
+        return Equilibria(tuple(sorted(pts + spts, key=lambda e: e.overlaps)), not (unresolved or sun),
+                          tuple(unresolved + sun))
 
 
 def _one(fn, P, tol, max_boxes) -> Equilibria:
@@ -198,19 +204,60 @@ def _circle(fn, P, tol, max_boxes):
     return pts, unresolved
 
 
-def _axes(fn, values, P) -> list[Equilibrium]:
-    """k >= 3: the axis points +-e_j; an equilibrium when SymPy proves F(+-e_j) = 0 at the values."""
-    out = []
-    # the exact values the balls P hold (a float at its binary value), never sympy.nsimplify's nearby guess
-    sub_p = dict(zip(fn.params, [sp.Rational(float(v)) if isinstance(v, (float, np.floating)) else sp.sympify(v)
-                                 for v in values]))
-    for j in range(fn.k):
-        for s in (-1, 1):
-            pt = [0] * fn.k
-            pt[j] = s
-            exact = [sp.simplify(f.subs({**dict(zip(fn.rho, pt)), **sub_p})) for f in fn.F_exact]
-            if all(e == 0 for e in exact):
-                out.append(_point(fn, tuple((arb(v), arb(v)) for v in pt), P, True, True,
-                                  f"F(rho) = 0 at rho = {tuple(pt)} (SymPy, exact)"))
-    return out
+def _chart(fn, P, j: int, sign: int):
+    """The cube chart w_j = sign of the sphere (k >= 3, module docstring): (rho of the free coordinates, T's free
+    components G, their Jacobian JG), ball functions of the k - 1 free coordinates."""
+    k = fn.k
+    free = [i for i in range(k) if i != j]
 
+    def rho_of(Y):
+        w = [arb(0)] * k
+        w[j] = arb(sign)
+        for i, y in zip(free, Y):
+            w[i] = y
+        norm = sum((x * x for x in w), arb(0)).sqrt()
+        return [x / norm for x in w], norm
+
+    def G(Y):
+        rho, _ = rho_of(Y)
+        g = [arb(v) for v in fn.grad(*rho, *P)]
+        dot = sum((r * v for r, v in zip(rho, g)), arb(0))
+        return [g[i] - rho[i] * dot for i in free]
+
+    def JG(Y):
+        rho, norm = rho_of(Y)
+        g = [arb(v) for v in fn.grad(*rho, *P)]
+        H = [[arb(v) for v in row] for row in fn.hess(*rho, *P)]
+        dot = sum((r * v for r, v in zip(rho, g)), arb(0))
+        u = [g[m] + sum((rho[l] * H[l][m] for l in range(k)), arb(0)) for m in range(k)]      # grad J + Hess rho
+        dT = [[H[i][m] - (dot if i == m else 0) - rho[i] * u[m] for m in range(k)] for i in free]
+        return [[sum((row[m] * ((1 if m == c else 0) - rho[m] * rho[c]) for m in range(k)), arb(0)) / norm
+                 for c in free] for row in dT]
+
+    return rho_of, G, JG
+
+
+def _sphere(fn, P, tol, max_boxes):
+    """k >= 3: the equilibria on the sphere |rho| = 1, chart by chart (module docstring); a zero proven unique in
+    one chart is preferred to an unresolved box of another that holds it."""
+    ext = C.exact_ball(CHART)
+    found = []
+    for j in range(fn.k):
+        for sign in (-1, 1):
+            rho_of, G, JG = _chart(fn, P, j, sign)
+            for z in zero_boxes(G, JG, tuple((-ext, ext) for _ in range(fn.k - 1)), max(tol, 1e-10), max_boxes):
+                rho = rho_of([lo.union(hi) for lo, hi in z.box])[0]
+                found.append((z.unique, j, sign, tuple((arb(r.lower()), arb(r.upper())) for r in rho)))
+    pts: list[Equilibrium] = []
+    unresolved: list = []
+    for unique, j, sign, box in sorted(found, key=lambda f: not f[0]):
+        fb = _float_box(box)
+        if any(all(lo <= q_hi and q_lo <= hi for (lo, hi), (q_lo, q_hi) in zip(fb, e.enclosure)) for e in pts):
+            continue                                      # the same zero, found in a neighbouring chart
+        how = (f"rho = w/|w| with w_{j + 1} = {sign}: the tangential component of grad J has exactly one zero in "
+               "the enclosure (Krawczyk)" if unique
+               else "a zero of the tangential component on the sphere (uniqueness not proven)")
+        pts.append(_point(fn, box, P, unique, True, how))
+        if not unique:
+            unresolved.append(fb)
+    return pts, unresolved
