@@ -135,9 +135,13 @@ def run(p: dict, ctx: Context) -> Evidence:
               "certified": pt.certified, "boundary": pt.boundary} for pt in eq.points]
     todo, moved = probes_in_reach(eq.points, p["delta"], field_function(T, v, N.model))
     if not todo:
+        kinds = [pt.stability for pt in eq.points]
+        counts = [item(Number(kinds.count(s)), f" {s}") for s in ("attracting", "repelling", "saddle", "undecided")]
+        why = reason("no equilibrium to probe: of the ", Number(len(kinds)), " equilibria found (",
+                     *joined(counts), "), none is attracting or repelling with a probe where the derived field "
+                     "points the expected way")
         return Evidence(metric=reason("min ", Math(sp.Symbol("z")), " of the probes' drift in the expected direction"),
-                        observed=0.0, threshold=0.0,
-                        passed=True, unresolved="no attracting or repelling equilibrium to probe",
+                        observed=0.0, threshold=0.0, reason=why, passed=True, unresolved=why,
                         details={"equilibria": found})
     grid = np.array([pr for _, pr, _, _ in todo])
     [est] = ctx.map(run_grid, [(N.drift_mc, N.spec(v), grid, p["n_sequences"], ctx.seeds(1)[0])])

@@ -142,6 +142,19 @@ def test_equilibria_on_the_circle_against_the_drift(two_signals):
     assert wrong.verdict == "fail", (wrong.verdict, wrong.error)
 
 
+def test_equilibria_with_nothing_to_probe_read_unresolved_with_the_counts(two_signals, monkeypatch):
+    """A three-direction model of the model-file sweep (seed 26, draw 0: theta3 = 0, beta = 0.001) had two
+    equilibria, both of undecided stability, so no probe: the check raised a TypeError (an Evidence without its
+    reason) and its verdict was an error. With nothing to probe it reads unresolved and says what was found (here
+    the probes are taken away from two_signals, whose equilibria are one attracting and one repelling)."""
+    import attnverify.checks.engine.equilibria as eq
+
+    monkeypatch.setattr(eq, "probes_in_reach", lambda *a, **k: ([], 0))
+    r = run_check("two_signals.equilibria_stability", overrides={"n_sequences": 100})
+    assert r.verdict == "error" and r.unresolved is not None, (r.verdict, r.error)
+    assert "of the 2 equilibria found (1 attracting, 1 repelling, 0 saddle, 0 undecided)" in str(r.error), r.error
+
+
 def test_installed_paper_names_are_refused(tmp_path):
     text = TWO.read_text().replace('id = "two_signals"', 'id = "signal"')
     path = tmp_path / "clash.toml"
