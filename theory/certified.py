@@ -164,6 +164,22 @@ def _imaginary_part(x) -> arb:
 # SymPy class names they come from). Every function a stated formula may use must be here: the claim parser reads
 # its namespace from CERTIFIED_FUNCTIONS, so what it accepts can always be certified. SymPy rewrites some functions
 # into others on its own (atan(I x) = I atanh(x), besseli(0, I x) = besselj(0, x)); those are here too.
+def _integer_power(x, n: int) -> arb:
+    """x ** n for an integer n. python-flint's ``arb ** n`` is NaN for a ball whose midpoint is exactly 0 (arb(0,
+    1e-6) ** 2 is nan: an enclosure lost, e.g. every equilibrium with a zero coordinate read 'undecided'); there
+    the power is taken by repeated multiplication, a valid (if wider) ball. Elsewhere ``arb ** n`` as before."""
+    x = arb(x)
+    y = x ** n
+    if y.is_finite() or not x.is_finite():
+        return y
+    out, base, m = arb(1), x, abs(int(n))
+    while m:
+        if m & 1:
+            out = out * base
+        base, m = base * base, m >> 1
+    return out if n >= 0 else 1 / out
+
+
 _BALL_FUNCTIONS: dict[str, Callable] = {
     "exp": lambda x: arb(x).exp(), "log": lambda x: arb(x).log(), "sqrt": lambda x: arb(x).sqrt(),
     "erf": lambda x: arb(x).erf(), "erfc": lambda x: arb(x).erfc(), "gamma": lambda x: arb(x).gamma(),
@@ -174,7 +190,7 @@ _BALL_FUNCTIONS: dict[str, Callable] = {
     "cot": lambda x: arb(x).cot(), "sec": lambda x: arb(x).sec(), "csc": lambda x: arb(x).csc(),
     "coth": lambda x: arb(x).coth(),
     "fabs": lambda x: abs(arb(x)), "Min": _min, "Max": _max, "besseli": _bessel_i, "besselj": _bessel_j, "exact": exact_ball,
-    "binary": _binary, "re": _real_part, "im": _imaginary_part,
+    "binary": _binary, "re": _real_part, "im": _imaginary_part, "ipow": _integer_power,
 }
 _REWRITE_TARGETS = ("re", "im")   # SymPy's own rewrites (|exp z| = exp(re z)); not offered to the claim parser
 CERTIFIED_FUNCTIONS = ("exp", "log", "sqrt", "erf", "erfc", "gamma", "sin", "cos", "tan", "cot", "sec", "csc", "asin",
@@ -229,6 +245,12 @@ class _ArbPrinter(MpmathPrinter):
 
     def _print_Rational(self, e: sp.Rational) -> str:
         return f"(mpmath.exact({int(e.p)})/mpmath.exact({int(e.q)}))"
+
+    def _print_Pow(self, e: sp.Pow, rational: bool = False) -> str:
+        """An integer power other than +-1 through :func:`_integer_power` (a ball centred at 0 keeps its enclosure)."""
+        if e.exp.is_Integer and abs(int(e.exp)) > 1:
+            return f"mpmath.ipow({self._print(e.base)}, {int(e.exp)})"
+        return super()._print_Pow(e, rational=rational)
 
     def _print_Min(self, e: sp.Expr) -> str:
         return f"mpmath.Min({', '.join(self._print(a) for a in e.args)})"

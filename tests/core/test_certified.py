@@ -66,3 +66,19 @@ def test_certified_code_does_not_use_mpmath_iv():
 def test_interval_text_rounds_outward():
     assert interval_text(-0.542304123, -0.542291, 5) == "[-0.54231, -0.54229]"
     assert interval_text(1.0, 1.0) == "[1, 1]"
+
+
+def test_an_integer_power_of_a_ball_centred_at_zero_keeps_its_enclosure():
+    """python-flint 0.9's arb ** n is NaN for a ball whose midpoint is exactly 0; the certified evaluator takes such a
+    power by multiplication: a finite ball that contains every value (x^2 and x^3 on [-1e-6, 1e-6], y^-2 at 2)."""
+    import sympy as sp
+    from flint import arb
+
+    from attnverify.theory.certified import lambdify_arb, lower, upper
+
+    x, y = sp.symbols("x y")
+    ball = arb(0, 1e-6)
+    for expr, hull in ((x**2, (0.0, 1e-12)), (x**3, (-1e-18, 1e-18)), (x**2 * y**-2, (0.0, 0.25e-12))):
+        value = lambdify_arb(expr, [x, y])(ball, arb(2))
+        assert value.is_finite() and lower(value) <= hull[0] and hull[1] <= upper(value), (expr, value)
+        assert upper(value) - lower(value) < 1e-11

@@ -36,10 +36,14 @@ from flint import arb
 
 import attnverify.theory.certified as C
 from attnverify.theory.engine.krawczyk import sign_counts, zero_boxes
+from attnverify.theory.refusals import OutsideCertifiedRange
 
 PREC = 128
 _OFFSET = sp.Rational(1234, 10000)        # the circle is searched on [-pi + offset, pi + offset]: no axis on an edge
 CHART = sp.Rational(17, 16)               # k >= 3: the free coordinates of a cube chart of the sphere (overlapping)
+#: each chart's search may examine max_boxes / CHART_SHARE boxes (k = 3: the 6 charts of the examples need under 2000
+#: each; k = 4, a quartic: 8 charts failing at the full budget took 29 s before falling back to the axis points)
+CHART_SHARE = 4
 
 
 @dataclass(frozen=True)
@@ -136,7 +140,7 @@ def find(fn: FieldFunctions, values: list, tol: float = 1e-12, max_boxes: int = 
             bpts, bun = _circle(fn, P, tol, max_boxes)
             return Equilibria(tuple(sorted(pts + bpts, key=lambda e: e.overlaps)), not (unresolved or bun),
                               tuple(unresolved + bun))
-        spts, sun = _sphere(fn, P, tol, max_boxes)
+        spts, sun = _sphere(fn, values, P, tol, max_boxes)
         return Equilibria(tuple(sorted(pts + spts, key=lambda e: e.overlaps)), not (unresolved or sun),
                           tuple(unresolved + sun))
 
@@ -197,11 +201,20 @@ def _circle(fn, P, tol, max_boxes):
         box = tuple((arb(b.lower()), arb(b.upper())) for b in (ph.cos(), ph.sin()))
         how = (f"rho = (cos p, sin p) with p in {C.interval_text(C.lower(r.lo), C.upper(r.hi))}: the tangential "
                "component of grad J has exactly one zero there (interval Newton)" if r.unique
-               else "a zero of the tangential component on the circle (uniqueness not proven)")
+               else "a box of the circle that may hold zeros of the tangential component (neither proven)")
         pts.append(_point(fn, box, P, r.unique, True, how))
         if not r.unique:
             unresolved.append(_float_box(box))
     return pts, unresolved
+
+
+def _axis_is_zero(fn, values, j: int, sign: int) -> bool:
+    """True when SymPy proves F = 0 at the axis point rho_j = sign, at the exact values the balls hold (a float at
+    its binary value, never sympy.nsimplify's nearby guess)."""
+    sub_p = dict(zip(fn.params, [sp.Rational(float(v)) if isinstance(v, (float, np.floating)) else sp.sympify(v)
+                                 for v in values]))
+    at = {r: (sign if i == j else 0) for i, r in enumerate(fn.rho)}
+    return all(sp.simplify(f.subs({**at, **sub_p})) == 0 for f in fn.F_exact)
 
 
 def _chart(fn, P, j: int, sign: int):
@@ -237,26 +250,40 @@ def _chart(fn, P, j: int, sign: int):
     return rho_of, G, JG
 
 
-def _sphere(fn, P, tol, max_boxes):
+def _sphere(fn, values, P, tol, max_boxes):
     """k >= 3: the equilibria on the sphere |rho| = 1, chart by chart (module docstring); a zero proven unique in
-    one chart is preferred to an unresolved box of another that holds it."""
+    one chart is preferred to an unresolved box of another that holds it. A chart whose search exceeds
+    max_boxes / CHART_SHARE boxes (k >= 4: a (k - 1)-dimensional search) is reported unresolved as a whole, and only its centre, the
+    axis point, is examined there (an equilibrium when SymPy proves F = 0 at it)."""
     ext = C.exact_ball(CHART)
-    found = []
+    found, failed = [], []
     for j in range(fn.k):
         for sign in (-1, 1):
             rho_of, G, JG = _chart(fn, P, j, sign)
-            for z in zero_boxes(G, JG, tuple((-ext, ext) for _ in range(fn.k - 1)), max(tol, 1e-10), max_boxes):
+            whole = tuple((-ext, ext) for _ in range(fn.k - 1))
+            try:
+                zeros = zero_boxes(G, JG, whole, max(tol, 1e-10), max_boxes // CHART_SHARE)
+            except OutsideCertifiedRange:
+                rho = rho_of([lo.union(hi) for lo, hi in whole])[0]
+                failed.append(_float_box(tuple((arb(r.lower()), arb(r.upper())) for r in rho)))
+                found += [(True, j, sign, None)] if _axis_is_zero(fn, values, j, sign) else []
+                continue
+            for z in zeros:
                 rho = rho_of([lo.union(hi) for lo, hi in z.box])[0]
                 found.append((z.unique, j, sign, tuple((arb(r.lower()), arb(r.upper())) for r in rho)))
     pts: list[Equilibrium] = []
-    unresolved: list = []
+    unresolved: list = list(failed)
     for unique, j, sign, box in sorted(found, key=lambda f: not f[0]):
+        axis = box is None
+        if axis:
+            box = tuple((arb(float(i == j) * sign), arb(float(i == j) * sign)) for i in range(fn.k))
         fb = _float_box(box)
         if any(all(lo <= q_hi and q_lo <= hi for (lo, hi), (q_lo, q_hi) in zip(fb, e.enclosure)) for e in pts):
             continue                                      # the same zero, found in a neighbouring chart
-        how = (f"rho = w/|w| with w_{j + 1} = {sign}: the tangential component of grad J has exactly one zero in "
+        how = (f"F(rho) = 0 at the axis point rho_{j + 1} = {sign} (SymPy, exact)" if axis else
+               f"rho = w/|w| with w_{j + 1} = {sign}: the tangential component of grad J has exactly one zero in "
                "the enclosure (Krawczyk)" if unique
-               else "a zero of the tangential component on the sphere (uniqueness not proven)")
+               else "a box of the sphere that may hold zeros of the tangential component (neither proven)")
         pts.append(_point(fn, box, P, unique, True, how))
         if not unique:
             unresolved.append(fb)
