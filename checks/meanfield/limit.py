@@ -201,7 +201,7 @@ def _decide(p: dict, betas: np.ndarray, X: np.ndarray, B: np.ndarray, V: np.ndar
     sup = np.max(np.linalg.norm(measured, axis=2), axis=1)
     half = qerr * np.sqrt(X.shape[1]) + rounding
     derived_sup = np.max(np.linalg.norm(der["derived"], axis=2), axis=1)
-    judged = np.nonzero(asym)[0]
+    judged = np.nonzero(asym & np.all(np.isfinite(der["remainder"]), axis=1))[0]   # a bound, not an infinite one
     unresolved = None
     if len(judged) < 2:
         unresolved = reason("the derived expansion is asymptotic at ", Number(len(judged)), " of the betas (terms "

@@ -116,7 +116,13 @@ def _projection_stationary(p: dict, ctx: Context) -> Evidence:
     disp = np.array(ctx.map(trajectory_displacement, [(x0, tg, B, V, times, rtols, ctx.numerics.zero_temperature_path)
                                                        for x0, tg in zip(X0, targets)]))     # (traj, rtol, t, d)
     dists = np.linalg.norm(disp, axis=-1)
-    noise = np.linalg.norm(disp[:, 0] - disp[:, -1], axis=-1)        # the coarse integration's error, per sample
+    # each trajectory's error per sample, for the mode fit's floor (numerics.meanfield.mode_rates): the coarse
+    # integration's is its distance from the fine one, the fine one's that times the ratio of the tolerances (the
+    # global error of DOP853 scales with rtol); both plus the fine trajectory's final distance from the target, an
+    # offset that neither integration sees and a linear fit would read as a mode of rate 0
+    offset = dists[:, -1, -1:]
+    coarse_noise = np.linalg.norm(disp[:, 0] - disp[:, -1], axis=-1) + offset
+    fine_noise = (coarse_noise - offset) * (rtols[-1] / rtols[0]) + offset
     ctx.progress(0.9)
     fine = dists[:, -1, :]
     # stationarity: |X_inf(Pi x)| at random points (kept away from E^perp: |P_E x| >= 0.05)
@@ -158,14 +164,14 @@ def _projection_stationary(p: dict, ctx: Context) -> Evidence:
                      "stationarity_threshold": stat_thr, "Pi_off_sphere": off_sphere})
 
 
-    fits = [slowest_rate(times, D, lo, hi, e) for D, e in zip(disp[:, -1], noise)]
+    fits = [slowest_rate(times, D, lo, hi, e) for D, e in zip(disp[:, -1], fine_noise)]
     fitted = np.array([f for f, _ in fits])
     rel = np.abs(fitted - rates) / np.abs(rates)   # a negative derived rate must not pass as a small error
     # window/refinement study: fit the two halves of the window (geometric split) and the coarser rtol
     mid = np.sqrt(lo * hi)
-    lower = np.array([slowest_rate(times, D, lo, mid, e)[0] for D, e in zip(disp[:, -1], noise)])
-    upper = np.array([slowest_rate(times, D, mid, hi, e)[0] for D, e in zip(disp[:, -1], noise)])
-    coarse = np.array([slowest_rate(times, D, lo, hi, e)[0] for D, e in zip(disp[:, 0], noise)])
+    lower = np.array([slowest_rate(times, D, lo, mid, e)[0] for D, e in zip(disp[:, -1], fine_noise)])
+    upper = np.array([slowest_rate(times, D, mid, hi, e)[0] for D, e in zip(disp[:, -1], fine_noise)])
+    coarse = np.array([slowest_rate(times, D, lo, hi, e)[0] for D, e in zip(disp[:, 0], coarse_noise)])
     spread = float(np.max(np.abs(np.stack([lower, upper, coarse]) - fitted) / np.abs(rates)))
     # threshold: the floor rate_tol, or 10x the refinement spread where the fit is less precise (e.g. a non-diagonal
     # 3-d model: 1.7e-5); a spread above 1e-4 (threshold 1e-3) means the window does not resolve the rate: unresolved

@@ -17,7 +17,11 @@ the field's rounding, not the integrator's tolerance), while a mode 25x below th
 estimate of the trajectory's own error is given (``noise``: the distance between two integrations at different
 tolerances), the floor is raised to NOISE_MARGIN times its share of the scaled snapshots (its root mean square
 relative to |delta|): a direction the trajectory carries less than that is the integrator's error, whose 'rate' is
-anything (a d = 3 model at rtol 1e-11: a direction holding 2.8e-5 against an error share of 8.7e-5 read -0.39).
+anything (a d = 3 model at rtol 1e-11: a direction holding 2.8e-5 against an error share of 8.7e-5 read -0.39).  A
+constant offset between the trajectory's limit and the target is such an error too (a linear fit reads it as a mode
+of rate 0): the caller adds it to ``noise``.  The floor is also at least NONLINEAR_MARGIN times the largest distance
+fitted: the flow's quadratic terms hold a share of about |delta| of the displacement, and fitted as a mode they read
+anything too (the upper half of the window [1e-9, 1e-5], distances to 1e-5, gave -0.66 on a d = 4 model).
 
 Why not the slope of log |delta(t)|: where the Jacobian's two slowest rates are close (0.539 and 0.583, say), a
 trajectory whose fast component is 25 times its slow one at the window's top is still dominated by it at the bottom
@@ -34,6 +38,8 @@ MODE_FLOOR = 1e-5
 MIN_PAIRS = 8
 #: the floor is at least this many times the share of the trajectory's estimated error
 NOISE_MARGIN = 10.0
+#: and at least this many times the largest distance fitted: the flow's quadratic terms, a share of about |delta|
+NONLINEAR_MARGIN = 10.0
 
 
 def tangent_displacement(path: np.ndarray, target: np.ndarray) -> np.ndarray:
@@ -62,7 +68,7 @@ def mode_rates(times: np.ndarray, displacement: np.ndarray, lo: float, hi: float
     scale = 1.0 / np.maximum(dist[k], 1e-300)
     D0, D1 = (D[k] * scale[:, None]).T, (D[k + 1] * scale[:, None]).T
     U, s, Wt = np.linalg.svd(D0, full_matrices=False)
-    floor = MODE_FLOOR
+    floor = max(MODE_FLOOR, NONLINEAR_MARGIN * float(dist[k].max()))
     if noise is not None:
         share = np.asarray(noise, dtype=float)[k] * scale
         floor = max(floor, NOISE_MARGIN * float(np.sqrt(np.mean(share**2))))

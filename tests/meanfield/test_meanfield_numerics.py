@@ -414,6 +414,18 @@ def test_mode_rates_separate_a_slow_mode_that_a_faster_one_dominates():
     assert -np.polyfit(times[m], np.log(dist[m]), 1)[0] > 0.57          # what a slope of log |delta| reads
 
 
+def test_mode_rates_read_a_constant_offset_as_noise_when_told():
+    """An offset of 1e-12 between the trajectory's limit and the target (two modes, rates 0.5 and 0.8): a linear
+    fit reads it as a mode of rate 0; given as the trajectory's error (``noise``) it stays below the floor."""
+    from attnverify.numerics.meanfield.mode_rates import slowest_rate
+
+    Q = np.linalg.qr(np.random.default_rng(1).standard_normal((3, 3)))[0][:, :2]
+    times = np.linspace(0.0, 60.0, 600)
+    D = (np.exp(-np.outer(times, [0.5, 0.8])) * np.array([1.0, 3.0])) @ Q.T + 1e-12 * np.array([0.3, -0.5, 0.81])
+    assert slowest_rate(times, D, 1e-9, 1e-5)[0] < 1e-3
+    assert abs(slowest_rate(times, D, 1e-9, 1e-5, np.full(len(times), 1e-12))[0] - 0.5) < 1e-4
+
+
 def test_mode_rates_leave_out_the_neutral_directions_along_a_two_dimensional_E():
     """dim E = 2 (V B^T = diag(1, 1, -0.5) in B's frame): the trajectory converges to a point of E and never carries
     the neutral direction along E, whose share of the snapshots is the field's rounding (<= 2.4e-7 measured); with
