@@ -83,7 +83,9 @@ def run(p: dict, ctx: Context) -> Evidence:
         keep = np.stack([comparable(model, v, rhos, L, F_fin[:, j] - F_lim[:, j], se[:, j],
                                     bound and bound(L)[:, j]) for j in range(k)], -1)
         left_out += int((~keep).sum())
-        z = _z(mc - F_fin, se, n, F_fin)
+        rounding = np.reshape(T.rounding("F_finite", v, **pt), (len(rhos), k))     # the closed form's own, in float64
+        rounding = np.where(np.isfinite(F_fin), rounding, 0.0)
+        z = _z(mc - F_fin, np.hypot(se, rounding), n, F_fin)
         z_all.append(z[keep])
         z_zero.append(_z(mc, se, n, F_fin)[keep & (se > 0)])
         blocks.append({"L": L, "values": {key: float(x) for key, x in v.items()}, "F_finite": F_fin,

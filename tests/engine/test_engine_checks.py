@@ -155,6 +155,31 @@ def test_equilibria_with_nothing_to_probe_read_unresolved_with_the_counts(two_si
     assert "of the 2 equilibria found (1 attracting, 1 repelling, 0 saddle, 0 undecided)" in str(r.error), r.error
 
 
+def test_the_field_check_allows_for_the_closed_forms_own_rounding():
+    """A three-direction model of the model-file sweep (seed 27, draw 0: theta = 431, 300, 53, beta = 0.58,
+    sigma = 0.001, one token along zeta): at rho = (0, 0.6, 0) the single zeta token carries all the attention
+    (score 105), the field is 0 and the Monte Carlo drift 1e-44 +- 1e-44, but F_finite evaluated in float64 cancels
+    terms of order 1e7 and reads 6.7e-9: the check failed at 790 standard errors. The closed form's rounding (its
+    distance from an Arb enclosure) now joins the standard error: it passes."""
+    import tomllib
+
+    from attnverify.selftest.model_sweep import run_point
+
+    data = tomllib.loads(TWO.read_text())
+    data["model"].update(directions=["xi", "zeta", "eta"], id="three")
+    data["parameters"].update(theta3={"default": 0.4, "min": 0}, R3={"default": 150, "integer": True, "min": 1})
+    data["tokens"].insert(2, {"name": "signal3", "count": "R3", "mean": "theta3*eta", "cov": "sigma**2"})
+    data["tokens"][3]["count"] = "L - R1 - R2 - R3"
+    paper = add_model(data)
+    try:
+        point = dict(theta1=430.6913427967277, theta2=300.0, beta=0.5813135148714651, sigma=0.001, R1=125, R2=1,
+                     theta3=53.435285529015665, R3=165, L=2985, d=4, n_sequences=1000)
+        row = run_point(REGISTRY["three.reduced_field_vs_drift"], point, seed=27)
+        assert row["verdict"] == "pass", row
+    finally:
+        remove_paper(paper.model)
+
+
 def test_installed_paper_names_are_refused(tmp_path):
     text = TWO.read_text().replace('id = "two_signals"', 'id = "signal"')
     path = tmp_path / "clash.toml"
