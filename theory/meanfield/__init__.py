@@ -77,6 +77,7 @@ moment_ratios = THEORY.moment_ratios
 first_order_identity = THEORY.first_order_identity
 laplace_is_lagrange = THEORY.laplace_is_lagrange
 field_error_expansion = THEORY.field_error_expansion
+field_error_remainder_bound = THEORY.field_error_remainder_bound
 concentration_bound = THEORY.concentration_bound
 theorem1_rate = THEORY.theorem1_rate
 growth_constant = THEORY.growth_constant
@@ -99,6 +100,7 @@ __all__ = [
     "jacobian_eigenvalues", "convergence_rate", "atom_rates", "slowest_atom", "lyapunov_rate", "rate_comparison",
     "diagonal_jacobian", "diagonal_lyapunov",
     "moment_ratios", "first_order_identity", "laplace_is_lagrange", "field_error_expansion",
+    "field_error_remainder_bound",
     "asymptotic_betas", "expansion_sum", "leading_order",
     "ConcentrationBound", "concentration_bound", "theorem1_rate", "growth_constant",
     "DominantSubspace", "dominant_subspace", "value_eigenspace", "cluster_field_jacobian", "cluster_flow",
