@@ -19,7 +19,7 @@ from attnverify.checks.meanfield.terminal_findings import RateComparison, Switch
 from attnverify.checks.reason import Math, Number, Reason, item, reason
 from attnverify.checks.reason_values import joined
 from attnverify.checks.stats import linfit
-from attnverify.numerics.meanfield.cluster_motion import LATE, WIDTH_ERROR, measure_run
+from attnverify.numerics.meanfield.cluster_motion import LATE, departure_factor, measure_run
 from attnverify.numerics.meanfield.sphere import particles_per_window
 from attnverify.theory.meanfield import subspace_excess
 
@@ -47,6 +47,7 @@ class Derived:
     structure: str
     dim_E: int
     V: np.ndarray
+    B: np.ndarray
 
 
 def derive(theory, B: np.ndarray, V: np.ndarray) -> Derived:
@@ -64,7 +65,7 @@ def derive(theory, B: np.ndarray, V: np.ndarray) -> Derived:
     structure = ("shared" if E_in_S and rates["motion"] == "fixed" else "nested" if S_in_E else "switch")
     esc = theory.escape_rate_from(V, P_E)
     return Derived(P_E, P_S, basis, rates, esc if esc is not None and esc > 0 and not S_in_E else None,
-                   structure, spec.dim_E, np.asarray(V, dtype=float))
+                   structure, spec.dim_E, np.asarray(V, dtype=float), np.asarray(B, dtype=float))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -101,12 +102,15 @@ def _transport(theory, der: Derived, beta: float, runs: list[dict], dt: float, p
 
     The centre of a cluster with uniform weights moves exactly by (I - M_k) V m_k (m_k its mean, M_k its second
     moment), which differs from the cluster field by a term of order w |V|: over one step the centre departs from
-    the flow by about WIDTH_ERROR w |V|_2 dt (measured: up to 14); the tokens outside the cluster pull it at the
+    the flow by about F w |V|_2 dt, F = WIDTH_ERROR + beta ||B||_2 (numerics.meanfield.cluster_motion.
+    departure_factor: the centre's second-order terms, measured up to 14, and the attention's non-uniformity inside
+    the cluster, which grows with beta); the tokens outside the cluster pull it at the
     speed numerics.clusters.outside_influence gives, so by about that times dt over a step.  A pair
     is compared only where both terms are below a tenth of the tolerance times the step, and the step is at least
     ``STEP_FLOOR`` (integration error ~ rtol)."""
     worst, n = 0.0, 0
     norm_V = float(np.linalg.norm(der.V, 2))
+    depart = departure_factor(beta, der.B)
     for run in runs:
         for c in run["clusters"]:
             i = np.nonzero(c["pairs"])[0]
@@ -116,7 +120,7 @@ def _transport(theory, der: Derived, beta: float, runs: list[dict], dt: float, p
             step = np.linalg.norm(pred - c["centre"][i], axis=1)
             width = np.maximum(c["width"][i], c["width"][i + 1])
             pull = np.maximum(c["pull"][i], c["pull"][i + 1])
-            ok = ((step >= STEP_FLOOR) & (WIDTH_ERROR * width * norm_V * dt <= p["transport_tol"] / 10 * step)
+            ok = ((step >= STEP_FLOOR) & (depart * width * norm_V * dt <= p["transport_tol"] / 10 * step)
                   & (pull * dt <= p["transport_tol"] / 10 * step))
             if ok.any():
                 err = np.linalg.norm(c["centre"][i + 1][ok] - pred[ok], axis=1) / step[ok]

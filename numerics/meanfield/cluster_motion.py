@@ -24,13 +24,23 @@ from attnverify.numerics.meanfield.clusters import (cluster_labels, cluster_trac
                                           outside_influence, winding_periods)
 
 __all__ = ["phases", "runs", "rotation_rate", "lagged_rate", "mode_rate", "complement", "measure_run", "rate_coupling",
-           "spectral_time_scales", "MIN_MASS", "PLATEAU", "LATE", "WIDTH_ERROR"]
+           "spectral_time_scales", "MIN_MASS", "PLATEAU", "LATE", "WIDTH_ERROR", "departure_factor"]
 
 PLATEAU = 0.9         # a distance that keeps > 90 % of its value over 6 tight samples has stopped decaying
 MIN_MASS = 0.05       # clusters with fewer tokens are reported, not compared (too few tokens for a clean centre)
 LATE = 0.25           # the late window: the last quarter of [0, t_max]
 WIDTH_FLOOR = 1e-14   # widths 2 (1 - |mean|) below this are rounding (measured up to 13 eps on collapsed clusters)
 WIDTH_ERROR = 50.0    # a cluster of width w: its centre departs from the cluster field by <= ~14 w |V| dt over a step
+
+
+def departure_factor(beta: float, B: np.ndarray) -> float:
+    """F in 'a tight cluster of width w (2 (1 - |mean|), its tokens' mean squared distance from the centre) departs
+    from the cluster field by about F w |V| per unit time': WIDTH_ERROR for the centre's own second-order terms, plus
+    beta ||B||_2 for the attention's non-uniformity inside the cluster. The weights e^{beta <B^T x_i, x_j>} vary by
+    beta <B^T x_i, x_j - c> across it, which moves the point a token attends to by beta Cov B^T x_i (Cov the
+    tokens' covariance, ||Cov|| <= w): first order in w, and growing with beta (a d = 2 model at beta = 100,
+    ||B|| = 51, w = 2.8e-9: a step of 0.0025 missed the flow by 1.2e-4 of its length; 2.6e-5 at beta = 31.6)."""
+    return WIDTH_ERROR + float(beta) * float(np.linalg.norm(np.asarray(B, dtype=float), 2))
                       # (measured, |V| dt < 1), so 50 w bounds the error of its position
 
 
@@ -170,6 +180,7 @@ def measure_run(X: np.ndarray, t: np.ndarray, beta: float, B: np.ndarray, V: np.
     C, W, mass = cluster_tracks(X, labels)
     logx, pull = outside_influence(X, labels, C, B, V, beta)   # outside weight; their velocity at each centre
     coupling = rate_coupling(logx, B, V, beta)
+    depart = departure_factor(beta, B)
     late = t >= t[-1] * (1 - LATE)
     out = {"t": t, "qE": qE, "qS": qS, "dwell": dwell, "t_meta": t_meta, "t_switch": t_sw, "M_late": M[late],
            "n_clusters": int(len(mass)), "clusters": []}
@@ -190,7 +201,7 @@ def measure_run(X: np.ndarray, t: np.ndarray, beta: float, B: np.ndarray, V: np.
         # that share of its approach speed r dS: it holds a cluster off S by about pull / r (seen at d = 3: a constant
         # offset 1e-4 of the window's bottom that the fitted map took for the slowest mode, a 'rate' of 3e-5 against
         # 0.30)
-        window = (tight & settled["approach"] & (dS >= lo) & (dS <= hi) & (WIDTH_ERROR * w <= p["rate_tol"] / 10 * dS)
+        window = (tight & settled["approach"] & (dS >= lo) & (dS <= hi) & (depart * w <= p["rate_tol"] / 10 * dS)
                   & (pull[:, k] <= p["rate_tol"] / 10 * scales["approach"] * dS))
         if rotating:
             y = c @ basis_S
@@ -212,7 +223,7 @@ def measure_run(X: np.ndarray, t: np.ndarray, beta: float, B: np.ndarray, V: np.
         # on E: the growth rate of the coordinates transverse to E inside the window, and the longest stay of a
         # tight cluster below the window's bottom
         row["escape"] = mode_rate(t, c @ complement(P_E), tight & settled["escape"] & (dE >= lo) & (dE <= hi)
-                                  & (WIDTH_ERROR * w <= p["escape_tol"] / 10 * dE)
+                                  & (depart * w <= p["escape_tol"] / 10 * dE)
                                   & ((pull[:, k] <= p["escape_tol"] / 10 * scales["escape"] * dE)
                                      if np.isfinite(scales["escape"]) else True), 1.0)
         below = [r for r in runs(tight & (dE < lo))]
