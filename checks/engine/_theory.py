@@ -30,6 +30,7 @@ class ModelTheory:
         self.label = label
         self._numeric: dict[str, Callable] = {}
         self._fields: dict[bool, Any] = {}
+        self._balls: dict[str, Callable] = {}
 
     # ------------------------------------------------------------------------------------------------- the derivation
     @property
@@ -104,13 +105,12 @@ class ModelTheory:
 
         from attnverify.theory.certified import lambdify_arb, upper
 
-        key = ("arb", name)
-        if key not in self._numeric:
+        if name not in self._balls:
             expr = self.quantities[name]
             target = sp.Tuple(*[expr[i] for i in range(len(expr))]) if isinstance(expr, sp.MatrixBase) else expr
             args = [p.symbol for p in self.model.parameters] + [self.symbols[c] for c in self.coordinates]
-            self._numeric[key] = lambdify_arb(target, args)
-        fn = self._numeric[key]
+            self._balls[name] = lambdify_arb(target, args)
+        fn = self._balls[name]
         floats = self.evaluate(name, values, **point)
         pars = [arb(float(values[p.name])) for p in self.model.parameters]
         coords = np.broadcast_arrays(*[np.asarray(point.get(c, 0.0), dtype=float) for c in self.coordinates])

@@ -37,7 +37,7 @@ import numpy as np
 import sympy as sp
 
 from attnverify.theory.closed_forms import derived, recorded
-from attnverify.theory.meanfield.laplace_remainder import remainder_bound
+from attnverify.theory.meanfield.laplace_remainder import reduction_invariants, remainder_bound
 
 d_sym = sp.Symbol("d", positive=True)
 #: the density's invariants in the ratios of :meth:`AsymptoticForms.moment_ratios`: c0, a_u = <a, u>, uCu = u^T C u and
@@ -131,15 +131,7 @@ class AsymptoticForms:
         e_0); e_k for k >= 1 from :meth:`moment_ratios`."""
         X, B, V, a, C = _validated(X, B, V, c0, a, C)
         d = B.shape[0]
-        b = X @ B
-        nb = np.linalg.norm(b, axis=1)
-        u = b / nb[:, None]
-        au = u @ a
-        Cu = u @ C.T
-        uCu = np.sum(u * Cu, axis=1)
-        tt = (np.trace(C) - uCu) / (d - 1)
-        Pa = a[None, :] - u * au[:, None]
-        PCu = Cu - u * uCu[:, None]
+        nb, u, au, _, uCu, tt, Pa, PCu = reduction_invariants(X, B, a, C)
         ru, ra, rc = (np.array([np.broadcast_to(np.asarray(v, dtype=float), nb.shape)
                                 for v in lam(c0, au, uCu, tt, d)])
                       for lam in self._ratio_lambdas(order))

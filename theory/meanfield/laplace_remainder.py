@@ -77,7 +77,7 @@ def _phi_taylor(poly: list, p: arb, xi: arb, order: int) -> list:
 def _J(poly: list, d: int, kappa: arb) -> tuple[arb, list]:
     """(J[g] as a ball, its series coefficients phi_k(0) (alpha)_k for k < TAYLOR) for g(1 - v) = poly(v)."""
     alpha, p = arb(d - 1) / 2, arb(d - 3) / 2
-    phi0 = _phi_taylor(poly, p, arb(0), TAYLOR + 1)
+    phi0 = _phi_taylor(poly, p, arb(0), TAYLOR)
     M = _phi_taylor(poly, p, arb(0.5, 0.5), TAYLOR + 1)[TAYLOR]          # over xi in [0, 1]
     series, rising, total = [], arb(1), arb(0)
     g_alpha = alpha.gamma()
@@ -85,7 +85,7 @@ def _J(poly: list, d: int, kappa: arb) -> tuple[arb, list]:
         series.append(phi0[k] * rising)
         total += phi0[k] * (rising - kappa.gamma_upper(alpha + k) / g_alpha) / kappa ** k
         rising = rising * (alpha + k)
-    G = sum((abs(c) for c in _taylor_at(poly, arb(1.5, 0.5), 1)), arb(0))   # |g(1 - v)|, v in [1, 2]
+    G = abs(_taylor_at(poly, arb(1.5, 0.5), 1)[0])                        # |g(1 - v)|, v in [1, 2]
     tail = kappa ** alpha / g_alpha * (-kappa).exp() * G * arb(2) ** (arb(max(0, 3 - d)) / 2) / (p + 1)   # 2^max(0,-p)
     rad = abs(M) * rising / kappa ** TAYLOR + tail
     return total + arb(0, upper(rad)), series
@@ -117,6 +117,21 @@ def ratio_remainders(c0: float, a_u: float, uCu: float, t: float, d: int, kappa:
         return tuple(out)
 
 
+def reduction_invariants(X: np.ndarray, B: np.ndarray, a: np.ndarray, C: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The polar reduction's quantities at the rows x of X (module docstring of
+    :mod:`attnverify.theory.meanfield.asymptotics`): |b| with b = B^T x, u = b/|b|, <a, u>, C u, u^T C u,
+    t = tr(C P)/(d - 1), P a and P C u (P = I - u u^T), each an array over the rows."""
+    d = B.shape[0]
+    b = X @ B
+    nb = np.linalg.norm(b, axis=1)
+    u = b / nb[:, None]
+    au = u @ a
+    Cu = u @ C.T
+    uCu = np.sum(u * Cu, axis=1)
+    tt = (np.trace(C) - uCu) / (d - 1)
+    return nb, u, au, Cu, uCu, tt, a[None, :] - u * au[:, None], Cu - u * uCu[:, None]
+
+
 def remainder_bound(X: np.ndarray, B: np.ndarray, V: np.ndarray, c0: float, a: np.ndarray, C: np.ndarray,
                     betas, terms: int) -> np.ndarray:
     """(n_beta, n): an upper bound on |X_beta(x) - X_inf(x) - sum_{k<terms} e_k(x) beta^{-k}| at the rows x of X
@@ -125,18 +140,14 @@ def remainder_bound(X: np.ndarray, B: np.ndarray, V: np.ndarray, c0: float, a: n
     X, B, V = (np.asarray(M, dtype=float) for M in (X, B, V))
     a, C = np.asarray(a, dtype=float).ravel(), np.asarray(C, dtype=float)
     d = B.shape[0]
-    b = X @ B
-    nb = np.linalg.norm(b, axis=1)
-    u = b / nb[:, None]
-    Cu = u @ C.T
-    out = np.empty((len(np.atleast_1d(betas)), len(X)))
-    for i, (x, ui, cu, n) in enumerate(zip(X, u, Cu, nb)):
-        au, ucu = float(ui @ a), float(ui @ cu)
-        t = float((np.trace(C) - ucu) / (d - 1))
-        Pa, PCu = a - au * ui, cu - ucu * ui
+    nb, _, au, _, uCu, tt, Pa, PCu = reduction_invariants(X, B, a, C)
+    betas = np.atleast_1d(betas)
+    out = np.empty((len(betas), len(X)))
+    for i, x in enumerate(X):
         PV = V - np.outer(x, x @ V)
-        norms = (1 + 1e-12) * np.array([np.linalg.norm(PV, 2), np.linalg.norm(Pa), np.linalg.norm(PCu)])
-        for j, beta in enumerate(np.atleast_1d(betas)):
-            Ru, Ra, RC = ratio_remainders(float(c0), au, ucu, t, d, float(beta) * float(n), terms)
+        norms = (1 + 1e-12) * np.array([np.linalg.norm(PV, 2), np.linalg.norm(Pa[i]), np.linalg.norm(PCu[i])])
+        for j, beta in enumerate(betas):
+            Ru, Ra, RC = ratio_remainders(float(c0), float(au[i]), float(uCu[i]), float(tt[i]), d,
+                                          float(beta) * float(nb[i]), terms)
             out[j, i] = norms[0] * (Ru + Ra * norms[1] + RC * norms[2])
     return out
