@@ -98,6 +98,46 @@ def test_closed_form_flow_matches_solve_ivp():
     assert np.allclose(np.linalg.norm(Xc, axis=1), 1, atol=1e-14)
 
 
+def test_closed_form_flow_where_the_time_change_nearly_stops():
+    """The model sweep's zero_temperature_flow failure (B seed 31: B = Q^T K with singular values 6.17 and 6.5e-4):
+    |B^T x(tau)| dips to 8e-4 of its maximum along one start's path, and the time change by fixed Gauss-Legendre
+    panels missed the flow's position by 2.8e-5 at every integrator tolerance. Reference here: the same closed form
+    e^{tau A} x0/|.| (from NumPy's eigendecomposition of A) at tau(t) from QUADPACK's adaptive quadrature, split at the dip, and Brent's
+    root finder, independent of the theory's quadrature."""
+    import json
+    from pathlib import Path
+
+    from scipy.integrate import quad
+    from scipy.optimize import brentq
+
+    [m] = json.loads((Path(__file__).parent / "sweep_models.json").read_text())["zero_temperature_flow"]
+    B = np.asarray(m["point"]["Q"]).T @ np.asarray(m["point"]["K"])
+    V = np.asarray(m["point"]["V"])
+    x0 = np.array([-0.88, 0.475])
+    x0 /= np.linalg.norm(x0)
+    lam, U = np.linalg.eig(V @ B.T)
+    c = np.linalg.solve(U, x0)
+
+    def x_of(u):
+        y = np.real(U @ (np.exp(lam * u) * c))
+        return y / np.linalg.norm(y)
+
+    def speed(u):
+        return float(np.linalg.norm(B.T @ x_of(u)))
+
+    grid = np.linspace(0.0, 20.0, 4001)
+    dip = grid[np.argmin([speed(u) for u in grid])]
+    assert speed(dip) < 1e-3 * max(speed(u) for u in grid)         # the path nearly stops: the hard case
+
+    def t_of(u):
+        pts = [0.0, dip, u] if 0 < dip < u else [0.0, u]
+        return sum(quad(speed, a, b, epsabs=0, epsrel=1e-13, limit=400)[0] for a, b in zip(pts[:-1], pts[1:]))
+
+    ts = np.linspace(0.0, 5.0, 11)
+    ref = np.array([x_of(brentq(lambda u: t_of(u) - t, 0.0, 100.0, xtol=1e-14)) if t > 0 else x0 for t in ts])
+    assert np.max(np.linalg.norm(mf.closed_form_flow(x0, B, V, ts) - ref, axis=1)) < 1e-10
+
+
 # ------------------------------------------------------------------------------------ projection
 def test_projection_map_hand_values_and_stationarity():
     Pi = mf.projection_map(B0, V0)                      # E = span(e2) (hand: A = diag(2, 3))
