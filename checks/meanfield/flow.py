@@ -113,7 +113,7 @@ def _zero_temperature_flow(p: dict, ctx: Context) -> Evidence:
                  "x0": X0.tolist(), "times": times.tolist(), "empirical_order": order,
                  "decreasing": converging, "integrator": "scipy DOP853, atol 1e-16",
                  "field": "attnverify.numerics.meanfield.particles.attention_field(beta=inf)",
-                 "closed_form": "attnverify.theory.meanfield.closed_form_flow (20-pt Gauss-Legendre + Newton time change)",
+                 "closed_form": "attnverify.theory.meanfield.closed_form_flow (adaptive 20-pt Gauss-Legendre + Newton time change)",
                  "certificates": [dict(c) for c in ctx.theory.spectrum(B, V).certificates]},
         plots=[Plot(title="closed form vs DOP853: refinement study", xlabel="integrator rtol",
                     ylabel="max error", logx=True, logy=True,
