@@ -12,6 +12,7 @@ names, options and symbols, and values outside the domain, raise :class:`~attnve
 """
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from attnverify.checks.domain import read_values
@@ -59,4 +60,13 @@ def quantity(name: str, *, model: Any = None, **values: Any) -> float:
     free = sorted(s.name for s in value.free_symbols)
     if free:
         raise InputError(f"{name}: give a value for {', '.join(free)}")
-    return float(value)
+    out = float(value)
+    if not math.isfinite(out):              # never a silent inf or NaN: the exact value, or that there is none
+        from attnverify.theory.refusals import OutsideCertifiedRange
+
+        exact = sp.N(value, 6)
+        if exact.is_finite and exact.is_real:
+            raise OutsideCertifiedRange(f"{name} = {exact} at these values: beyond double precision (attnverify."
+                                        "formula gives it exactly)")
+        raise OutsideCertifiedRange(f"{name} has no finite real value at these values ({exact})")
+    return out

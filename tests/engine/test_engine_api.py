@@ -96,6 +96,22 @@ def test_values_and_evaluate_refuse_bad_input():
                                                                                              rho_zeta=0.2)
 
 
+def test_python_api_refuses_a_value_beyond_double_precision():
+    """attnverify.quantity returned -inf for anisotropic.J_finite at s_xi = 481, beta = 4.2, L = 49 (its O(1/L) term
+    carries e^{beta^2 s_xi^2}): a silent non-finite number. It refuses now with the exact value's order."""
+    import numpy as np
+
+    import attnverify
+    from attnverify.theory.refusals import OutsideCertifiedRange
+
+    path = MODELS / "anisotropic.toml"
+    kw = dict(theta=152.07, beta=4.1959, sigma=49.378, s_xi=481.28, R=6, L=49, d=67, rho_xi=0.5)
+    with pytest.raises(OutsideCertifiedRange, match=r"J_finite = -1\.78\d*E\+456754 at these values: beyond "
+                                                    "double precision"):
+        attnverify.quantity("anisotropic.J_finite", model=path, **kw)
+    assert np.isfinite(attnverify.quantity("anisotropic.J_limit", model=path, **kw))    # representable: no refusal
+
+
 def test_python_api_names_a_model_file_as_the_command_line_does():
     """attnverify.formula / quantity (model=FILE), derivation(FILE) and run(FILE) take a model file as --model FILE
     does. The formula's value at a point is the Gaussian-tilting limit computed by hand (five dimensions,

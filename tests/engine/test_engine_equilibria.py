@@ -184,6 +184,29 @@ def test_equilibria_with_a_zero_coordinate_are_certified_and_tight():
     assert len(axes) == 6 and all(e.stability == "attracting" for e in axes)
 
 
+def test_a_linearisation_beyond_double_precision_is_refused_naming_the_parameters():
+    """The model-file sweep's anisotropic.equilibria_stability error (seed 28: s_xi = 481, beta = 4.2, L = 49): the
+    finite-size field's Jacobian at rho = -1 is of order 10^1771103, finite in Arb but inf as a float, and NumPy's
+    eigenvalues raised LinAlgError (an error verdict). The equilibria are refused (OutsideCertifiedRange, which
+    the runner reads as unresolved), naming the parameters."""
+    from attnverify.checks.engine import add_model
+    from attnverify.checks.runner import select
+    from attnverify.selftest.model_sweep import run_point
+    from attnverify.theory.engine.equilibria import FieldFunctions, find
+    from attnverify.theory.refusals import OutsideCertifiedRange
+
+    r = sp.Symbol("r", real=True)
+    J = sp.exp(sp.Integer(10) ** 7 * r ** 2)          # J' = 2e7 r e^{1e7 r^2}: about 10^4342945 at r = -1
+    with pytest.raises(OutsideCertifiedRange, match="certified equilibria at .*overflows double precision"):
+        find(FieldFunctions(J, sp.Matrix([(1 - r ** 2) * sp.diff(J, r)]), (r,), ()), [])
+    add_model(MODELS / "anisotropic.toml")
+    [check] = select(["anisotropic.equilibria_stability"])
+    row = run_point(check, {"theta": 152.07088354121606, "beta": 4.19592149181166, "sigma": 49.3779723222446,
+                            "s_xi": 481.282791125795, "R": 6, "L": 49, "d": 67}, seed=28)
+    assert row["verdict"] == "unresolved" and "s_ξ = 481.282791125795" in row["error"], row
+    assert "overflows double precision" in row["error"], row
+
+
 @pytest.mark.slow  # about 8 s: eight 3-dimensional chart searches that give up
 def test_four_directions_fall_back_to_the_axis_points_and_say_the_search_is_incomplete():
     """k = 4, J = sum rho_i^4 + |rho|^2/10: each chart's 3-dimensional search exceeds its share of the box budget;

@@ -36,7 +36,7 @@ from flint import arb
 
 import attnverify.theory.certified as C
 from attnverify.theory.engine.krawczyk import sign_counts, zero_boxes
-from attnverify.theory.refusals import OutsideCertifiedRange
+from attnverify.theory.refusals import OutsideCertifiedRange, named_values
 
 PREC = 128
 _OFFSET = sp.Rational(1234, 10000)        # the circle is searched on [-pi + offset, pi + offset]: no axis on an edge
@@ -108,6 +108,10 @@ def _classify(fn: FieldFunctions, box_balls: list[arb], P: list[arb], mid: list[
     counts = sign_counts(DF)
     Dm = fn.DF(*[arb(v) for v in mid], *P)
     Dm = np.array([[float(arb(v).mid()) for v in row] for row in Dm])
+    if not np.all(np.isfinite(Dm)):                   # Arb has no overflow; the reported eigenvalues are floats
+        raise OutsideCertifiedRange("the linearisation ", sp.Function("DF")(sp.Symbol("rho")), " at ",
+                                    sp.Symbol("rho"), " = (", ", ".join(f"{m:.6g}" for m in mid),
+                                    ") overflows double precision")
     eig = tuple(sorted(float(e) for e in np.real(np.linalg.eigvals(Dm))))
     if counts is None:
         return "undecided", eig, False
@@ -130,7 +134,17 @@ def _point(fn, box, P, unique: bool, boundary: bool, how: str) -> Equilibrium:
 
 
 def find(fn: FieldFunctions, values: list, tol: float = 1e-12, max_boxes: int = 20000) -> Equilibria:
-    """The equilibria at the parameter values (exact numbers, in the order of ``fn.params``)."""
+    """The equilibria at the parameter values (exact numbers, in the order of ``fn.params``); a search that gives
+    up, or a linearisation beyond double precision, raises OutsideCertifiedRange naming the parameters."""
+    try:
+        return _find(fn, values, tol, max_boxes)
+    except OutsideCertifiedRange as exc:
+        raise OutsideCertifiedRange("parameters too extreme for certified equilibria at ",
+                                    *named_values({str(s): v for s, v in zip(fn.params, values)}), ": ",
+                                    *exc.parts) from None
+
+
+def _find(fn: FieldFunctions, values: list, tol: float, max_boxes: int) -> Equilibria:
     with flint.ctx.workprec(PREC):
         P = [C.exact_ball(v) for v in values]
         if fn.k == 1:
