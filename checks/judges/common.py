@@ -1,6 +1,6 @@
 """What every judge shares: the decision level ``Z`` and the power convention, a measured number or bracket
 (:class:`Measured`), and the sentences that state a comparison, each computed from the numbers it describes
-(:func:`relation`, :func:`ratio_text`, :func:`sides_disagree`).
+(:func:`relation`, :func:`ratio_text`, :func:`sides_disagree`, :func:`disagreement`).
 
 Agreement and disagreement are decided at ``Z`` = 3 standard errors (a two-sided false-alarm rate of 0.27 % per
 comparison under a normal error). A test's power is reported as the difference it detects with probability 0.8:
@@ -121,6 +121,11 @@ def sides_disagree(derived: float | None, measured: Measured, z: float = Z, rtol
     ``what`` naming the derived side), else None. ``rtol`` allows for the derived value's own relative precision."""
     if derived is None:
         return None
+    if not math.isfinite(derived):      # never "agrees": inf - inf and rtol * inf would let it pass as agreement
+        return reason(what, " is not a finite double here (", Number(derived), ": beyond double precision, or "
+                      "undefined), so it cannot be compared with the measured ",
+                      *((bracket(*measured.interval, digits=6),) if measured.interval is not None
+                        else (pm(measured.value, measured.se, digits=6),)), *how_parts(measured))
     if measured.interval is not None:
         lo, hi = measured.interval
         if lo - rtol * abs(derived) <= derived <= hi + rtol * abs(derived):
@@ -132,6 +137,14 @@ def sides_disagree(derived: float | None, measured: Measured, z: float = Z, rtol
     return reason(what, " ", Number(derived, digits=6), " and the measured ", pm(measured.value, measured.se, digits=6),
                   *how_parts(measured), " differ by ", Number(distance(derived, measured.value, measured.se), digits=3),
                   " standard errors")
+
+
+def disagreement(derived: float | None, where: str = "") -> str:
+    """The words before :func:`sides_disagree`'s reason: a disagreement of our two sides, or, for a derived value
+    that is not a finite double, that they cannot be compared (``where``: " at ..." or "")."""
+    if derived is not None and not math.isfinite(derived):
+        return f"our derivation cannot be compared with our measurement{where}: "
+    return f"our derivation and our measurement disagree{where}: "
 
 
 def evidence_of(stated: StatedClaim, **figures: Any) -> dict:

@@ -10,6 +10,7 @@ everywhere (in the search and in the measurement alike).
 """
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from attnverify.checks.claims import ClaimVerdict
@@ -206,6 +207,15 @@ def formula(stated: StatedClaim, quantity: Any, options: dict, rng: Any, *, n_po
             _certified(top.lo, top.hi), " at ", *_where(top.point, quantity),
             f"), but no measurement of {quantity.name} is available to confirm it"), evidence=ev)
     candidates = [b for b in certified if any(b.point == p for p in measurable)]
+    comparable = [b for b in candidates if all(math.isfinite(v) for v in sides.at(b.point))]
+    if candidates and not comparable:   # beyond double precision there: no measurement can be compared with them
+        top = max(candidates, key=lambda b: b.gap)
+        return ClaimVerdict("inconclusive", reason(
+            f"the stated formula differs from the derived one (certified at {len(certified)} points, e.g. stated minus "
+            "derived lies in ", _certified(top.lo, top.hi), " at ", *_where(top.point, quantity), f"), but at the "
+            f"{len(candidates)} of them where the measurement can run the stated or derived value (with its "
+            "finite-size terms) is not a finite double, so no measurement can be compared with them"), evidence=ev)
+    candidates = comparable
     if not candidates:
         top = max(certified, key=lambda b: b.gap)
         return ClaimVerdict("inconclusive", reason(

@@ -9,8 +9,8 @@ import math
 from typing import Any
 
 from attnverify.checks.claims import ClaimVerdict
-from attnverify.checks.judges.common import (Z, Z_POWER, Measured, distance, evidence_of, how_parts, relation,
-                                             sides_disagree)
+from attnverify.checks.judges.common import (Z, Z_POWER, Measured, disagreement, distance, evidence_of, how_parts,
+                                             relation, sides_disagree)
 from attnverify.checks.reason import Number, pm, reason
 from attnverify.checks.stated import StatedClaim
 
@@ -35,7 +35,7 @@ def value(stated: StatedClaim, measured: Measured, *, derived: float | None = No
     at = f" at {where}" if where else ""
     gap = sides_disagree(derived, measured, z)
     if gap:
-        return ClaimVerdict("inconclusive", reason(f"our derivation and our measurement disagree{at}: ", gap),
+        return ClaimVerdict("inconclusive", reason(disagreement(derived, at), gap),
                             evidence=ev)
     dist = distance(S, measured.value, s)
     stated_number = Number(S, se=u, digits=5) if u else Number(S, digits=5)

@@ -187,3 +187,35 @@ def test_a_difference_certainly_nonzero_at_one_point_skips_cancel_and_an_identit
     assert cancels((b + t) ** 2, b**2 + 2 * b * t + t**2)
     wrong = [(b + t) ** 2 - b**2 - t**2, sp.tanh(b) - b, (1 - r**2) * t * sp.Rational(101, 100) - (1 - r**2) * t]
     assert all(nonzero_somewhere(e) for e in wrong)
+
+
+def _overflowing_finite_size() -> Quantity:
+    """D = x^2 on [0.5, 2], measured as R = x^2 - e^{2000 x}/10^1000 (a finite-size form far outside its range, as
+    the anisotropic model's J_finite at s_xi = 481, L = 49): R is about -10^-132 at x = 0.5 but beyond double
+    precision (-inf as a float) once x > 1.5; the measurement (x^2, se 1e-6) is finite everywhere."""
+    def sample(rng, n, fixed):
+        return [{"x": float(rng.uniform(1.6, 2.0)), **fixed} for _ in range(n)]
+
+    def measure(values, rng):
+        return Measured(float(values["x"]) ** 2, 1e-6, "exact, in floating point")
+
+    return Quantity("q", "x^2", {"x": x}, lambda: x**2, sample=sample, measure=measure,
+                    measured_as=lambda: x**2 - sp.exp(2000 * x) / sp.Integer(10) ** 1000)
+
+
+def test_a_finite_size_form_beyond_double_precision_never_confirms_a_refutation():
+    """The audit refuted a wrong J_limit claim by a measurement 'in agreement' with a finite-size value of -inf
+    (|inf - M| <= z se + rtol inf read as agreement) and quoted '(inf standard errors from the stated value)'. Such a
+    point cannot be compared with a measurement: inconclusive, saying so; sides_disagree never calls it agreement."""
+    from attnverify.checks.judges import sides_disagree
+
+    v = formula(_claim("x**2/2"), _overflowing_finite_size(), {}, _rng())
+    assert v.verdict == "inconclusive" and "not a finite double" in str(v.reason), v.reason
+    said = sides_disagree(float("-inf"), Measured(4.0, 1e-6, "exact"), rtol=1e-12)
+    assert said is not None and "cannot be compared" in str(said)
+    assert sides_disagree(float("nan"), Measured(4.0, 1.0, "exact")) is not None
+    from attnverify.checks.judges import value
+
+    claim = StatedClaim(id="c", model="test", kind="value", stated=1.0, quantity="q", at={})
+    v = value(claim, Measured(1.38968e6, 8612.0, "Monte Carlo"), derived=float("-inf"), where="L = 49")
+    assert v.verdict == "inconclusive" and str(v.reason).startswith("our derivation cannot be compared"), v.reason
