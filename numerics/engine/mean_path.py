@@ -78,19 +78,32 @@ def _derivatives(F: Callable[[np.ndarray], np.ndarray], m: np.ndarray, scale: fl
     return scale * f0, scale * D, scale * D2
 
 
-def stiffness(F: Callable[[np.ndarray], np.ndarray], path: object, eta: np.ndarray) -> np.ndarray:
-    """eta_k ||DF(m_k)||_2 (K,) along a path m (at least K points, (K', k)) with steps ``eta`` (K,): the expansion
-    parameter of the mean path in the step. Its O(eta) terms are the first of a series whose ratio is of this size
-    (the Euler step's linear part is I + eta DF), so their next order, the O(eta^2) remainder, is estimated as the
-    O(eta) terms times it. One call of F on every point's stencil (central differences, step H_DIFF)."""
-    eta = np.asarray(eta, dtype=float)
-    m = np.asarray(path, dtype=float)[:len(eta)]
+def jacobians(F: Callable[[np.ndarray], np.ndarray], points: object) -> np.ndarray:
+    """DF at each of ``points`` (K, k): (K, k, k) with D[K, i, j] = d_j F_i, by central differences (step H_DIFF),
+    one call of F on every point's stencil."""
+    m = np.asarray(points, dtype=float)
     k = m.shape[-1]
     e = np.eye(k) * H_DIFF
     stencil = np.concatenate([m[:, None, :] + e[None], m[:, None, :] - e[None]], axis=1)      # (K, 2k, k)
     values = np.asarray(F(stencil), dtype=float).reshape(len(m), 2 * k, k)
-    D = np.swapaxes((values[:, :k] - values[:, k:]) / (2 * H_DIFF), 1, 2)                # D[K, i, j] = d_j F_i
-    return eta * np.linalg.norm(D, ord=2, axis=(1, 2))
+    return np.swapaxes((values[:, :k] - values[:, k:]) / (2 * H_DIFF), 1, 2)
+
+
+def stiffness(F: Callable[[np.ndarray], np.ndarray], path: object, eta: np.ndarray) -> np.ndarray:
+    """eta_k ||DF(m_k)||_2 (K,) along a path m (at least K points, (K', k)) with steps ``eta`` (K,): the expansion
+    parameter of the mean path in the step. Its O(eta) terms are the first of a series whose ratio is of this size
+    (the Euler step's linear part is I + eta DF), so their next order, the O(eta^2) remainder, is estimated as the
+    O(eta) terms times it."""
+    eta = np.asarray(eta, dtype=float)
+    return eta * np.linalg.norm(jacobians(F, np.asarray(path, dtype=float)[:len(eta)]), ord=2, axis=(1, 2))
+
+
+def step_gains(F: Callable[[np.ndarray], np.ndarray], path: object, eta: np.ndarray) -> np.ndarray:
+    """||I + eta_k DF(m_k)||_2 (K,) along a path m with steps ``eta`` (K,): how much one Euler step can enlarge an
+    error of the path (at most 1 + eta_k ||DF||, below 1 where the flow contracts)."""
+    eta = np.asarray(eta, dtype=float)
+    D = jacobians(F, np.asarray(path, dtype=float)[:len(eta)])
+    return np.linalg.norm(np.eye(D.shape[-1])[None] + eta[:, None, None] * D, ord=2, axis=(1, 2))
 
 
 def second_order_mean(F: Callable[[np.ndarray], np.ndarray], rho0: object, eta: np.ndarray, S: np.ndarray,
