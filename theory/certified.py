@@ -36,7 +36,7 @@ from typing import Callable
 import flint
 import numpy as np
 import sympy as sp
-from flint import arb
+from flint import acb, arb
 from sympy.printing.pycode import MpmathPrinter
 
 LIBRARY = f"python-flint {flint.__version__} (FLINT/Arb ball arithmetic)"
@@ -331,7 +331,27 @@ def lambdify_arb(expr: sp.Expr, args, extra: dict | None = None) -> Callable:
     names = {"mpmath": _ArbNames(), **special_ball_functions(expr), **(extra or {})}
     # use_imps=False: SymPy's search for implemented_function float implementations walks every path of the tree
     # (a second for a model file's Jacobian); none is used here, and a float implementation would not be a ball one
-    return sp.lambdify(args, expr, modules=[names], printer=printer, cse=True, use_imps=False)
+    fn = sp.lambdify(args, expr, modules=[names], printer=printer, cse=True, use_imps=False)
+    if not any(sp.sympify(e).is_number for e in _entries(expr)):
+        return fn
+
+    def balls(*a):              # a constant entry comes back as a Python number (0 for a field that vanishes)
+        return _as_balls(fn(*a))
+    return balls
+
+
+def _entries(expr) -> list:
+    """The scalar entries of an expression, a Matrix or a (nested) tuple or list of them."""
+    if isinstance(expr, (sp.MatrixBase, sp.Tuple, list, tuple)):
+        return [e for x in expr for e in _entries(x)]
+    return [expr]
+
+
+def _as_balls(value):
+    """``value`` with every Python number replaced by its exact ball (lists and tuples kept)."""
+    if isinstance(value, (list, tuple)):
+        return type(value)(_as_balls(v) for v in value)
+    return value if isinstance(value, (arb, acb)) else arb(value)
 
 
 _compiled = functools.lru_cache(maxsize=512)(lambda expr, args: lambdify_arb(expr, list(args), {}))

@@ -207,6 +207,34 @@ def test_a_linearisation_beyond_double_precision_is_refused_naming_the_parameter
     assert "overflows double precision" in row["error"], row
 
 
+def test_a_field_that_vanishes_identically_is_refused_not_an_error(tmp_path):
+    """A reviewer's model with A = 0 (uniform attention: J does not depend on the query) ended the equilibria check
+    in AttributeError: the ball version of the constant gradient 0 returned the Python int 0. Constant entries now
+    come back as exact balls, and a gradient that is exactly 0 over the whole ball is refused (every rho is an
+    equilibrium), which the runner reads as unresolved."""
+    import attnverify.theory.certified as C
+    from attnverify.theory.engine.equilibria import FieldFunctions, find
+    from attnverify.theory.refusals import OutsideCertifiedRange
+
+    r = sp.Symbol("r", real=True)
+    f = C.lambdify_arb(sp.Tuple(sp.Integer(0), r), (r,))
+    assert all(isinstance(v, arb) for v in f(arb(0.5)))
+    with pytest.raises(OutsideCertifiedRange, match="vanishes identically"):
+        find(FieldFunctions(sp.Integer(5), sp.Matrix([0]), (r,), ()), [])
+    model = (MODELS / "paper_a.toml").read_text().replace('score = "beta*<q, x>"', 'score = "beta*<q, A x>"')
+    assert "<q, A x>" in model
+    path = tmp_path / "azero.toml"
+    path.write_text(model.replace('id = "paper_a"', 'id = "azero"') + '\n[attention.matrices]\nA = "0"\n')
+    from attnverify.checks.engine import add_model
+    from attnverify.checks.runner import select
+    from attnverify.selftest.model_sweep import run_point
+
+    add_model(path)
+    [check] = select(["azero.equilibria_stability"])
+    row = run_point(check, {}, seed=0)
+    assert row["verdict"] == "unresolved" and "vanishes identically" in row["error"], row
+
+
 @pytest.mark.slow  # about 8 s: eight 3-dimensional chart searches that give up
 def test_four_directions_fall_back_to_the_axis_points_and_say_the_search_is_incomplete():
     """k = 4, J = sum rho_i^4 + |rho|^2/10: each chart's 3-dimensional search exceeds its share of the box budget;

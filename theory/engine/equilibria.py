@@ -135,7 +135,14 @@ def _point(fn, box, P, unique: bool, boundary: bool, how: str) -> Equilibrium:
 
 def find(fn: FieldFunctions, values: list, tol: float = 1e-12, max_boxes: int = 20000) -> Equilibria:
     """The equilibria at the parameter values (exact numbers, in the order of ``fn.params``); a search that gives
-    up, or a linearisation beyond double precision, raises OutsideCertifiedRange naming the parameters."""
+    up, or a linearisation beyond double precision, raises OutsideCertifiedRange naming the parameters; so does a
+    gradient of J that is exactly 0 over the whole ball (in Arb: a proof), where every rho is an equilibrium."""
+    with flint.ctx.workprec(PREC):
+        whole = [arb(0, 1) for _ in range(fn.k)]
+        if all(arb(g).is_zero() for g in fn.grad(*whole, *[C.exact_ball(v) for v in values])):
+            raise OutsideCertifiedRange("the gradient of ", sp.Symbol("J"), " vanishes identically at ",
+                                        *named_values({str(s): v for s, v in zip(fn.params, values)}), ": every ",
+                                        sp.Symbol("rho"), " is an equilibrium, none is isolated")
     try:
         return _find(fn, values, tol, max_boxes)
     except OutsideCertifiedRange as exc:
