@@ -180,6 +180,19 @@ def _integer_power(x, n: int) -> arb:
     return out if n >= 0 else 1 / out
 
 
+def _sign(x) -> arb:
+    """sign(x) over a ball: -1, 0 or 1 where the ball decides it, else the hull [-1, 1] of the values it may take
+    (SymPy writes d|x|/dx as sign(x))."""
+    x = arb(x)
+    if x > 0:
+        return arb(1)
+    if x < 0:
+        return arb(-1)
+    if x.is_exact() and x.is_zero():
+        return arb(0)
+    return arb(0, 1) if x.is_finite() else arb("nan")
+
+
 _BALL_FUNCTIONS: dict[str, Callable] = {
     "exp": lambda x: arb(x).exp(), "log": lambda x: arb(x).log(), "sqrt": lambda x: arb(x).sqrt(),
     "erf": lambda x: arb(x).erf(), "erfc": lambda x: arb(x).erfc(), "gamma": lambda x: arb(x).gamma(),
@@ -190,9 +203,10 @@ _BALL_FUNCTIONS: dict[str, Callable] = {
     "cot": lambda x: arb(x).cot(), "sec": lambda x: arb(x).sec(), "csc": lambda x: arb(x).csc(),
     "coth": lambda x: arb(x).coth(),
     "fabs": lambda x: abs(arb(x)), "Min": _min, "Max": _max, "besseli": _bessel_i, "besselj": _bessel_j, "exact": exact_ball,
-    "binary": _binary, "re": _real_part, "im": _imaginary_part, "ipow": _integer_power,
+    "binary": _binary, "re": _real_part, "im": _imaginary_part, "ipow": _integer_power, "sign": _sign,
 }
-_REWRITE_TARGETS = ("re", "im")   # SymPy's own rewrites (|exp z| = exp(re z)); not offered to the claim parser
+#: SymPy's own rewrites and derivatives (|exp z| = exp(re z), d|x|/dx = sign x); not offered to the claim parser
+_REWRITE_TARGETS = ("re", "im", "sign")
 CERTIFIED_FUNCTIONS = ("exp", "log", "sqrt", "erf", "erfc", "gamma", "sin", "cos", "tan", "cot", "sec", "csc", "asin",
                        "acos", "atan", "sinh", "cosh", "tanh", "coth", "asinh", "acosh", "atanh", "Abs", "Min", "Max",
                        "besseli", "besselj")

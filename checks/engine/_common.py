@@ -15,7 +15,7 @@ import sympy as sp
 
 from attnverify.checks.engine._bridge import scaled_values
 from attnverify.checks.engine._numerics import run_grid
-from attnverify.checks.engine._sizes import expansion_ratio
+from attnverify.checks.engine._sizes import defined_at, expansion_ratio
 from attnverify.checks.stats import MAX_EXPANSION_RATIO, MAX_REMAINDER_OVER_SE, MEASURED_SE
 from attnverify.checks.params import Param
 from attnverify.checks.reason import Math, Number, Reason, reason
@@ -88,11 +88,6 @@ def standard_grid(k: int, boundary: bool = True) -> np.ndarray:
         pts += [s * e for e in eye for s in (1, -1)]
     pts.append(0.7 * np.ones(k) / np.sqrt(k))
     return np.array(pts)
-
-
-def grid_param(k: int, boundary: bool = True) -> Param:
-    return Param("rhos", "matrix", standard_grid(k, boundary), f"the query's overlaps with the {k} direction(s), one "
-                 "point per row (each of sum of squares <= 1)")
 
 
 def check_grid(rhos, k: int) -> np.ndarray:
@@ -270,9 +265,19 @@ def register_grid_check(paper, *, name: str, compares: str, run, formulas: Seque
     lengths, the sequences and the z-level as its parameters, validated by :func:`validate_lengths` before any
     work."""
     model = paper.model_object
+    grid = standard_grid(model.k, boundary)
+    grid = grid[defined_at(model, model_values(model, model_point(model, {})), grid)]
 
     def validate(p: dict) -> None:
-        validate_lengths(model, p, p["Ls"], check_grid(p["rhos"], model.k))
+        rhos = check_grid(p["rhos"], model.k)
+        undefined = ~defined_at(model, model_values(model, model_point(model, p)), rhos)
+        if undefined.any():
+            where = ", ".join(f"{x:.6g}" for x in rhos[undefined][0])
+            raise ValueError(f"rhos: the model's closed forms are undefined at rho = ({where}) "
+                             "(a sphere component at a vanishing score vector): leave that point out")
+        validate_lengths(model, p, p["Ls"], rhos)
+    rhos = Param("rhos", "matrix", grid, f"the query's overlaps with the {model.k} direction(s), one point per row "
+                 "(each of sum of squares <= 1)")
     return register(paper, name=name, compares=compares, run=run, validate=validate,
-                    params=[*model_params(model), grid_param(model.k, boundary), LS, N_SEQ, Z_LEVEL],
+                    params=[*model_params(model), rhos, LS, N_SEQ, Z_LEVEL],
                     paper_profile={"n_sequences": 16000, "Ls": (500, 1000, 2000, 4000)}, formulas=formulas)

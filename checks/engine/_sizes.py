@@ -71,7 +71,9 @@ def log_relative_moments(model, values: Mapping, points: np.ndarray) -> tuple[np
     l2 = np.full(len(pts), -np.inf)
     l3 = np.full(len(pts), -np.inf)
     for rows in fns:
-        logs = np.array([[np.broadcast_to(np.asarray(v, float), (len(pts),)) for v in f(*args, *cols)] for f in rows])
+        with np.errstate(all="ignore"):    # a closed form undefined at a point (:func:`defined_at`) gives NaN there
+            logs = np.array([[np.broadcast_to(np.asarray(v, float), (len(pts),)) for v in f(*args, *cols)]
+                             for f in rows])
         # logs: (C, 3, r); log sum_c pi_c M_c(j a) by log-sum-exp
         with np.errstate(divide="ignore"):
             lp = np.log(pis)[:, None, None] + logs
@@ -88,3 +90,11 @@ def expansion_ratio(model, values: Mapping, points: np.ndarray, L: int) -> np.nd
     expansion's range) where it exceeds e^700, never an overflow or a NaN."""
     l2, l3 = log_relative_moments(model, values, points)
     return expansion_ratio_of_logs(l2, l3, L)
+
+
+def defined_at(model, values: Mapping, points: np.ndarray) -> np.ndarray:
+    """Whether the components' log-MGFs at a(q) are finite at each query point: False where a closed form of the
+    model is undefined (the sphere law's, written with |a| in a denominator, at a vanishing score vector a = 0,
+    where its limit is M = 1; docs/models.md, Limits)."""
+    l2, l3 = log_relative_moments(model, values, points)
+    return ~(np.isnan(l2) | np.isnan(l3))

@@ -342,3 +342,67 @@ def test_a_contrast_is_compared_only_where_its_points_remainders_are_below_its_o
     # unpatched, the smallest length's points are left out (1.0-1.2 se) and at L = 500 (0.41-0.44 se at each point)
     # the contrasts are: the two points' remainders together exceed half the contrast's standard error
     assert plain.evidence.details["contrasts_left_out"] == len(blocks[1]["compared"]) - 1
+
+
+SPHERE_AT_ZERO_SCORE = """
+[model]
+id = "sphere_zero_score"
+directions = ["xi"]
+
+[parameters]
+theta = { default = 1, min = 0 }
+beta = { default = 1, min = 0, strict = true }
+rad = { default = 2, min = 0, strict = true }
+sigma = { default = 1, min = 0, strict = true }
+R = { default = 1, integer = true, min = 1 }
+L = { default = 50, integer = true, min = 2 }
+d = { default = 4, integer = true, min = 2 }
+
+[[tokens]]
+name = "signal"
+count = "R"
+mean = "theta*xi"
+cov = "sigma^2"
+
+[[tokens]]
+name = "sph"
+count = "L - R"
+law = "sphere"
+radius = "rad"
+
+[attention]
+query = "q"
+score = "beta*<q, A x>"
+value = "x"
+
+[attention.matrices]
+A = { rows = [["1"]], rest = "0" }
+"""
+
+
+def test_a_sphere_component_at_a_vanishing_score_is_left_off_the_grid(tmp_path, capsys):
+    """A reviewer's model (a sphere component, A zero off xi, so a = beta rho xi vanishes at rho = 0, where the
+    sphere law's closed forms are 0/0): the grid checks ended in FloatingPointError and the field check in
+    NotCertifiable (SymPy's d|x|/dx = sign(x) had no ball version). The default grid leaves rho = 0 out, a grid
+    given with it is refused (one line, exit 2), and the checks run."""
+    import sympy as sp
+    from flint import arb
+
+    from attnverify.theory.certified import lambdify_arb
+
+    path = tmp_path / "sphere_zero.toml"
+    path.write_text(SPHERE_AT_ZERO_SCORE)
+    paper = add_model(path)
+    for name in ("objective_vs_montecarlo", "reduced_field_vs_drift"):
+        r = run_check(f"{paper.model}.{name}", overrides={"n_sequences": 1000})
+        assert r.verdict in ("pass", "error") and (r.verdict == "pass" or r.error.startswith("Unresolved:")), \
+            (name, r.verdict, r.error)
+        assert not np.any(np.all(np.asarray(r.params["rhos"]) == 0, axis=1)), r.params["rhos"]
+    capsys.readouterr()
+    assert main(["run", "--model", str(path), f"{paper.model}.objective_vs_montecarlo", "--set", "rhos=0"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "undefined at rho = (0)" in err, err
+    x = sp.Symbol("x", real=True)
+    sign = lambdify_arb(sp.sign(x), (x,))
+    assert [float(sign(arb(v)).mid()) for v in (-2, 0, 3)] == [-1.0, 0.0, 1.0]
+    assert sign(arb(0, 0.5)).contains(arb(1)) and sign(arb(0, 0.5)).contains(arb(-1))
