@@ -321,6 +321,53 @@ def _oversized_power(tree: Any) -> bool:
     return False
 
 
+#: the names the parser itself inserts (auto_number, auto_symbol): never a symbol of a stated form
+_PARSER_NAMES = frozenset({"Add", "Mul", "Pow", "Symbol"})
+#: what a stated form may not evaluate to (as :func:`attnverify.theory.certified.uncertifiable` names them): why
+_NOT_A_REAL = {"zoo": "is undefined: it holds zoo (complex infinity: a division by zero, or log(0))",
+               "nan": "is undefined: it holds nan (an indeterminate form such as 0/0)",
+               "oo": "is undefined: it holds oo (an infinite value)",
+               "AccumBounds": "is undefined: it holds a range of values (AccumBounds), not a number",
+               "I": "is not real: it holds the imaginary unit I (e.g. sqrt(-1) = I); a stated form is a real "
+                    "expression"}
+
+
+def _unknown_symbol(name: str, symbols: Mapping[str, Any], where: str, *, function: bool = False) -> InputError:
+    """The one line that refuses an unknown symbol ``name`` (with the symbols there are); ``function``: the name is
+    a function's, used without its argument."""
+    hint = f"; {name} is a function here, written {name}(x)" if function else ""
+    return InputError(f"{where}: unknown symbol {name!r}{did_you_mean(name, list(symbols))} "
+                      f"(allowed: {', '.join(symbols)}{hint})")
+
+
+def _bare_names(text: str) -> list[str]:
+    """The names in ``text`` that are not called (not followed by ``(``), in order, each once; none when Python's
+    tokenizer cannot read the text (the parser then says why)."""
+    import io
+    import tokenize
+
+    try:
+        toks = [t for t in tokenize.generate_tokens(io.StringIO(text).readline)
+                if t.type not in (tokenize.NEWLINE, tokenize.NL, tokenize.ENDMARKER)]
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        return []
+    names = [t.string for i, t in enumerate(toks) if t.type == tokenize.NAME
+             and not (i + 1 < len(toks) and toks[i + 1].string == "(")]
+    return list(dict.fromkeys(names))
+
+
+def _refuse_not_real(tree: Any, text: str, where: str) -> None:
+    """InputError when the evaluated stated form holds zoo, nan, oo, AccumBounds or the imaginary unit (the
+    non-real parts :func:`attnverify.theory.certified.uncertifiable` lists): it is undefined or not real
+    everywhere, so no point can judge it."""
+    from attnverify.theory.certified import uncertifiable
+
+    bad = [name for name in uncertifiable(tree) if name in _NOT_A_REAL]
+    if bad:
+        first = min(bad, key=list(_NOT_A_REAL).index)
+        raise InputError(f"{where}: {_short(text)} {_NOT_A_REAL[first]}")
+
+
 def parse_expression(text: str, symbols: Mapping[str, Any], where: str) -> Any:
     """``text`` as a SymPy expression in exactly the given ``symbols`` (name -> Symbol), parsed without
     evaluating arbitrary code (``sympy.parsing.sympy_parser.parse_expr`` with a closed namespace of the
@@ -328,8 +375,11 @@ def parse_expression(text: str, symbols: Mapping[str, Any], where: str) -> Any:
 
     Refused with one :class:`InputError` line naming the claim (``where``): an empty or over-long text, LaTeX
     (with a hint to write it in SymPy syntax), a syntax error, an unknown function (with the
-    functions there are), an unknown symbol, a tree of more than MAX_EXPRESSION_NODES nodes, or a power of numbers
-    too large to evaluate. Nothing is evaluated before these checks, so a bad expression is refused at once."""
+    functions there are), an unknown symbol (a function's name used without an argument, ``gamma*R`` where gamma is
+    no symbol, among them), a tree of more than MAX_EXPRESSION_NODES nodes, or a power of numbers too large to
+    evaluate. Nothing is evaluated before these checks, so a bad expression is refused at once. After evaluation,
+    a form that is undefined or not real (zoo as 1/0 gives, nan, oo, the imaginary unit as sqrt(-1) gives) is
+    refused too."""
     import re
 
     import sympy as sp
@@ -356,9 +406,16 @@ def parse_expression(text: str, symbols: Mapping[str, Any], where: str) -> Any:
     if any(bad in text for bad in ("__", "lambda", "import", ";")) or re.search(r"\.[A-Za-z_]", text):
         raise InputError(f"{where}: {_short(text)} is not an expression")
     for name in re.findall(r"([A-Za-z_][A-Za-z_0-9]*)\s*\(", text):
+        if name in symbols:
+            raise InputError(f"{where}: {name!r} is a symbol here, not a function: {name}(...) cannot be called "
+                             f"(write {name}*(...) for a product)")
         if name not in functions:
             raise InputError(f"{where}: unknown function {name!r}{did_you_mean(name, list(functions))} (the "
                              f"functions with a certified evaluation: {', '.join(n for n in functions if n not in _CONSTANTS)})")
+    bare = [n for n in _bare_names(text) if n not in symbols and n in _PARSER_NAMES | set(functions)
+            and n not in ("pi", "E")]
+    if bare:                    # a function's name used as a symbol: SymPy would read it as the function itself
+        raise _unknown_symbol(bare[0], symbols, where, function=bare[0] in functions)
     namespace = {**functions, **symbols}
     try:
         tree = parse_expr(text, local_dict=namespace, global_dict={"__builtins__": {}, **functions, "Add": sp.Add,
@@ -381,12 +438,12 @@ def parse_expression(text: str, symbols: Mapping[str, Any], where: str) -> Any:
         raise InputError(f"{where}: {_short(text)} holds a power of numbers too large to evaluate")
     unknown = sorted(s.name for s in tree.free_symbols if s.name not in symbols)
     if unknown:
-        raise InputError(f"{where}: unknown symbol {unknown[0]!r}{did_you_mean(unknown[0], list(symbols))} "
-                         f"(allowed: {', '.join(symbols)})")
+        raise _unknown_symbol(unknown[0], symbols, where)
     try:
         tree = tree.doit()                                # now evaluate: every part has been checked
     except RecursionError:
         raise InputError(f"{where}: the expression is nested too deeply to evaluate") from None
+    _refuse_not_real(tree, text, where)
     # the parser creates plain symbols for names it has not seen: map every name to the project's own symbol
     return tree.subs({s: symbols[s.name] for s in tree.free_symbols if s is not symbols[s.name]})
 

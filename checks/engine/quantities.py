@@ -22,12 +22,14 @@ their defaults, the overlaps uniform in the ball of radius 0.9; a claim's ``at``
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 
 import numpy as np
 import sympy as sp
 
 from attnverify.checks.judges import Measured
 from attnverify.checks.paper import Quantity
+from attnverify.checks.params import Param
 from attnverify.checks.reason import Math, reason
 
 N_SEQUENCES = 4000            # Monte Carlo sequences per measured point
@@ -93,13 +95,30 @@ def _sampler(model):
     return sample
 
 
+def unit_query(names: tuple[str, ...], values: dict) -> None:
+    """ValueError (one line) when the overlaps among ``values`` (``names``: rho_<dir>) have a sum of squares above
+    1: no unit query has them."""
+    given = [n for n in names if n in values]
+    total = sum(float(values[n]) ** 2 for n in given)
+    if total > 1:
+        listed = ", ".join(f"{n} = {values[n]}" for n in given)
+        raise ValueError(f"the overlaps {listed} have a sum of squares {total:.6g} > 1: the query is a unit vector, "
+                         "so its overlaps with the orthonormal directions lie in the unit ball")
+
+
 def model_quantities(model, theory) -> list[Quantity]:
-    """The quantities of ``model`` (module docstring); ``theory`` the model's ModelTheory (derived on first use)."""
+    """The quantities of ``model`` (module docstring); ``theory`` the model's ModelTheory (derived on first use).
+    The overlaps rho_<dir> of a unit query have the domain [-1, 1] each and a sum of squares at most 1 (refused in
+    one line otherwise, by attnverify.checks.domain.read_values: in a claim's ``at`` and in attnverify.quantity)."""
     if model.attention.query != "q":
         return []
     q = theory.quantities
     symbols = dict(theory.symbols)
     sample = _sampler(model)
+    names = tuple(f"rho_{d}" for d in model.directions)
+    domain = {n: Param(n, float, 0.0, f"the overlap of the unit query with {n[4:]}", low=-1.0, high=1.0)
+              for n in names}
+    ball = {"domain": domain, "admissible": partial(unit_query, names)}
 
     def closed(name: str, index: int | None = None):
         expr = q[name] if index is None else q[name][index]
@@ -108,19 +127,20 @@ def model_quantities(model, theory) -> list[Quantity]:
     out = [
         Quantity("J_limit", "the long-sequence objective J = E_eps |f_oo|^2 in the overlaps and the parameters",
                  symbols, closed("J_limit"), kinds=("formula", "value"), sample=sample,
-                 measure=_measure(model, "objective", 0), measured_as=closed("J_finite")),
+                 measure=_measure(model, "objective", 0), measured_as=closed("J_finite"), **ball),
         Quantity("J_finite", "J_limit plus its O(1/L) terms (the second-order delta method)", symbols,
                  closed("J_finite"), kinds=("formula", "value"), sample=sample,
-                 measure=_measure(model, "objective", 0)),
+                 measure=_measure(model, "objective", 0), **ball),
     ]
     for c, comp in enumerate(model.components):
         out.append(Quantity(f"mass.{comp.name}", f"the long-sequence attention mass of the component {comp.name}",
                             symbols, closed(f"mass.{comp.name}"), kinds=("formula", "value"), sample=sample,
-                            measure=_measure(model, "mass", c), measured_as=closed(f"mass_finite.{comp.name}")))
+                            measure=_measure(model, "mass", c), measured_as=closed(f"mass_finite.{comp.name}"),
+                            **ball))
     for j, d in enumerate(model.directions):
         name = "F_limit" if model.k == 1 else f"F_limit.{d}"
         out.append(Quantity(name, f"the reduced Riemannian gradient flow of J_limit, its component along {d} "
                             "(rho' = (I - rho rho^T) grad J)", symbols, closed("F_limit", j),
                             kinds=("formula", "value"), sample=sample, measure=_measure(model, "drift", j),
-                            measured_as=closed("F_finite", j)))
+                            measured_as=closed("F_finite", j), **ball))
     return out

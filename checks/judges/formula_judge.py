@@ -131,13 +131,15 @@ def formula(stated: StatedClaim, quantity: Any, options: dict, rng: Any, *, n_po
        resolves |S - D|: refuted at the first point where the measurement M agrees with R within z se and differs
        from S + (R - D) (the stated form with the same finite-size terms) by more than z se; inconclusive when M
        and R disagree (our own error) or no point resolves the difference within the budget.
-    3. No point separates S and D: the harder SymPy proof (:func:`.proof.prove_equal`: rewrites in exp, log and
-       atan, cancel, simplify) gives holds as in 1. Without a proof, S and D agreeing inside tight Arb balls at
+    3. No point separates S and D in real balls, but S is certifiably not real (complex Arb balls) at some where D
+       is real: a certified difference, refuted once the measurement agrees with D (R) at one of them
+       (:func:`_not_real`). Otherwise no point separates S and D: the harder SymPy proof
+       (:func:`.proof.prove_equal`: rewrites in exp, log and atan, cancel, simplify) gives holds as in 1. Without a proof, S and D agreeing inside tight Arb balls at
        MIN_AGREE points or more is not_refuted with that evidence (once the measurement agrees with the derivation
        at one point); otherwise inconclusive."""
     import sympy as sp
 
-    from attnverify.checks.judges.proof import balls, cancels, prove_equal
+    from attnverify.checks.judges.proof import balls, cancels, not_real, prove_equal
     S = stated_expression(stated, quantity, options)
     fixed = fixed_symbols(quantity, stated)
     D = sp.sympify(quantity.derive(**options)).subs(fixed)
@@ -181,6 +183,10 @@ def formula(stated: StatedClaim, quantity: Any, options: dict, rng: Any, *, n_po
     certified = [b for b in found if b.certified]
     ev["stated"]["certified_points"] = len(certified)
     if not certified:
+        off = [b for b in found if not math.isfinite(b.stated) and math.isfinite(b.derived)]
+        nonreal = not_real(S, syms, [b.point for b in off]) if off else []
+        if nonreal:
+            return _not_real(quantity, options, rng, sides, finite, nonreal, len(found), measurable, z, ev)
         route = prove_equal(S, D)
         if route:
             ev["stated"]["proof"] = route
@@ -195,11 +201,9 @@ def formula(stated: StatedClaim, quantity: Any, options: dict, rng: Any, *, n_po
                                   f"all {len(agree)} points drawn over the domain (",
                                   *_ranges([b.point for b in agree], quantity.symbols),
                                   "): no counterexample, no proof"))
-        worst = max((max(abs(b.lo), abs(b.hi)) for b in found), default=0.0)
         return ClaimVerdict("inconclusive", reason(
             "SymPy could not prove the stated formula identical to the derived one, and no sampled point separates "
-            "them (the stated and derived values differ by at most ", Number(worst, digits=2), f" at {len(found)} "
-            "points, Arb balls)"), evidence=ev)
+            "them (", *_unseparated(found), ")"), evidence=ev)
     if quantity.measure is None:
         top = certified[0]
         return ClaimVerdict("inconclusive", reason(
@@ -224,6 +228,59 @@ def formula(stated: StatedClaim, quantity: Any, options: dict, rng: Any, *, n_po
             "), but none of them lies where the measurement can run"), evidence=ev)
     return _confirm(stated, quantity, options, rng, sides, finite, _pilots(candidates, n_confirm), z, ev,
                     len(certified))
+
+
+def _unseparated(found: list) -> tuple:
+    """Why no sampled point separates S and D, as parts: how far apart they are at most where both are finite reals
+    (never an infinite bound), and at how many points the stated or the derived value is not a finite real."""
+    whole = [b for b in found if math.isfinite(b.lo) and math.isfinite(b.hi)]
+    parts: list = []
+    if whole:
+        worst = max(max(abs(b.lo), abs(b.hi)) for b in whole)
+        parts += ["the stated and derived values differ by at most ", Number(worst, digits=2),
+                  f" at {len(whole)} points, Arb balls"]
+    for side, n in (("stated", sum(not math.isfinite(b.stated) for b in found)),
+                    ("derived", sum(not math.isfinite(b.derived) for b in found))):
+        if n:
+            parts += ["; "] * bool(parts) + [f"the {side} form is not a finite real number at {n} of the "
+                      f"{len(found)} sampled points (undefined there, or not certifiably real), so they cannot be "
+                      "compared there"]
+    return tuple(parts) or ("no sampled point could be evaluated",)
+
+
+def _not_real(quantity: Any, options: dict, rng: Any, sides: _Sides, finite: bool, nonreal: list, n_points: int,
+              measurable: list, z: float, ev: dict) -> ClaimVerdict:
+    """Step 2 for a stated form certifiably not real (:func:`.proof.not_real`) at sampled points where the derived
+    one is a finite real: a certified difference. Refuted when the measurement, at the first such point where it
+    can run, agrees with the derived value (R, what it estimates): a real quantity has no non-real value;
+    inconclusive when it disagrees (our own error), when none of the points is measurable, or with no
+    measurement."""
+    at = [b for b in nonreal if any(b.point == p for p in measurable)]
+    top = (at or nonreal)[0]
+    ev["stated"].update(not_real_points=len(nonreal), not_real_at=top.point, imaginary_part=[top.lo, top.hi])
+    head = reason(f"the stated formula is not real-valued at {len(nonreal)} of the {n_points} sampled points, where "
+                  "the derived one is real (certified: at ", *_where(top.point, quantity), " the stated value's "
+                  "imaginary part lies in ", _certified(top.lo, top.hi), ", Arb)")
+    if quantity.measure is None:
+        return ClaimVerdict("inconclusive", head.add(f", but no measurement of {quantity.name} is available to "
+                                                     "confirm the derived side"), evidence=ev)
+    if not at:
+        return ClaimVerdict("inconclusive", head.add(", but none of them lies where the measurement can run"),
+                            evidence=ev)
+    m = quantity.measure({**options, **top.point}, rng)
+    _, d, r = sides.at(top.point)
+    ev["stated"].update(point=top.point, measured=m.value, measured_se=m.se, derived=d, measured_as=r)
+    what = "the derived value with its finite-size terms" if finite else "the derived value"
+    gap = sides_disagree(r, m, z, rtol=1e-12, what=what)
+    if gap:
+        return ClaimVerdict("inconclusive", head.add("; there ", gap, ": our derivation and our measurement "
+                                                     "disagree, so the stated formula cannot be judged"), evidence=ev)
+    return ClaimVerdict("refuted", head.add("; the measurement there, ", pm(m.value, m.se, digits=6), *how_parts(m),
+                                            ", agrees with ", *_against(r, d, finite), ", a real number"),
+                        condition=reason(*_where(top.point, quantity), ": stated not real (imaginary part in ",
+                                         _certified(top.lo, top.hi), "), derived ", Number(d, digits=6),
+                                         *((" (", Number(r, digits=6), " with the finite-size terms)") if finite
+                                           else ()), ", measured ", pm(m.value, m.se, digits=6)), evidence=ev)
 
 
 def _distance(m: Any, value: float) -> float:

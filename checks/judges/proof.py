@@ -21,6 +21,9 @@ numerical evaluation and minimal polynomials, with no bound on the time).
 :func:`agreement` is the evidence where no proof is found: S - D in Arb balls at sampled points; a ball that
 contains 0 and whose radius is tiny against |S| + |D| says the two agree at that point to the ball's precision,
 which is no proof but is evidence a true formula leaves, and a wrong one (at a point where it is wrong) cannot.
+
+:func:`not_real` lists the points where a stated form is certifiably not real (complex Acb balls: its imaginary part
+excludes 0), where the real balls only say "not finite".
 """
 from __future__ import annotations
 
@@ -228,4 +231,62 @@ def arb_values(expr: Any, symbols: Sequence[Any], points: Sequence[Mapping[str, 
         for p in points:
             v = flint.arb(f(*[exact_ball(p[s.name]) for s in syms]))
             out.append(float(v.mid()) if v.is_finite() else math.nan)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------- complex balls
+def _acb_names() -> Any:
+    """The namespace of :func:`attnverify.theory.certified.lambdify_arb`'s generated code with complex (Acb) balls:
+    each function on the principal branch SymPy uses (sqrt(-x) = i sqrt(x), log(-x) = log x + i pi)."""
+    from types import SimpleNamespace
+
+    import flint
+
+    from attnverify.theory.certified import exact_ball
+
+    acb = flint.acb
+    unary = ("exp", "log", "sqrt", "erf", "erfc", "gamma", "sin", "cos", "tan", "cot", "sec", "csc", "asin", "acos",
+             "atan", "sinh", "cosh", "tanh", "coth", "asinh", "acosh", "atanh")
+    names = {n: (lambda name: lambda x: getattr(acb(x), name)())(n) for n in unary}
+    return SimpleNamespace(
+        **names, pi=acb.pi(), e=acb(flint.arb.const_e()), exact=lambda x: acb(exact_ball(x)),
+        binary=lambda man, exp: acb(flint.arb(flint.arf((man, exp)))), ipow=lambda x, n: acb(x) ** n,
+        fabs=lambda x: acb(abs(acb(x))), besseli=lambda nu, x: acb(x).bessel_i(acb(nu)),
+        besselj=lambda nu, x: acb(x).bessel_j(acb(nu)))
+
+
+@dataclass(frozen=True)
+class NotReal:
+    """An expression certifiably not real at ``point``: its imaginary part lies in [lo, hi] (Acb, certified), which
+    excludes 0."""
+
+    point: dict
+    lo: float
+    hi: float
+
+
+def not_real(expr: Any, symbols: Sequence[Any], points: Sequence[Mapping[str, Any]]) -> list[NotReal]:
+    """The points where ``expr`` is certifiably not real: evaluated in complex (Acb) balls at PRECISIONS[0] bits by
+    :func:`attnverify.theory.certified.lambdify_arb`'s generated code (every value and constant exact) with its
+    ``mpmath`` namespace given as Acb functions (``extra``), its imaginary part excludes 0. A point where the complex
+    evaluation fails (a function with no complex ball here: Min, Max, a special function) is not listed: not
+    certified is not real."""
+    import flint
+
+    from attnverify.theory.certified import lambdify_arb, lower, upper
+
+    names = _acb_names()
+    try:
+        f = lambdify_arb(expr, list(symbols), {"mpmath": names})
+    except Exception:  # noqa: BLE001 -- an expression this evaluator cannot compile is not certified non-real
+        return []
+    out = []
+    with flint.ctx.workprec(PRECISIONS[0]):
+        for p in points:
+            try:
+                imag = flint.acb(f(*[names.exact(p[s.name]) for s in symbols])).imag
+            except Exception:  # noqa: BLE001 -- a point it cannot evaluate is not certified
+                continue
+            if imag.is_finite() and not imag.contains(0):
+                out.append(NotReal(dict(p), lower(imag), upper(imag)))
     return out

@@ -1,7 +1,8 @@
 """A reported figure read as what it is: a number printed to a resolution. A figure S that lies within its
-resolution r (the statement's ``resolution``, default half a unit of its last printed digit) of the derived value D
-agrees with D as far as the figure can say, |S - D| <= r; when the measurement agrees with D as well (within z se),
-the figure holds, however small the measurement's standard error: a figure 0.3333 of 1/3 is not refuted at
+resolution r (the statement's ``resolution``, default half a unit of its last printed digit, and no finer than a
+few units in the last place of its double: :func:`~attnverify.checks.judges.value_judge.half_unit`) of the
+derived value D agrees with D as far as the figure can say, |S - D| <= r; when the measurement agrees with D as well
+(within z se), the figure holds, however small the measurement's standard error: a figure 0.3333 of 1/3 is not refuted at
 thousands of standard errors of an exact computation. Otherwise the ordinary value rule decides
 (:func:`attnverify.checks.judges.value`)."""
 from __future__ import annotations

@@ -21,9 +21,9 @@ def value(stated: StatedClaim, measured: Measured, *, derived: float | None = No
 
     The test: |S - M| > z sqrt(se^2 + u^2) disagrees. It detects a difference of (z + 0.84) sqrt(se^2 + u^2) with
     probability 0.8; when that is larger than the statement's ``resolution`` (default: half a unit of the figure's
-    last reported digit) the test could not have told the figure from a wrong one, so agreement is inconclusive,
-    never "agrees". ``protocol_complete`` False: the figure depends on what the paper does not give
-    (``unknown``): a disagreement is then not a refutation (the claim's own code decides the protocol question)."""
+    last reported digit, no finer than a few units in the last place of its double: :func:`half_unit`) the test
+    could not have told the figure from a wrong one, so agreement is inconclusive, never "agrees".
+    ``protocol_complete`` False: the figure depends on what the paper does not give (``unknown``): a disagreement is then not a refutation (the claim's own code decides the protocol question)."""
     S = float(stated.stated)
     u = float(stated.get("uncertainty", 0.0))
     s = math.hypot(measured.se, u)
@@ -60,11 +60,23 @@ def value(stated: StatedClaim, measured: Measured, *, derived: float | None = No
                                           " (power 0.8)"), evidence=ev)
 
 
+#: a figure's resolution is never finer than this many units in the last place of its double: a figure typed at
+#: full double precision (17 significant digits) carries the rounding of the computation that printed it
+FLOAT_ULPS = 4
+
+
 def half_unit(x: Any) -> float:
-    """Half a unit in the last digit of a reported figure as written (0.9965 -> 5e-5; 12 -> 0.5)."""
+    """Half a unit in the last digit of a reported figure as written (0.9965 -> 5e-5; 12.5 -> 0.05), and never less
+    than FLOAT_ULPS units in the last place of the figure as a double (0.5262541833393397, written to 16 decimals,
+    -> 4 ulp = 4.4e-16, not 5e-17): below that, digits are floating-point rounding, not a statement."""
+    return max(_half_digit(x), FLOAT_ULPS * math.ulp(float(x)))
+
+
+def _half_digit(x: Any) -> float:
+    """Half a unit in the last digit of ``x`` as written (its repr for a number)."""
     text = repr(float(x)) if not isinstance(x, str) else x
     if "e" in text.lower():
         mant, exp = text.lower().split("e")
-        return half_unit(mant) * 10 ** int(exp)
+        return _half_digit(mant) * 10 ** int(exp)
     decimals = len(text.split(".")[1]) if "." in text else 0
     return 0.5 * 10 ** (-decimals)
