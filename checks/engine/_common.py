@@ -199,11 +199,22 @@ def predicted_remainder(model, vals: dict, rhos: np.ndarray, L: int, corr: np.nd
         return np.where(inside, ratio * size, np.inf)
 
 
+def within_se(remainder: np.ndarray, se: np.ndarray, *derived: np.ndarray) -> np.ndarray:
+    """remainder <= MAX_REMAINDER_OVER_SE se, where the remainder, the standard error and every ``derived`` value are
+    finite: a closed form beyond double precision (inf, or NaN from inf - inf) is never compared (an infinite
+    allowance would let inf <= inf pass it, and its z-score is NaN)."""
+    ok = np.isfinite(remainder) & np.isfinite(se)
+    for value in derived:
+        ok &= np.isfinite(value)
+    with np.errstate(invalid="ignore"):
+        return ok & (np.where(ok, remainder, np.inf) <= MAX_REMAINDER_OVER_SE * np.where(ok, se, 0.0))
+
+
 def comparable(model, vals: dict, rhos: np.ndarray, L: int, corr: np.ndarray, se: np.ndarray,
                measured: np.ndarray | None = None) -> np.ndarray:
     """The points where the predicted remainder (:func:`predicted_remainder`) is at most MAX_REMAINDER_OVER_SE of
-    the measured standard error ``se``."""
-    return predicted_remainder(model, vals, rhos, L, corr, measured) <= MAX_REMAINDER_OVER_SE * se
+    the measured standard error ``se`` and the O(1/L) terms ``corr`` are finite (:func:`within_se`)."""
+    return within_se(predicted_remainder(model, vals, rhos, L, corr, measured), se, corr)
 
 
 def measured_correction(means: Sequence[np.ndarray], ses: Sequence[np.ndarray], Ls: Sequence[int]):

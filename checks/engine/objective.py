@@ -28,7 +28,7 @@ import sympy as sp
 from attnverify.checks.context import Context
 from attnverify.checks.engine._common import (comparable, family_z, measured_correction, power_rule,
                                               predicted_remainder, register_grid_check, simulate_lengths, t_to_z,
-                                              trained_query, with_rounding)
+                                              trained_query, with_rounding, within_se)
 from attnverify.checks.stats import MAX_REMAINDER_OVER_SE
 from attnverify.checks.evidence import Evidence, Plot, Series
 from attnverify.checks.reason import Math, Number, reason
@@ -60,7 +60,7 @@ def run(p: dict, ctx: Context) -> Evidence:
         J_fin, J_lim = T.evaluate("J_finite", v, **pt), T.evaluate("J_limit", v, **pt)
         mc, se = est.objective.mean, with_rounding(est.objective.se, J_fin)
         rem = predicted_remainder(model, v, rhos, L, J_fin - J_lim, bound_J and bound_J(L))
-        keep = rem <= MAX_REMAINDER_OVER_SE * se
+        keep = within_se(rem, se, J_fin, J_lim)
         left_out += [(L, tuple(np.round(r, 4))) for r in rhos[~keep]]
         z = t_to_z(mc - J_fin, se, n)[keep]
         z_lim = t_to_z(mc - J_lim, se, n)[keep]
