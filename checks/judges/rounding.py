@@ -10,11 +10,15 @@ from __future__ import annotations
 import math
 
 from attnverify.checks.claims import ClaimVerdict
-from attnverify.checks.judges.common import Z, Measured, evidence_of, how_parts, sides_disagree
-from attnverify.checks.reason import Math, item, pm, reason
+from attnverify.checks.judges.common import Z, Measured, distance, evidence_of, how_parts, sides_disagree
+from attnverify.checks.reason import Math, Number, item, pm, reason
 from attnverify.checks.reason_values import number_or_na
 from attnverify.checks.judges.value_judge import half_unit
 from attnverify.checks.stated import StatedClaim
+
+
+#: the derived value's own relative precision (a float closed form): a measurement this close agrees with it
+DERIVED_RTOL = 1e-12
 
 
 def within_rounding(stated: StatedClaim, measured: Measured, derived: float, *, z: float = Z,
@@ -23,14 +27,21 @@ def within_rounding(stated: StatedClaim, measured: Measured, derived: float, *, 
     derived value; None when this rule does not decide (module docstring)."""
     S = float(stated.stated)
     resolution = float(stated.get("resolution", half_unit(stated.stated)))
-    if abs(S - derived) > resolution or sides_disagree(derived, measured, z, rtol=1e-12):
+    if abs(S - derived) > resolution or sides_disagree(derived, measured, z, rtol=DERIVED_RTOL):
         return None
+    gap = abs(measured.value - derived)
+    how_close = ("",) if gap <= z * measured.se else (
+        " to within the derived value's own floating-point precision (", Number(gap, digits=2), " apart, at most ",
+        Number(DERIVED_RTOL * abs(derived), digits=2), " allowed: ", Number(distance(derived, measured.value,
+                                                                                    measured.se), digits=3),
+        " of the measurement's standard errors)")
     at = f" at {where}" if where else ""
     ev = evidence_of(stated, stated_value=S, derived=derived, measured=measured.value, measured_se=measured.se,
                      resolution=resolution, z=z)
     return ClaimVerdict("holds", reason("the stated ", number_or_na(S, 8), " is the derived ", number_or_na(derived, 8),
                                         " to within its resolution ", number_or_na(resolution, 2), at, ", and the measured ",
-                                        _measured(measured), *how_parts(measured), " agrees with the derived value"),
+                                        _measured(measured), *how_parts(measured), " agrees with the derived value",
+                                        *how_close),
                         evidence=ev)
 
 

@@ -148,3 +148,19 @@ def test_the_default_resolution_is_the_printed_digit_but_never_below_the_double(
 
     assert half_unit(0.9965) == pytest.approx(5e-5, rel=1e-12) and half_unit(12.5) == pytest.approx(0.05, rel=1e-12)
     assert half_unit(0.5262541833393397) >= 2 * math.ulp(0.5262541833393397)
+
+
+def test_agreement_within_the_derived_values_precision_says_so():
+    """A figure at its derived value, measured 0.10000000000000561 +- 8.8e-17 against the derived 0.1 (64 standard
+    errors apart, within the derived value's 1e-12 relative precision), read '... agrees with the derived value'
+    with nothing more: the text now says how far apart they are and what is allowed."""
+    from attnverify.checks.judges import Measured
+    from attnverify.checks.judges.rounding import within_rounding
+    from attnverify.checks.stated import StatedClaim
+
+    claim = StatedClaim(id="c", model="test", kind="value", stated=0.1, quantity="q", at={})
+    v = within_rounding(claim, Measured(0.10000000000000561, 8.8e-17, "exact"), 0.1)
+    text = str(v.reason)
+    assert v.verdict == "holds" and "floating-point precision" in text and "5.6" in text, text
+    plain = within_rounding(claim, Measured(0.1, 1e-6, "exact"), 0.1)
+    assert "floating-point precision" not in str(plain.reason)
