@@ -28,6 +28,26 @@ def register(source: str | Path | Mapping[str, Any] | None) -> str | None:
     return add_model(source).model
 
 
+def register_all(sources: list[str | Path]) -> list[str]:
+    """The model names of the model files ``sources`` that one command names, each registered (:func:`register`):
+    two different files (different content) with the same model ``id`` are an InputError naming both and the id,
+    whichever comes first (the later would silently replace the earlier). The same file, or the same content, twice
+    is fine. (A later call that registers a changed file under the same id, as a notebook reloads its model, is a
+    new command and replaces the paper.)"""
+    from attnverify.checks.engine import add_model
+
+    seen: dict[str, tuple[str, str]] = {}            # model id -> (file, digest)
+    names = []
+    for source in sources:
+        paper = add_model(source)
+        first = seen.setdefault(paper.model, (str(source), paper.digest))
+        if first[1] != paper.digest:
+            raise InputError(f"{first[0]} and {source}: two different model files with the same id "
+                             f"{paper.model!r}: give each its own [model] id")
+        names.append(paper.model)
+    return names
+
+
 def qualified(name: str, source: str | Path | Mapping[str, Any] | None) -> str:
     """``name`` (``model.quantity``) checked against the model file ``source``, registered first: the file must
     define the model the name qualifies by."""

@@ -22,28 +22,39 @@ def is_model_file(text: str) -> bool:
 
 
 def load_models(args: argparse.Namespace) -> list[str]:
-    """Register every model file the command names (``--model`` and the ``FILE.toml`` words among its ids or its
-    ``derive`` model), replacing each such word by the model's name; returns the names of the models added. The
-    files' paths are kept in ``args.model_sources`` (a cache of the command's output must hash their bytes)."""
-    sources = list(getattr(args, "model_files", None) or [])
-    sources += [w for w in getattr(args, "ids", None) or [] if is_model_file(w)]
-    if args.command == "derive" and is_model_file(args.model):
-        sources.append(args.model)
-    args.model_sources = sources
-    if not sources:                     # nothing to read: no import of the engine (``list`` answers at once)
+    """Register every model file the command names (``--model``, the ``FILE.toml`` words among its ids or its
+    ``derive`` model, and the model file an ``audit`` claims file names in its header), replacing each such word by
+    the model's name; returns the names of the models added. Two different files with the same id are one line,
+    exit 2 (attnverify.model_files.register_all). The files' paths are kept in ``args.model_sources`` (a cache of
+    the command's output must hash their bytes)."""
+    files = list(getattr(args, "model_files", None) or [])
+    words = [w for w in getattr(args, "ids", None) or [] if is_model_file(w)]
+    derived = [args.model] if args.command == "derive" and is_model_file(args.model) else []
+    args.model_sources = files + words + derived
+    header = _claims_model_file(args) if args.command == "audit" else []
+    if not args.model_sources and not header:   # nothing to read: no import of the engine (``list`` answers at once)
         return []
-    from attnverify.checks.engine import add_model
+    from attnverify.model_files import register_all
 
-    added = [add_model(f).model for f in getattr(args, "model_files", None) or []]
-    if isinstance(getattr(args, "ids", None), list):
-        ids = []
-        for word in args.ids:
-            if is_model_file(word):
-                word = add_model(word).model
-                added.append(word)
-            ids.append(word)
-        args.ids = ids
-    if args.command == "derive" and is_model_file(args.model):
-        args.model = add_model(args.model).model
-        added.append(args.model)
-    return added
+    names = register_all([*files, *words, *derived, *header])
+    by_word = dict(zip(words, names[len(files):len(files) + len(words)]))
+    if words:
+        args.ids = [by_word.get(w, w) if is_model_file(w) else w for w in args.ids]
+    if derived:
+        args.model = names[len(files) + len(words)]
+    return names[:len(names) - len(header)]
+
+
+def _claims_model_file(args: argparse.Namespace) -> list[str]:
+    """The model file named by the header (``model = "FILE.toml"``, relative to the claims file) of the claims file
+    an ``audit`` judges, when it names one that exists; the claims reader reports every other case."""
+    import tomllib
+    from pathlib import Path
+
+    path = Path(getattr(args, "file", "") or "")
+    try:
+        name = tomllib.loads(path.read_text(encoding="utf-8")).get("model")
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, AttributeError):
+        return []
+    target = path.parent / name if isinstance(name, str) and is_model_file(name) else None
+    return [str(target)] if target is not None and target.is_file() else []

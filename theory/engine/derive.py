@@ -23,6 +23,7 @@ from attnverify.theory.engine.flow import reduced_field
 from attnverify.theory.engine.identity import normalize_exponents
 from attnverify.theory.engine.limit import geometry, limit_quantities
 from attnverify.theory.engine.model_file import Model, load_model
+from attnverify.theory.engine.model_guards import value_problem
 from attnverify.theory.engine.parameters import Parameter
 from attnverify.theory.engine.token_map import pushforward_quantities
 
@@ -60,6 +61,10 @@ def model_values(model: Model, values: Mapping | None = None) -> dict[str, sp.Ra
         for v in (*c.cov, c.cov_rest) if c.law == "gaussian" else (c.radius,):
             if not v.subs(sub).is_positive:
                 raise ValueError(f"{model.id}: component {c.name!r}: {v} = {v.subs(sub)} is not > 0")
+    problem = value_problem(model, sub) if values else None      # at the defaults: checked when the file was read
+    if problem:
+        at = ", ".join(f"{k} = {out[k]}" for k in values)
+        raise ValueError(f"{model.id}: {problem[0]}: {problem[1]} at {at} (a model's expressions must be real)")
     return out
 
 

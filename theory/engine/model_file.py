@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import keyword
 import re
 import tomllib
 from collections.abc import Mapping
@@ -29,6 +30,7 @@ import sympy as sp
 
 from attnverify.theory.engine.attention_spec import Attention, parse_attention
 from attnverify.theory.engine.expressions import ModelError, check_keys, did_you_mean, linear_coefficients, parse
+from attnverify.theory.engine.model_guards import refuse_huge_powers, value_problem
 from attnverify.theory.engine.parameters import (Parameter, Protocol, dimension_parameter, parse_parameter,
                                                   parse_protocol)
 
@@ -126,6 +128,9 @@ def _identifier(value, source: str, field_: str, what: str) -> str:
         raise ModelError(source, field_, f"{what} {value!r} must be a name (a letter, then letters, digits, _)")
     if value in _RESERVED or value.startswith(("rho_", "x_")):
         raise ModelError(source, field_, f"{what} {value!r} is reserved (q, x, y, rest, function names, rho_*, x_*)")
+    if keyword.iskeyword(value):
+        raise ModelError(source, field_, f"{what} {value!r} is a Python keyword, which no expression can name: choose "
+                         "another name")
     return value
 
 
@@ -151,18 +156,52 @@ def _build(data: Mapping, source: str) -> Model:
         raise ModelError(source, "model.directions", "'d' is the ambient dimension, not a direction name")
     parameters = _parameters(data["parameters"], directions, source)
     names = {p.name: p.symbol for p in parameters}
+    refuse_huge_powers(data, {p.name: p.default for p in parameters}, source)
     components = _components(data["tokens"], directions, parameters, source)
-    attention = parse_attention(data["attention"], directions, names, source)
+    attention = _attention(data["attention"], directions, names, source)
     objective = _objective(data.get("objective"), attention, source)
     protocol = None
     if "protocol" in data:
         if attention.query != "q":
             raise ModelError(source, "protocol", "a training protocol needs a trained query (query = \"q\")")
-        protocol = parse_protocol(data["protocol"], directions, source)
+        protocol = _protocol(data["protocol"], directions, source)
     model = Model(mid, directions, parameters, components, attention, objective, protocol, head.get("title", ""),
                   head.get("citation", ""), source, content_digest(data))
     _check_laws(model, source)
+    _check_real(model, source)
     return model
+
+
+def _attention(spec, directions, names, source) -> Attention:
+    """The parsed ``[attention]`` table (:func:`.parse_attention`); an error about the score quotes the user's own
+    text (the parser reads the score with its bracket replaced by a placeholder)."""
+    try:
+        return parse_attention(spec, directions, names, source)
+    except ModelError as exc:
+        score = spec.get("score") if isinstance(spec, Mapping) else None
+        if exc.field != "attention.score" or not isinstance(score, str) or "__bracket__" not in exc.message:
+            raise
+        inner = re.sub(r"<([^<>]*)>", " __bracket__ ", score)
+        message = exc.message.replace(repr(inner), repr(score)).replace("__bracket__", "<...>")
+        raise ModelError(source, exc.field, message) from None
+
+
+def _protocol(spec, directions, source) -> Protocol:
+    """The parsed ``[protocol]`` (:func:`.parse_protocol`); a start on the unit sphere of the directions (sum of
+    squared overlaps 1) is refused too: the reduced flow starts strictly inside the ball."""
+    protocol = parse_protocol(spec, directions, source)
+    if protocol.start is not None and sum(v * v for _, v in protocol.start) >= 1:
+        raise ModelError(source, "protocol.start", "the overlaps of the starting query must have sum of squares < 1 "
+                         "(strictly inside the unit ball: the query needs a part orthogonal to the directions)")
+    return protocol
+
+
+def _check_real(model: Model, source: str) -> None:
+    """Every expression of ``model`` is a real, finite number at the defaults (:func:`.value_problem`)."""
+    problem = value_problem(model, {p.symbol: p.default for p in model.parameters})
+    if problem:
+        raise ModelError(source, problem[0], f"{problem[1]} at the defaults (every expression of a model must be a "
+                         "real, finite number)")
 
 
 def _parameters(table, directions: tuple[str, ...], source: str) -> tuple[Parameter, ...]:
@@ -197,6 +236,9 @@ def _components(tokens, directions, parameters, source) -> tuple[Component, ...]
         name = _identifier(t["name"], source, f"{f}.name", "component")
         if name in seen:
             raise ModelError(source, f"{f}.name", f"duplicate name {name!r}")
+        if name in directions or name in params:
+            raise ModelError(source, f"{f}.name", f"duplicate name {name!r}: already a "
+                             f"{'direction' if name in directions else 'parameter'} (names must be distinct)")
         seen.add(name)
         count = parse(t["count"], params, (source, f"{f}.count"))
         n0 = count.subs(defaults)

@@ -12,13 +12,19 @@ from attnverify.theory.engine.limit import component_tilt
 from attnverify.theory.engine.token_map import gaussian_token_map
 
 
+def _counts_sum(components, L) -> sp.Eq:
+    """The equation sum_c n_c = L as the file states it: each count kept as written (an unevaluated term), so that
+    the sum does not collapse to L and the equation to True, even after values are substituted or it is pickled."""
+    return sp.Eq(sp.Add(*[sp.UnevaluatedExpr(c.count) for c in components]), L)
+
+
 def _model_steps(D) -> list[Step]:
     m, geo = D.model, D.geometry
     L = m.symbol("L")
     laws = ", ".join(f"{c.name}: {c.count} tokens, " + ("Gaussian" if c.law == "gaussian" else "uniform on a sphere")
                      + (", random sign" if c.sign == "rademacher" else "") for c in m.components)
     steps = [Step(rf"The sequence: $L$ independent tokens, a mixture of components ({laws}); the counts add up "
-                  r"to $L$", sp.Eq(sp.Add(*[c.count for c in m.components]), L),
+                  r"to $L$", _counts_sum(m.components, L),
                   "the model file; SymPy proved the sum of the counts minus L to be 0",
                   r"\sum_c n_c", "counts", kind="assumption")]
     if m.attention.query == "q":
