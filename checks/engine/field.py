@@ -62,11 +62,14 @@ def _z(diff: np.ndarray, se: np.ndarray, n: int, scale: np.ndarray) -> np.ndarra
     """z-scores of ``diff`` with standard errors ``se``; where se = 0 (an exactly known entry, e.g. the component
     along rho at |rho| = 1, which the sphere's projection removes) the difference in units of its rounding
     allowance EXACT_TOL (1 + |scale|), beyond it only: finite, and far above any threshold when the closed form
-    is wrong there."""
+    is wrong there. NaN where the closed form or the difference is not a finite double (beyond double precision:
+    never compared, :func:`attnverify.checks.engine._common.within_se`)."""
+    finite = np.isfinite(diff) & np.isfinite(scale)
+    diff, scale = np.where(finite, diff, 0.0), np.where(finite, scale, 0.0)
     exact = se <= 0
     z = t_to_z(np.where(exact, 0.0, diff), np.where(exact, 1.0, se), n)
     allowance = EXACT_TOL * (1.0 + np.abs(scale))
-    return np.where(exact, np.maximum(np.abs(diff) - allowance, 0.0) / allowance, z)
+    return np.where(finite, np.where(exact, np.maximum(np.abs(diff) - allowance, 0.0) / allowance, z), np.nan)
 
 
 def run(p: dict, ctx: Context) -> Evidence:
