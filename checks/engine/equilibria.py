@@ -51,7 +51,12 @@ NAME = "equilibria_stability"
 COMPARES = ("The certified equilibria of the reduced flow rho' = F_finite(rho) and their stability against the "
             "direction of the pathwise Monte Carlo drift at probes around every attracting or repelling equilibrium.")
 L_SIM = Param("L_sim", int, 1000, "the sequence length simulated (the model's mixture fractions kept)", low=2)
-N_SEQ = Param("n_sequences", int, 4000, "Monte Carlo sequences (the same for every probe)", low=50)
+N_SEQ = Param("n_sequences", int, 4000, "Monte Carlo sequences of the first look (the same for every probe)",
+              low=50)
+#: looks at the drift, each with GROWTH times the sequences of the one before and fresh ones; only the last look's
+#: data decide a fail (a look that fails or leaves a sign undecided leads to the next), so the family-wise
+#: false-alarm rate stays z_level
+MAX_LOOKS, GROWTH = 2, 4
 RHO, F_FINITE = Math(sp.Symbol("rho")), Math(sp.Symbol("F_finite"))
 REMAINDER = Math(sp.Function("O")(1 / sp.Symbol("L") ** 2))      # the delta method's next order
 #: a probe's statistic in the expected direction (LaTeX: SymPy would merge the two factors into one fraction)
@@ -144,31 +149,30 @@ def run(p: dict, ctx: Context) -> Evidence:
                         observed=0.0, threshold=0.0, reason=why, passed=True, unresolved=why,
                         details={"equilibria": found})
     grid = np.array([pr for _, pr, _, _ in todo])
-    [est] = ctx.map(run_grid, [(N.drift_mc, N.spec(v), grid, p["n_sequences"], ctx.seeds(1)[0])])
-    mean = np.reshape(est.mean, (len(todo), k))
-    stats = []
-    for i, (_, _, w, _) in enumerate(todo):
-        c = np.zeros((len(todo), k))
-        c[i] = w
-        stats.append(est.contrast(c.reshape(np.shape(est.mean))))
-    value, se = np.array([s for s, _ in stats]), np.array([e for _, e in stats])
     signs = np.array([s for *_, s in todo])
-    with np.errstate(divide="ignore", invalid="ignore"):
-        z = np.where(se > 0, signs * value / np.where(se > 0, se, 1.0), np.sign(signs * value) * np.inf)
     F_fin, F_lim = field_function(T, v, N.model), field_function(T, v, N.model, name="F_limit")
     weights = np.array([w for _, _, w, _ in todo])
     corr = np.einsum("ik,ik->i", weights, F_fin(grid) - F_lim(grid))     # w . (O(1/L) terms) at every probe
-    keep = comparable(N.model, v, grid, int(p["L_sim"]), corr, se)       # the delta method's range, as elsewhere
-    z_star = bonferroni_z(p["z_level"], max(1, int(keep.sum())))
-    worst = float(np.max(-z[keep])) if keep.any() else 0.0
-    passed = worst <= z_star
-    weak = [_where_parts(pr) for (_, pr, _, _), zi, ok in zip(todo, z, keep) if ok and zi <= z_star]
+    n_seq = int(p["n_sequences"])
+    for look, seed in enumerate(ctx.seeds(MAX_LOOKS)):                      # fresh sequences at every look
+        mean, value, se = _probe_drift(ctx, N, v, grid, todo, n_seq, seed)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            z = np.where(se > 0, signs * value / np.where(se > 0, se, 1.0), np.sign(signs * value) * np.inf)
+        keep = comparable(N.model, v, grid, int(p["L_sim"]), corr, se)   # the delta method's range, as elsewhere
+        z_star = bonferroni_z(p["z_level"], max(1, int(keep.sum())))
+        worst = float(np.max(-z[keep])) if keep.any() else 0.0
+        passed = worst <= z_star
+        weak = [_where_parts(pr) for (_, pr, _, _), zi, ok in zip(todo, z, keep) if ok and zi <= z_star]
+        if (passed and not weak) or not keep.any() or look == MAX_LOOKS - 1:
+            break
+        n_seq *= GROWTH                     # a look that fails or leaves a sign undecided is not the verdict
     unresolved = reason("no probe lies inside the delta method's range (its predicted ", REMAINDER, " remainder is "
                         "not below ", Number(MAX_REMAINDER_OVER_SE, digits=6), " standard error at any of the ",
                         Number(len(todo)), "): the equilibria of ", F_FINITE, " are not comparable at this L_sim "
                         "(raise L_sim)") if not keep.any() else \
         reason("the drift at ", *joined(weak), " is within the threshold ", Number(z_star, digits=3), " (the sign is "
-               "not decided): raise n_sequences or ", Math(sp.Symbol("delta"))) if passed and weak else None
+               "not decided at ", Number(n_seq), " sequences): raise n_sequences or ", Math(sp.Symbol("delta"))) \
+        if passed and weak else None
     rows = [{"equilibrium": found[i]["rho"], "stability": found[i]["stability"], "probe": _where(pr),
              "expected_sign": s, "drift": m.tolist() if k > 1 else float(m[0]), "statistic": float(val),
              "se": float(e), "z": float(zi), "compared": bool(ok)}
@@ -180,7 +184,9 @@ def run(p: dict, ctx: Context) -> Evidence:
         observed=worst, threshold=z_star, passed=bool(passed), unresolved=unresolved,
         reason=reason("Bonferroni-corrected two-sided normal quantile (conservative for these one-sided tests) for ",
                       int(keep.sum()), " compared probes at family-wise false-alarm rate ",
-                      Number(p["z_level"], digits=6), "; ",
+                      Number(p["z_level"], digits=6), " (the drift from ", Number(n_seq), " sequences",
+                      *([", the look of ", Number(p["n_sequences"]), " having left a sign undecided"]
+                        if n_seq != p["n_sequences"] else []), "); ",
                       len(found), " certified equilibria at ", Math(sp.Symbol("L")), " = ", Number(p["L_sim"]),
                       f" ({'complete' if eq.complete else 'incomplete'} search; ", undecided,
                       " saddle(s) or undecided, not probed), every probe must show the expected sign",
@@ -189,8 +195,22 @@ def run(p: dict, ctx: Context) -> Evidence:
                       *(["; ", int((~keep).sum()), " probe(s) left out: outside the finite-size expansion's range"]
                         if not keep.all() else [])),
         analytic=signs, numeric=value, uncertainty=se,
-        details={"equilibria": found, "probes": rows, "complete": eq.complete, "n_sequences": p["n_sequences"],
+        details={"equilibria": found, "probes": rows, "complete": eq.complete, "n_sequences": n_seq,
                  "equilibria_probed_closer": moved})
+
+
+def _probe_drift(ctx: Context, N, values: dict, grid: np.ndarray, todo: list, n: int, seed) -> tuple:
+    """The pathwise Monte Carlo drift at the probes ``grid`` from ``n`` sequences (common random numbers across the
+    probes): its mean (probes, k), and each probe's statistic w . drift with its standard error."""
+    k = grid.shape[1]
+    [est] = ctx.map(run_grid, [(N.drift_mc, N.spec(values), grid, n, seed)])
+    stats = []
+    for i, (_, _, w, _) in enumerate(todo):
+        c = np.zeros((len(todo), k))
+        c[i] = w
+        stats.append(est.contrast(c.reshape(np.shape(est.mean))))
+    return (np.reshape(est.mean, (len(todo), k)), np.array([s for s, _ in stats]),
+            np.array([e for _, e in stats]))
 
 
 def _where(probe: np.ndarray) -> str:

@@ -128,17 +128,19 @@ def test_equilibria_on_the_circle_against_the_drift(two_signals):
     """two_signals (k = 2): the certified equilibria at L = 1000 lie on the circle |rho| = 1, one attracting near
     (0.99, 0.12) and one weakly repelling near (-0.87, -0.5); every probe (radially inward and along the circle)
     shows the drift's expected direction at 16000 sequences, and with J and F negated the measured drift rejects
-    the reversed stabilities (at 4000 sequences the weak repeller's probes are within the threshold: unresolved)."""
+    the reversed stabilities. At the first look's 4000 sequences the weak repeller's probes are within the threshold
+    (the check read unresolved at its defaults); the second look, with four times as many fresh sequences, decides."""
     cid = "two_signals.equilibria_stability"
     c = REGISTRY[cid]
-    r = run_check(cid, overrides={"n_sequences": 16000})
+    r = run_check(cid)
     assert r.verdict == "pass", (r.verdict, r.error)
+    assert r.evidence.details["n_sequences"] == 16000
     eq = r.evidence.details["equilibria"]
     assert [(e["stability"], e["boundary"]) for e in eq] == [("repelling", True), ("attracting", True)]
     assert len(r.evidence.details["probes"]) == 6                  # per equilibrium: radial + two along the circle
     [mutant] = [m for m in two_signals.mutants() if m.name == "two_signals.field_sign_flipped"]
     assert mutant.checks == (cid,)
-    wrong = run_check(cid, overrides={"n_sequences": 16000}, theory=mutant.make(c.theory))
+    wrong = run_check(cid, theory=mutant.make(c.theory))
     assert wrong.verdict == "fail", (wrong.verdict, wrong.error)
 
 
