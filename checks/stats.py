@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy.stats import norm, t as student_t
 
 if TYPE_CHECKING:
     from attnverify.numerics.signal.mc import Estimate
@@ -19,6 +18,8 @@ if TYPE_CHECKING:
 # ------------------------------------------------------------------------------------------- z-tests
 def bonferroni_z(level: float, m: int) -> float:
     """Two-sided normal quantile for m simultaneous z-tests at family-wise false-alarm rate ``level``."""
+    from scipy.stats import norm           # scipy.stats takes 0.8 s to import: not at import time
+
     return float(norm.isf(level / (2 * m)))
 
 
@@ -26,6 +27,8 @@ def normal_equivalent(t: np.ndarray, dof: int) -> np.ndarray:
     """The normal score with the same two-sided tail probability as a Student-t score ``t`` with ``dof`` degrees of
     freedom (a z-score whose standard error was estimated from the same sample), so one normal Bonferroni threshold
     serves estimates of any sample size."""
+    from scipy.stats import norm, t as student_t
+
     t = np.asarray(t, dtype=float)
     a = np.atleast_1d(np.abs(t))
     with np.errstate(divide="ignore"):
@@ -177,6 +180,8 @@ def linfit(x: np.ndarray, y: np.ndarray) -> dict:
     sxx = float(np.sum((x - x.mean()) ** 2))
     se = float(np.sqrt(np.sum(res ** 2) / (n - 2) / sxx)) if n > 2 and sxx > 0 else float("nan")
     ss = float(np.sum((y - y.mean()) ** 2))
+    from scipy.stats import t as student_t
+
     q = float(student_t.ppf(0.975, n - 2)) if n > 2 else float("nan")
     return {"slope": float(slope), "intercept": float(icpt), "se": se, "ci95": [slope - q * se, slope + q * se],
             "r2": 1.0 - float(np.sum(res ** 2)) / ss if ss > 0 else 1.0}
