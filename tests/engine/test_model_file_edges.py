@@ -4,7 +4,6 @@ can name, a protocol started on the sphere, and the first derivation step showin
 line naming the file and the field, exit code 2 on the command line, before any work."""
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -108,15 +107,14 @@ HUGE = [
 @pytest.mark.parametrize("edit, field", HUGE)
 def test_a_power_too_large_to_evaluate_is_refused_at_once(tmp_path, edit, field):
     path = write(tmp_path, "huge.toml", edit)
-    start = time.monotonic()
-    try:
+    try:                            # the timeout guards the suite against a hang; no assertion on the time taken
         done = subprocess.run([sys.executable, "-m", "attnverify", "list", "--model", str(path)], capture_output=True,
                               text=True, timeout=30)
     except subprocess.TimeoutExpired:
         pytest.fail(f"{field}: still computing after 30 s")
     assert done.returncode == 2, done.stderr
     assert done.stderr.count("\n") == 1 and "huge.toml" in done.stderr and field in done.stderr, done.stderr
-    assert "too large" in done.stderr and time.monotonic() - start < 30
+    assert "too large" in done.stderr
 
 
 def test_a_large_but_computable_power_is_accepted(tmp_path):
