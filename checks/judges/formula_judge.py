@@ -184,7 +184,7 @@ def formula(stated: StatedClaim, quantity: Any, options: dict, rng: Any, *, n_po
     ev["stated"]["certified_points"] = len(certified)
     if not certified:
         off = [b for b in found if not math.isfinite(b.stated) and math.isfinite(b.derived)]
-        nonreal = not_real(S, syms, [b.point for b in off]) if off else []
+        nonreal = not_real(S, syms, [b.point for b in off]) if off and not _odd_root(S) else []
         if nonreal:
             return _not_real(quantity, options, rng, sides, finite, nonreal, len(found), measurable, z, ev)
         route = prove_equal(S, D)
@@ -228,6 +228,16 @@ def formula(stated: StatedClaim, quantity: Any, options: dict, rng: Any, *, n_po
             "), but none of them lies where the measurement can run"), evidence=ev)
     return _confirm(stated, quantity, options, rng, sides, finite, _pilots(candidates, n_confirm), z, ev,
                     len(certified))
+
+
+def _odd_root(expr: Any) -> bool:
+    """Whether ``expr`` takes a power with a rational exponent of odd denominator (x**(1/3), x**(2/5)): a paper may
+    mean the real root of a negative base, where SymPy's principal branch is complex, so being non-real there is no
+    certified difference ((rho**3)**(1/3) is rho for every real rho under the real cube root)."""
+    import sympy as sp
+
+    return any(isinstance(e, sp.Pow) and e.exp.is_Rational and not e.exp.is_Integer and e.exp.q % 2 == 1
+               for e in sp.preorder_traversal(expr))
 
 
 def _unseparated(found: list) -> tuple:

@@ -93,6 +93,16 @@ def test_a_stated_form_imaginary_over_the_domain_is_a_certified_difference(tmp_p
     assert lo <= 0.01 * math.sqrt(2 - rho) <= hi and hi - lo < 1e-12
 
 
+def test_a_real_odd_root_the_principal_branch_makes_complex_is_never_refuted(tmp_path):
+    """A reviewer's true claim: signal.w with (rho**3)**(1/3) in place of rho, equal to w for every real rho under the
+    real cube root, complex for rho < 0 on SymPy's principal branch; the non-real rule refuted it. An odd root is not
+    a certified difference: the claim is not refuted (inconclusive: no proof, no point separates them)."""
+    w3 = W.replace("rho", "(rho**3)**(1/3)")
+    assert w3 != W
+    (row,) = attnverify.audit(_file(tmp_path, stated=w3), seed=0).claims
+    assert row.verdict != "refuted", plain(row.reason)
+
+
 def test_points_that_cannot_be_compared_are_counted_never_an_infinite_bound():
     from attnverify.checks.judges.formula_judge import _unseparated
     from attnverify.checks.judges.proof import Ball
