@@ -153,7 +153,7 @@ def run(p: dict, ctx: Context) -> Evidence:
     F_fin, F_lim = field_function(T, v, N.model), field_function(T, v, N.model, name="F_limit")
     weights = np.array([w for _, _, w, _ in todo])
     corr = np.einsum("ik,ik->i", weights, F_fin(grid) - F_lim(grid))     # w . (O(1/L) terms) at every probe
-    n_seq = int(p["n_sequences"])
+    n_seq, flagged, first_z = int(p["n_sequences"]), np.zeros(len(todo), dtype=bool), None
     for look, seed in enumerate(ctx.seeds(MAX_LOOKS)):                      # fresh sequences at every look
         mean, value, se = _probe_drift(ctx, N, v, grid, todo, n_seq, seed)
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -165,14 +165,21 @@ def run(p: dict, ctx: Context) -> Evidence:
         weak = [_where_parts(pr) for (_, pr, _, _), zi, ok in zip(todo, z, keep) if ok and zi <= z_star]
         if (passed and not weak) or not keep.any() or look == MAX_LOOKS - 1:
             break
+        flagged |= keep & (-z > z_star)     # a wrong sign beyond the threshold: the next look must compare it
+        first_z = z if first_z is None else first_z
         n_seq *= GROWTH                     # a look that fails or leaves a sign undecided is not the verdict
+    dropped = [_where_parts(pr) for (_, pr, _, _), f, ok in zip(todo, flagged, keep) if f and not ok]
     unresolved = reason("no probe lies inside the delta method's range (its predicted ", REMAINDER, " remainder is "
                         "not below ", Number(MAX_REMAINDER_OVER_SE, digits=6), " standard error at any of the ",
                         Number(len(todo)), "): the equilibria of ", F_FINITE, " are not comparable at this L_sim "
                         "(raise L_sim)") if not keep.any() else \
         reason("the drift at ", *joined(weak), " is within the threshold ", Number(z_star, digits=3), " (the sign is "
                "not decided at ", Number(n_seq), " sequences): raise n_sequences or ", Math(sp.Symbol("delta"))) \
-        if passed and weak else None
+        if passed and weak else \
+        reason("the drift at ", *joined(dropped), " pointed the wrong way beyond the threshold at the first look, and "
+               "at ", Number(n_seq), " sequences its predicted ", REMAINDER, " remainder exceeds ",
+               Number(MAX_REMAINDER_OVER_SE, digits=6), " standard error there, so it is not compared: raise L_sim") \
+        if passed and dropped else None
     rows = [{"equilibrium": found[i]["rho"], "stability": found[i]["stability"], "probe": _where(pr),
              "expected_sign": s, "drift": m.tolist() if k > 1 else float(m[0]), "statistic": float(val),
              "se": float(e), "z": float(zi), "compared": bool(ok)}
@@ -185,7 +192,7 @@ def run(p: dict, ctx: Context) -> Evidence:
         reason=reason("Bonferroni-corrected two-sided normal quantile (conservative for these one-sided tests) for ",
                       int(keep.sum()), " compared probes at family-wise false-alarm rate ",
                       Number(p["z_level"], digits=6), " (the drift from ", Number(n_seq), " sequences",
-                      *([", the look of ", Number(p["n_sequences"]), " having left a sign undecided"]
+                      *([", the look of ", Number(p["n_sequences"]), " having failed or left a sign undecided"]
                         if n_seq != p["n_sequences"] else []), "); ",
                       len(found), " certified equilibria at ", Math(sp.Symbol("L")), " = ", Number(p["L_sim"]),
                       f" ({'complete' if eq.complete else 'incomplete'} search; ", undecided,
@@ -196,6 +203,7 @@ def run(p: dict, ctx: Context) -> Evidence:
                         if not keep.all() else [])),
         analytic=signs, numeric=value, uncertainty=se,
         details={"equilibria": found, "probes": rows, "complete": eq.complete, "n_sequences": n_seq,
+                 "first_look_z": first_z,
                  "equilibria_probed_closer": moved})
 
 

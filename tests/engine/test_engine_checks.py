@@ -446,3 +446,24 @@ def test_the_field_check_leaves_out_a_field_beyond_double_precision():
                               "s_xi": 2000.0, "R": 17, "L": 60, "d": 6})):
         row = run_point(check, point, seed=seed)
         assert row["verdict"] in ("pass", "unresolved") and np.isfinite(row["observed"]), row
+
+
+def test_a_probe_that_failed_the_first_look_is_not_dropped_silently_at_the_second(two_signals, monkeypatch):
+    """The two-look rule: every probe points the wrong way at the first look (a fail there is not the verdict); at
+    the second, with four times the sequences, the drift points the right way but probe 0's standard error is so small
+    that its predicted O(1/L^2) remainder leaves it out. A pass would hide the first look's wrong sign: unresolved,
+    naming it. (The drift here is made up: monkeypatched, the rule is what is tested.)"""
+    import attnverify.checks.engine.equilibria as E
+
+    def drift(ctx, N, values, grid, todo, n, seed):
+        signs = np.array([s for *_, s in todo], dtype=float)
+        se = np.ones(len(todo))
+        if n > 4000:
+            se[0] = 1e-300
+        return np.zeros(grid.shape), (10.0 if n > 4000 else -10.0) * signs, se
+
+    monkeypatch.setattr(E, "_probe_drift", drift)
+    r = run_check("two_signals.equilibria_stability")
+    assert r.verdict == "error" and "pointed the wrong way beyond the threshold at the first look" in r.error, \
+        (r.verdict, r.error)
+    assert r.evidence.details["n_sequences"] == 16000 and np.all(r.evidence.details["first_look_z"] < -3)
