@@ -32,11 +32,14 @@ def adaptive_gauss_legendre(g: Callable[[np.ndarray], np.ndarray], edges: np.nda
                             max_panels: int = _QUAD_MAX_PANELS) -> float:
     """int g over [edges[0], edges[-1]] for a positive analytic g: each panel's 20-point Gauss-Legendre value I_1 is
     compared with the sum I_2 over its two halves; a panel is accepted (with I_2) where |I_1 - I_2| <= rtol I_2, else
-    split. The rule's error on a panel shrinks like rho^-40 with the panel's Bernstein ellipse rho, so I_2 is far more
-    accurate than the difference; fixed panels are not enough where g has a complex singularity near the real axis:
+    split; a panel is also accepted where the difference is within its length's share of rtol times the first
+    estimate of the whole integral (where g itself is computed with cancellation, its rounding would otherwise split
+    the panel forever; the whole integral then carries an error of at most about rtol). The rule's error on a panel
+    shrinks like rho^-40 with the panel's Bernstein ellipse rho, so I_2 is far more accurate than the difference; fixed panels are not enough where g has a complex singularity near the real axis:
     |B^T x(tau)| with B nearly singular dips to 8e-4 of its maximum, and panels of 1/(4 max|mu|) missed its
     integral by 3e-5 of the flow's position.  More than ``max_panels`` panels raises ValueError."""
     lo, hi, total = np.asarray(edges[:-1], float), np.asarray(edges[1:], float), 0.0
+    span, budget = float(hi[-1] - lo[0]), None
     while lo.size:
         if lo.size > max_panels:
             raise ValueError(f"the time change needs over {max_panels} adaptive quadrature panels: |B^T x| is too "
@@ -44,7 +47,9 @@ def adaptive_gauss_legendre(g: Callable[[np.ndarray], np.ndarray], edges: np.nda
         mid = (lo + hi) / 2
         whole = _gauss_legendre(g, lo, hi)
         halves = _gauss_legendre(g, lo, mid) + _gauss_legendre(g, mid, hi)
-        done = np.abs(whole - halves) <= rtol * np.abs(halves)
+        if budget is None:          # the integral's own share per unit length: a floor where g's rounding dominates
+            budget = rtol * abs(float(np.sum(halves))) / span if span > 0 else 0.0
+        done = np.abs(whole - halves) <= np.maximum(rtol * np.abs(halves), budget * (hi - lo))
         total += float(np.sum(halves[done]))
         lo, hi, mid = lo[~done], hi[~done], mid[~done]
         lo, hi = np.concatenate([lo, mid]), np.concatenate([mid, hi])
