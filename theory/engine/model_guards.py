@@ -1,11 +1,12 @@
 r"""Guards of the model file's expressions that go beyond their syntax (:mod:`.model_file` calls them):
 
-* :func:`refuse_huge_powers`: before any expression is built, a power (or an ``exp``) whose value would be too large
-  to compute exactly, such as ``10**10**10`` or ``theta**(10**10)``, is refused: SymPy would compute it exactly and
-  not end.  Magnitudes are estimated in mpmath (whose exponent is unbounded) at the parameters' defaults, bottom up,
-  and each power is refused *before* it is computed.  This is the theory's own equivalent of the claims parser's
-  guard (``attnverify.checks.stated._oversized_power``; the theory does not import the checks), with the same
-  bound :data:`MAX_POWER_BITS`;
+* :func:`refuse_huge_powers`: before any expression is built, a power whose exact value would be too large to
+  compute, such as ``10**10**10``, ``theta**(10**10)`` or ``((1234567/1234568)**4000)**4000``, is refused: SymPy
+  would compute it exactly and not end.  The size in bits of each exact rational is estimated bottom up (a power of
+  b bits to the n has about n b; a parameter counts as any rational of PARAMETER_BITS bits, since a value given
+  later may be one), with the values in mpmath at the defaults alongside, and each power is refused *before* it is
+  computed.  This is the theory's own guard (the claims parser has its own, ``attnverify.checks.stated``; the
+  theory does not import the checks); a large but inexact value (a float, exp(-L)) is not refused here;
 * :func:`model_expressions` and :func:`value_problem`: every expression of a model must be a real, finite number at
   the defaults (checked at load) and at any parameter values given later (``--set``, the Python API).
 """
@@ -20,9 +21,11 @@ import sympy as sp
 
 from attnverify.theory.engine.expressions import ModelError
 
-#: an exact power may have at most this many bits, and an exponent at most this magnitude (as the claims parser)
-MAX_POWER_BITS = 4096
-_LOG2_E = 1.4426950408889634
+#: an exact rational SymPy would compute may have at most this many bits (a power of a rational of b bits to the n
+#: has about n b: (1234567/1234568)^4000 to the 50th, 4M bits, took 0.5 s; 10**10**10 and theta**(10**10) exceed it
+#: by far); a parameter counts as a rational of PARAMETER_BITS bits, whatever its default
+MAX_EXACT_BITS = 2 ** 20
+PARAMETER_BITS = 64
 _BRACKET = re.compile(r"<[^<>]*>")
 
 
@@ -44,8 +47,8 @@ def refuse_huge_powers(data: Mapping, defaults: Mapping[str, sp.Rational], sourc
             with mpmath.workprec(30):
                 _magnitude(tree.body, env)
         except _Huge:
-            raise ModelError(source, fld, f"{_short(text)} holds a power too large to evaluate (more than "
-                             f"{MAX_POWER_BITS} bits, or an exponent beyond {MAX_POWER_BITS})") from None
+            raise ModelError(source, fld, f"{_short(text)} holds a power too large to evaluate exactly (more than "
+                             f"{MAX_EXACT_BITS} bits at some parameter values)") from None
         except RecursionError:
             raise ModelError(source, fld, f"{_short(text)} is nested too deeply to evaluate") from None
 
@@ -66,59 +69,58 @@ def _strings(node, path: str) -> list[tuple[str, str]]:
     return []
 
 
-def _magnitude(node: ast.AST, env: Mapping[str, mpmath.mpf]):
-    """The value (mpmath, possibly complex) of the formula ``node`` at ``env``, or None where it is not known (an
-    unknown construct, a division by zero); raises :class:`_Huge` at a power or ``exp`` too large to evaluate."""
+def _magnitude(node: ast.AST, env: Mapping[str, mpmath.mpf]) -> tuple:
+    """(value, bits) of the formula ``node`` at ``env``: its value (mpmath, possibly complex; None where it is not
+    known: an unknown construct, a division by zero) and the size in bits of the exact rational SymPy would compute
+    for it (None where SymPy keeps it inexact or symbolic: a float, a fractional power, exp, log). A parameter counts
+    PARAMETER_BITS (a value given later may be any rational of about a double's size), a direction 0. Raises
+    :class:`_Huge` at a power whose exact value would exceed MAX_EXACT_BITS, before it is computed."""
     if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
-        return mpmath.mpf(node.value)
+        exact = isinstance(node.value, int)
+        return mpmath.mpf(node.value), (abs(node.value).bit_length() + 1 if exact else None)
     if isinstance(node, ast.Name):
-        return env.get(node.id, mpmath.mpf(1))
+        return (env[node.id], PARAMETER_BITS) if node.id in env else (mpmath.mpf(1), 0)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-        v = _magnitude(node.operand, env)
-        return None if v is None else (-v if isinstance(node.op, ast.USub) else v)
+        v, bits = _magnitude(node.operand, env)
+        return (None if v is None else (-v if isinstance(node.op, ast.USub) else v)), bits
     if isinstance(node, ast.BinOp):
         return _binop(node, env)
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and len(node.args) == 1:
-        return _call(node.func.id, _magnitude(node.args[0], env))
-    return None
+        return _call(node.func.id, _magnitude(node.args[0], env)[0]), None
+    return None, None
 
 
-def _binop(node: ast.BinOp, env):
-    """The value of a binary operation (see :func:`_magnitude`); a power is checked before it is computed."""
-    a, b = _magnitude(node.left, env), _magnitude(node.right, env)
+def _binop(node: ast.BinOp, env) -> tuple:
+    """(value, bits) of a binary operation (see :func:`_magnitude`); a power is checked before it is computed."""
+    (a, a_bits), (b, b_bits) = _magnitude(node.left, env), _magnitude(node.right, env)
     if isinstance(node.op, ast.Pow):
         if b is None:
-            return None
-        _check_power(a, b)
-        if a is None:
-            return None
-        return mpmath.mpf(0) if a == 0 else mpmath.power(a, b)
+            return None, None
+        integral = mpmath.im(b) == 0 and mpmath.re(b) == int(mpmath.re(b))
+        bits = a_bits * abs(int(mpmath.re(b))) if integral and a_bits is not None else None
+        if bits is not None and bits > MAX_EXACT_BITS:
+            raise _Huge
+        try:
+            value = None if a is None else (mpmath.mpf(0) if a == 0 else mpmath.power(a, b))
+        except (ZeroDivisionError, ValueError, OverflowError):
+            value = None
+        return value, bits
+    bits = None if a_bits is None or b_bits is None else a_bits + b_bits
     if a is None or b is None:
-        return None
+        return None, bits
     try:
         ops = {ast.Add: lambda: a + b, ast.Sub: lambda: a - b, ast.Mult: lambda: a * b, ast.Div: lambda: a / b}
-        return ops[type(node.op)]() if type(node.op) in ops else None
+        return (ops[type(node.op)]() if type(node.op) in ops else None), bits
     except ZeroDivisionError:
-        return None
-
-
-def _check_power(base, exponent) -> None:
-    """:class:`_Huge` when base**exponent would have more than MAX_POWER_BITS bits, or when the exponent itself is
-    beyond MAX_POWER_BITS (the base is then too large to evaluate at some parameter values: its default may be 1)."""
-    e = abs(exponent)
-    if e > MAX_POWER_BITS:
-        raise _Huge
-    if base is not None and base != 0 and e * abs(mpmath.log(abs(base), 2)) > MAX_POWER_BITS:
-        raise _Huge
+        return None, bits
 
 
 def _call(name: str, a):
-    """exp, log or sqrt of the value ``a`` (None when not known); an ``exp`` too large to evaluate: :class:`_Huge`."""
+    """exp, log or sqrt of the value ``a`` (None when not known): SymPy keeps each of them symbolic, so none is
+    refused here (a value beyond double precision is refused where it is evaluated: :func:`value_problem`)."""
     if a is None:
         return None
     if name == "exp":
-        if abs(mpmath.re(a)) * _LOG2_E > MAX_POWER_BITS:
-            raise _Huge
         return mpmath.exp(a)
     if name == "log":
         return None if a == 0 else mpmath.log(a)
