@@ -14,7 +14,8 @@ import math
 from typing import Any
 
 from attnverify.checks.claims import ClaimVerdict
-from attnverify.checks.judges.common import Z, evidence_of, how_parts, point_parts, sides_disagree, symbol_math
+from attnverify.checks.judges.common import (Z, disagreement, evidence_of, how_parts, point_parts, sides_disagree,
+                                             symbol_math)
 from attnverify.checks.domain import widened
 from attnverify.checks.judges.pooling import Pool, calls_needed, grow
 from attnverify.checks.reason import Number, bracket, pm, reason
@@ -283,8 +284,8 @@ def _not_real(quantity: Any, options: dict, rng: Any, sides: _Sides, finite: boo
     what = "the derived value with its finite-size terms" if finite else "the derived value"
     gap = sides_disagree(r, m, z, rtol=1e-12, what=what)
     if gap:
-        return ClaimVerdict("inconclusive", head.add("; there ", gap, ": our derivation and our measurement "
-                                                     "disagree, so the stated formula cannot be judged"), evidence=ev)
+        return ClaimVerdict("inconclusive", head.add("; there ", gap, ": ", disagreement(r).removesuffix(": "),
+                                                     ", so the stated formula cannot be judged"), evidence=ev)
     return ClaimVerdict("refuted", head.add("; the measurement there, ", pm(m.value, m.se, digits=6), *how_parts(m),
                                             ", agrees with ", *_against(r, d, finite), ", a real number"),
                         condition=reason(*_where(top.point, quantity), ": stated not real (imaginary part in ",

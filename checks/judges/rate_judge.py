@@ -10,7 +10,7 @@ import sympy as sp
 
 from attnverify.checks.claims import ClaimVerdict
 from attnverify.checks.judges.common import (Z, Measured, direction_violation, evidence_of, how_parts, relation,
-                                             sides_disagree)
+                                             disagreement, sides_disagree)
 from attnverify.checks.reason import Math, Number, listing, pm, reason
 from attnverify.checks.stated import StatedClaim
 
@@ -53,7 +53,7 @@ def rate(stated: StatedClaim, measured: Measured, points: Sequence[float], *, de
     gap = sides_disagree(derived, measured, z)
     what = what if isinstance(what, (str, Math)) else Math(what)
     if gap:
-        return ClaimVerdict("inconclusive", reason("our derivation and our measurement disagree on the rate of ",
+        return ClaimVerdict("inconclusive", reason(disagreement(derived).removesuffix(": "), " on the rate of ",
                                                    what, ": ", gap), evidence=ev)
     x = sp.Symbol(var)
     unit = Math(sp.log(x) if stated.get("scale", "power") == "power" else x)

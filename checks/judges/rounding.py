@@ -30,11 +30,12 @@ def within_rounding(stated: StatedClaim, measured: Measured, derived: float, *, 
     if abs(S - derived) > resolution or sides_disagree(derived, measured, z, rtol=DERIVED_RTOL):
         return None
     gap = abs(measured.value - derived)
-    how_close = ("",) if gap <= z * measured.se else (
+    allowed = z * measured.se + DERIVED_RTOL * abs(derived)          # what sides_disagree allows
+    how_close = ("",) if measured.interval is not None or gap <= z * measured.se else (
         " to within the derived value's own floating-point precision (", Number(gap, digits=2), " apart, at most ",
-        Number(DERIVED_RTOL * abs(derived), digits=2), " allowed: ", Number(distance(derived, measured.value,
-                                                                                    measured.se), digits=3),
-        " of the measurement's standard errors)")
+        Number(allowed, digits=2), " allowed: ", Number(z, digits=2), " standard errors and ",
+        Number(DERIVED_RTOL, digits=2), " of the derived value; ",
+        Number(distance(derived, measured.value, measured.se), digits=3), " standard errors apart)")
     at = f" at {where}" if where else ""
     ev = evidence_of(stated, stated_value=S, derived=derived, measured=measured.value, measured_se=measured.se,
                      resolution=resolution, z=z)
