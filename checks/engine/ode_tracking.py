@@ -23,7 +23,7 @@ measured spread sqrt(trace Cov rho_k) exceeds MAX_SPREAD at some step (the closu
 The second-order path has its own remainder, O(eta^2): the next term of a series whose terms shrink by the Euler
 step's stiffness eta ||DF||. It is estimated at each recorded point as C_ETA x the O(eta) terms there (second-order
 path minus plain Euler path) x the largest eta_i ||DF(m_i)|| of the steps before it
-(attnverify.numerics.engine.mean_path.stiffness), and allowed for: in (ii) it is added to the standard error in
+(attnverify.numerics.engine.mean_path.step_norms), and allowed for: in (ii) it is added to the standard error in
 quadrature; in (i) its largest effect on the fitted scale, sum |w| remainder / sum w^2 (w the path's sensitivity to
 the scale), is added to the scale's standard error in quadrature.  Without it, runs more precise than the expansion
 fail a correct field: a model whose path reaches a pole in 45 steps of eta ||DF|| ~ 0.3 has standard errors of 1e-9
@@ -54,7 +54,7 @@ from attnverify.checks.params import Param
 from attnverify.checks.reason import Math, Number, Reason, reason
 from attnverify.checks.reason_values import joined, pm_or_na, step_schedule
 from attnverify.checks.stats import MAX_EXPANSION_RATIO, MAX_REMAINDER_OVER_SE, bonferroni_z
-from attnverify.numerics.engine.mean_path import second_order_mean, step_gains, stiffness
+from attnverify.numerics.engine.mean_path import second_order_mean, step_norms
 from attnverify.numerics.engine.sga import step_sizes
 from attnverify.theory.engine.derive import model_values
 
@@ -142,11 +142,12 @@ def along_path(path: np.ndarray) -> np.ndarray:
     return np.concatenate(([0.0], np.cumsum(np.linalg.norm(np.diff(path, axis=0), axis=-1))))
 
 
-def carried_remainder(theory, values: dict, model, F, m: np.ndarray, eta: np.ndarray) -> np.ndarray:
+def carried_remainder(theory, values: dict, model, F, m: np.ndarray, eta: np.ndarray,
+                      gain: np.ndarray) -> np.ndarray:
     """R_i (steps + 1,): the O(1/L^2) remainder of F_finite carried along the path m by the linearised error
-    recursion R_{i+1} = ||I + eta_i DF(m_i)||_2 R_i + eta_i r_i, r_i the field's predicted remainder at m_i at the
-    model's L (its O(1/L) terms |F_finite - F_limit| times the expansion ratio; +inf outside the expansion)."""
-    gain = step_gains(F, m, eta)
+    recursion R_{i+1} = ||I + eta_i DF(m_i)||_2 R_i + eta_i r_i (``gain``: the Euler steps' norms, step_norms),
+    r_i the field's predicted remainder at m_i at the model's L (its O(1/L) terms |F_finite - F_limit| times the
+    expansion ratio; +inf outside the expansion)."""
     pts = m[:-1]
     F_lim = field_function(theory, values, model, name="F_limit")
     corr = np.linalg.norm(F(pts) - F_lim(pts), axis=-1)
@@ -218,9 +219,10 @@ def run(p: dict, ctx: Context) -> Evidence:
     m_dn = second_order_mean(field_function(T, vals, model, 1 - SCALE_STEP), rho0, eta, S, G)[0]
     resid = paths[:, 1:, :] - m[rec][None, 1:, :]                            # (runs, n_rec - 1, k)
     se = resid.std(axis=0, ddof=1) / np.sqrt(runs)
-    reach = np.maximum.accumulate(stiffness(F, m, eta))[rec[1:] - 1]         # max eta_i ||DF|| before each record
+    stiff, gain = step_norms(F, m, eta)
+    reach = np.maximum.accumulate(stiff)[rec[1:] - 1]                        # max eta_i ||DF|| before each record
     remainder = C_ETA * np.abs(m - m_plain)[rec][1:] * reach[:, None]        # (n_rec - 1, k)
-    carried = carried_remainder(T, vals, model, F, m, eta)[rec[1:]]
+    carried = carried_remainder(T, vals, model, F, m, eta, gain)[rec[1:]]
     keep = carried[:, None] <= MAX_REMAINDER_OVER_SE * se                    # the delta method's range (docstring)
     base["finite_size_remainder_carried"] = carried
     if not keep.any():

@@ -89,21 +89,19 @@ def jacobians(F: Callable[[np.ndarray], np.ndarray], points: object) -> np.ndarr
     return np.swapaxes((values[:, :k] - values[:, k:]) / (2 * H_DIFF), 1, 2)
 
 
-def stiffness(F: Callable[[np.ndarray], np.ndarray], path: object, eta: np.ndarray) -> np.ndarray:
-    """eta_k ||DF(m_k)||_2 (K,) along a path m (at least K points, (K', k)) with steps ``eta`` (K,): the expansion
-    parameter of the mean path in the step. Its O(eta) terms are the first of a series whose ratio is of this size
-    (the Euler step's linear part is I + eta DF), so their next order, the O(eta^2) remainder, is estimated as the
-    O(eta) terms times it."""
-    eta = np.asarray(eta, dtype=float)
-    return eta * np.linalg.norm(jacobians(F, np.asarray(path, dtype=float)[:len(eta)]), ord=2, axis=(1, 2))
+def step_norms(F: Callable[[np.ndarray], np.ndarray], path: object, eta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Along a path m (at least K points, (K', k)) with steps ``eta`` (K,), from one Jacobian DF(m_k) per step:
 
-
-def step_gains(F: Callable[[np.ndarray], np.ndarray], path: object, eta: np.ndarray) -> np.ndarray:
-    """||I + eta_k DF(m_k)||_2 (K,) along a path m with steps ``eta`` (K,): how much one Euler step can enlarge an
-    error of the path (at most 1 + eta_k ||DF||, below 1 where the flow contracts)."""
+    * the stiffness eta_k ||DF(m_k)||_2 (K,), the expansion parameter of the mean path in the step: its O(eta) terms
+      are the first of a series whose ratio is of this size (the Euler step's linear part is I + eta DF), so their
+      next order, the O(eta^2) remainder, is estimated as the O(eta) terms times it;
+    * the gains ||I + eta_k DF(m_k)||_2 (K,): how much one Euler step can enlarge an error of the path (at most
+      1 + eta_k ||DF||, below 1 where the flow contracts)."""
     eta = np.asarray(eta, dtype=float)
     D = jacobians(F, np.asarray(path, dtype=float)[:len(eta)])
-    return np.linalg.norm(np.eye(D.shape[-1])[None] + eta[:, None, None] * D, ord=2, axis=(1, 2))
+    stiff = eta * np.linalg.norm(D, ord=2, axis=(1, 2))
+    gains = np.linalg.norm(np.eye(D.shape[-1])[None] + eta[:, None, None] * D, ord=2, axis=(1, 2))
+    return stiff, gains
 
 
 def second_order_mean(F: Callable[[np.ndarray], np.ndarray], rho0: object, eta: np.ndarray, S: np.ndarray,
