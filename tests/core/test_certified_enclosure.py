@@ -376,3 +376,19 @@ def test_reciprocal_trig_is_printed_as_itself(points):
     inner = sp.atanh(sp.Rational(1, 2) * sp.tanh(sp.Rational(29, 39))) ** 2 + 1
     for g in (sp.cot, sp.sec, sp.csc, sp.coth):
         assert _check_enclosures(g(sp.Rational(1, 2) * sp.atan(X / inner) + 1), points) == 5
+
+
+@given(st.floats(-10, 10), st.floats(0, 5), st.floats(-1, 1))
+@settings(max_examples=200, deadline=None)
+def test_the_ball_sign_encloses_the_sign_of_every_point(mid, rad, where):
+    """sign over a ball (SymPy's d|x|/dx, a rewrite target): for any point x of the ball, sign(x) lies in the result."""
+    import math
+
+    import sympy as sp
+    from flint import arb
+
+    x = sp.Symbol("x", real=True)
+    ball = arb(mid, rad)
+    point = mid + where * rad
+    got = lambdify_arb(sp.sign(x), (x,))(ball)
+    assert got.contains(arb(math.copysign(1.0, point) if point != 0 else 0.0))
