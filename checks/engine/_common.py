@@ -15,6 +15,7 @@ import sympy as sp
 
 from attnverify.checks.engine._bridge import scaled_values
 from attnverify.checks.engine._numerics import run_grid
+from attnverify.checks.engine._settings import with_settings
 from attnverify.checks.engine._sizes import defined_at, expansion_ratio
 from attnverify.checks.stats import MAX_EXPANSION_RATIO, MAX_REMAINDER_OVER_SE, MEASURED_SE
 from attnverify.checks.params import Param
@@ -32,10 +33,12 @@ Z_LEVEL = Param("z_level", float, 1e-3, "family-wise false-alarm rate of the che
 def register(paper, *, name: str, compares: str, params: Sequence[Param], run, validate, formulas: Sequence[str] = (),
              paper_profile: dict | None = None) -> str:
     """Register the template ``run`` as the check ``<model>.<name>`` of the model-file ``paper`` (its theory and
-    numerics objects as the check's arguments); returns the id."""
+    numerics objects as the check's arguments), with the defaults the file's ``[checks.<name>]`` sets
+    (attnverify.checks.engine._settings); returns the id."""
     from attnverify.checks.registry import check
 
     cid = f"{paper.model}.{name}"
+    params, paper_profile = with_settings(paper.model_object, name, params, paper_profile, validate)
     check(id=cid, compares=compares, source=f"model file {paper.file_name}", params=params,
           paper_profile=paper_profile, validate=validate, formulas=formulas, theory=paper.theory_object,
           numerics=paper.numerics_object)(run)
@@ -197,6 +200,50 @@ def predicted_remainder(model, vals: dict, rhos: np.ndarray, L: int, corr: np.nd
     inside = ratio <= MAX_EXPANSION_RATIO                       # an infinite ratio (or a NaN size) is outside
     with np.errstate(invalid="ignore", over="ignore"):
         return np.where(inside, ratio * size, np.inf)
+
+
+#: the central-difference step of :func:`field_remainder` (J's predicted remainder is smooth in the overlaps: the
+#: truncation error is O(h^2), the rounding error about 1e-16 |remainder| / h)
+GRADIENT_STEP = 1e-5
+
+
+def field_remainder(theory, model, values: Mapping, points: np.ndarray, L: int, corr: np.ndarray,
+                    measured: np.ndarray | None = None) -> np.ndarray:
+    """The predicted O(1/L^2) remainder of F_finite at the overlap points (r, k), per component (r, k), +inf outside
+    the expansion: the larger of the rule of the other quantities (:func:`predicted_remainder` of F's own O(1/L)
+    terms ``corr`` (r, k), capped by ``measured``) and the sphere gradient of J's predicted remainder,
+
+        |(I - rho rho^T) grad_rho [ratio(rho) (J_finite - J_limit)(rho)]|,
+
+    since F = (I - rho rho^T) grad_rho J: where the score variance grows with rho, the ratio's own gradient makes F's
+    remainder several times its O(1/L) terms times the ratio (attnverify.checks.engine._sizes: measured on
+    anisotropic.toml). The gradient is a central difference (one-sided where a neighbour leaves the closed forms'
+    domain)."""
+    pts = np.atleast_2d(np.asarray(points, dtype=float))
+    k = pts.shape[1]
+    own = np.stack([predicted_remainder(model, values, pts, L, corr[:, j],
+                                        None if measured is None else measured[:, j]) for j in range(k)], axis=-1)
+    names = [f"rho_{d}" for d in model.directions]
+    J_fin, J_lim = theory.numeric("J_finite"), theory.numeric("J_limit")
+    floats = {name: float(x) for name, x in values.items()}
+
+    def remainder_of_J(m: np.ndarray) -> np.ndarray:
+        coords = {n: m[:, j] for j, n in enumerate(names)}
+        with np.errstate(all="ignore"):
+            return expansion_ratio(model, floats, m, L) * (J_fin(floats, **coords) - J_lim(floats, **coords))
+    at = remainder_of_J(pts)
+    grad = np.empty_like(pts)
+    for j in range(k):
+        h = np.zeros(k)
+        h[j] = GRADIENT_STEP
+        up, down = remainder_of_J(pts + h), remainder_of_J(pts - h)
+        with np.errstate(all="ignore"):
+            grad[:, j] = np.where(np.isfinite(up) & np.isfinite(down), (up - down) / (2 * GRADIENT_STEP),
+                                  np.where(np.isfinite(up), up - at, at - down) / GRADIENT_STEP)
+    with np.errstate(all="ignore"):
+        tangent = np.abs(grad - pts * np.sum(pts * grad, axis=-1, keepdims=True))
+        out = np.maximum(own, tangent)
+    return np.where(np.isnan(out), np.inf, out)
 
 
 def within_se(remainder: np.ndarray, se: np.ndarray, *derived: np.ndarray) -> np.ndarray:

@@ -16,6 +16,11 @@ measured on the example models with 8000 - 40000 sequences: the ratio of
 the measured remainder to m_3 / (m_2 L) times the O(1/L) terms is 1.0 - 1.3 where the remainder is resolved
 (anisotropic.toml at rho = 0 and 0.5, L = 250; paper_a.toml at rho = +-1, L = 250) and 0.1 - 0.6 in the
 pre-asymptotic regime of anisotropic.toml at rho = +-1 (scores of variance 4, L = 250 - 2000); C_R = 2 bounds it.
+That calibration is J's.  The field F = (I - rho rho^T) grad J has for its remainder the gradient of J's, which the
+ratio's own growth with rho makes several times the ratio x F's O(1/L) terms: on anisotropic.toml at L = 1050
+(400000 sequences) F_finite's remainder is 0.0154, 0.041, 0.138 at rho = 0.4, 0.5, 0.65, against 0.0045, 0.010,
+0.040 by the ratio rule and 0.0168, 0.039, 0.157 by the gradient of J's predicted remainder, the rule of the field
+checks (attnverify.checks.engine._common.field_remainder).
 Two rules follow, both in the checks that compare finite-L closed forms:
 
 * before any work (:func:`expansion_ratio`): a (point, L) whose predicted remainder exceeds MAX_EXPANSION_RATIO of

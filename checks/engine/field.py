@@ -27,8 +27,9 @@ import numpy as np
 import sympy as sp
 
 from attnverify.checks.context import Context
-from attnverify.checks.engine._common import (comparable, family_z, measured_correction, power_rule,
-                                              register_grid_check, simulate_lengths, t_to_z, trained_query)
+from attnverify.checks.engine._common import (family_z, field_remainder, measured_correction, power_rule,
+                                              register_grid_check, simulate_lengths, t_to_z, trained_query,
+                                              within_se)
 from attnverify.checks.stats import MAX_REMAINDER_OVER_SE
 from attnverify.checks.evidence import Evidence, Plot, Series
 from attnverify.checks.reason import Math, Number, reason
@@ -83,8 +84,8 @@ def run(p: dict, ctx: Context) -> Evidence:
         F_fin = np.reshape(T.evaluate("F_finite", v, **pt), (len(rhos), k))
         F_lim = np.reshape(T.evaluate("F_limit", v, **pt), (len(rhos), k))
         mc, se = np.reshape(est.mean, (len(rhos), k)), np.reshape(est.se, (len(rhos), k))
-        keep = np.stack([comparable(model, v, rhos, L, F_fin[:, j] - F_lim[:, j], se[:, j],
-                                    bound and bound(L)[:, j]) for j in range(k)], -1)
+        remainder = field_remainder(T, model, v, rhos, L, F_fin - F_lim, bound and bound(L))
+        keep = within_se(remainder, se, F_fin - F_lim)
         left_out += int((~keep).sum())
         rounding = np.reshape(T.rounding("F_finite", v, **pt), (len(rhos), k))     # the closed form's own, in float64
         rounding = np.where(np.isfinite(F_fin), rounding, 0.0)

@@ -32,8 +32,8 @@ remainder together) exceeds MAX_SCALE_SE, a wrong field of that relative size co
 unresolved.
 
 F_finite is the delta method in 1/L, and its O(1/L^2) remainder moves the path too: at every step the field's
-predicted remainder r_i (attnverify.checks.engine._common.predicted_remainder at the model's L, the rule of the
-other finite-size checks; +inf outside the expansion) is carried along the path by the linearised error recursion
+predicted remainder r_i (attnverify.checks.engine._common.field_remainder at the model's L: the gradient of J's
+predicted remainder, which the field check uses too; +inf outside the expansion) is carried along the path by the linearised error recursion
 R_{i+1} = ||I + eta_i DF(m_i)||_2 R_i + eta_i r_i, and a (time, component) point whose R exceeds
 MAX_REMAINDER_OVER_SE of its standard error is left out of (i) and (ii), as the other checks leave points out (with
 none left: unresolved); at the kept points R joins the O(eta^2) remainder in both allowances (the scale fit sums
@@ -47,7 +47,7 @@ import numpy as np
 import sympy as sp
 
 from attnverify.checks.context import Context
-from attnverify.checks.engine._common import (Z_LEVEL, field_function, model_params, model_point, predicted_remainder,
+from attnverify.checks.engine._common import (Z_LEVEL, field_function, field_remainder, model_params, model_point,
                                               register, t_to_z, trained_query)
 from attnverify.checks.evidence import Evidence, Plot, Series
 from attnverify.checks.params import Param
@@ -146,12 +146,11 @@ def carried_remainder(theory, values: dict, model, F, m: np.ndarray, eta: np.nda
                       gain: np.ndarray) -> np.ndarray:
     """R_i (steps + 1,): the O(1/L^2) remainder of F_finite carried along the path m by the linearised error
     recursion R_{i+1} = ||I + eta_i DF(m_i)||_2 R_i + eta_i r_i (``gain``: the Euler steps' norms, step_norms),
-    r_i the field's predicted remainder at m_i at the model's L (its O(1/L) terms |F_finite - F_limit| times the
-    expansion ratio; +inf outside the expansion)."""
+    r_i the norm of the field's predicted remainder at m_i at the model's L (attnverify.checks.engine._common.
+    field_remainder; +inf outside the expansion)."""
     pts = m[:-1]
     F_lim = field_function(theory, values, model, name="F_limit")
-    corr = np.linalg.norm(F(pts) - F_lim(pts), axis=-1)
-    r = predicted_remainder(model, values, pts, int(values["L"]), corr)
+    r = np.linalg.norm(field_remainder(theory, model, values, pts, int(values["L"]), F(pts) - F_lim(pts)), axis=-1)
     R = np.zeros(len(m))
     with np.errstate(over="ignore", invalid="ignore"):
         for i in range(len(eta)):

@@ -3,7 +3,7 @@ file's id, so checks, claims and quantities are ``<id>.*``), registers it beside
 (attnverify.checks.registry.add_paper) and registers its generated checks, one per template module of this package
 that applies to the model (a trained query: the objective and the finite-size terms, the field, the equilibria and
 the ODE against Monte Carlo; a token query: the attention map and, for one Gaussian component, its push-forward's
-moments).
+moments), each with the defaults the file's ``[checks.<name>]`` tables set.
 
 Adding the same file content twice returns the paper registered the first time (nothing is derived again);
 another content under the same id replaces it.  A bad file is one :class:`~attnverify.checks.params.InputError`
@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from attnverify.checks.engine._numerics import ModelNumerics
+from attnverify.checks.engine._settings import unknown_checks
 from attnverify.checks.engine._theory import ModelTheory
 from attnverify.checks.paper import Paper, Section
 from attnverify.checks.params import InputError
@@ -107,7 +108,7 @@ def build(model, file_name: str) -> ModelPaper:
 def add_model(source) -> ModelPaper:
     """Register the model file ``source`` (a path, or a parsed mapping) as a paper with its generated checks; the
     paper registered before for the same content is returned as it is."""
-    from attnverify.checks.registry import add_paper, papers
+    from attnverify.checks.registry import add_paper, papers, remove_paper
     from attnverify.theory.engine import load_model
 
     try:
@@ -118,9 +119,14 @@ def add_model(source) -> ModelPaper:
         if isinstance(p, ModelPaper) and p.model == model.id and p.digest == model.digest:
             return p
     file_name = Path(source).name if not hasattr(source, "keys") else model.source
+    modules = [m for m in (importlib.import_module(f"{PACKAGE}.{name}") for name in TEMPLATES) if m.applies(model)]
+    if problem := unknown_checks(model, [m.NAME for m in modules]):
+        raise InputError(problem)
     paper = add_paper(build(model, file_name))
-    for name in TEMPLATES:
-        module = importlib.import_module(f"{PACKAGE}.{name}")
-        if module.applies(model):
+    try:
+        for module in modules:
             module.register_for(paper)
+    except InputError:                      # a [checks.<name>] setting refused: nothing of the file stays registered
+        remove_paper(model.id)
+        raise
     return paper

@@ -41,10 +41,11 @@ def test_sga_follows_the_derived_field_and_a_scaled_field_is_rejected(two_signal
 
 
 def test_a_step_too_large_for_the_expansion_is_unresolved():
-    """anisotropic.toml (no [protocol]: a = 1, b = 50): eta_0^2 max E|g|^2 = 0.24 measured, above 0.05: the
-    second-order mean path does not apply, and the check says so before comparing anything."""
+    """anisotropic.toml at the default protocol a = 1, b = 50 (its file states a = 0.1, b = 300): eta_0^2 max
+    E|g|^2 = 0.24 measured, above 0.05: the second-order mean path does not apply, and the check says so before
+    comparing anything."""
     paper = add_model(MODELS / "anisotropic.toml")
-    r = _run(f"{paper.model}.ode_tracks_sga", {"runs": 4, "steps": 20, "n_moments": 64})
+    r = _run(f"{paper.model}.ode_tracks_sga", {"a": 1.0, "b": 50.0, "runs": 4, "steps": 20, "n_moments": 64})
     assert r.verdict == "error" and r.error.startswith("Unresolved:") and "the first step is too large" in r.error, r.error
 
 
@@ -153,7 +154,7 @@ def test_a_path_outside_the_finite_size_expansion_is_unresolved_not_a_fail(tmp_p
     """A reviewer's admissible Paper-A-like model at L = 20 (beta = 4, sigma = 0.2, R = 4) failed the check at seeds
     0 and 1 (max |z| 5.3 against 4.2): F_finite's O(1/L^2) remainder, not a wrong field, moved the runs. The
     remainder carried along the path leaves every recorded point out of the comparison: unresolved, saying why."""
-    text = (MODELS / "paper_a.toml").read_text()
+    text = (MODELS / "paper_a.toml").read_text().split("\n[checks]")[0]    # at the file's own values
     for old, new in ODE_SHORT.items():
         assert old in text, old
         text = text.replace(old, new)

@@ -11,7 +11,10 @@ The file states a softmax-attention model (docs/models.md documents every field)
   ``law`` Gaussian or uniform on a sphere, an optional Rademacher ``sign`` per sequence;
 * ``[attention]``: the query (a trained unit vector ``q`` or a token ``x``), a bilinear ``score`` and a linear
   ``value``, with matrices in the directions' basis plus a scalar on the complement (:mod:`.attention_spec`);
-* ``[objective]`` and ``[protocol]`` (optional).
+* ``[objective]`` and ``[protocol]`` (optional);
+* ``[checks.<name>]`` (optional): a generated check's settings over its defaults (model parameters and the
+  check's own options, e.g. the signal strength at which SGA runs); their shape is checked here, their names and
+  values by the check (attnverify.checks.engine).
 
 Every check happens here, each failure a ValueError (:class:`ModelError`) of one line naming the file and field.
 """
@@ -25,6 +28,7 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import sympy as sp
 
@@ -35,7 +39,7 @@ from attnverify.theory.engine.parameters import (Parameter, Protocol, dimension_
                                                   parse_protocol)
 
 ENGINE_VERSION = "1"          # enters the content hash: a change of the derivation invalidates caches
-_TOP_KEYS = ("model", "parameters", "tokens", "attention", "objective", "protocol")
+_TOP_KEYS = ("model", "parameters", "tokens", "attention", "objective", "protocol", "checks")
 _MODEL_KEYS = ("id", "directions", "title", "citation")
 _TOKEN_KEYS = ("name", "count", "mean", "cov", "sign", "law", "radius")
 _LAWS = ("gaussian", "sphere")
@@ -78,6 +82,11 @@ class Model:
     citation: str = ""
     source: str = field(default="<model>", compare=False)
     digest: str = ""
+    check_settings: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...] = ()
+
+    def settings_for(self, check: str) -> dict[str, Any]:
+        """The file's ``[checks.<check>]`` settings (name -> TOML value; arrays as tuples), empty when none."""
+        return dict(dict(self.check_settings).get(check, ()))
 
     @property
     def k(self) -> int:
@@ -166,7 +175,8 @@ def _build(data: Mapping, source: str) -> Model:
             raise ModelError(source, "protocol", "a training protocol needs a trained query (query = \"q\")")
         protocol = _protocol(data["protocol"], directions, source)
     model = Model(mid, directions, parameters, components, attention, objective, protocol, head.get("title", ""),
-                  head.get("citation", ""), source, content_digest(data))
+                  head.get("citation", ""), source, content_digest(data), _check_settings(data.get("checks", {}),
+                                                                                          source))
     _check_laws(model, source)
     _check_real(model, source)
     return model
@@ -194,6 +204,35 @@ def _protocol(spec, directions, source) -> Protocol:
         raise ModelError(source, "protocol.start", "the overlaps of the starting query must have sum of squares < 1 "
                          "(strictly inside the unit ball: the query needs a part orthogonal to the directions)")
     return protocol
+
+
+def _check_settings(table, source: str) -> tuple[tuple[str, tuple[tuple[str, Any], ...]], ...]:
+    """The ``[checks.<name>]`` tables in their shape: names, and values that are numbers, booleans, strings or
+    (nested) arrays of numbers, arrays kept as tuples.  Which names a model's checks have, and which values they
+    admit, is decided when the checks are generated (attnverify.checks.engine.add_model), before any work."""
+    if not isinstance(table, Mapping):
+        raise ModelError(source, "checks", f"expected a table of [checks.<name>] tables, got {type(table).__name__}")
+    out = []
+    for name, settings in table.items():
+        if not isinstance(settings, Mapping):
+            raise ModelError(source, f"checks.{name}", "expected a table of settings ([checks.<name>] with key = "
+                             "value lines)")
+        out.append((name, tuple((key, _setting(value, source, f"checks.{name}.{key}"))
+                                for key, value in settings.items())))
+    return tuple(out)
+
+
+def _setting(value, source: str, field_: str):
+    """One setting's TOML value: a number, boolean or string as it is, an array (of arrays) of numbers as a tuple."""
+    if isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, list) and value and all(isinstance(v, list) for v in value):
+        return tuple(_setting(v, source, field_) for v in value)
+    if isinstance(value, list) and value and all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                                                 for v in value):
+        return tuple(value)
+    raise ModelError(source, field_, f"expected a number, true or false, a string or an array of numbers, got "
+                     f"{value!r}")
 
 
 def _check_real(model: Model, source: str) -> None:
