@@ -156,7 +156,7 @@ def run(ids: list[str] | str | None = None, *, profile: str = "quick", seed: int
     parameters once and hands the plan on)."""
     if isinstance(ids, (str, Path)):
         ids = [ids]
-    ids = None if ids is None else [model_name(i) for i in ids]
+    ids = None if ids is None else model_names(list(ids))
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise InputError(f"seed: expected a non-negative integer, got {seed!r}")
     report = Report(profile=profile, seed=int(seed), options=dict(overrides or {}))
@@ -194,14 +194,31 @@ class Step:
         return step_markdown(self.step)
 
 
+def _is_model_file(word: Any) -> bool:
+    return isinstance(word, Path) or (isinstance(word, str) and word.endswith(".toml"))
+
+
 def model_name(word: str | Path) -> str:
     """A model file's path (``.toml``, or any Path) registered as a paper (:mod:`attnverify.model_files`) and read
     as its model name; any other word as it is (a model name or a check id)."""
-    if isinstance(word, Path) or (isinstance(word, str) and word.endswith(".toml")):
+    if _is_model_file(word):
         from attnverify.model_files import register
 
         return register(word)
     return word
+
+
+def model_names(words: list) -> list[str]:
+    """:func:`model_name` of each word, the model files among them registered as one command
+    (attnverify.model_files.register_all): two different files with the same model id are refused (InputError),
+    as on the command line, instead of the later silently replacing the earlier."""
+    files = [w for w in words if _is_model_file(w)]
+    if not files:
+        return list(words)
+    from attnverify.model_files import register_all
+
+    names = iter(register_all(files))
+    return [next(names) if _is_model_file(w) else w for w in words]
 
 
 def derivation(model: str | Path, **options: Any) -> list[Step]:

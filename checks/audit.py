@@ -62,6 +62,45 @@ class Resolved:
         return self.claim.checks if self.claim is not None else ()
 
 
+#: the kinds whose stated form is an expression (a value or a threshold states a number, a qualitative claim a word)
+EXPRESSION_KINDS = ("formula", "rate", "bound")
+
+
+def _check_restated_form(s: StatedClaim, own: StatedClaim, paper: Any, where: str) -> None:
+    """A restatement's stated expression read before any work, as the built-in claim's judge will read it once
+    its checks have run: a formula in its quantity's symbols (and aliases, ``at`` applied); a rate or a bound in
+    every name the paper's quantities, the claim's variable, variables and constants and the built-in statement's
+    own form use (each judge reads its own set, known only when it runs, and a name outside all of them is unknown
+    to it too). InputError, one line naming the claim and the field, on a syntax error, an unknown symbol or an
+    undefined form."""
+    import re
+
+    import sympy as sp
+
+    from attnverify.checks.judges import stated_expression
+    from attnverify.checks.stated import function_names, parse_expression
+
+    if s.kind not in EXPRESSION_KINDS or not isinstance(s.stated, str):
+        return
+    name = s.quantity or own.quantity
+    if s.kind == "formula" and name:
+        q = _quantity(paper, name, where)
+        try:
+            options, _ = read_values(paper, q, s.at)
+        except InputError as exc:
+            raise InputError(f"{where}: field 'at': {exc}") from None
+        stated_expression(s, q, options)
+        return
+    own_names = re.findall(r"[A-Za-z_]\w*", own.stated) if isinstance(own.stated, str) else []
+    names = [n for q in paper.quantities() for n in (*q.symbols, *q.aliases)]
+    names += [v for v in (s.get("variable"), own.get("variable")) if v]
+    names += [*s.get("variables", []), *s.get("constants", []), *own.get("variables", []), *own.get("constants", []),
+              *own_names]
+    functions = function_names()
+    symbols = {n: sp.Symbol(n) for n in dict.fromkeys(names) if n not in functions}
+    parse_expression(s.stated, symbols, f"{where}, field 'stated'")
+
+
 def _quantity(paper: Any, name: str, where: str) -> Any:
     found = {q.name: q for q in paper.quantities()}
     if name not in found:
@@ -96,6 +135,7 @@ def resolve(claims: Sequence[StatedClaim]) -> list[Resolved]:
             own = statement_of(builtin)
             if own.kind != s.kind:
                 raise InputError(f"{where}: field 'kind': {builtin} is a {own.kind!r} claim, not {s.kind!r}")
+            _check_restated_form(s, own, paper, where)
             out.append(Resolved(s, paper, claim=c).with_reading())
             continue
         if not s.quantity:

@@ -282,6 +282,11 @@ def _functions() -> dict[str, Any]:
     return {name: getattr(sp, name) for name in (*CERTIFIED_FUNCTIONS, *_CONSTANTS)}
 
 
+def function_names() -> frozenset[str]:
+    """The names :func:`parse_expression` reads as functions or constants, never as a claim's symbols."""
+    return frozenset(_functions())
+
+
 def _short(text: str, limit: int = 60) -> str:
     return repr(text if len(text) <= limit else text[:limit] + "...")
 

@@ -174,3 +174,58 @@ def test_agreement_within_the_derived_values_precision_says_so():
     assert v.verdict == "holds" and "floating-point precision" in text and "5.6" in text, text
     plain = within_rounding(claim, Measured(0.1, 1e-6, "exact"), 0.1)
     assert "floating-point precision" not in str(plain.reason)
+
+
+# ----------------------------------------------------------------------------------------------
+# a restatement of a built-in claim: its stated form read before its checks run
+# ----------------------------------------------------------------------------------------------
+def _builtin_expression_claims() -> list:
+    from attnverify.checks.audit import EXPRESSION_KINDS
+    from attnverify.checks.claims import all_claims, statement_of
+
+    return [(c.id, statement_of(c.id)) for c in all_claims()
+            if statement_of(c.id).kind in EXPRESSION_KINDS and isinstance(statement_of(c.id).stated, str)]
+
+
+def _restatement(tmp_path: Path, cid: str, own, stated: str) -> Path:
+    from attnverify.checks.registry import paper_of
+
+    fields = {"id": "mine.restated", "model": paper_of(cid).model, "like": cid, "kind": own.kind, "stated": stated,
+              **({"quantity": own.quantity} if own.quantity else {}),
+              **{k: v for k, v in own.extra.items() if isinstance(v, (str, int, float))}}
+    lines = ["[[claim]]"] + [f"{k} = {_toml(v)}" for k, v in fields.items()]
+    for k, v in own.extra.items():
+        if isinstance(v, (list, tuple)):
+            lines.append(f"{k} = [{', '.join(_toml(x) for x in v)}]")
+    path = tmp_path / "restated.toml"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_every_built_in_expression_claim_restated_in_its_own_words_is_accepted(tmp_path):
+    """No false refusal: each built-in formula, rate and bound claim, restated with its own stated form, resolves."""
+    claims = _builtin_expression_claims()
+    assert {own.kind for _, own in claims} >= {"formula", "rate"}
+    for cid, own in claims:
+        prepare(_restatement(tmp_path, cid, own, own.stated))
+
+
+@pytest.mark.parametrize("bad, named", [("zzz", "unknown symbol 'zzz'"), ("+* 2", "cannot parse"),
+                                         ("1/0", "undefined")])
+def test_a_bad_restated_form_is_refused_before_its_checks_run(tmp_path, capsys, monkeypatch, bad, named):
+    """A restatement's form used to be read only by the built-in claim's judge, after its checks ran: an unknown
+    symbol, a syntax error or 1/0 became an inconclusive row with exit 0. Now it is exit 2 and one line, for every
+    expression kind, and no check runs."""
+    import attnverify.checks.runner as runner
+
+    monkeypatch.setattr(runner, "run", lambda *args, **kwargs: pytest.fail("the checks ran"))
+    kinds_seen = set()
+    for cid, own in _builtin_expression_claims():
+        if own.kind in kinds_seen:
+            continue
+        kinds_seen.add(own.kind)
+        stated = bad if bad == "1/0" else f"({own.stated}) {bad}" if bad.startswith("+") else f"({own.stated})*{bad}"
+        assert main(["audit", str(_restatement(tmp_path, cid, own, stated)), "--quiet"]) == 2, (cid, stated)
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "mine.restated" in err and "field 'stated'" in err and named in err, err
+        assert named == "cannot parse" or not any(raw in err for raw in RAW), err      # (a syntax error is named)

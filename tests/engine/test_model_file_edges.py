@@ -10,6 +10,7 @@ import pytest
 import sympy as sp
 
 from attnverify.checks.engine import add_model
+from attnverify.checks.params import InputError
 from attnverify.checks.registry import REGISTRY, remove_paper
 from attnverify.cli import main
 from attnverify.theory.engine import load_model
@@ -149,6 +150,20 @@ def test_two_different_files_with_one_id_are_refused(tmp_path, capsys):
                  ["run", "--model", str(a), str(b)], ["list", "--model", str(a), str(b)]):
         assert main(argv) == 2
         one_line_error(capsys, "a.toml", "b.toml", "'edge_model'")
+
+
+def test_the_python_api_refuses_two_files_with_one_id_before_any_work(tmp_path, monkeypatch):
+    import attnverify
+    import attnverify.checks.runner as runner
+
+    a = write(tmp_path, "a.toml")
+    b = write(tmp_path, "b.toml", ('theta1 = { default = 0.5, min = 0 }', 'theta1 = { default = 0.7, min = 0 }'))
+    monkeypatch.setattr(runner, "run", lambda *args, **kwargs: pytest.fail("the work started"))
+    for ids in ([a, b], [str(b), "signal.objective_limit", str(a)]):
+        with pytest.raises(InputError) as info:
+            attnverify.run(ids)
+        msg = str(info.value)
+        assert "\n" not in msg and "a.toml" in msg and "b.toml" in msg and "'edge_model'" in msg, msg
 
 
 def test_the_same_file_or_content_twice_is_fine(tmp_path, capsys):
