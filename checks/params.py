@@ -114,7 +114,14 @@ class Param:
         return names[self.kind]
 
     def validate(self, value: Any) -> Any:
-        """Return ``value`` converted to this parameter's kind, or raise :class:`InputError`."""
+        """Return ``value`` converted to this parameter's kind, or raise :class:`InputError` (a number beyond double
+        precision, such as a 400-digit integer, among the refusals)."""
+        try:
+            return self._validated(value)
+        except OverflowError:
+            raise InputError(f"{self.name}: {_short_repr(value)} is beyond double precision") from None
+
+    def _validated(self, value: Any) -> Any:
         value = self._coerce(value)
         if self.choices is not None and value not in self.choices:
             raise InputError(f"{self.name}: {value!r} is not one of {', '.join(map(str, self.choices))}")
@@ -169,6 +176,11 @@ class Param:
         if self.kind == "matrix":
             return [float(v) for v in np.ravel(value)]
         return []
+
+
+def _short_repr(value: Any, limit: int = 40) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def validated(validate: Callable[[dict], None] | None, values: dict) -> dict:

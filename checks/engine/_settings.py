@@ -5,14 +5,17 @@ the check's own option such as ``runs``) at every profile: the file states the p
 the model (Paper A's own SGA checks run at a stronger signal than the paper's default for the same reason: a weak
 field is drowned by the gradient noise of a few dozen runs).  Each name and value is validated as ``--set`` would
 validate it, then the check's own validation runs on the new defaults: a bad setting is one InputError line
-naming the file and the field, before any work; ``--set`` still overrides a setting.
+naming the file and the field, before any work, and the scale rule holds a setting to the check's own settings
+as it holds ``--set`` (attnverify.checks.values); ``--set`` still overrides a setting.  A setting holds at every
+profile: a size set here is the paper profile's size too.
 """
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from attnverify.checks.params import InputError, Param
+from attnverify.checks.params import InputError, Param, validated
+from attnverify.checks.values import scale_problem
 from attnverify.theory.engine.expressions import did_you_mean
 
 
@@ -32,6 +35,7 @@ def with_settings(model, name: str, params: Sequence[Param], paper_profile: dict
     parameters the file sets (the file's value holds at every profile).  InputError, one line, for an unknown name,
     a value the parameter refuses, or defaults the check's validation refuses."""
     given = model.settings_for(name)
+    profile = dict(paper_profile or {})
     by = {q.name: q for q in params}
     for key, raw in given.items():
         field = f"{model.source}: checks.{name}.{key}"
@@ -42,11 +46,15 @@ def with_settings(model, name: str, params: Sequence[Param], paper_profile: dict
             value = by[key].read(raw)
         except InputError as exc:
             raise InputError(f"{field}: {str(exc).removeprefix(key + ': ')}") from None
+        # the scale rule against the template's own settings, as --set is held to them (a setting may not make a
+        # check too large to run, or its false-alarm rate 1e-300)
+        if problem := scale_problem(by[key], value, [by[key].default, profile.get(key)]):
+            raise InputError(f"{field}: {problem.removeprefix(key + ': ')}")
         by[key] = replace(by[key], default=value, help=f"{by[key].help}; set by the file's [checks.{name}]")
     out = [by[q.name] for q in params]
-    if given and validate is not None:
+    if given:
         try:
-            validate({q.name: q.default for q in out})
-        except (InputError, ValueError) as exc:
-            raise InputError(f"{model.source}: checks.{name}: {str(exc).splitlines()[0]}") from None
-    return out, {k: v for k, v in (paper_profile or {}).items() if k not in given}
+            validated(validate, {q.name: q.default for q in out})
+        except InputError as exc:
+            raise InputError(f"{model.source}: checks.{name} ({', '.join(given)}): {exc}") from None
+    return out, {k: v for k, v in profile.items() if k not in given}

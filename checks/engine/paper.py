@@ -126,7 +126,7 @@ def add_model(source) -> ModelPaper:
     try:
         for module in modules:
             module.register_for(paper)
-    except InputError:                      # a [checks.<name>] setting refused: nothing of the file stays registered
+    except Exception:                       # a [checks.<name>] setting refused: nothing of the file stays registered
         remove_paper(model.id)
         raise
     return paper

@@ -44,9 +44,8 @@ def test_the_field_remainder_covers_the_measured_one_where_the_ratio_rule_does_n
 
 
 def test_points_on_the_sphere_get_a_finite_remainder():
-    """On the unit sphere a neighbour rho + h leaves the ball (one-sided there where a closed form is undefined
-    outside): the remainder stays finite where the expansion holds, so boundary points stay compared (an infinite
-    one would leave them out)."""
+    """On the unit sphere a neighbour rho + h leaves the ball: the remainder stays finite where the expansion holds,
+    so boundary points stay compared (an infinite one would leave them out)."""
     paper = add_model(MODELS / "two_signals.toml")
     check = REGISTRY["two_signals.ode_tracks_sga"]
     model, T = paper.model_object, check.theory
@@ -55,6 +54,29 @@ def test_points_on_the_sphere_get_a_finite_remainder():
     F, F_lim = field_function(T, values, model), field_function(T, values, model, name="F_limit")
     r = field_remainder(T, model, values, pts, int(values["L"]), F(pts) - F_lim(pts))
     assert np.isfinite(r).all(), r
+
+
+def test_a_neighbour_outside_the_closed_forms_domain_gives_a_one_sided_difference():
+    """A closed form undefined outside the unit ball (NaN there; every example's happens to extend): on the sphere
+    the gradient of J's predicted remainder is one-sided, and agrees with the central difference just inside."""
+    paper = add_model(MODELS / "two_signals.toml")
+    model = paper.model_object
+    values = {p.name: float(p.default) for p in model.parameters}
+
+    class Theory:          # J_finite - J_limit = rho_xi inside the closed ball, undefined outside it
+        @staticmethod
+        def numeric(name):
+            def f(vals, rho_xi, rho_zeta):
+                inside = rho_xi ** 2 + rho_zeta ** 2 <= 1.0
+                return np.where(inside, rho_xi, np.nan) if name == "J_finite" else np.zeros_like(rho_xi)
+            return f
+
+    edge = np.array([[0.6, 0.8]])
+    zero = np.zeros((1, 2))
+    on_sphere = field_remainder(Theory, model, values, edge, int(values["L"]), zero)
+    inside = field_remainder(Theory, model, values, edge * (1 - 1e-4), int(values["L"]), zero)
+    assert np.isfinite(on_sphere).all() and np.all(on_sphere > 0)
+    assert np.allclose(on_sphere, inside, rtol=1e-2), (on_sphere, inside)
 
 
 @pytest.mark.slow   # 64000 sequences at three lengths, two seeds: ~80 s

@@ -60,9 +60,15 @@ def test_settings_enter_the_models_digest():
     ({"ode_tracks_sga": {"thetta": 2}}, ("checks.ode_tracks_sga.thetta:", "did you mean 'theta'")),
     ({"ode_tracks_sga": {"theta": -1}}, ("checks.ode_tracks_sga.theta:", ">= 0", "-1")),
     ({"ode_tracks_sga": {"runs": 2.5}}, ("checks.ode_tracks_sga.runs:", "an integer")),
-    ({"ode_tracks_sga": {"rho0": [0.1, 0.2]}}, ("checks.ode_tracks_sga:", "one per direction")),
-    ({"ode_tracks_sga": {"rho0": [1.0]}}, ("checks.ode_tracks_sga:", "sum of squares")),
-    ({"objective_vs_montecarlo": {"R": 1050}}, ("checks.objective_vs_montecarlo:", "count")),
+    ({"ode_tracks_sga": {"rho0": [0.1, 0.2]}}, ("checks.ode_tracks_sga (rho0):", "one per direction")),
+    ({"ode_tracks_sga": {"rho0": [1.0]}}, ("checks.ode_tracks_sga (rho0):", "sum of squares")),
+    ({"objective_vs_montecarlo": {"R": 1050}}, ("checks.objective_vs_montecarlo (R):", "count")),
+    # the scale rule holds a setting as it holds --set: no false-alarm rate at the level of rounding, no size too
+    # large to run, nothing beyond double precision (a reviewer's [checks] z_level = 1e-300 let F x 1.3 pass)
+    ({"ode_tracks_sga": {"z_level": 1e-300}}, ("checks.ode_tracks_sga.z_level:", "rounding")),
+    ({"ode_tracks_sga": {"theta": 1e300}}, ("checks.ode_tracks_sga.theta:", "too large to run")),
+    ({"ode_tracks_sga": {"runs": 10 ** 20}}, ("checks.ode_tracks_sga.runs:", "too large to run")),
+    ({"ode_tracks_sga": {"runs": 10 ** 400}}, ("checks.ode_tracks_sga.runs:", "beyond double precision")),
 ])
 def test_a_bad_setting_is_one_line_and_registers_nothing(checks, needles):
     with pytest.raises(InputError) as info:
@@ -98,3 +104,11 @@ def test_cli_exit_2_before_any_work(tmp_path, capsys):
     assert main(["run", "--model", str(path), "paper_a.ode_tracks_sga", "--no-cache"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "checks.ode_tracks_sga.runz" in err and "did you mean 'runs'" in err, err
+
+
+def test_a_number_beyond_double_precision_is_one_line_on_the_command_line_too(capsys):
+    from attnverify.cli import main
+
+    assert main(["run", "signal.objective_vs_montecarlo", "--set", "L=" + "9" * 400, "--no-cache"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "beyond double precision" in err and "Overflow" not in err, err
