@@ -70,6 +70,23 @@ def test_covariance_not_positive_definite():
     refused(data, "tokens[0].cov", "not positive definite", "at sigma = 0")
 
 
+def test_covariance_negative_near_an_open_end_or_far_out_is_refused():
+    """Positive at the defaults and at every closed end, negative inside the domain: just inside an open end
+    (sigma^2 - 1/4 with 0 < sigma) or far out on an unbounded side (1 - theta1^2/100 with 0 <= theta1). Both files
+    were accepted, and a --set value there refused only later."""
+    data = edit(tokens__0__cov="sigma^2 - 0.25", parameters__sigma={"default": 1, "min": 0, "strict": True})
+    refused(data, "tokens[0].cov", "not positive definite", "at sigma = 1/1000000")
+    refused(edit(tokens__0__cov={"xi": "1 - theta1^2/100", "rest": "sigma^2"}), "tokens[0].cov.xi",
+            "not positive definite", "at theta1 = 21/2")
+
+
+def test_covariances_positive_over_an_open_domain_are_accepted():
+    load_model(edit(tokens__0__cov="sigma^2 + 1", parameters__sigma={"default": 1, "min": 0, "strict": True}))
+    load_model(edit(tokens__0__cov={"xi": "sigma - 1/2", "rest": "sigma^2"},
+                    parameters__sigma={"default": 1, "min": 0.5, "strict": True}))
+    load_model(edit(tokens__0__cov={"xi": "exp(-theta1^2) + sigma^2 - sigma^2", "rest": "sigma^2"}))
+
+
 def test_positive_definite_proven_over_the_domain_is_accepted():
     load_model(edit(tokens__0__cov={"xi": "sigma^2 + theta1", "rest": "sigma^2"}))
 

@@ -347,10 +347,29 @@ def _covariance(spec, directions, params, parameters, source, f) -> tuple[tuple[
     return cov, rest
 
 
+def _probe_values(p: Parameter) -> list[sp.Rational]:
+    """Exact admissible values of ``p`` where a sign is worth testing: its closed ends, a point just inside an open
+    end (1e-6 of the scale in; the next integer), points between the ends and the default, and values up to 1e6
+    times the scale beyond the default on an unbounded side."""
+    scale = max(sp.Integer(1), abs(p.default))
+    tiny = scale / 10 ** 6
+    out = []
+    for end, open_, sign in ((p.lo, p.strict, 1), (p.hi, p.strict_max, -1)):
+        if end is None:
+            out += [p.default - sign * scale * 10 ** k for k in (1, 3, 6)]
+        else:
+            out += [end + sign * (1 if p.integer else tiny) if open_ else end, (end + p.default) / 2]
+    if p.integer:
+        out = [sp.floor(v) if v > p.default else sp.ceiling(v) for v in out]
+    return [v for v in dict.fromkeys(out) if p.problem(v) is None]
+
+
 def _check_positive(expr: sp.Expr, parameters, source: str, fld: str, what: str) -> None:
     """``expr`` > 0 at the defaults, and not disproved anywhere in the domain: SymPy's sign assumptions after the
     shift p = lo + p' (p' >= 0 or > 0) of each bounded parameter; where that does not decide, exact evaluation at
-    each parameter's closed domain ends (the others at their defaults) finds a counterexample or none."""
+    each parameter's probe values (:func:`_probe_values`: its ends, just inside an open end, far out on an unbounded
+    side; the others at their defaults, then all at their first and at their last probe together) finds a
+    counterexample or none (``sigma^2 - 1`` with 0 < sigma: -999999999999/10^12 at sigma = 10^-6)."""
     defaults = {p.symbol: p.default for p in parameters}
     v0 = expr.subs(defaults)
     if not v0.is_positive:
@@ -361,15 +380,15 @@ def _check_positive(expr: sp.Expr, parameters, source: str, fld: str, what: str)
             shift[p.symbol] = p.lo + (sp.Dummy(p.name, positive=True) if p.strict else sp.Dummy(p.name, nonnegative=True))
     if sp.sympify(expr.subs(shift)).is_positive:
         return
-    for p in parameters:
-        if p.symbol not in expr.free_symbols:
-            continue
-        for end, open_ in ((p.lo, p.strict), (p.hi, p.strict_max)):
-            if end is None or open_:
-                continue
-            v = expr.subs({**defaults, p.symbol: end})
-            if v.is_positive is False:
-                raise ModelError(source, fld, f"{what}: {expr} = {v} at {p.name} = {end} (inside the domain)")
+    used = [p for p in parameters if p.symbol in expr.free_symbols]
+    probes = {p.name: _probe_values(p) for p in used}
+    points = [{p.name: v} for p in used for v in probes[p.name]]
+    points += [{p.name: probes[p.name][i] for p in used if probes[p.name]} for i in (0, -1)]
+    for point in points:
+        v = expr.subs({**defaults, **{q.symbol: point[q.name] for q in used if q.name in point}})
+        if v.is_positive is False:
+            at = ", ".join(f"{k} = {x}" for k, x in point.items())
+            raise ModelError(source, fld, f"{what}: {expr} = {v} at {at} (inside the domain)")
 
 
 def _objective(spec, attention: Attention, source: str) -> str | None:
