@@ -14,9 +14,12 @@ not enter). Entries: H_aa = Q(e_a), H_bb = Q(e_b), H_ab = (Q(e_a + e_b) - Q(e_a)
 -R_nu = Q(e_q). Steps t, t/2, t/4 with t = 0.02 / max(1, lam sqrt(d/2)) (the width of the erf transition at the
 oracle), Richardson-extrapolated twice.
 
-Decision: at every lam of the grid and every entry, |closed - FD| <= 10 (|R2 - R1| / 15 + 4e-14 R / (t/4)^2): the
-first term is the O(t^4) error estimate of the extrapolation, the second the quadrature's rounding (1e-14 R,
-measured) amplified by the second difference; measured errors over lam in {0.5, 0.88, 0.9, 1.5} are ~1e-8, the
+Decision: at every lam of the grid and every entry, |closed - FD| <= 10 (|R2 - R1| / 15 + 4e-14 R / (t/4)^2)
++ 1e-13 |H|: the first term is the O(t^4) error estimate of the extrapolation, the second the quadrature's
+rounding (1e-14 R, measured; R the largest risk on the smallest step's stencil) amplified by the second difference,
+the third the closed form's own rounding (|H| the largest entry: at eps = 0 the risk vanishes along a direction, the
+second differences are exactly 0 with no error estimate, and the closed form's 1.9e-64 there was read as infinitely
+many tolerances); measured errors over lam in {0.5, 0.88, 0.9, 1.5} are ~1e-8, the
 tolerance ~1e-5, while the smallest block eigenvalue near lam* is ~2e-2 (so its sign is resolved). Also required:
 where the FD smallest eigenvalue is resolved (|value| > tolerance), its sign agrees with the certified status.
 Findings: the certified bracket of lam* and the measured one (the grid interval where the FD sign changes).
@@ -38,6 +41,8 @@ from attnverify.checks.slr.claims import LAM
 from attnverify.numerics.slr import NUMERICS
 from attnverify.theory.slr import THEORY
 
+#: the closed form's rounding, relative to the Hessian's largest entry (its terms cancel to about 1e-16 of it)
+CLOSED_ROUNDING = 1e-13
 DIRECTIONS = {"a": (1, 0, 0, 0, 0), "b": (0, 0, 1, 0, 0), "ab": (1, 0, 1, 0, 0), "p": (0, 1, 0, 0, 0),
               "q": (0, 0, 0, 1, 0)}
 
@@ -75,7 +80,7 @@ def fd_hessian(model_args: tuple, lam: float, risk_quadrature) -> dict:
             t = t0 / 2 ** j
             R = risk_quadrature(model, np.array([curve_overlaps(u, s) for s in (t, 0.0, -t)]), lam)
             qs.append((R[0] - 2 * R[1] + R[2]) / t ** 2)
-            r0 = float(R[1])
+            r0 = float(np.max(np.abs(R)))
         r1, r2 = (4 * qs[1] - qs[0]) / 3, (4 * qs[2] - qs[1]) / 3
         out[name] = (float(r2), float(abs(r2 - r1) / 15), 4e-14 * abs(r0) / (t0 / 4) ** 2)
     a, b, ab = out["a"], out["b"], out["ab"]
@@ -124,7 +129,8 @@ def oracle_hessian(p: dict, ctx: Context) -> Evidence:
         h = closed_hessian(lam, gamma, d, L, eps)
         closed = {"a": h.block[0][0], "b": h.block[1][1], "B": h.block[0][1], "p": h.eigenvalues[0],
                   "q": h.eigenvalues[1]}
-        tol = {k: 10.0 * (fd[k][1] + fd[k][2]) for k in closed}
+        floor = CLOSED_ROUNDING * max(max(abs(v) for v in closed.values()), np.finfo(float).tiny)
+        tol = {k: 10.0 * (fd[k][1] + fd[k][2]) + floor for k in closed}
         ratio = max(abs(closed[k] - fd[k][0]) / tol[k] for k in closed)
         worst = max(worst, ratio)
         blk = np.array([[fd["a"][0], fd["B"][0]], [fd["B"][0], fd["b"][0]]])
@@ -167,7 +173,8 @@ def oracle_hessian(p: dict, ctx: Context) -> Evidence:
         observed=float(worst), threshold=1.0,
         reason=reason("tolerance ", Number(10), " ", TIMES, " (the ", T4_ERROR, " error estimate of the "
                       "twice-extrapolated second differences + the quadrature rounding ", Number(4e-14), " ",
-                      ROUNDING_OVER_STEP, "); also required: the sign of every resolved FD smallest eigenvalue agrees "
+                      ROUNDING_OVER_STEP, ") + the closed form's rounding ", Number(CLOSED_ROUNDING), " of its "
+                      "largest entry; also required: the sign of every resolved FD smallest eigenvalue agrees "
                       "with the certified status",
                       (" (clash at ", Math(LAM), " = ", listing(sign_clash, digits=6), ")") if sign_clash else "",
                       f"; the certified scan failed: {scan_error}" if scan_error else ""),

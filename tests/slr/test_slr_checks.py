@@ -106,6 +106,21 @@ def test_wrong_oracle_hessian_and_stationary_classification_are_rejected():
     assert v == {"slr.oracle_hessian": "fail", "slr.stationary_points": "fail"}
 
 
+def test_the_oracle_hessian_where_the_risk_vanishes_along_a_direction_passes():
+    """The Paper C sweep at seed 28 (lam = 5.87, gamma = 0.0064, d = 4, L = 1, eps = 0): the risk vanishes along the
+    curve a, its second differences are exactly 0 with no error estimate and R(0) = 0, so the tolerance was 0 and the
+    closed form's 1.9e-64 there gave 'observed is inf' (an error on a valid model). The closed form's rounding
+    (1e-13 of the Hessian's largest entry, here 4.0) is allowed for, and the quadrature's rounding is taken from the
+    largest risk on the stencil."""
+    from attnverify.checks.runner import select
+    from attnverify.selftest.model_sweep import run_point
+
+    [check] = select(["slr.oracle_hessian"])
+    point = {"lams": [5.865996728478065], "gamma": 0.006419628680063268, "d": 4, "L": 1, "eps": 0.0}
+    row = run_point(check, point, seed=28)
+    assert row["verdict"] == "pass" and np.isfinite(row["observed"]), row
+
+
 # ------------------------------------------------------------------------------------------- claims
 def test_formula_claims_refute_a_wrong_term(quick):
     results, _ = quick
