@@ -57,6 +57,14 @@ def plan_explained(ids: list[str] | None, profile: str, overrides: dict[str, str
                 ignored.append(f"{c.id} ({'takes ' + ', '.join(alt) + ' instead' if alt else 'no such parameter'})")
         line = f"--set {key}: taken by {', '.join(took)}"
         notes.append(line + (f"; ignored by {', '.join(ignored)}" if ignored else ""))
+    from attnverify.checks.engine._settings import file_settings
+
+    for c in chosen:                        # the values a model file's [checks.<name>] table sets, not --set
+        file_name, given = file_settings(c.id)
+        shown = [f"{k}={set_syntax(c.param(k).default)}" for k in given if k not in overrides]
+        if shown:
+            notes.append(f"{c.id} runs at {', '.join(shown)} (set by {file_name}'s [checks.{c.id.partition('.')[2]}]; "
+                         "--set overrides it)")
     shared = _model_defaults(chosen)
     from attnverify.checks.registry import all_checks
 

@@ -58,3 +58,16 @@ def with_settings(model, name: str, params: Sequence[Param], paper_profile: dict
         except InputError as exc:
             raise InputError(f"{model.source}: checks.{name} ({', '.join(given)}): {exc}") from None
     return out, {k: v for k, v in profile.items() if k not in given}
+
+
+def file_settings(check_id: str) -> tuple[str, dict]:
+    """(the model file's name, its ``[checks.<name>]`` settings) for a generated check ``<model>.<name>``; ("", {})
+    for any other check or a check the file sets nothing of (the command line says which values a run takes from
+    the file)."""
+    from attnverify.checks.engine.paper import ModelPaper
+    from attnverify.checks.registry import paper_of
+
+    paper = paper_of(check_id)
+    if not isinstance(paper, ModelPaper):
+        return "", {}
+    return paper.file_name, paper.model_object.settings_for(check_id.partition(".")[2])

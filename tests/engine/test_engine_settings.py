@@ -112,3 +112,16 @@ def test_a_number_beyond_double_precision_is_one_line_on_the_command_line_too(ca
     assert main(["run", "signal.objective_vs_montecarlo", "--set", "L=" + "9" * 400, "--no-cache"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "beyond double precision" in err and "Overflow" not in err, err
+
+
+def test_the_command_line_says_which_values_a_run_takes_from_the_file():
+    """A reader of a passing verdict sees that the check ran at the file's theta = 2, not at the model's default
+    (nothing runs: the plan is all this needs)."""
+    from attnverify.cli.run import plan_explained
+
+    add_model(MODELS / "paper_a.toml")
+    _, notes = plan_explained(["paper_a.ode_tracks_sga", "paper_a.objective_vs_montecarlo"], "quick", {})
+    assert notes == ["paper_a.ode_tracks_sga runs at theta=2 (set by paper_a.toml's [checks.ode_tracks_sga]; --set "
+                     "overrides it)"]
+    _, notes = plan_explained(["paper_a.ode_tracks_sga"], "quick", {"theta": "1"})
+    assert not any("runs at" in line for line in notes)
