@@ -87,6 +87,31 @@ def test_covariances_positive_over_an_open_domain_are_accepted():
     load_model(edit(tokens__0__cov={"xi": "exp(-theta1^2) + sigma^2 - sigma^2", "rest": "sigma^2"}))
 
 
+def test_the_sign_search_reads_balls_only_at_admissible_models():
+    """A reviewer's files: sigma^2 (1 - r^m) with 0 <= r < 1 and the integer m (default 1000) is positive everywhere,
+    but an exact probe at m = 10^9 never ended (Arb balls of the exact probe values instead); a noise variance
+    sigma^2 (L - R1 - R2)/L was refused at R1 = 200200, where the noise count is negative and no model exists (such
+    probes are skipped now); a corner of two parameters is searched too (8/5 - a - b with a, b in [0, 1])."""
+    params = {"r": {"default": 0.5, "min": 0, "max": 1, "strict_max": True},
+              "m": {"default": 1000, "integer": True, "min": 1}}
+    data = edit(tokens__0__cov={"xi": "sigma**2*(1 - r^m)", "rest": "sigma^2"})
+    data["parameters"].update(params)
+    load_model(data)
+    load_model(edit(tokens__2__cov="sigma**2*(L - R1 - R2)/L"))
+    data = edit(tokens__0__cov={"xi": "8/5 - a - b", "rest": "sigma^2"})
+    data["parameters"].update({"a": {"default": 0.5, "min": 0, "max": 1}, "b": {"default": 0.5, "min": 0, "max": 1}})
+    refused(data, "tokens[0].cov.xi", "not positive definite", "at a = 1, b = 1")
+
+
+def test_a_sign_sympy_leaves_open_at_the_defaults_is_decided_in_balls():
+    data = edit(tokens__0__cov={"xi": "sqrt(a^2 + 1) - a", "rest": "sigma^2"})
+    data["parameters"]["a"] = {"default": 1e100, "min": 0}
+    load_model(data)                                  # 5e-101 > 0, decided at 1024 bits
+    data = edit(tokens__0__cov={"xi": "log(1 + exp(a)) - a", "rest": "sigma^2"})
+    data["parameters"]["a"] = {"default": 1e20, "min": 0}
+    refused(data, "tokens[0].cov.xi", "cannot be shown > 0 at the defaults")     # e^(-1e20): no precision decides
+
+
 def test_positive_definite_proven_over_the_domain_is_accepted():
     load_model(edit(tokens__0__cov={"xi": "sigma^2 + theta1", "rest": "sigma^2"}))
 

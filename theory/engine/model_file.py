@@ -34,7 +34,8 @@ import sympy as sp
 
 from attnverify.theory.engine.attention_spec import Attention, parse_attention
 from attnverify.theory.engine.expressions import ModelError, check_keys, did_you_mean, linear_coefficients, parse
-from attnverify.theory.engine.model_guards import refuse_huge_powers, value_problem
+from attnverify.theory.engine.model_guards import (certified_sign, refuse_huge_powers, sign_counterexample,
+                                                   value_problem)
 from attnverify.theory.engine.parameters import (Parameter, Protocol, dimension_parameter, parse_parameter,
                                                   parse_protocol)
 
@@ -347,48 +348,27 @@ def _covariance(spec, directions, params, parameters, source, f) -> tuple[tuple[
     return cov, rest
 
 
-def _probe_values(p: Parameter) -> list[sp.Rational]:
-    """Exact admissible values of ``p`` where a sign is worth testing: its closed ends, a point just inside an open
-    end (1e-6 of the scale in; the next integer), points between the ends and the default, and values up to 1e6
-    times the scale beyond the default on an unbounded side."""
-    scale = max(sp.Integer(1), abs(p.default))
-    tiny = scale / 10 ** 6
-    out = []
-    for end, open_, sign in ((p.lo, p.strict, 1), (p.hi, p.strict_max, -1)):
-        if end is None:
-            out += [p.default - sign * scale * 10 ** k for k in (1, 3, 6)]
-        else:
-            out += [end + sign * (1 if p.integer else tiny) if open_ else end, (end + p.default) / 2]
-    if p.integer:
-        out = [sp.floor(v) if v > p.default else sp.ceiling(v) for v in out]
-    return [v for v in dict.fromkeys(out) if p.problem(v) is None]
-
-
 def _check_positive(expr: sp.Expr, parameters, source: str, fld: str, what: str) -> None:
-    """``expr`` > 0 at the defaults, and not disproved anywhere in the domain: SymPy's sign assumptions after the
-    shift p = lo + p' (p' >= 0 or > 0) of each bounded parameter; where that does not decide, exact evaluation at
-    each parameter's probe values (:func:`_probe_values`: its ends, just inside an open end, far out on an unbounded
-    side; the others at their defaults, then all at their first and at their last probe together) finds a
-    counterexample or none (``sigma^2 - 1`` with 0 < sigma: -999999999999/10^12 at sigma = 10^-6)."""
-    defaults = {p.symbol: p.default for p in parameters}
-    v0 = expr.subs(defaults)
-    if not v0.is_positive:
+    """``expr`` > 0 at the defaults; over the rest of the domain it is proven by SymPy's sign assumptions after the
+    shift p = lo + p' (p' >= 0 or > 0) of each bounded parameter or searched for a counterexample once the model is
+    built (:func:`_check_laws`)."""
+    v0 = expr.subs({p.symbol: p.default for p in parameters})
+    positive = v0.is_positive
+    if positive is None:                      # SymPy's rules undecided: the value's Arb ball decides
+        positive = certified_sign(v0)
+    if positive is None:
+        raise ModelError(source, fld, f"{what}: {expr} cannot be shown > 0 at the defaults (its sign is decided "
+                         "neither by SymPy's rules nor by ball arithmetic at 8192 bits)")
+    if not positive:
         raise ModelError(source, fld, f"{what}: {expr} = {v0} at the defaults (must be > 0)")
+
+
+def _proven_positive(expr: sp.Expr, parameters) -> bool:
     shift = {}
     for p in parameters:
         if p.lo is not None and p.symbol in expr.free_symbols:
             shift[p.symbol] = p.lo + (sp.Dummy(p.name, positive=True) if p.strict else sp.Dummy(p.name, nonnegative=True))
-    if sp.sympify(expr.subs(shift)).is_positive:
-        return
-    used = [p for p in parameters if p.symbol in expr.free_symbols]
-    probes = {p.name: _probe_values(p) for p in used}
-    points = [{p.name: v} for p in used for v in probes[p.name]]
-    points += [{p.name: probes[p.name][i] for p in used if probes[p.name]} for i in (0, -1)]
-    for point in points:
-        v = expr.subs({**defaults, **{q.symbol: point[q.name] for q in used if q.name in point}})
-        if v.is_positive is False:
-            at = ", ".join(f"{k} = {x}" for k, x in point.items())
-            raise ModelError(source, fld, f"{what}: {expr} = {v} at {at} (inside the domain)")
+    return bool(sp.sympify(expr.subs(shift)).is_positive)
 
 
 def _objective(spec, attention: Attention, source: str) -> str | None:
@@ -404,6 +384,25 @@ def _objective(spec, attention: Attention, source: str) -> str | None:
 
 
 def _check_laws(model: Model, source: str) -> None:
+    """Every variance and radius positive over the whole domain: at the defaults, then proven by SymPy's sign rules
+    after shifting each bounded parameter to its lower end, or else searched for a counterexample at the parameters'
+    probe values (attnverify.theory.engine.model_guards.sign_counterexample: ends, just inside open ends, far out on
+    unbounded sides, corners; only at admissible models, every count an integer >= 1; ``sigma^2 - 1/4`` with
+    0 < sigma is negative at sigma = 10^-6)."""
     for i, c in enumerate(model.components):
         if c.law == "sphere":
-            _check_positive(c.radius, model.parameters, source, f"tokens[{i}].radius", "radius not positive")
+            entries = [(c.radius, f"tokens[{i}].radius", "radius not positive")]
+        elif len(set((*c.cov, c.cov_rest))) == 1:
+            entries = [(c.cov_rest, f"tokens[{i}].cov", "covariance not positive definite")]
+        else:
+            entries = [(v, f"tokens[{i}].cov.{d}", "covariance not positive definite")
+                       for v, d in zip(c.cov, model.directions) if v != c.cov_rest]
+            entries.append((c.cov_rest, f"tokens[{i}].cov.rest", "covariance not positive definite"))
+        for expr, fld, what in entries:
+            _check_positive(expr, model.parameters, source, fld, what)
+            if _proven_positive(expr, model.parameters):
+                continue
+            found = sign_counterexample(model, expr)
+            if found:
+                at = ", ".join(f"{k} = {x}" for k, x in found[0].items())
+                raise ModelError(source, fld, f"{what}: {expr} = {found[1]} at {at} (inside the domain)")

@@ -172,3 +172,102 @@ def value_problem(model, values: Mapping[sp.Symbol, sp.Expr]) -> tuple[str, str]
         if why:
             return fld, f"{expr} = {v} is {why}"
     return None
+
+
+#: parameters searched at every corner of their lowest and highest probes together (2^k points) up to this many
+MAX_CORNER_PARAMS = 4
+#: the working precision of the probes' ball evaluation (bits): a counterexample is a ball entirely <= 0
+PROBE_PRECISION = 128
+#: the highest precision :func:`certified_sign` tries (bits)
+MAX_SIGN_PRECISION = 8192
+
+
+def probe_values(p) -> list[sp.Rational]:
+    """Exact admissible values of the parameter ``p`` where a sign is worth testing, from its lowest to its highest:
+    a closed end, a point 1e-6 of the scale inside an open end (the next integer for an integer parameter), halfway
+    between each end and the default, and 10, 10^3 and 10^6 times the scale beyond the default on an unbounded side
+    (the scale: max(1, |default|))."""
+    scale = max(sp.Integer(1), abs(p.default))
+    tiny = scale / 10 ** 6
+    step = 1 if p.integer else tiny
+    if p.lo is None:
+        lower = [p.default - scale * 10 ** k for k in (6, 3, 1)]
+    else:
+        lower = [p.lo + step if p.strict else p.lo, (p.lo + p.default) / 2]
+    if p.hi is None:
+        upper = [p.default + scale * 10 ** k for k in (1, 3, 6)]
+    else:
+        upper = [(p.hi + p.default) / 2, p.hi - step if p.strict_max else p.hi]
+    out = lower + upper
+    if p.integer:
+        out = [sp.floor(v) if v > p.default else sp.ceiling(v) for v in out]
+    return [v for v in dict.fromkeys(out) if p.problem(v) is None]
+
+
+def _counts_valid(model, values: Mapping[str, sp.Rational]) -> bool:
+    sub = {p.symbol: values[p.name] for p in model.parameters}
+    for c in model.components:
+        n = c.count.subs(sub)
+        if not (n.is_Integer and n >= 1):
+            return False
+    return True
+
+
+def sign_counterexample(model, expr: sp.Expr) -> tuple[dict, str] | None:
+    """(point, value) where ``expr`` is certainly <= 0 at an admissible model (every count an integer >= 1), or None:
+    each parameter of ``expr`` at its probe values with the others at their defaults, then every corner of the
+    lowest and highest probes of up to MAX_CORNER_PARAMS parameters (beyond, all lowest and all highest). The value
+    is a ball of the exact point's value (Arb at PROBE_PRECISION bits), so a counterexample is a true one and a
+    huge probe costs no more than a small one; an expression without a ball version is not searched."""
+    import itertools
+
+    import flint
+
+    from attnverify.theory.certified import NotCertifiable, exact_ball, lambdify_arb, upper
+
+    used = [p for p in model.parameters if p.symbol in expr.free_symbols]
+    if not used:
+        return None
+    try:
+        ball = lambdify_arb(expr, [p.symbol for p in used])
+    except NotCertifiable:
+        return None
+    probes = {p.name: probe_values(p) for p in used}
+    points = [{p.name: v} for p in used for v in probes[p.name]]
+    ends = [p for p in used if probes[p.name]]
+    corners = itertools.product((0, -1), repeat=len(ends)) if len(ends) <= MAX_CORNER_PARAMS else \
+        [(0,) * len(ends), (-1,) * len(ends)]
+    points += [{p.name: probes[p.name][i] for p, i in zip(ends, corner)} for corner in corners]
+    defaults = {p.name: p.default for p in model.parameters}
+    for point in points:
+        values = {**defaults, **point}
+        if not _counts_valid(model, values):
+            continue
+        with flint.ctx.workprec(PROBE_PRECISION):
+            v = ball(*[exact_ball(values[p.name]) for p in used])
+        if upper(v) <= 0:
+            return point, v.str(6, radius=False)
+    return None
+
+
+def certified_sign(value: sp.Expr) -> bool | None:
+    """Whether the constant ``value`` is > 0 where SymPy's rules do not decide (sqrt(a^2 + 1) - a at a = 1e100,
+    decided at 1024 bits): True or False once its Arb ball lies entirely above 0 or at or below it, the precision
+    doubled from PROBE_PRECISION up to MAX_SIGN_PRECISION bits; None when it still straddles 0 (log(1 + e^a) - a
+    at a = 1e20 needs 1e20 bits) or the value has no ball version."""
+    import flint
+
+    from attnverify.theory.certified import NotCertifiable, lambdify_arb, lower, upper
+
+    try:
+        ball = lambdify_arb(value, [])
+    except NotCertifiable:
+        return None
+    bits = PROBE_PRECISION
+    while bits <= MAX_SIGN_PRECISION:
+        with flint.ctx.workprec(bits):
+            v = ball()
+        if lower(v) > 0 or upper(v) <= 0:
+            return lower(v) > 0
+        bits *= 2
+    return None
