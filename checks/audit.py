@@ -38,9 +38,10 @@ class Resolved:
     options: dict | None = None
     read_as: Any = None
 
-    def with_reading(self) -> "Resolved":
+    def with_reading(self, also: Sequence[str] = ()) -> "Resolved":
         """The same, with ``read_as``: a ``stated_latex`` form as the SymPy expression it was read as (its
-        symbols plain, named as a claim names them), printed back by the audit so that a misreading shows."""
+        symbols plain, named as a claim names them, and ``also``: the names a restated built-in form uses),
+        printed back by the audit so that a misreading shows."""
         from attnverify.checks.latex_reader import LatexText
 
         s = self.stated
@@ -48,12 +49,12 @@ class Resolved:
             return self
         import sympy as sp
 
-        from attnverify.checks.stated import parse_expression
+        from attnverify.checks.stated import function_names, parse_expression
 
         names = [n for q in self.paper.quantities() for n in (*q.symbols, *q.aliases)]
         names += [s.get("variable")] if s.get("variable") else []
-        names += [*s.get("variables", []), *s.get("constants", [])]
-        symbols = {n: sp.Symbol(n) for n in dict.fromkeys(names)}
+        names += [*s.get("variables", []), *s.get("constants", []), *also]
+        symbols = {n: sp.Symbol(n) for n in dict.fromkeys(names) if n not in function_names()}
         where = f"{s.origin}: claim {s.id!r}, field 'stated'"
         return replace(self, read_as=parse_expression(s.stated, symbols, where))
 
@@ -66,36 +67,43 @@ class Resolved:
 EXPRESSION_KINDS = ("formula", "rate", "bound")
 
 
-def _check_restated_form(s: StatedClaim, own: StatedClaim, paper: Any, where: str) -> None:
-    """A restatement's stated expression read before any work, as the built-in claim's judge will read it once
-    its checks have run: a formula in its quantity's symbols (and aliases, ``at`` applied); a rate or a bound in
-    every name the paper's quantities, the claim's variable, variables and constants and the built-in statement's
-    own form use (each judge reads its own set, known only when it runs, and a name outside all of them is unknown
-    to it too). InputError, one line naming the claim and the field, on a syntax error, an unknown symbol or an
-    undefined form."""
+def _names_in(form: Any) -> list[str]:
+    """The names a stated form (a string) uses, functions among them (the parser's function names are dropped where
+    the names become symbols)."""
     import re
 
+    return re.findall(r"[A-Za-z_]\w*", form) if isinstance(form, str) else []
+
+
+def _check_restated_form(s: StatedClaim, own: StatedClaim, paper: Any, where: str) -> None:
+    """A restatement's stated expression and ``at`` read before any work, as the built-in claim's judge will read
+    them once its checks have run (``s`` has inherited the built-in statement's quantity and kind fields): ``at``
+    in its quantity's domain; a formula in its quantity's symbols (and aliases, ``at`` applied); a rate or a bound
+    in its variable(s), constants and the names the built-in statement's own form uses (a judge reads only
+    those). InputError, one line naming the claim and the field, on a syntax error, an unknown symbol or an
+    undefined form."""
     import sympy as sp
 
     from attnverify.checks.judges import stated_expression
     from attnverify.checks.stated import function_names, parse_expression
 
-    if s.kind not in EXPRESSION_KINDS or not isinstance(s.stated, str):
-        return
-    name = s.quantity or own.quantity
-    if s.kind == "formula" and name:
-        q = _quantity(paper, name, where)
+    q = _quantity(paper, s.quantity, where) if s.quantity else None
+    options: dict = {}
+    if q is not None:
         try:
             options, _ = read_values(paper, q, s.at)
         except InputError as exc:
             raise InputError(f"{where}: field 'at': {exc}") from None
+    elif unread := [k for k in s.at if k not in own.at]:      # no quantity: the built-in's evaluator reads its own keys
+        raise InputError(f"{where}: field 'at': {own.id} reads {', '.join(own.at) or 'no at values'}, not "
+                         f"{', '.join(unread)}{did_you_mean(unread[0], list(own.at))}")
+    if s.kind not in EXPRESSION_KINDS or not isinstance(s.stated, str):
+        return
+    if s.kind == "formula" and q is not None:
         stated_expression(s, q, options)
         return
-    own_names = re.findall(r"[A-Za-z_]\w*", own.stated) if isinstance(own.stated, str) else []
-    names = [n for q in paper.quantities() for n in (*q.symbols, *q.aliases)]
-    names += [v for v in (s.get("variable"), own.get("variable")) if v]
-    names += [*s.get("variables", []), *s.get("constants", []), *own.get("variables", []), *own.get("constants", []),
-              *own_names]
+    names = [v for v in (s.get("variable"),) if v] + [*s.get("variables", []), *s.get("constants", [])]
+    names += _names_in(own.stated)
     functions = function_names()
     symbols = {n: sp.Symbol(n) for n in dict.fromkeys(names) if n not in functions}
     parse_expression(s.stated, symbols, f"{where}, field 'stated'")
@@ -135,8 +143,9 @@ def resolve(claims: Sequence[StatedClaim]) -> list[Resolved]:
             own = statement_of(builtin)
             if own.kind != s.kind:
                 raise InputError(f"{where}: field 'kind': {builtin} is a {own.kind!r} claim, not {s.kind!r}")
+            s = replace(s, quantity=s.quantity or own.quantity, extra={**own.extra, **s.extra})   # like: inherits
             _check_restated_form(s, own, paper, where)
-            out.append(Resolved(s, paper, claim=c).with_reading())
+            out.append(Resolved(s, paper, claim=c).with_reading(_names_in(own.stated)))
             continue
         if not s.quantity:
             raise InputError(f"{where}: field 'quantity' is missing (or 'like' naming a built-in claim)")

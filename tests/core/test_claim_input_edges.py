@@ -229,3 +229,40 @@ def test_a_bad_restated_form_is_refused_before_its_checks_run(tmp_path, capsys, 
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and "mine.restated" in err and "field 'stated'" in err and named in err, err
         assert named == "cannot parse" or not any(raw in err for raw in RAW), err      # (a syntax error is named)
+
+
+def _claims_file(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "restated.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_a_restatement_inherits_the_built_in_statements_quantity_and_fields(tmp_path):
+    """like = ...: a formula without its quantity, a rate without its variable reached their judges as None
+    (StopIteration, TypeError: inconclusive rows); they inherit the built-in statement's now."""
+    [r] = prepare(_claims_file(tmp_path, '[[claim]]\nid = "mine.x"\nmodel = "slr"\nlike = "C.linear_fails"\n'
+                                         'kind = "formula"\nstated = "gamma**2*(L - 1)/(gamma**2 + L - 1)"\n'))
+    assert r.stated.quantity == "linear_excess"
+    [r] = prepare(_claims_file(tmp_path, '[[claim]]\nid = "mine.x"\nmodel = "meanfield"\n'
+                                         'like = "B.zero_temperature_rate"\nkind = "rate"\nstated = "beta**(-1/2)"\n'))
+    assert r.stated.get("variable") == "beta"
+
+
+@pytest.mark.parametrize("text, named", [
+    # phi is a symbol of Paper B's quantities, not of the rate's judge (it reads its variable only)
+    ('like = "B.zero_temperature_rate"\nmodel = "meanfield"\nkind = "rate"\nstated = "beta**(-phi)"\n'
+     'variable = "beta"', "unknown symbol 'phi'"),
+    ('like = "D.moment_rate"\nmodel = "tsc"\nkind = "rate"\nstated = "n**(-1/(2*(1 + H**2)))"\n'
+     'at = { horizn = "two_sided" }', "field 'at': D.moment_rate reads horizon"),
+])
+def test_a_restatement_is_held_to_the_names_its_judge_reads(tmp_path, text, named):
+    with pytest.raises(InputError) as info:
+        prepare(_claims_file(tmp_path, '[[claim]]\nid = "mine.x"\n' + text + "\n"))
+    assert named in str(info.value) and "\n" not in str(info.value), str(info.value)
+
+
+def test_a_latex_restatement_reads_the_names_of_the_built_in_form(tmp_path):
+    """D.moment_rate's judge reads H besides its variable n: its LaTeX restatement was refused ('unknown symbol H')."""
+    [r] = prepare(_claims_file(tmp_path, "[[claim]]\nid = \"mine.x\"\nmodel = \"tsc\"\nlike = \"D.moment_rate\"\n"
+                                         "kind = \"rate\"\nstated_latex = 'n^{- \\frac{1}{2 H^{2} + 2}}'\n"))
+    assert str(r.read_as) == "n**(-1/(2*H**2 + 2))"
