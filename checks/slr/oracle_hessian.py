@@ -26,6 +26,7 @@ Findings: the certified bracket of lam* and the measured one (the grid interval 
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -124,14 +125,16 @@ def oracle_hessian(p: dict, ctx: Context) -> Evidence:
     gamma, d, L, eps = float(p["gamma"]), int(p["d"]), int(p["L"]), float(p["eps"])
     lams = tuple(sorted(set(float(x) for x in p["lams"])))
     fds = ctx.map(fd_hessian, [((gamma, d, L, eps), lam, ctx.numerics.risk_quadrature) for lam in lams])
-    worst, small_c, small_f, small_t, rows = 0.0, [], [], [], []
+    worst, small_c, small_f, small_t, rows, broken = 0.0, [], [], [], [], []
     for lam, fd in zip(lams, fds):
         h = closed_hessian(lam, gamma, d, L, eps)
         closed = {"a": h.block[0][0], "b": h.block[1][1], "B": h.block[0][1], "p": h.eigenvalues[0],
                   "q": h.eigenvalues[1]}
         floor = CLOSED_ROUNDING * max(max(abs(v) for v in closed.values()), np.finfo(float).tiny)
         tol = {k: 10.0 * (fd[k][1] + fd[k][2]) + floor for k in closed}
-        ratio = max(abs(closed[k] - fd[k][0]) / tol[k] for k in closed)
+        ratios = {k: abs(closed[k] - fd[k][0]) / tol[k] for k in closed}
+        broken += [(lam, k) for k, r in ratios.items() if not math.isfinite(r)]   # max() would drop a NaN
+        ratio = max((r for r in ratios.values() if math.isfinite(r)), default=0.0)
         worst = max(worst, ratio)
         blk = np.array([[fd["a"][0], fd["B"][0]], [fd["B"][0], fd["b"][0]]])
         small_c.append(float(h.eigenvalues[2]))
@@ -163,7 +166,7 @@ def oracle_hessian(p: dict, ctx: Context) -> Evidence:
         if small_f[i] > small_t[i] and small_f[i + 1] < -small_t[i + 1]:
             measured = (lams[i], lams[i + 1])
             break
-    passed = worst <= 1.0 and not sign_clash
+    passed = worst <= 1.0 and not sign_clash and not broken
     unresolved = None
     if scan is None and passed:
         unresolved = reason("the certified ", Math(LAM), "-scan could not be read (", scan_error, ") although the "
@@ -177,6 +180,9 @@ def oracle_hessian(p: dict, ctx: Context) -> Evidence:
                       "largest entry; also required: the sign of every resolved FD smallest eigenvalue agrees "
                       "with the certified status",
                       (" (clash at ", Math(LAM), " = ", listing(sign_clash, digits=6), ")") if sign_clash else "",
+                      ("; an entry is not a finite number (closed form or second differences) at ", Math(LAM), " = ",
+                       listing(sorted({lam for lam, _ in broken}), digits=6), ": a failed comparison")
+                      if broken else "",
                       f"; the certified scan failed: {scan_error}" if scan_error else ""),
         passed=bool(passed), analytic=small_c, numeric=small_f, uncertainty=small_t,
         details={"rows": rows, "certified": [c["text"] for c in scan.certificates] if scan else [],

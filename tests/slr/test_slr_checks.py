@@ -121,6 +121,30 @@ def test_the_oracle_hessian_where_the_risk_vanishes_along_a_direction_passes():
     assert row["verdict"] == "pass" and np.isfinite(row["observed"]), row
 
 
+def test_a_closed_hessian_entry_that_is_not_a_number_fails():
+    """A reviewer's closed form with H_aa = NaN passed: max() over the entries' ratios dropped the NaN. Any entry
+    that is not a finite number is a failed comparison, named in the reason."""
+    from dataclasses import replace
+
+    from attnverify.checks.runner import select
+    from attnverify.selftest.model_sweep import run_point
+    from attnverify.theory.slr import THEORY
+
+    original = THEORY.oracle_hessian
+
+    def with_nan(*args):
+        h = original(*args)
+        return replace(h, block=((float("nan"), h.block[0][1]), tuple(h.block[1])))
+
+    object.__setattr__(THEORY, "oracle_hessian", with_nan)
+    try:
+        [check] = select(["slr.oracle_hessian"])
+        row = run_point(check, {"lams": [0.9]}, seed=0)
+    finally:
+        object.__setattr__(THEORY, "oracle_hessian", original)
+    assert row["verdict"] == "fail", row
+
+
 # ------------------------------------------------------------------------------------------- claims
 def test_formula_claims_refute_a_wrong_term(quick):
     results, _ = quick
