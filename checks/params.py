@@ -47,6 +47,9 @@ class Param:
     low_open: bool = False
     high_open: bool = False
     choices: tuple | None = None
+    #: the settings the scale rule holds a value to, when not this default and the paper profile's (a model file's
+    #: [checks] table moves the default and keeps the template's settings here)
+    scale_reference: tuple | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:

@@ -57,7 +57,8 @@ class Check:
             else:
                 values[prm.name] = prm.validate(prm.default)
         for prm in self.params:           # the scale rule (attnverify.checks.values)
-            settings = [prm.default] + ([self.paper_profile[prm.name]] if prm.name in self.paper_profile else [])
+            settings = list(prm.scale_reference) if prm.scale_reference is not None else \
+                [prm.default] + ([self.paper_profile[prm.name]] if prm.name in self.paper_profile else [])
             if problem := scale_problem(prm, values[prm.name], settings):
                 raise InputError(problem)
         validated(self.validate, values)

@@ -50,7 +50,8 @@ def with_settings(model, name: str, params: Sequence[Param], paper_profile: dict
         # check too large to run, or its false-alarm rate 1e-300)
         if problem := scale_problem(by[key], value, [by[key].default, profile.get(key)]):
             raise InputError(f"{field}: {problem.removeprefix(key + ': ')}")
-        by[key] = replace(by[key], default=value, help=f"{by[key].help}; set by the file's [checks.{name}]")
+        by[key] = replace(by[key], default=value, help=f"{by[key].help}; set by the file's [checks.{name}]",
+                          scale_reference=(by[key].default, profile.get(key)))    # --set is held to these too
     out = [by[q.name] for q in params]
     if given:
         try:

@@ -125,3 +125,14 @@ def test_the_command_line_says_which_values_a_run_takes_from_the_file():
                      "overrides it)"]
     _, notes = plan_explained(["paper_a.ode_tracks_sga"], "quick", {"theta": "1"})
     assert not any("runs at" in line for line in notes)
+
+
+def test_set_over_a_setting_is_held_to_the_templates_own_settings():
+    """A reviewer's compounding: [checks] runs = 3000 (within 100 x the template's 40 and 100) made 3000 the scale
+    rule's reference, so --set runs=300000 (3000 x the template's) was accepted."""
+    add_model(model_with({"ode_tracks_sga": {"runs": 3000}}))
+    check = REGISTRY["settings_case.ode_tracks_sga"]
+    assert check.resolve("quick", {})["runs"] == 3000
+    with pytest.raises(InputError) as info:
+        check.resolve("quick", {"runs": "300000"})
+    assert "too large to run" in str(info.value)
