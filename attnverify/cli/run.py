@@ -57,7 +57,7 @@ def plan_explained(ids: list[str] | None, profile: str, overrides: dict[str, str
                 ignored.append(f"{c.id} ({'takes ' + ', '.join(alt) + ' instead' if alt else 'no such parameter'})")
         line = f"--set {key}: taken by {', '.join(took)}"
         notes.append(line + (f"; ignored by {', '.join(ignored)}" if ignored else ""))
-    from attnverify.checks.engine._settings import file_settings
+    from attnverify.checks.engine import file_settings
 
     for c in chosen:                        # the values a model file's [checks.<name>] table sets, not --set
         file_name, given = file_settings(c.id)

@@ -65,10 +65,10 @@ def file_settings(check_id: str) -> tuple[str, dict]:
     """(the model file's name, its ``[checks.<name>]`` settings) for a generated check ``<model>.<name>``; ("", {})
     for any other check or a check the file sets nothing of (the command line says which values a run takes from
     the file)."""
-    from attnverify.checks.engine.paper import ModelPaper
     from attnverify.checks.registry import paper_of
 
     paper = paper_of(check_id)
-    if not isinstance(paper, ModelPaper):
+    model = getattr(paper, "model_object", None)          # a model file's paper (checks.engine.paper.ModelPaper)
+    if model is None:
         return "", {}
-    return paper.file_name, paper.model_object.settings_for(check_id.partition(".")[2])
+    return paper.file_name, model.settings_for(check_id.partition(".")[2])

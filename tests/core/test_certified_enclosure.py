@@ -122,7 +122,16 @@ def _min_max(fn, a, b):
     return _safely(fn)(a, b)
 
 
+#: periodic functions SymPy evaluates at construction for a Float argument: reducing a huge one mod pi computes pi
+#: to as many digits as the argument has before its point (a drawn argument of the tanh case, cos of a huge Float, never ended in one CI run)
+_PERIODIC = {"sin", "cos", "tan", "cot", "csc", "sec"}
+#: the largest Float argument a periodic function is built with here
+MAX_PERIODIC_ARGUMENT = 10 ** 6
+
+
 def _unary(name: str, raw: bool, a: sp.Expr) -> sp.Expr:
+    if isinstance(a, sp.Float) and abs(a) > MAX_PERIODIC_ARGUMENT and name in _PERIODIC:
+        return a
     return _safely(_RAW.get(name, _UNARY[name]) if raw else _UNARY[name])(a)
 
 
