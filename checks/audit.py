@@ -47,14 +47,11 @@ class Resolved:
         s = self.stated
         if not isinstance(s.stated, LatexText):
             return self
-        import sympy as sp
-
-        from attnverify.checks.stated import function_names, parse_expression
+        from attnverify.checks.stated import parse_expression
 
         names = [n for q in self.paper.quantities() for n in (*q.symbols, *q.aliases)]
         names += [s.get("variable")] if s.get("variable") else []
-        names += [*s.get("variables", []), *s.get("constants", []), *also]
-        symbols = {n: sp.Symbol(n) for n in dict.fromkeys(names) if n not in function_names()}
+        symbols = _plain_symbols([*names, *s.get("variables", []), *s.get("constants", []), *also])
         where = f"{s.origin}: claim {s.id!r}, field 'stated'"
         return replace(self, read_as=parse_expression(s.stated, symbols, where))
 
@@ -67,6 +64,16 @@ class Resolved:
 EXPRESSION_KINDS = ("formula", "rate", "bound")
 
 
+def _plain_symbols(names: Sequence[str]) -> dict:
+    """Each name (once) as a plain SymPy symbol, except the names the claim parser reads as functions or constants."""
+    import sympy as sp
+
+    from attnverify.checks.stated import function_names
+
+    functions = function_names()
+    return {n: sp.Symbol(n) for n in dict.fromkeys(names) if n not in functions}
+
+
 def _names_in(form: Any) -> list[str]:
     """The names a stated form (a string) uses, functions among them (the parser's function names are dropped where
     the names become symbols)."""
@@ -75,17 +82,16 @@ def _names_in(form: Any) -> list[str]:
     return re.findall(r"[A-Za-z_]\w*", form) if isinstance(form, str) else []
 
 
-def _check_restated_form(s: StatedClaim, own: StatedClaim, paper: Any, where: str) -> None:
+def _check_restated_form(s: StatedClaim, own_names: Sequence[str], own: StatedClaim, paper: Any,
+                         where: str) -> None:
     """A restatement's stated expression and ``at`` read before any work, as the built-in claim's judge will read
     them once its checks have run (``s`` has inherited the built-in statement's quantity and kind fields): ``at``
     in its quantity's domain; a formula in its quantity's symbols (and aliases, ``at`` applied); a rate or a bound
-    in its variable(s), constants and the names the built-in statement's own form uses (a judge reads only
-    those). InputError, one line naming the claim and the field, on a syntax error, an unknown symbol or an
+    in its variable(s), constants and ``own_names``, the names the built-in statement's own form uses (a judge
+    reads only those). InputError, one line naming the claim and the field, on a syntax error, an unknown symbol or an
     undefined form."""
-    import sympy as sp
-
     from attnverify.checks.judges import stated_expression
-    from attnverify.checks.stated import function_names, parse_expression
+    from attnverify.checks.stated import parse_expression
 
     q = _quantity(paper, s.quantity, where) if s.quantity else None
     options: dict = {}
@@ -102,11 +108,8 @@ def _check_restated_form(s: StatedClaim, own: StatedClaim, paper: Any, where: st
     if s.kind == "formula" and q is not None:
         stated_expression(s, q, options)
         return
-    names = [v for v in (s.get("variable"),) if v] + [*s.get("variables", []), *s.get("constants", [])]
-    names += _names_in(own.stated)
-    functions = function_names()
-    symbols = {n: sp.Symbol(n) for n in dict.fromkeys(names) if n not in functions}
-    parse_expression(s.stated, symbols, f"{where}, field 'stated'")
+    names = [v for v in (s.get("variable"),) if v] + [*s.get("variables", []), *s.get("constants", []), *own_names]
+    parse_expression(s.stated, _plain_symbols(names), f"{where}, field 'stated'")
 
 
 def _quantity(paper: Any, name: str, where: str) -> Any:
@@ -144,8 +147,9 @@ def resolve(claims: Sequence[StatedClaim]) -> list[Resolved]:
             if own.kind != s.kind:
                 raise InputError(f"{where}: field 'kind': {builtin} is a {own.kind!r} claim, not {s.kind!r}")
             s = replace(s, quantity=s.quantity or own.quantity, extra={**own.extra, **s.extra})   # like: inherits
-            _check_restated_form(s, own, paper, where)
-            out.append(Resolved(s, paper, claim=c).with_reading(_names_in(own.stated)))
+            own_names = _names_in(own.stated)
+            _check_restated_form(s, own_names, own, paper, where)
+            out.append(Resolved(s, paper, claim=c).with_reading(own_names))
             continue
         if not s.quantity:
             raise InputError(f"{where}: field 'quantity' is missing (or 'like' naming a built-in claim)")

@@ -190,13 +190,15 @@ def validate_lengths(model, p: Mapping, Ls: Sequence[int], rhos: np.ndarray | No
 
 def predicted_remainder(model, vals: dict, rhos: np.ndarray, L: int, corr: np.ndarray,
                         measured: np.ndarray | None = None) -> np.ndarray:
-    """The predicted size of the O(1/L^2) remainder at each point: the expansion ratio times the size of the O(1/L)
-    terms (attnverify.checks.engine._sizes), +inf where the ratio exceeds MAX_EXPANSION_RATIO (outside the
+    """The predicted size of the O(1/L^2) remainder at each point (per component when ``corr`` is (r, k)): the
+    expansion ratio times the size of the O(1/L) terms (attnverify.checks.engine._sizes), +inf where the ratio
+    exceeds MAX_EXPANSION_RATIO (outside the
     expansion). The size is the derived ``corr``, capped by ``measured`` (:func:`measured_correction`) when given: a
     closed form whose O(1/L) terms are inflated is then compared and rejected, not excused as outside the
     expansion."""
     ratio = expansion_ratio(model, vals, rhos, L)
     size = np.abs(corr) if measured is None else np.minimum(np.abs(corr), measured)
+    ratio = ratio.reshape(ratio.shape + (1,) * (size.ndim - ratio.ndim))      # corr (r, k): one ratio per point
     inside = ratio <= MAX_EXPANSION_RATIO                       # an infinite ratio (or a NaN size) is outside
     with np.errstate(invalid="ignore", over="ignore"):
         return np.where(inside, ratio * size, np.inf)
@@ -224,8 +226,7 @@ def field_remainder(theory, model, values: Mapping, points: np.ndarray, L: int, 
     checks, which compare those terms with Monte Carlo, reject it."""
     pts = np.atleast_2d(np.asarray(points, dtype=float))
     k = pts.shape[1]
-    own = np.stack([predicted_remainder(model, values, pts, L, corr[:, j],
-                                        None if measured is None else measured[:, j]) for j in range(k)], axis=-1)
+    own = predicted_remainder(model, values, pts, L, corr, measured)
     names = [f"rho_{d}" for d in model.directions]
     J_fin, J_lim = theory.numeric("J_finite"), theory.numeric("J_limit")
     floats = {name: float(x) for name, x in values.items()}

@@ -157,9 +157,10 @@ def run(p: dict, ctx: Context) -> Evidence:
     signs = np.array([s for *_, s in todo])
     F_fin, F_lim = field_function(T, v, N.model), field_function(T, v, N.model, name="F_limit")
     weights = np.array([w for _, _, w, _ in todo])
-    derived = signs * np.einsum("ik,ik->i", weights, F_fin(grid))          # > 0: probes_in_reach placed them so
+    F_at = F_fin(grid)
+    derived = signs * np.einsum("ik,ik->i", weights, F_at)                 # > 0: probes_in_reach placed them so
     remainder = np.einsum("ik,ik->i", np.abs(weights),                     # |w| . (the field's O(1/L^2) remainder)
-                          field_remainder(T, N.model, v, grid, int(p["L_sim"]), F_fin(grid) - F_lim(grid)))
+                          field_remainder(T, N.model, v, grid, int(p["L_sim"]), F_at - F_lim(grid)))
     with np.errstate(invalid="ignore"):
         keep = np.isfinite(remainder) & np.isfinite(derived) & (SIGN_MARGIN * remainder < derived)
     n_seq, first_z = int(p["n_sequences"]), None
