@@ -13,6 +13,10 @@ the check sees a plausible but wrong closed form through its ordinary code path:
 * ``<id>.wrong_mixture_weight``: the first component count's size parameter n (not L) read as 2 n in every closed
   form, so that component's mixture weight n / L is doubled and the others' reduced accordingly (caught by the
   objective check); only for models whose counts have such a parameter;
+* ``<id>.dropped_tilting_term``: the whole derivation redone with every tilted moment read as the untilted law's
+  (the tilted mean m + Sigma a read as m, the tilted second moment as Sigma + m m^T; on the sphere mean 0), the
+  MGFs and so the masses kept (:class:`~attnverify.theory.engine.derive.Derivation` with ``drop_tilt``; caught by
+  the objective check, or by the attention-map check for a token query);
 * ``<id>.pushforward_without_token_covariance`` (token query, one Gaussian component): the push-forward's covariance
   B B^T in place of B Sigma B^T, B the derived map's Jacobian (caught by the push-forward check).
 
@@ -29,6 +33,7 @@ from __future__ import annotations
 import sympy as sp
 
 from attnverify.checks.perturb import Family, Mutant, PowerRow
+from attnverify.theory.engine.derive import Derivation
 
 
 def _dropped_finite_size(theory):
@@ -77,21 +82,30 @@ def _covariance_dropped(theory):
     return theory.replace("push-forward covariance B B^T", pushforward_cov=sp.ImmutableMatrix(B * B.T))
 
 
+def _dropped_tilt(theory):
+    wrong = Derivation(theory.model, drop_tilt=True).quantities
+    return theory.replace("tilted moments read as the untilted law's", **wrong)
+
+
 def mutants(paper) -> list[Mutant]:
     """The generic mutants that apply to ``paper``'s model (module docstring)."""
-    from attnverify.checks.engine import equilibria, field, finite_size, objective, pushforward
+    from attnverify.checks.engine import equilibria, field, finite_size, objective, pushforward, token_map
 
     model = paper.model_object
+    ids = set(paper.check_ids())
+    first = objective.NAME if objective.applies(model) else token_map.NAME
+    out = [Mutant(f"{model.id}.dropped_tilting_term", _dropped_tilt, (f"{model.id}.{first}",),
+                  "every tilted moment read as the untilted law's: the tilted mean m + Sigma a read as m")]
     if pushforward.applies(model):
         cid = f"{model.id}.{pushforward.NAME}"
-        return [Mutant(f"{model.id}.pushforward_without_token_covariance", _covariance_dropped, (cid,),
-                       "the push-forward's covariance B B^T in place of B Sigma B^T (the tokens' covariance dropped)")]
+        out.append(Mutant(f"{model.id}.pushforward_without_token_covariance", _covariance_dropped, (cid,),
+                          "the push-forward's covariance B B^T in place of B Sigma B^T (the tokens' covariance "
+                          "dropped)"))
     if not objective.applies(model):
-        return []
-    ids = set(paper.check_ids())
+        return out
     obj, fin = f"{model.id}.{objective.NAME}", f"{model.id}.{finite_size.NAME}"
-    out = [Mutant(f"{model.id}.dropped_finite_size", _dropped_finite_size, tuple(c for c in (obj, fin) if c in ids),
-                  "the O(1/L) terms of J and of the masses dropped (J_finite = J_limit)")]
+    out += [Mutant(f"{model.id}.dropped_finite_size", _dropped_finite_size, tuple(c for c in (obj, fin) if c in ids),
+                   "the O(1/L) terms of J and of the masses dropped (J_finite = J_limit)")]
     if f"{model.id}.{field.NAME}" in ids:
         out.append(Mutant(f"{model.id}.field_without_sphere_factor", _no_sphere_factor, (f"{model.id}.{field.NAME}",),
                           "the reduced field without its sphere factor: grad J in place of (I - rho rho^T) grad J"))

@@ -44,7 +44,8 @@ def test_token_query_model_has_no_objective_checks():
     try:
         assert paper.check_ids() == ["token_gaussian.attention_map_vs_montecarlo",
                                      "token_gaussian.pushforward_vs_montecarlo"]
-        assert [m.name for m in paper.mutants()] == ["token_gaussian.pushforward_without_token_covariance"]
+        assert [m.name for m in paper.mutants()] == ["token_gaussian.dropped_tilting_term",
+                                                     "token_gaussian.pushforward_without_token_covariance"]
     finally:
         remove_paper(paper.model)
     assert all(not c.startswith("token_gaussian.") for c in REGISTRY)

@@ -7,6 +7,7 @@ numbers except :meth:`Derivation.evaluate` and :meth:`Derivation.equilibria`, wh
 """
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from functools import lru_cache
 from types import MappingProxyType
@@ -74,11 +75,13 @@ class Derivation:
     ``quantities``: name -> SymPy expression (scalars) or ImmutableMatrix (``f_limit``, ``attention_map``,
     ``F_limit``, ``F_finite``, ``pushforward_mean``, ``pushforward_cov``); docs/models.md lists them.
     ``symbols``: name -> Symbol, the parameters (with ``d`` and ``L``) and the query's coordinates (``rho_<dir>``,
-    or ``x_<dir>`` and ``x_perp`` for a token query).  ``parameters``: name -> Parameter (default and domain)."""
+    or ``x_<dir>`` and ``x_perp`` for a token query).  ``parameters``: name -> Parameter (default and domain).
+    ``drop_tilt``: a wrong derivation on purpose, every tilted moment read as the untilted law's (the self-test's
+    dropped-tilting-term mutant; :func:`derive` never sets it)."""
 
-    def __init__(self, model: Model):
+    def __init__(self, model: Model, drop_tilt: bool = False):
         self.model = model
-        self.geometry = geo = geometry(model)
+        self.geometry = geo = dataclasses.replace(geometry(model), drop_tilt=drop_tilt)
         d = model.symbol("d")
         q = limit_quantities(model, geo)
         q.update(finite_quantities(model, geo, d))

@@ -98,6 +98,20 @@ def tilt(law: str, mean_e, cov_e, cov_rest, radius, b_e, gamma, t) -> Tilted:
     raise ValueError(f"law {law!r}: expected 'gaussian' or 'sphere'")
 
 
+def untilted(law: str, T: Tilted, mean_e, cov_e, cov_rest, radius) -> Tilted:
+    """``T`` (a law's tilting moments at some b) with its moments read as the law's own, the log-MGF kept: the tilted
+    mean m + Sigma b read as m, the second moment Sigma + m m^T (Gaussian; on the sphere mean 0 and second moment
+    R^2/d I).  A wrong derivation on purpose: the self-test's dropped-tilting-term mutant."""
+    k = len(T.mean_e)
+    if law == "gaussian":
+        m, s = tuple(mean_e), tuple(cov_e)
+        second_e = tuple(tuple((s[i] if i == j else 0) + m[i] * m[j] for j in range(k)) for i in range(k))
+        return Tilted(T.log_mgf, m, sp.Integer(0), second_e, cov_rest, cov_rest)
+    r2 = radius**2 / d_sym
+    return Tilted(T.log_mgf, (sp.Integer(0),) * k, sp.Integer(0),
+                  tuple(tuple(r2 if i == j else sp.Integer(0) for j in range(k)) for i in range(k)), r2, r2)
+
+
 def _gaussian(mean_e, cov_e, r, b_e, gamma, t) -> Tilted:
     f, (b, m, s) = gaussian_log_mgf_1d()
     k = len(b_e)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from attnverify.theory.engine.laws import Tilted, tilt
+from attnverify.theory.engine.laws import Tilted, tilt, untilted
 from attnverify.theory.engine.model_file import Model
 
 
@@ -29,7 +29,9 @@ class Geometry:
     """Coordinates of a model's query and score vector.  ``query``: the query's coordinates on the directions
     (rho_<dir> or x_<dir>); ``t``: the length of its orthogonal part (a symbol; ``t_value`` its value
     sqrt(1 - sum rho^2) for a trained query, None for a token query, whose x_perp stays free); ``b_e``, ``gamma``:
-    the score vector a = (b_e, t gamma, 0); ``V``, ``v_rest``: the value matrix; ``signs``: the values of eps."""
+    the score vector a = (b_e, t gamma, 0); ``V``, ``v_rest``: the value matrix; ``signs``: the values of eps;
+    ``drop_tilt``: read every tilted moment as the untilted law's (:func:`.laws.untilted`; only the self-test's
+    dropped-tilting-term mutant sets it)."""
 
     query: tuple[sp.Symbol, ...]
     t: sp.Symbol
@@ -39,6 +41,7 @@ class Geometry:
     V: sp.ImmutableMatrix
     v_rest: sp.Expr
     signs: tuple[int, ...]
+    drop_tilt: bool = False
 
     @property
     def t2(self) -> sp.Expr:
@@ -68,8 +71,8 @@ def geometry(model: Model) -> Geometry:
 def component_tilt(model: Model, geo: Geometry, c, eps: int, factor: int = 1) -> Tilted:
     """Tilting moments of component c (its mean times eps when it carries the random sign) at ``factor`` * a."""
     mean = tuple(eps * m for m in c.mean) if c.sign == "rademacher" else c.mean
-    return tilt(c.law, mean, c.cov, c.cov_rest, c.radius, tuple(factor * b for b in geo.b_e), factor * geo.gamma,
-                geo.t)
+    T = tilt(c.law, mean, c.cov, c.cov_rest, c.radius, tuple(factor * b for b in geo.b_e), factor * geo.gamma, geo.t)
+    return untilted(c.law, T, mean, c.cov, c.cov_rest, c.radius) if geo.drop_tilt else T
 
 
 @dataclass(frozen=True)
