@@ -149,6 +149,11 @@ def resolve(claims: Sequence[StatedClaim]) -> list[Resolved]:
             s = replace(s, quantity=s.quantity or own.quantity, extra={**own.extra, **s.extra})   # like: inherits
             own_names = _names_in(own.stated)
             _check_restated_form(s, own_names, own, paper, where)
+            if c.reads is not None:                 # the words its evaluator interprets: a predicate, a target ...
+                try:
+                    c.reads(s)
+                except ValueError as exc:
+                    raise InputError(f"{where}: {exc}") from None
             out.append(Resolved(s, paper, claim=c).with_reading(own_names))
             continue
         if not s.quantity:

@@ -69,7 +69,9 @@ class Claim:
     ``needs`` lists the checks that must all have run (and passed) for a verdict; ``uses`` lists further checks
     whose evidence is read when present. ``perturbations(stated, results)`` (optional) lists the changed
     statements (:class:`attnverify.checks.plugin.Perturbation`) the claim self-test tries beyond the generic ones
-    of its kind, given the evidence of a run."""
+    of its kind, given the evidence of a run. ``reads(stated)`` (optional) reads the words and values of a
+    statement its evaluator interprets (a predicate, a target, an ``at`` option) as the evaluator will, and raises
+    ValueError naming the field and the problem: a user's restatement is refused by it before any work."""
 
     id: str
     paper: str
@@ -77,6 +79,7 @@ class Claim:
     evaluate: Evaluator
     uses: tuple[str, ...] = ()
     perturbations: Callable[[Any, dict], list] | None = None
+    reads: Callable[[Any], None] | None = None
 
     @property
     def checks(self) -> tuple[str, ...]:
@@ -119,20 +122,51 @@ CLAIMS: dict[str, Claim] = {}
 
 
 def claim(*, id: str, paper: str, needs: Sequence[str], uses: Sequence[str] = (),
-          perturbations: Callable[[Any, dict], list] | None = None) -> Callable:
+          perturbations: Callable[[Any, dict], list] | None = None,
+          reads: Callable[[Any], None] | None = None) -> Callable:
     """Register ``evaluate(results, stated) -> ClaimVerdict`` as the claim ``id`` of the paper whose key is
     ``paper`` (the id starts with that key: ``A.name``). Its statement is read from the paper's stated-claims
-    file by the same id."""
+    file by the same id; ``reads`` validates a restatement's words before any work (:class:`Claim`)."""
     if not id.startswith(f"{paper}."):
         raise TypeError(f"claim {id}: the id must start with its paper's key {paper!r} and a dot")
     if not needs:
         raise TypeError(f"claim {id}: needs at least one check")
 
     def register(evaluate: Evaluator) -> Evaluator:
-        CLAIMS[id] = Claim(id, paper, tuple(needs), evaluate, tuple(uses), perturbations)
+        CLAIMS[id] = Claim(id, paper, tuple(needs), evaluate, tuple(uses), perturbations, reads)
         return evaluate
 
     return register
+
+
+def one_of(field: str, value: Any, allowed: Sequence[str]) -> None:
+    """ValueError naming ``field`` unless ``value`` is one of the words ``allowed`` (a claim's ``reads``)."""
+    from attnverify.checks.params import did_you_mean
+
+    if value not in allowed:
+        raise ValueError(f"field {field!r}: {value!r} is not one this claim reads ({', '.join(map(repr, allowed))})"
+                         f"{did_you_mean(str(value), list(allowed))}")
+
+
+def words(predicates: Sequence[str], targets: Sequence[str] | Callable[[str], Any] | None = None
+          ) -> Callable[[Any], None]:
+    """A ``reads`` for a qualitative claim: ``stated`` one of ``predicates``; ``target`` one of ``targets`` (words),
+    read by ``targets`` (a function raising ValueError) or, with None, absent (the evaluator reads no target)."""
+    def reads(stated: Any) -> None:
+        one_of("stated", stated.stated, predicates)
+        target = stated.get("target")
+        if target is None:
+            return
+        if targets is None:
+            raise ValueError(f"field 'target': {target!r} given, but this claim reads no target")
+        if callable(targets):
+            try:
+                targets(target)
+            except ValueError as exc:
+                raise ValueError(str(exc) if str(exc).startswith("field ") else f"field 'target': {exc}") from None
+        else:
+            one_of("target", target, targets)
+    return reads
 
 
 def _command(c: Claim, stated: Any) -> str:
@@ -180,6 +214,12 @@ def evaluate_claim(c: Claim, results: dict[str, Result], stated: Any = None, *, 
     paper's own when None)."""
     stated = statement_of(c.id) if stated is None else stated
     ran = [cid for cid in c.checks if cid in results]
+    try:
+        if c.reads is not None:
+            c.reads(stated)
+    except ValueError as exc:                  # resolve() refuses such a restatement first; a direct call lands here
+        return _row(c, stated, ClaimVerdict("inconclusive", f"this claim cannot judge the statement: {exc}"),
+                    ran, profile, seed)
     missing = [cid for cid in c.needs if cid not in results]
     if missing:
         return _row(c, stated, ClaimVerdict("inconclusive", f"not run in this audit: {', '.join(missing)}"), ran,

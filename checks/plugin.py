@@ -18,7 +18,7 @@ A paper is a :class:`Paper` registered under the entry-point group ``attnverify.
 from __future__ import annotations
 
 from attnverify.checks import judges
-from attnverify.checks.claims import ClaimVerdict, claim, claim_rng
+from attnverify.checks.claims import ClaimVerdict, claim, claim_rng, one_of, words
 from attnverify.checks.context import Context
 from attnverify.checks.evidence import Evidence, Plot, Series, Unresolved
 from attnverify.checks.judges import Measured
@@ -32,7 +32,8 @@ from attnverify.theory.derivation import Step
 
 __all__ = ["ClaimVerdict", "Context", "Evidence", "Family", "InputError", "Math", "Measured", "Mutant", "Number",
            "Paper", "Param", "Perturbation", "Plot", "PowerRow", "Quantity", "Section", "Series", "StatedClaim", "Step",
-           "Unresolved", "bracket", "cached_formula", "check", "claim", "claim_rng", "judges", "lazy", "pm", "reason"]
+           "Unresolved", "bracket", "cached_formula", "check", "claim", "claim_rng", "judges", "lazy", "one_of", "pm",
+           "reason", "words"]
 
 
 def __getattr__(name: str):

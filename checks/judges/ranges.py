@@ -40,7 +40,10 @@ def parse_range(parts: list[str], where: str, variable: str = "theta") -> Range:
         m = bound.match(part)
         if not m:
             raise ValueError(f"{where}: target clause {part!r} is not '{variable} > X' or '{variable} < X'")
-        value = float(m.group(2))
+        try:
+            value = float(m.group(2))
+        except ValueError:
+            raise ValueError(f"{where}: target clause {part!r}: {m.group(2)!r} is not a number") from None
         if m.group(1) in (">", ">="):
             low = max(low, value)
         else:

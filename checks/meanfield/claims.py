@@ -18,7 +18,7 @@ import numpy as np
 import sympy as sp
 
 from attnverify.checks import judges
-from attnverify.checks.claims import ClaimVerdict, claim
+from attnverify.checks.claims import ClaimVerdict, claim, one_of, words
 from attnverify.checks.judges import relation
 from attnverify.checks.judges import BoundPoint, BoundSeries, bound
 from attnverify.checks.plugin import Perturbation
@@ -381,16 +381,13 @@ def _growth_perturbations(stated, results: dict) -> list[Perturbation]:
             for t, kind in GROWTH_TARGETS.items() if kind != "grows" and t != stated.get("target")]
 
 
-@claim(id="B.log_beta_time_scale", paper="B", needs=(W2,), uses=(TERM,), perturbations=_growth_perturbations)
+@claim(id="B.log_beta_time_scale", paper="B", needs=(W2,), uses=(TERM,), perturbations=_growth_perturbations,
+       reads=words(("log_beta_time_scale",), lambda t: one_of("target", " ".join(t.split()), tuple(GROWTH_TARGETS))))
 def _log_beta_time_scale(results, stated) -> ClaimVerdict:
     """The paper's statement (target: a > 0) holds when the slope of t_min in log beta is resolved above 0 over at
     least MIN_BETA_DECADES with a linear fit (r^2 >= 0.9), and is refuted when it is resolved at or below 0; a
     statement that t_min is constant (a = 0) or falls (a < 0) is refuted by a slope resolved above 0."""
-    target = " ".join(str(stated.get("target", "t_min = a log(beta) + b with a > 0")).split())
-    if stated.stated != "log_beta_time_scale" or target not in GROWTH_TARGETS:
-        return ClaimVerdict("inconclusive", reason(
-            f"the predicate {stated.stated!r} with target {target!r} is not one this claim measures "
-            "('log_beta_time_scale' with a target among ", ", ".join(repr(t) for t in GROWTH_TARGETS), ")"))
+    target = " ".join(str(stated.get("target", "t_min = a log(beta) + b with a > 0")).split())   # read (reads=)
     f = results[W2].findings
     if f is None:
         return _no_findings(W2)

@@ -41,7 +41,7 @@ import numpy as np
 
 import sympy as sp
 
-from attnverify.checks.claims import ClaimVerdict, claim
+from attnverify.checks.claims import ClaimVerdict, claim, words
 from attnverify.checks.plugin import Perturbation
 from attnverify.checks.reason import Math, Number, Reason, bracket, item, reason
 
@@ -74,6 +74,10 @@ def target_expression(text: str, d: int) -> tuple[str, sp.Basic, dict]:
     if any(bad in expr for bad in ("__", "lambda", "import", ";")) or re.search(r"\.[A-Za-z_]", expr):
         raise ValueError(f"target {text!r}: not a matrix expression")
     symbols = {n: sp.MatrixSymbol(n, d, d) for n in ("V", "B", "Q", "K")}
+    unknown = [n for n in re.findall(r"(?<![\w.])[A-Za-z_]\w*", expr) if n not in (*symbols, "transpose")]
+    if unknown:
+        raise ValueError(f"target {text!r}: unknown name {unknown[0]!r} (the matrices are V, B, Q, K; X^T its "
+                         "transpose)")
     try:
         numbers = {"Integer": sp.Integer, "Rational": sp.Rational, "Float": sp.Float}
         tree = parse_expr(expr, local_dict={**symbols, "transpose": sp.transpose},
@@ -294,13 +298,10 @@ def _perturbations(stated, results) -> list[Perturbation]:
                          stated.restated(stated.stated, target="dominant invariant subspace of V"), wrong=False)]
 
 
-@claim(id="B.conjecture1", paper="B", needs=("meanfield.terminal_phase",), perturbations=_perturbations)
+@claim(id="B.conjecture1", paper="B", needs=("meanfield.terminal_phase",), perturbations=_perturbations,
+       reads=words((PREDICATE,), lambda target: target_expression(target, 2)))
 def conjecture1(results, stated) -> ClaimVerdict:
     f = results["meanfield.terminal_phase"].findings
-    if stated.stated != PREDICATE:
-        return ClaimVerdict("inconclusive", reason(f"the predicate {stated.stated!r} is not one this claim measures "
-                                                   f"(it measures {PREDICATE!r}: the mass on a target subspace tends "
-                                                   "to 1)"))
     try:
         cases = [judge_case(g, _target(stated, g)) for g in (f,) + tuple(f.extra_cases)]
     except ValueError as exc:                       # a stated target that cannot be read: say so, decide nothing

@@ -25,7 +25,7 @@ import math
 
 import sympy as sp
 
-from attnverify.checks.claims import ClaimVerdict, claim
+from attnverify.checks.claims import ClaimVerdict, claim, one_of, words
 from attnverify.checks.plugin import Perturbation
 from attnverify.checks.reason import CheckRef, Math, Number, item, listing, reason
 from attnverify.checks.reason_values import bracket_or_na, number_or_na, pm_or_na
@@ -111,20 +111,15 @@ def _direction(sign: str, rho: float) -> int:
     return 1 if sign == "fixed" else (1 if rho > 0 else -1)
 
 
-@claim(id="A.no_spurious_traps", paper="A", needs=("signal.equilibria_stability",), perturbations=_monotone_ranges)
+@claim(id="A.no_spurious_traps", paper="A", needs=("signal.equilibria_stability",), perturbations=_monotone_ranges,
+       reads=words(("monotone",), lambda target: parse_range([target], "field 'target'")))
 def no_spurious_traps(results: dict, stated) -> ClaimVerdict:
     """Measured interior attractors refute; otherwise the theta where F was measured against 'monotone' (the run's
     theta when a grid sign points the other way, or -xi measured attracting at a theta*-side test) are failures, the
     run's theta is a confirmation when every grid sign points the right way."""
     f = results["signal.equilibria_stability"].findings
     where = _model(f.model)
-    if stated.stated != "monotone":
-        return ClaimVerdict("inconclusive", reason(f"the predicate {stated.stated!r} is not one this claim measures "
-                                                   "('monotone')"))
-    try:
-        rng = parse_range([stated.get("target", "")], f"claim {stated.id}")
-    except ValueError as exc:
-        return ClaimVerdict("inconclusive", reason(str(exc)))
+    rng = parse_range([stated.get("target", "")], f"claim {stated.id}")     # its words read (reads=) before
     ev = {"signal.equilibria_stability": {
         "theta": f.model.theta, "sign": f.model.sign, "measured_interior_attractors": list(f.interior_attractors),
         "grid": [{"rho": g.rho, "mean": g.mean, "se": g.se, "measured": g.measured} for g in f.grid],
@@ -228,7 +223,15 @@ def _pole_evidence(rows: list, tol: float) -> tuple[dict, dict, list]:
     return yes, no, open_
 
 
+def _model_and_range(target: str) -> None:
+    """A.up_to_sign's target: the model option, then an optional range of theta ("fixed, theta > 1.2")."""
+    model, *clauses = [p.strip() for p in target.split(",")]
+    one_of("target", model, ("fixed", "symmetric"))
+    parse_range(clauses, "field 'target'")
+
+
 @claim(id="A.up_to_sign", paper="A", needs=("signal.sign_ambiguity",), uses=("signal.equilibria_stability",),
+       reads=words(("both_poles_limits",), _model_and_range),
        perturbations=_sign_ranges)
 def up_to_sign(results: dict, stated) -> ClaimVerdict:
     """Whether both poles are limits of the SGA runs, per theta of the stated model option; a stated range refutes
@@ -239,15 +242,7 @@ def up_to_sign(results: dict, stated) -> ClaimVerdict:
     target = str(stated.get("target", "fixed"))
     parts = [p.strip() for p in target.split(",")]
     model = parts[0]
-    if stated.stated != "both_poles_limits" or model not in ("fixed", "symmetric"):
-        return ClaimVerdict("inconclusive", reason(f"the predicate {stated.stated!r} with target {target!r} is not one "
-                                                   "this claim measures ('both_poles_limits', target 'fixed' or "
-                                                   "'symmetric' [, ", Math(sp.StrictGreaterThan(THETA, sp.Symbol("X"))),
-                                                   "])"))
-    try:
-        rng = parse_range(parts[1:], f"claim {stated.id}")
-    except ValueError as exc:
-        return ClaimVerdict("inconclusive", reason(str(exc)))
+    rng = parse_range(parts[1:], f"claim {stated.id}")                  # its words read (reads=) before
     rows = [r for r in f.rows if r.sign == model]
     yes, no, open_ = _pole_evidence(rows, f.reach_tol)
     where = item(f"{model} sign, ", _model(f.model, theta=False, sign=False))
@@ -349,6 +344,7 @@ def _single_poles(stated, results: dict) -> list[Perturbation]:
 
 
 @claim(id="A.any_initialisation", paper="A", needs=("signal.sign_ambiguity",), uses=("signal.equilibria_stability",),
+       reads=words(("limits_are_poles",), tuple(_POLES)),
        perturbations=_single_poles)
 def any_initialisation(results: dict, stated) -> ClaimVerdict:
     """holds when every settled run rests at a pole the target allows (and, when signal.equilibria_stability ran,
@@ -356,10 +352,6 @@ def any_initialisation(results: dict, stated) -> ClaimVerdict:
     attractor there too) or by a measured interior attractor."""
     f = results["signal.sign_ambiguity"].findings
     target = stated.get("target", "+-xi")
-    if stated.stated != "limits_are_poles" or target not in _POLES:
-        poles = [p for i, t in enumerate(_POLES) for p in ((" / ",) if i else ()) + (_POLE_MATH[t],)]
-        return ClaimVerdict("inconclusive", reason(f"the predicate {stated.stated!r} with target {target!r} is not one "
-                                                   "this claim measures ('limits_are_poles', target ", *poles, ")"))
     allowed, tol = _POLES[target], f.reach_tol
     runs = [(r, r0, x) for r in f.rows for r0, x, s in zip(r.starts, r.limits, r.settled) if s]
     ev = {"signal.sign_ambiguity": {"runs_settled": len(runs), "reach_tol": tol, "target": target}}

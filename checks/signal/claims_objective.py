@@ -16,7 +16,7 @@ import math
 import sympy as sp
 
 from attnverify.checks import judges
-from attnverify.checks.claims import ClaimVerdict, claim, claim_rng
+from attnverify.checks.claims import ClaimVerdict, claim, claim_rng, words
 from attnverify.checks.judges import relation
 from attnverify.checks.judges.common import point_parts
 from attnverify.checks.plugin import Perturbation
@@ -98,7 +98,7 @@ def _other_scalings(stated, results: dict) -> list[Perturbation]:
 
 
 @claim(id="A.noise_attention_vanishes", paper="A", needs=("signal.attention_on_noise",),
-       perturbations=_other_scalings)
+       perturbations=_other_scalings, reads=words(("nuisance_mass_vanishes",), SCALINGS))
 def noise_attention_vanishes(results: dict, stated) -> ClaimVerdict:
     """Along the stated scaling (``target``): holds when the SymPy limit of the rho = 1 mass is 0 and the Monte
     Carlo decreases by more than Z_CLAIM standard errors from the first to the last size; refuted when the limit is

@@ -15,7 +15,7 @@ import math
 
 import sympy as sp
 
-from attnverify.checks.claims import ClaimVerdict, claim, claim_rng
+from attnverify.checks.claims import ClaimVerdict, claim, claim_rng, one_of, words
 from attnverify.checks.judges import relation
 from attnverify.checks.judges.ranges import parse_range
 from attnverify.checks.plugin import Perturbation
@@ -66,14 +66,11 @@ PREDICATES = {"C.bayes_optimal": ("asymptotically_bayes_optimal", "gap_grows_wit
               "C.sphere_schedule": ("schedule_reaches_oracle",), "C.oracle_minimiser": ("oracle_minimiser",)}
 
 
-def _unknown(stated, cid: str) -> ClaimVerdict | None:
-    """Inconclusive when a qualitative statement names a predicate this claim does not measure."""
-    want = PREDICATES[cid]
-    if stated.kind != "qualitative" or stated.stated not in want:
-        return ClaimVerdict("inconclusive", reason(f"the stated form {stated.kind} {stated.stated!r} is not a "
-                                                   f"predicate the evidence measures (this claim measures the "
-                                                   f"qualitative {' or '.join(map(repr, want))})"))
-    return None
+def _oracle_target(target: str) -> None:
+    """C.oracle_minimiser's target: 'global' or 'local', then an optional range of lam ("global, lam < 0.9")."""
+    kind, *clauses = [part.strip() for part in target.split(",")]
+    one_of("target", kind, ("global", "local"))
+    parse_range(clauses, "field 'target'", variable="lam")
 
 
 def _quantity(stated):
@@ -136,15 +133,12 @@ def _gap_grows(stated, results: dict) -> list[Perturbation]:
 
 
 @claim(id="C.bayes_optimal", paper="C", needs=("slr.oracle_vs_bayes",), uses=("slr.bayes_posterior",),
-       perturbations=_gap_grows)
+       perturbations=_gap_grows, reads=words(PREDICATES["C.bayes_optimal"]))
 def _bayes_optimal(results, stated) -> ClaimVerdict:
     """not_refuted (an asymptotic statement) when the measured gap between the oracle at lam_best(d) and the Bayes
     risk decays in d (95 % interval of its log-log slope below 0); refuted when it grows; inconclusive otherwise.
     The opposite statement (``gap_grows_with_d``) is refuted by a decay and not_refuted by a growth over the d
     run."""
-    bad = _unknown(stated, "C.bayes_optimal")
-    if bad:
-        return bad
     f = results["slr.oracle_vs_bayes"].findings
     ev = {"slr.oracle_vs_bayes": {"ds": f.ds, "lam_best": f.lam_best, "excess_mc": f.excess_mc,
                                   "bayes_excess": f.bayes_excess, "gap_slope": f.gap_slope,
@@ -188,14 +182,11 @@ def _leaves_manifold(stated, results: dict) -> list[Perturbation]:
 
 
 @claim(id="C.manifold_invariant", paper="C", needs=("slr.manifold_invariance",), uses=("slr.reduced_flow",),
-       perturbations=_leaves_manifold)
+       perturbations=_leaves_manifold, reads=words(PREDICATES["C.manifold_invariant"]))
 def _manifold_invariant(results, stated) -> ClaimVerdict:
     """holds when SymPy proves the one-step map keeps M and the float64 steps stay on it to rounding; refuted when
     the map does not keep M and a step leaves it far beyond rounding. The opposite statement (``leaves_manifold``)
     is refuted by the same evidence that makes the claim hold, and not_refuted by a step that leaves M."""
-    bad = _unknown(stated, "C.manifold_invariant")
-    if bad:
-        return bad
     if stated.stated == "leaves_manifold":
         return _leaves_manifold_verdict(results["slr.manifold_invariance"].findings)
     f = results["slr.manifold_invariance"].findings
@@ -273,13 +264,11 @@ def _blocking(ends, paper_protocol: bool) -> list:
     return [e for e in ends if e.settled or e.fixed_set]
 
 
-@claim(id="C.manifold_convergence", paper="C", needs=("slr.training_on_manifold",), uses=("slr.reduced_flow",))
+@claim(id="C.manifold_convergence", paper="C", needs=("slr.training_on_manifold",), uses=("slr.reduced_flow",),
+       reads=words(PREDICATES["C.manifold_convergence"], ("every start",)))
 def _manifold_convergence(results, stated) -> ClaimVerdict:
     """holds when every run ends within AT_ORACLE of +-oracle; refuted by a run away from it at the end of the paper's
     protocol, or (other settings) settled elsewhere (_blocking); inconclusive when runs are still on their way."""
-    bad = _unknown(stated, "C.manifold_convergence")
-    if bad:
-        return bad
     (f,) = results["slr.training_on_manifold"].findings.experiments
     ends = f.end_points
     ev = {"slr.training_on_manifold": {"protocol": dict(f.protocol), "kinds": f.kinds(),
@@ -311,15 +300,13 @@ def _manifold_convergence(results, stated) -> ClaimVerdict:
                         evidence=ev)
 
 
-@claim(id="C.sphere_schedule", paper="C", needs=("slr.training_from_sphere",))
+@claim(id="C.sphere_schedule", paper="C", needs=("slr.training_from_sphere",),
+       reads=words(PREDICATES["C.sphere_schedule"], ("every start",)))
 def _sphere_schedule(results, stated) -> ClaimVerdict:
     """Over the schedule experiments (PGD and SGD): holds when every run ends at +-oracle (paper protocol); refuted
     by a run away from the oracle at the end of the paper's protocol, or settled elsewhere (_blocking; its Monte
     Carlo risk confirmed by the check); inconclusive when
     runs are still on their way. The fixed-lam experiments are reported."""
-    bad = _unknown(stated, "C.sphere_schedule")
-    if bad:
-        return bad
     F = results["slr.training_from_sphere"].findings
     sched = [e for e in F.experiments if "schedule" in e.name]
     fixed = [e for e in F.experiments if "schedule" not in e.name]
@@ -360,8 +347,6 @@ def _experiment_text(e) -> tuple:
 
 # ------------------------------------------------------------------------------------------- the oracle as minimiser
 LADDER = (0.5, 0.2, 0.1, 0.05, 0.02, 0.01)
-#: a target with a range, as a user types it in stated.toml (input syntax, quoted in a reason: not mathematics)
-RANGE_EXAMPLE = "global, lam < 0.9"
 
 
 def _minimiser_ranges(stated, results: dict) -> list[Perturbation]:
@@ -383,24 +368,18 @@ def _minimiser_ranges(stated, results: dict) -> list[Perturbation]:
 
 
 @claim(id="C.oracle_minimiser", paper="C", needs=("slr.oracle_hessian",), uses=("slr.stationary_points",),
-       perturbations=_minimiser_ranges)
+       perturbations=_minimiser_ranges, reads=words(PREDICATES["C.oracle_minimiser"], _oracle_target))
 def _oracle_minimiser(results, stated) -> ClaimVerdict:
     """target "local": a strict local minimum (certified Hessian status, FD-confirmed); "global" (default): also the
     lowest stationary point found (slr.stationary_points); either may add a range of lam (``global, lam < 0.9``).
     With no range: holds when true at every lam tested, refuted when true at none, holds_if with the lam found
     otherwise. With a range: refuted by a lam tested inside it where it is false, holds when true at every lam
     tested inside it, inconclusive when none was tested there."""
-    bad = _unknown(stated, "C.oracle_minimiser")
-    if bad:
-        return bad
     target, *clauses = [part.strip() for part in str(stated.get("target", "global")).split(",")]
     try:
         rng = parse_range(clauses, f"claim {stated.id}", variable="lam")
     except ValueError as exc:
         return ClaimVerdict("inconclusive", reason(str(exc)))
-    if target not in ("global", "local"):
-        return ClaimVerdict("inconclusive", reason(f"target {target!r} is not 'global' or 'local' (optionally with a "
-                                                   "range of ", Math(LAM), f": {RANGE_EXAMPLE!r})"))
     o = results["slr.oracle_hessian"].findings
     st = results.get("slr.stationary_points")
     brackets = (tuple(p for i, (a, b) in enumerate(o.certified_brackets) for p in ((", ",) if i else ())

@@ -18,10 +18,12 @@ r"""Paper D's claims, judged from the evidence of its checks (the statements are
 from __future__ import annotations
 
 
+import math
+
 import numpy as np
 import sympy as sp
 
-from attnverify.checks.plugin import ClaimVerdict, Perturbation, claim, claim_rng, judges
+from attnverify.checks.plugin import ClaimVerdict, Perturbation, claim, claim_rng, judges, one_of, words
 from attnverify.checks.reason import Math, Number, item, reason
 from attnverify.checks.reason_values import bracket_or_na, measured_power, number_or_na
 
@@ -102,13 +104,12 @@ def _wrong_betas(stated, _results) -> list[Perturbation]:
     return [Perturbation("beta = 1/(1 + H^2)", None, stated.restated("n**(-1/(1 + H**2))"))]
 
 
-@claim(id="D.moment_rate", paper="D", needs=("tsc.error_curves",), perturbations=_wrong_betas)
+@claim(id="D.moment_rate", paper="D", needs=("tsc.error_curves",), perturbations=_wrong_betas,
+       reads=lambda stated: one_of("at.horizon", stated.at.get("horizon", "two_sided"), tuple(CONVENTIONS)))
 def moment_rate_claim(results: dict, stated) -> ClaimVerdict:
     """Does the stated rate hold, and is it sharp (module docstring)."""
     f = results["tsc.error_curves"].findings
     convention = stated.at.get("horizon", "two_sided")
-    if convention not in CONVENTIONS:
-        raise ValueError(f"claim {stated.id}: at.horizon must be one of {', '.join(CONVENTIONS)}, got {convention!r}")
     upper = stated.get("direction", "exact") == "upper"
     table, bad = {}, []
     for what, points in (("mean", f.mean), ("covariance", f.cov)):
@@ -142,7 +143,17 @@ def moment_rate_claim(results: dict, stated) -> ClaimVerdict:
     return ClaimVerdict("holds", text, evidence=ev)
 
 
-@claim(id="D.beta_below_half", paper="D", needs=("tsc.error_curves",),
+def _limit(target: str) -> None:
+    """D.beta_below_half's target: the limit of beta(H) as H -> 0, a finite number."""
+    try:
+        value = float(target)
+    except ValueError:
+        raise ValueError(f"field 'target': {target!r} is not a number (the limit of beta(H) as H -> 0)") from None
+    if not math.isfinite(value):
+        raise ValueError(f"field 'target': {target!r} is not finite")
+
+
+@claim(id="D.beta_below_half", paper="D", needs=("tsc.error_curves",), reads=words(("beta_below_half",), _limit),
        perturbations=lambda stated, _r: [Perturbation("limit 1 (beta = 1/(1 + H^2))", None,
                                                       stated.restated(stated.stated, target="1"))])
 def beta_below_half_claim(results: dict, stated) -> ClaimVerdict:
@@ -176,6 +187,7 @@ def beta_below_half_claim(results: dict, stated) -> ClaimVerdict:
 
 
 @claim(id="D.horizon_convention", paper="D", needs=("tsc.horizons",), uses=("tsc.error_curves",),
+       reads=words(("two_sided_invariant", "one_sided_invariant")),
        perturbations=lambda stated, _r: [Perturbation("one-sided invariant", None,
                                                       stated.restated("one_sided_invariant"))])
 def horizon_convention_claim(results: dict, stated) -> ClaimVerdict:
@@ -197,8 +209,6 @@ def horizon_convention_claim(results: dict, stated) -> ClaimVerdict:
     ev = judges.common.evidence_of(stated, transpose_gap=invariant, beta_by_convention=per)
     claimed = stated.stated
     says = {"two_sided_invariant": ("two_sided", "one_sided"), "one_sided_invariant": ("one_sided", "two_sided")}
-    if claimed not in says:
-        raise ValueError(f"claim {stated.id}: stated must be one of {', '.join(says)}, got {claimed!r}")
     inv, other = says[claimed]
     tail = [item(f"{c}: valid at {v['valid']}/{v['of']}, sharp at {v['sharp']}") for c, v in per.items()]
     text = reason("under ", TRANSPOSE, f" the {inv} horizon changes by ", number_or_na(invariant[inv], 3), f" (relative) and "

@@ -35,7 +35,7 @@ import sympy as sp
 from scipy import stats
 
 from attnverify.checks.plugin import (ClaimVerdict, Context, Evidence, Math, Number, Param, Perturbation, bracket,
-                                      check, claim, judges, reason)
+                                      check, claim, judges, one_of, reason)
 from attnverify.checks.tsc import _model as THEORY
 from attnverify.checks.tsc.findings import consistency_evidence, sphere_cov_problem
 from attnverify.numerics.tsc import curves as CURVES
@@ -155,14 +155,20 @@ def growth_shape(R, y, se) -> dict:
     return {"p": float(line[1]), "q": float(coef[2]), "q_se": float(np.sqrt(cov[2, 2])), "chi2_line": chi2}
 
 
-def _moment_constants(f: ConstantFindings, stated) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _beta_of(stated):
+    """The stated beta(H) (``target``) as a SymPy expression in H (InputError, a ValueError, naming the field)."""
     import sympy as sp
 
     from attnverify.checks.stated import parse_expression
 
     h = sp.Symbol("H", nonnegative=True)
-    beta = sp.lambdify(h, parse_expression(stated.get("target", "1/(2*(1 + H**2))"), {"H": h},
-                                           f"claim {stated.id!r}, field 'target'"), "numpy")
+    return h, parse_expression(stated.get("target", "1/(2*(1 + H**2))"), {"H": h}, "field 'target'")
+
+
+def _moment_constants(f: ConstantFindings, stated) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    import sympy as sp
+
+    beta = sp.lambdify(*_beta_of(stated), "numpy")
     logn = np.log(np.asarray(f.n_values, float))
     R = np.array([r.R for r in f.radii])
     y = np.array([np.mean(np.asarray(r.mean_log_error) + float(beta(r.H)) * logn) for r in f.radii])
@@ -179,17 +185,24 @@ def _shape_refuted(shape: str, g: dict, z: float) -> bool:
     return g["q"] < -z * g["q_se"]             # concave in log R beyond noise: growth slowing, never exponential
 
 
+def _reads_growths(stated) -> None:
+    """D.polynomial_constant reads two growths, "<growth of C'>, <growth of C>", and the beta(H) of its target."""
+    shapes = [s.strip() for s in str(stated.stated).split(",")]
+    if len(shapes) != 2:
+        raise ValueError(f"field 'stated': {stated.stated!r} is not two of {', '.join(_SHAPES)} separated by a comma")
+    for shape in shapes:
+        one_of("stated", shape, _SHAPES)
+    _beta_of(stated)
+
+
 @claim(id="D.polynomial_constant", paper="D", needs=("tsc.moment_constants", "tsc.uniform_curves"),
+       reads=_reads_growths,
        perturbations=lambda stated, _r: [Perturbation("moment constant exponential, uniform polynomial", None,
                                                       stated.restated("exponential, polynomial"))])
 def polynomial_constant_claim(results: dict, stated) -> ClaimVerdict:
     """C'(R) and C(R) grow as stated (``stated`` = "<growth of C'>, <growth of C>", each polynomial or
     exponential; ``target``: the beta(H) defining C'): module docstring."""
-    shapes = [s.strip() for s in str(stated.stated).split(",")]
-    if len(shapes) != 2 or any(s not in _SHAPES for s in shapes):
-        raise ValueError(f"claim {stated.id}: stated must be two of {', '.join(_SHAPES)} separated by a comma, got "
-                         f"{stated.stated!r}")
-    moment_shape, uniform_shape = shapes
+    moment_shape, uniform_shape = [s.strip() for s in str(stated.stated).split(",")]
     fmt = judges.fmt
     R1, y1, s1 = _moment_constants(results["tsc.moment_constants"].findings, stated)
     u = results["tsc.uniform_curves"].findings
