@@ -158,6 +158,20 @@ def add_paper(paper: Paper) -> Paper:
     return paper
 
 
+def added(model: str) -> tuple[Paper | None, dict]:
+    """The paper added under the name ``model`` (None if none) and its checks: what :func:`restore_paper` puts back."""
+    return _ADDED.get(model), {cid: c for cid, c in REGISTRY.items() if cid.startswith(f"{model}.")}
+
+
+def restore_paper(model: str, saved: tuple[Paper | None, dict]) -> None:
+    """Unregister whatever is registered under ``model`` and register ``saved`` (from :func:`added`) again."""
+    remove_paper(model)
+    paper, checks = saved
+    if paper is not None:
+        _ADDED[model] = paper
+        REGISTRY.update(checks)
+
+
 def remove_paper(model: str) -> None:
     """Unregister a paper added with :func:`add_paper`, and its checks."""
     _ADDED.pop(model, None)

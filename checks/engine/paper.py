@@ -108,7 +108,7 @@ def build(model, file_name: str) -> ModelPaper:
 def add_model(source) -> ModelPaper:
     """Register the model file ``source`` (a path, or a parsed mapping) as a paper with its generated checks; the
     paper registered before for the same content is returned as it is."""
-    from attnverify.checks.registry import add_paper, papers, remove_paper
+    from attnverify.checks.registry import add_paper, added, papers, restore_paper
     from attnverify.theory.engine import load_model
 
     try:
@@ -122,11 +122,12 @@ def add_model(source) -> ModelPaper:
     modules = [m for m in (importlib.import_module(f"{PACKAGE}.{name}") for name in TEMPLATES) if m.applies(model)]
     if problem := unknown_checks(model, [m.NAME for m in modules]):
         raise InputError(problem)
+    before = added(model.id)
     paper = add_paper(build(model, file_name))
     try:
         for module in modules:
             module.register_for(paper)
-    except Exception:                       # a [checks.<name>] setting refused: nothing of the file stays registered
-        remove_paper(model.id)
+    except Exception:       # a [checks.<name>] setting refused: nothing of the file stays, the paper before it does
+        restore_paper(model.id, before)
         raise
     return paper

@@ -136,3 +136,15 @@ def test_set_over_a_setting_is_held_to_the_templates_own_settings():
     with pytest.raises(InputError) as info:
         check.resolve("quick", {"runs": "300000"})
     assert "too large to run" in str(info.value)
+
+
+def test_a_refused_file_leaves_the_paper_of_the_same_id_registered_before_it():
+    """A good file, then an edit of it with a bad setting: the edit is refused, and the good file's paper and checks
+    stay registered as they were (the refusal removed them)."""
+    good = add_model(model_with({"ode_tracks_sga": {"theta": 2}}))
+    before = {cid: c for cid, c in REGISTRY.items() if cid.startswith("settings_case.")}
+    with pytest.raises(InputError):
+        add_model(model_with({"ode_tracks_sga": {"theta": -1}}))
+    assert [p for p in papers() if p.model == "settings_case"] == [good]
+    assert {cid: c for cid, c in REGISTRY.items() if cid.startswith("settings_case.")} == before
+    assert REGISTRY["settings_case.ode_tracks_sga"].param("theta").default == 2.0
