@@ -19,7 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from attnverify.checks.claims import CLAIMS, Claim, ClaimResult, ClaimVerdict, all_claims, evaluate_claim
+from attnverify.checks.claims import (CLAIMS, Claim, ClaimResult, ClaimVerdict, all_claims, evaluate_claim,
+                                      unreadable)
 from attnverify.checks.context import stream_key
 from attnverify.checks.domain import read_values
 from attnverify.checks.params import InputError, did_you_mean
@@ -85,14 +86,19 @@ def _names_in(form: Any) -> list[str]:
 def _check_restated_form(s: StatedClaim, own_names: Sequence[str], own: StatedClaim, paper: Any,
                          where: str) -> None:
     """A restatement's stated expression and ``at`` read before any work, as the built-in claim's judge will read
-    them once its checks have run (``s`` has inherited the built-in statement's quantity and kind fields): ``at``
-    in its quantity's domain; a formula in its quantity's symbols (and aliases, ``at`` applied); a rate or a bound
+    them once its checks have run (``s`` has inherited the built-in statement's quantity and kind fields): its
+    variable(s) and scale the built-in's (what the measurement is in); ``at`` in its quantity's domain; a formula in its quantity's symbols (and aliases, ``at`` applied); a rate or a bound
     in its variable(s), constants and ``own_names``, the names the built-in statement's own form uses (a judge
     reads only those). InputError, one line naming the claim and the field, on a syntax error, an unknown symbol or an
     undefined form."""
     from attnverify.checks.judges import stated_expression
     from attnverify.checks.stated import parse_expression
 
+    for key, default in (("variable", None), ("variables", ()), ("scale", "power")):   # the measurement's own axes
+        mine, theirs = s.get(key, default), own.get(key, default)
+        if (set(mine) != set(theirs)) if key == "variables" else mine != theirs:
+            raise InputError(f"{where}: field {key!r}: {own.id} measures in {theirs!r}, not {mine!r} (a restatement "
+                             "keeps the built-in claim's variables and scale)")
     q = _quantity(paper, s.quantity, where) if s.quantity else None
     options: dict = {}
     if q is not None:
@@ -149,11 +155,8 @@ def resolve(claims: Sequence[StatedClaim]) -> list[Resolved]:
             s = replace(s, quantity=s.quantity or own.quantity, extra={**own.extra, **s.extra})   # like: inherits
             own_names = _names_in(own.stated)
             _check_restated_form(s, own_names, own, paper, where)
-            if c.reads is not None:                 # the words its evaluator interprets: a predicate, a target ...
-                try:
-                    c.reads(s)
-                except ValueError as exc:
-                    raise InputError(f"{where}: {exc}") from None
+            if (unread := unreadable(c, s)) is not None:    # the words its evaluator interprets: a target ...
+                raise InputError(f"{where} (restating {builtin}): {unread}")
             out.append(Resolved(s, paper, claim=c).with_reading(own_names))
             continue
         if not s.quantity:

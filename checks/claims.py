@@ -159,14 +159,30 @@ def words(predicates: Sequence[str], targets: Sequence[str] | Callable[[str], An
             return
         if targets is None:
             raise ValueError(f"field 'target': {target!r} given, but this claim reads no target")
+        if not isinstance(target, str):
+            raise ValueError(f"field 'target': {target!r} is not a string")
         if callable(targets):
             try:
                 targets(target)
             except ValueError as exc:
-                raise ValueError(str(exc) if str(exc).startswith("field ") else f"field 'target': {exc}") from None
+                text = str(exc).removeprefix("target ")
+                raise ValueError(text if text.startswith("field ") else f"field 'target': {text}") from None
         else:
             one_of("target", target, targets)
     return reads
+
+
+def unreadable(c: Claim, stated: Any) -> str | None:
+    """Why ``c``'s evaluator cannot read ``stated`` (its ``reads`` raised: the message, one line), or None."""
+    if c.reads is None:
+        return None
+    try:
+        c.reads(stated)
+    except ValueError as exc:
+        return str(exc).splitlines()[0] if str(exc).strip() else type(exc).__name__
+    except Exception as exc:  # noqa: BLE001 -- a plugin's reads that breaks: the statement is not read, said so
+        return f"its words could not be read ({type(exc).__name__})"
+    return None
 
 
 def _command(c: Claim, stated: Any) -> str:
@@ -214,11 +230,8 @@ def evaluate_claim(c: Claim, results: dict[str, Result], stated: Any = None, *, 
     paper's own when None)."""
     stated = statement_of(c.id) if stated is None else stated
     ran = [cid for cid in c.checks if cid in results]
-    try:
-        if c.reads is not None:
-            c.reads(stated)
-    except ValueError as exc:                  # resolve() refuses such a restatement first; a direct call lands here
-        return _row(c, stated, ClaimVerdict("inconclusive", f"this claim cannot judge the statement: {exc}"),
+    if (unread := unreadable(c, stated)) is not None:   # resolve() refuses it first; a direct call lands here
+        return _row(c, stated, ClaimVerdict("inconclusive", f"this claim cannot judge the statement: {unread}"),
                     ran, profile, seed)
     missing = [cid for cid in c.needs if cid not in results]
     if missing:

@@ -373,6 +373,21 @@ def _refuse_not_real(tree: Any, text: str, where: str) -> None:
         raise InputError(f"{where}: {_short(text)} {_NOT_A_REAL[first]}")
 
 
+def _parse_failure(text: str, exc: Exception) -> str:
+    """Why a text did not parse, in words: unbalanced brackets (counted), a syntax error, or an operation the
+    expression's parts do not support (``@``, ``[ ]``); never the parser's own exception text."""
+    depth = 0
+    for ch in text:
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if depth < 0:
+            return "a ')' closes no bracket"
+    if depth > 0:
+        return f"{depth} bracket(s) left open"
+    if isinstance(exc, SyntaxError) or type(exc).__name__ == "TokenError":
+        return "invalid syntax: an expression of numbers, symbols, + - * / ** and functions"
+    return "an operation its parts do not support: numbers, symbols, + - * / ** and functions only"
+
+
 def parse_expression(text: str, symbols: Mapping[str, Any], where: str) -> Any:
     """``text`` as a SymPy expression in exactly the given ``symbols`` (name -> Symbol), parsed without
     evaluating arbitrary code (``sympy.parsing.sympy_parser.parse_expr`` with a closed namespace of the
@@ -430,9 +445,7 @@ def parse_expression(text: str, symbols: Mapping[str, Any], where: str) -> Any:
         raise InputError(f"{where}: the expression is too large to read (its terms nest deeper than Python's parser "
                          f"allows, about {sys.getrecursionlimit()} levels)") from None
     except Exception as exc:  # noqa: BLE001 -- any parse failure is bad input, reported in one line
-        detail = str(exc).strip().splitlines()[0][:80] if str(exc).strip() else ""
-        raise InputError(f"{where}: cannot parse {_short(text)} ({type(exc).__name__}"
-                         + (f": {detail})" if detail else ")")) from None
+        raise InputError(f"{where}: cannot parse {_short(text)} ({_parse_failure(text, exc)})") from None
     if not isinstance(tree, sp.Expr):
         raise InputError(f"{where}: {_short(text)} is not an expression")
     size = sum(1 for _ in sp.preorder_traversal(tree))

@@ -20,7 +20,7 @@ share (the decision level, :class:`Measured`, the comparison sentences) in :mod:
 SymPy proof routes and Arb evidence are :mod:`.proof`, its measurement that grows until it resolves a difference
 :mod:`.pooling`; a reported figure read to its resolution is :mod:`.rounding`.
 """
-from attnverify.checks.judges.bound_judge import BoundPoint, BoundSeries, bound
+from attnverify.checks.judges.bound_judge import BoundPoint, BoundSeries, bound, read_bound
 from attnverify.checks.judges.common import Z, Z_POWER, Measured, fmt, ratio_text, relation, sides_disagree
 from attnverify.checks.judges.formula_judge import fixed_symbols, formula, stated_expression
 from attnverify.checks.judges.rate_judge import rate, stated_exponent
@@ -28,5 +28,5 @@ from attnverify.checks.judges.threshold_judge import threshold
 from attnverify.checks.judges.value_judge import half_unit, value
 
 __all__ = ["BoundPoint", "BoundSeries", "Measured", "Z", "Z_POWER", "bound", "fixed_symbols", "fmt", "formula",
-           "half_unit", "rate", "ratio_text", "relation", "sides_disagree", "stated_exponent", "stated_expression",
+           "half_unit", "rate", "ratio_text", "read_bound", "relation", "sides_disagree", "stated_exponent", "stated_expression",
            "threshold", "value"]

@@ -71,6 +71,13 @@ def _bound_shape(stated: StatedClaim, derived: dict) -> tuple[Any, Any, list]:
     return K, g, [names[v] for v in variables]
 
 
+def read_bound(stated: StatedClaim, derived: Sequence[str]) -> None:
+    """A claim's ``reads`` for a bound (attnverify.checks.claims.claim): the stated form read as :func:`bound` will
+    read it, with the constants ``derived`` taken from the derivation: ValueError unless it is K g with one
+    unspecified constant K as a factor."""
+    _bound_shape(stated, dict.fromkeys(derived, 1.0))
+
+
 @functools.lru_cache(maxsize=256)
 def _limit_at_infinity(h: Any, v: Any) -> Any:
     """lim h as v -> +inf (SymPy; a pure function of the two expressions, memoised: a bound is evaluated at many

@@ -48,4 +48,7 @@ def parse_range(parts: list[str], where: str, variable: str = "theta") -> Range:
             low = max(low, value)
         else:
             high = min(high, value)
+    if low >= high:
+        raise ValueError(f"{where}: no {variable} satisfies {' and '.join(p.strip() for p in parts if p.strip())} "
+                         f"(the range is empty; {variable} > 0)")
     return Range(low, high, variable)

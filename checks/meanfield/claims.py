@@ -20,7 +20,7 @@ import sympy as sp
 from attnverify.checks import judges
 from attnverify.checks.claims import ClaimVerdict, claim, one_of, words
 from attnverify.checks.judges import relation
-from attnverify.checks.judges import BoundPoint, BoundSeries, bound
+from attnverify.checks.judges import BoundPoint, BoundSeries, bound, read_bound
 from attnverify.checks.plugin import Perturbation
 from attnverify.checks.reason import CheckRef, Math, Number, as_reason, bracket, item, listing, pm, reason
 from attnverify.checks.stated import parse_expression
@@ -318,7 +318,8 @@ def _d_findings(f) -> tuple:
     return item(*out)
 
 
-@claim(id="B.stationary_projection", paper="B", needs=(PROJ, W2), perturbations=_bound_perturbations)
+@claim(id="B.stationary_projection", paper="B", needs=(PROJ, W2), perturbations=_bound_perturbations,
+       reads=lambda stated: read_bound(stated, ("c",)))
 def _stationary_projection(results, stated) -> ClaimVerdict:
     f = results[W2].findings
     if f is None:
@@ -338,7 +339,8 @@ def _stationary_projection(results, stated) -> ClaimVerdict:
     return v
 
 
-@claim(id="B.theorem1", paper="B", needs=(W2,), perturbations=_bound_perturbations)
+@claim(id="B.theorem1", paper="B", needs=(W2,), perturbations=_bound_perturbations,
+       reads=lambda stated: read_bound(stated, ("c", "C1")))
 def _theorem1(results, stated) -> ClaimVerdict:
     f = results[W2].findings
     if f is None:

@@ -57,6 +57,10 @@ _TARGET = re.compile(r"^\s*dominant\s+(eigenspace|invariant\s+subspace)\s+of\s+(
 # ----------------------------------------------------------------------------------------------
 # the stated target
 # ----------------------------------------------------------------------------------------------
+#: why a stated target's matrix cannot be read (any parse or evaluation failure), with the syntax it takes
+_NOT_A_MATRIX = "not a d x d matrix expression: a product is B^T V, a power V**2, a transpose V^T"
+
+
 def target_expression(text: str, d: int) -> tuple[str, sp.Basic, dict]:
     """(``"eigenspace"`` or ``"invariant subspace"``, M as a SymPy matrix expression, its d x d matrix symbols
     V, B, Q, K by name) of a stated target "dominant eigenspace of M" (``X^T`` = transpose).  ValueError naming the
@@ -74,18 +78,18 @@ def target_expression(text: str, d: int) -> tuple[str, sp.Basic, dict]:
     if any(bad in expr for bad in ("__", "lambda", "import", ";")) or re.search(r"\.[A-Za-z_]", expr):
         raise ValueError(f"target {text!r}: not a matrix expression")
     symbols = {n: sp.MatrixSymbol(n, d, d) for n in ("V", "B", "Q", "K")}
-    unknown = [n for n in re.findall(r"(?<![\w.])[A-Za-z_]\w*", expr) if n not in (*symbols, "transpose")]
+    numbers = {"Integer": sp.Integer, "Rational": sp.Rational, "Float": sp.Float}
+    unknown = [n for n in re.findall(r"(?<![\w.])[A-Za-z_]\w*", expr) if n not in (*symbols, *numbers, "transpose")]
     if unknown:
         raise ValueError(f"target {text!r}: unknown name {unknown[0]!r} (the matrices are V, B, Q, K; X^T its "
                          "transpose)")
     try:
-        numbers = {"Integer": sp.Integer, "Rational": sp.Rational, "Float": sp.Float}
         tree = parse_expr(expr, local_dict={**symbols, "transpose": sp.transpose},
                           global_dict={"__builtins__": {}, **numbers},
                           transformations=standard_transformations, evaluate=True)
-    except Exception as exc:  # noqa: BLE001 -- any parse failure is a bad statement, named in one line
+    except Exception:  # noqa: BLE001 -- any parse failure is a bad statement, named in one line
         raise ValueError(f"target {text!r}: cannot read {m.group(2)!r} as a matrix in V, B, Q, K "
-                         f"({type(exc).__name__})") from None
+                         f"({_NOT_A_MATRIX})") from None
     return kind, tree, symbols
 
 
@@ -101,9 +105,9 @@ def target_matrix(text: str, B: np.ndarray, V: np.ndarray, Q: np.ndarray | None 
     try:
         M = tree.xreplace({symbols[n]: sp.ImmutableMatrix(values[n].tolist()) for n in values}).doit()
         M = np.array(sp.Matrix(M).evalf(30).tolist(), dtype=float)
-    except Exception as exc:  # noqa: BLE001 -- any parse failure is a bad statement, named in one line
+    except Exception:  # noqa: BLE001 -- any parse failure is a bad statement, named in one line
         raise ValueError(f"target {text!r}: cannot read {m.group(2)!r} as a matrix in V, B, Q, K "
-                         f"({type(exc).__name__})") from None
+                         f"({_NOT_A_MATRIX})") from None
     if M.shape != (d, d) or not np.all(np.isfinite(M)):
         raise ValueError(f"target {text!r}: {m.group(2)!r} is not a finite {d} x {d} matrix")
     return kind, M
@@ -298,8 +302,12 @@ def _perturbations(stated, results) -> list[Perturbation]:
                          stated.restated(stated.stated, target="dominant invariant subspace of V"), wrong=False)]
 
 
+#: generic 2 x 2 matrices (no symmetry, no shared eigenvector) at which a stated target is read before any work
+_TRIAL = np.array([[2.0, 1.0], [-0.5, 3.0]]), np.array([[1.0, 0.3], [0.7, -2.0]])
+
+
 @claim(id="B.conjecture1", paper="B", needs=("meanfield.terminal_phase",), perturbations=_perturbations,
-       reads=words((PREDICATE,), lambda target: target_expression(target, 2)))
+       reads=words((PREDICATE,), lambda target: target_matrix(target, *_TRIAL)))
 def conjecture1(results, stated) -> ClaimVerdict:
     f = results["meanfield.terminal_phase"].findings
     try:

@@ -21,7 +21,7 @@ import math
 import sympy as sp
 
 from attnverify.checks import judges
-from attnverify.checks.claims import ClaimVerdict, claim, claim_rng
+from attnverify.checks.claims import ClaimVerdict, claim, claim_rng, one_of
 from attnverify.checks.judges import Z, relation
 from attnverify.checks.judges.common import symbol_math
 from attnverify.checks.plugin import Perturbation
@@ -109,6 +109,19 @@ _PROTOCOL_KEYS = ("R", "L", "theta", "beta", "sigma", "d", "sign")
 _SCHEDULE_KEYS = ("a", "b", "steps")
 
 
+def _reads_protocol(stated) -> None:
+    """A.reported_alignment reads its protocol's model point, schedule and number of runs (ValueError naming the
+    key otherwise): a misspelt key would be dropped and the figure judged against the protocol as run."""
+    for key, value in stated.get("protocol", {}).items():
+        one_of("protocol", key, (*_PROTOCOL_KEYS, *_SCHEDULE_KEYS, "runs"))
+        if key == "sign":
+            one_of("protocol.sign", value, ("fixed", "symmetric"))
+        elif isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise ValueError(f"field 'protocol.{key}': {value!r} is not a finite number")
+        elif key in ("R", "L", "d", "steps", "runs") and (value != int(value) or value < 1):
+            raise ValueError(f"field 'protocol.{key}': {value!r} is not a positive integer")
+
+
 def _protocol_runs(stated) -> int | None:
     runs = stated.get("protocol", {}).get("runs")
     return int(runs) if runs else None
@@ -171,7 +184,7 @@ def _figure_at_protocol_as_run(stated, results: dict) -> list[Perturbation]:
     return out
 
 
-@claim(id="A.reported_alignment", paper="A", needs=("signal.alignment_30_runs",),
+@claim(id="A.reported_alignment", paper="A", needs=("signal.alignment_30_runs",), reads=_reads_protocol,
        perturbations=_figure_at_protocol_as_run)
 def reported_alignment(results: dict, stated) -> ClaimVerdict:
     """The reported figure against the protocol points of the runs (module docstring)."""

@@ -112,14 +112,14 @@ def _direction(sign: str, rho: float) -> int:
 
 
 @claim(id="A.no_spurious_traps", paper="A", needs=("signal.equilibria_stability",), perturbations=_monotone_ranges,
-       reads=words(("monotone",), lambda target: parse_range([target], "field 'target'")))
+       reads=words(("monotone",), lambda target: parse_range(target.split(","), "field 'target'")))
 def no_spurious_traps(results: dict, stated) -> ClaimVerdict:
     """Measured interior attractors refute; otherwise the theta where F was measured against 'monotone' (the run's
     theta when a grid sign points the other way, or -xi measured attracting at a theta*-side test) are failures, the
     run's theta is a confirmation when every grid sign points the right way."""
     f = results["signal.equilibria_stability"].findings
     where = _model(f.model)
-    rng = parse_range([stated.get("target", "")], f"claim {stated.id}")     # its words read (reads=) before
+    rng = parse_range(str(stated.get("target", "")).split(","), f"claim {stated.id}")    # read (reads=) before
     ev = {"signal.equilibria_stability": {
         "theta": f.model.theta, "sign": f.model.sign, "measured_interior_attractors": list(f.interior_attractors),
         "grid": [{"rho": g.rho, "mean": g.mean, "se": g.se, "measured": g.measured} for g in f.grid],

@@ -104,8 +104,14 @@ def _wrong_betas(stated, _results) -> list[Perturbation]:
     return [Perturbation("beta = 1/(1 + H^2)", None, stated.restated("n**(-1/(1 + H**2))"))]
 
 
+def _reads_moment_rate(stated) -> None:
+    """D.moment_rate reads a horizon convention and a direction, exact or upper (module docstring)."""
+    one_of("at.horizon", stated.at.get("horizon", "two_sided"), tuple(CONVENTIONS))
+    one_of("direction", stated.get("direction", "exact"), ("exact", "upper"))
+
+
 @claim(id="D.moment_rate", paper="D", needs=("tsc.error_curves",), perturbations=_wrong_betas,
-       reads=lambda stated: one_of("at.horizon", stated.at.get("horizon", "two_sided"), tuple(CONVENTIONS)))
+       reads=_reads_moment_rate)
 def moment_rate_claim(results: dict, stated) -> ClaimVerdict:
     """Does the stated rate hold, and is it sharp (module docstring)."""
     f = results["tsc.error_curves"].findings

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 import sympy as sp
 
-from attnverify.checks.plugin import ClaimVerdict, Context, Evidence, Param, Perturbation, check, claim, judges
+from attnverify.checks.plugin import (ClaimVerdict, Context, Evidence, Param, Perturbation, check, claim, judges,
+                                      one_of)
 from attnverify.checks.reason import Math, listing, reason
 from attnverify.checks.reason_values import measured_power, number_or_na
 from attnverify.checks.tsc import _model as THEORY
@@ -91,6 +92,7 @@ def uniform_curves(p: dict, ctx: Context) -> Evidence:
 
 
 @claim(id="D.uniform_rate", paper="D", needs=("tsc.uniform_curves",),
+       reads=lambda stated: one_of("direction", stated.get("direction", "upper"), ("upper",)),
        perturbations=lambda stated, _r: [Perturbation("rate 1/n", None, stated.restated("n**(-1)"))])
 def uniform_rate_claim(results: dict, stated) -> ClaimVerdict:
     """The stated rate as an upper bound at every radius, and C(R)'s growth (module docstring)."""

@@ -19,6 +19,8 @@ from attnverify.user_claims import prepare
 def _toml(value) -> str:
     if isinstance(value, dict):
         return "{ " + ", ".join(f"{k} = {_toml(v)}" for k, v in value.items()) + " }"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
     return f'"{value}"' if isinstance(value, str) else repr(value)
 
 
@@ -26,7 +28,7 @@ def _restatement(tmp_path: Path, cid: str, **changes) -> Path:
     """A claims file restating the built-in claim ``cid`` in its own words, with ``changes``."""
     own = statement_of(cid)
     fields = {"id": "mine.x", "model": paper_of(cid).model, "like": cid, "kind": own.kind, "stated": own.stated,
-              **{k: v for k, v in own.extra.items() if isinstance(v, str)}, **changes}
+              **({"quantity": own.quantity} if own.quantity else {}), **own.extra, **changes}
     path = tmp_path / "restated.toml"
     path.write_text("[[claim]]\n" + "".join(f"{k} = {_toml(v)}\n" for k, v in fields.items()), encoding="utf-8")
     return path
@@ -74,6 +76,29 @@ BAD = [
     ("D.polynomial_constant", {"stated": "polynomial"}, "field 'stated'", "separated by a comma"),
     ("D.polynomial_constant", {"stated": "polynomial, exponental"}, "field 'stated'", "did you mean exponential"),
     ("D.polynomial_constant", {"target": "1/(2*(1 + h**2))"}, "field 'target'", "unknown symbol 'h'"),
+    ("D.polynomial_constant", {"target": "1/(2*(1 + H**2)"}, "field 'target'", "1 bracket(s) left open"),
+    ("D.polynomial_constant", {"target": "1/(2*(1 + H**2)))"}, "field 'target'", "a ')' closes no bracket"),
+    # (a reviewer's) the measurement's own axes: a rate in another variable or scale, a bound in other variables
+    ("D.moment_rate", {"variable": "m", "stated": "m**(-1/(2*(1 + H**2)))"}, "field 'variable'", "measures in 'n'"),
+    ("B.zero_temperature_rate", {"variable": "bta"}, "field 'variable'", "measures in 'beta'"),
+    ("D.moment_rate", {"scale": "exponential"}, "field 'scale'", "measures in 'power'"),
+    ("B.stationary_projection", {"variables": ["time"], "stated": "K*exp(-c*time)"}, "field 'variables'", "'t'"),
+    # a direction the evaluator does not implement was read as another one
+    ("D.moment_rate", {"direction": "lower"}, "field 'direction'", "'exact', 'upper'"),
+    ("D.uniform_rate", {"direction": "exact"}, "field 'direction'", "'upper'"),
+    # a bound with two constants to fit, where one can be
+    ("B.stationary_projection", {"constants": ["K", "C"], "stated": "K*exp(-C*t)"}, "2 unspecified constants",
+     "one multiplicative constant"),
+    # a protocol key misspelt was dropped: the figure was judged against the protocol as run
+    ("A.reported_alignment", {"protocol": {"thetta": 0.25}}, "field 'protocol'", "did you mean theta"),
+    ("A.reported_alignment", {"protocol": {"run": 30}}, "field 'protocol'", "did you mean runs"),
+    ("A.reported_alignment", {"protocol": {"sign": "symetric"}}, "field 'protocol.sign'", "did you mean symmetric"),
+    ("A.reported_alignment", {"protocol": {"runs": "thirty"}}, "field 'protocol.runs'", "not a finite number"),
+    ("A.reported_alignment", {"protocol": {"runs": 2.5}}, "field 'protocol.runs'", "not a positive integer"),
+    # a target that names no matrix, an empty range
+    ("B.conjecture1", {"target": "dominant eigenspace of 2"}, "field 'target'", "not a d x d matrix expression"),
+    ("A.no_spurious_traps", {"target": "theta < -1"}, "field 'target'", "the range is empty"),
+    ("C.oracle_minimiser", {"target": "global, lam > 0.9, lam < 0.1"}, "field 'target'", "the range is empty"),
 ]
 
 
@@ -83,6 +108,20 @@ def test_a_misread_word_is_refused_before_any_work(tmp_path, cid, change, field,
         prepare(_restatement(tmp_path, cid, **change))
     text = str(info.value)
     assert "mine.x" in text and field in text and named in text and "\n" not in text, text
+    assert not any(raw in text for raw in ("Error", "Traceback")), text
+
+
+@pytest.mark.parametrize("cid, change", [
+    ("B.conjecture1", {"target": "dominant eigenspace of Rational(1,2)*(V + V^T)"}),   # read before: a reviewer's
+    ("B.conjecture1", {"target": "dominant invariant subspace of 0.5*(B^T V + 1e-3*V)"}),
+    ("A.no_spurious_traps", {"target": "theta < 3, theta > 1"}),                     # two clauses, as the others
+    ("A.up_to_sign", {"target": "symmetric, theta > 1.2"}),
+    ("C.oracle_minimiser", {"target": "local, lam < 0.9, lam > 0.1"}),
+    ("B.theorem1", {"variables": ["t", "beta"]}),                                   # the same axes, in any order
+    ("A.reported_alignment", {"protocol": {"theta": 0.25, "sign": "symmetric", "runs": 30, "steps": 2000}}),
+])
+def test_a_valid_restatement_is_not_refused(tmp_path, cid, change):
+    prepare(_restatement(tmp_path, cid, **change))
 
 
 def test_a_misspelt_horizon_is_exit_2_on_the_command_line(tmp_path, capsys, monkeypatch):
@@ -103,3 +142,6 @@ def test_a_direct_evaluation_of_a_misread_word_is_inconclusive_and_says_why():
     own = statement_of("A.any_initialisation")
     row = evaluate_claim(CLAIMS["A.any_initialisation"], {}, own.restated(own.stated, target="+xii"))
     assert row.verdict == "inconclusive" and "field 'target'" in str(row.reason), row.reason
+    own = statement_of("A.up_to_sign")                  # a target that is no string (only Python can give one)
+    row = evaluate_claim(CLAIMS["A.up_to_sign"], {}, own.restated(own.stated, target=1))
+    assert row.verdict == "inconclusive" and "not a string" in str(row.reason), row.reason
