@@ -21,7 +21,7 @@ ratio's own growth with rho makes several times the ratio x F's O(1/L) terms: on
 (400000 sequences) F_finite's remainder is 0.0154, 0.041, 0.138 at rho = 0.4, 0.5, 0.65, against 0.0045, 0.010,
 0.040 by the ratio rule and 0.0168, 0.039, 0.157 by the gradient of J's predicted remainder, the rule of the field
 checks (attnverify.checks.engine._common.field_remainder); on two_signals.toml (k = 2, beta = 1.5, L = 1200, 600000
-sequences) the resolved remainders are 0.74 - 0.84 of that rule, the ratio rule 3.4 - 3.6 times short.
+sequences) the resolved remainders are 0.74 - 0.84 of that rule and 2.9 - 3.4 times the ratio rule's.
 Two rules follow, both in the checks that compare finite-L closed forms:
 
 * before any work (:func:`expansion_ratio`): a (point, L) whose predicted remainder exceeds MAX_EXPANSION_RATIO of

@@ -127,7 +127,7 @@ def add_model(source) -> ModelPaper:
     try:
         for module in modules:
             module.register_for(paper)
-    except Exception:       # a [checks.<name>] setting refused: nothing of the file stays, the paper before it does
+    except BaseException:   # a [checks.<name>] setting refused (or an interrupt): the paper before it stays
         restore_paper(model.id, before)
         raise
     return paper

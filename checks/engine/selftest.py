@@ -30,10 +30,13 @@ checks' own power rules require 1 % and 5 %.
 """
 from __future__ import annotations
 
+import dataclasses
+
 import sympy as sp
 
 from attnverify.checks.perturb import Family, Mutant, PowerRow
 from attnverify.theory.engine.derive import Derivation
+from attnverify.theory.engine.limit import component_tilt, geometry
 
 
 def _dropped_finite_size(theory):
@@ -87,6 +90,26 @@ def _dropped_tilt(theory):
     return theory.replace("tilted moments read as the untilted law's", **wrong)
 
 
+def tilt_unread(model) -> bool:
+    """Whether the value map reads nothing the tilt changes, so that the dropped-tilting-term mutant is the correct
+    derivation (an equivalent mutant): for every component, sign and score factor (a and 2a, the moments the O(1/L)
+    terms use), V m(a) = V m, v_rest m_u(a) = 0, V S(a) V^T = V S V^T and v_rest^2 S_u(a) = v_rest^2 S_u, S_w alike
+    (m, S the tilted mean and second moment; expanded by SymPy to 0: a proof; anything not shown 0 counts as read)."""
+    geo = geometry(model)
+    untilted = dataclasses.replace(geo, drop_tilt=True)
+    V, v = geo.V, geo.v_rest
+    for eps in geo.signs:
+        for c in model.components:
+            for factor in (1, 2):
+                a, b = component_tilt(model, geo, c, eps, factor), component_tilt(model, untilted, c, eps, factor)
+                differences = [*(V * sp.Matrix(a.mean_e) - V * sp.Matrix(b.mean_e)), v * a.mean_u - v * b.mean_u,
+                               *(V * (sp.Matrix(a.second_e) - sp.Matrix(b.second_e)) * V.T),
+                               v**2 * (a.second_u - b.second_u), v**2 * (a.second_w - b.second_w)]
+                if any(sp.expand(e) != 0 for e in differences):
+                    return False
+    return True
+
+
 def mutants(paper) -> list[Mutant]:
     """The generic mutants that apply to ``paper``'s model (module docstring)."""
     from attnverify.checks.engine import equilibria, field, finite_size, objective, pushforward, token_map
@@ -94,8 +117,11 @@ def mutants(paper) -> list[Mutant]:
     model = paper.model_object
     ids = set(paper.check_ids())
     first = objective.NAME if objective.applies(model) else token_map.NAME
+    same = ("the value map reads nothing the tilt changes (V m(a) = V m and the second moments alike, for every "
+            "component: SymPy)") if tilt_unread(model) else ""
     out = [Mutant(f"{model.id}.dropped_tilting_term", _dropped_tilt, (f"{model.id}.{first}",),
-                  "every tilted moment read as the untilted law's: the tilted mean m + Sigma a read as m")]
+                  "every tilted moment read as the untilted law's: the tilted mean m + Sigma a read as m",
+                  equivalent=same)]
     if pushforward.applies(model):
         cid = f"{model.id}.{pushforward.NAME}"
         out.append(Mutant(f"{model.id}.pushforward_without_token_covariance", _covariance_dropped, (cid,),

@@ -55,3 +55,51 @@ def test_dropped_tilting_term_is_rejected(name):
     correct = run_check(cid)
     wrong = run_check(cid, theory=mutant.make(REGISTRY[cid].theory))
     assert (correct.verdict, wrong.verdict) == ("pass", "fail"), (correct.error, wrong.error)
+
+
+EQUIVALENT = '''[model]
+id = "tilt_unread"
+directions = ["xi"]
+[parameters]
+theta = { default = 1, min = 0 }
+beta = { default = 1, min = 0, strict = true }
+s1 = { default = 1, min = 0, strict = true }
+s2 = { default = 2, min = 0, strict = true }
+R = { default = 50, integer = true, min = 1 }
+L = { default = 1050, integer = true, min = 2 }
+d = { default = 20, integer = true, min = 2 }
+[[tokens]]
+name = "signal"
+count = "R"
+mean = "theta*xi"
+cov = { xi = "1", rest = "s2^2" }
+[[tokens]]
+name = "noise"
+count = "L - R"
+cov = { xi = "1", rest = "s1^2" }
+[attention]
+query = "q"
+score = "beta*<q, A x>"
+value = "V x"
+[attention.matrices]
+A = { rows = [["0"]], rest = "1" }
+V = { rows = [["1"]], rest = "0" }
+'''
+
+
+def test_a_tilt_the_value_never_reads_makes_the_mutant_equivalent(tmp_path):
+    """(A reviewer's model.) The score reads only the query's orthogonal part and the value only xi: the tilt moves
+    the tokens along u, which V does not read, so the mutant is the correct derivation; it is marked equivalent
+    (reported, not counted as missed), and SymPy agrees that every quantity is unchanged.  The examples' is not."""
+    path = tmp_path / "tilt_unread.toml"
+    path.write_text(EQUIVALENT, encoding="utf-8")
+    paper = add_model(path)
+    [mutant] = [m for m in paper.mutants() if m.name == "tilt_unread.dropped_tilting_term"]
+    assert mutant.equivalent
+    right, wrong = derive(path).quantities, Derivation(derive(path).model, drop_tilt=True).quantities
+    for name in ("J_limit", "J_finite", "mass.signal"):
+        assert proves_zero(wrong[name] - right[name]), name
+    for name in ("paper_a", "token_sphere", "two_signals"):
+        example = add_model(MODELS / f"{name}.toml")
+        [m] = [m for m in example.mutants() if m.name.endswith("dropped_tilting_term")]
+        assert not m.equivalent, name

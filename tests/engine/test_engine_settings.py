@@ -148,3 +148,20 @@ def test_a_refused_file_leaves_the_paper_of_the_same_id_registered_before_it():
     assert [p for p in papers() if p.model == "settings_case"] == [good]
     assert {cid: c for cid, c in REGISTRY.items() if cid.startswith("settings_case.")} == before
     assert REGISTRY["settings_case.ode_tracks_sga"].param("theta").default == 2.0
+
+
+def test_an_interrupted_re_add_keeps_the_paper_registered_before_it(monkeypatch):
+    """(A reviewer's case.) Ctrl-C while an edited file's checks register: the good paper stays, not the half-built
+    one."""
+    import attnverify.checks.engine.field as field
+
+    good = add_model(model_with({"ode_tracks_sga": {"theta": 2}}))
+    before = {cid: c for cid, c in REGISTRY.items() if cid.startswith("settings_case.")}
+
+    def interrupted(paper):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(field, "register_for", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        add_model(model_with({"ode_tracks_sga": {"theta": 3}}))
+    assert [p for p in papers() if p.model == "settings_case"] == [good]
+    assert {cid: c for cid, c in REGISTRY.items() if cid.startswith("settings_case.")} == before
