@@ -249,11 +249,15 @@ def run(p: dict, ctx: Context) -> Evidence:
     z_kept = float(np.max(np.abs(z_path[keep])))
     worst = max(abs(z_scale) / star_scale, z_kept / star_path)
     passed = worst <= 1.0
+    # its two parts in quadrature; the one below 1 % of the whole is named but not set beside it (a number printed
+    # beside one it differs from in the fifth digit would be printed to as many digits as tell them apart)
+    allowance = ("the ", O_ETA2, " and ", O_L2, " remainders' allowance ", Number(scale_bias, digits=3))
+    parts = (("almost all of it the runs' standard error; ", *allowance) if scale_bias < 0.01 * scale_unc else
+             ("almost all of it ", *allowance, "; standard error ", Number(scale_se, digits=3))
+             if scale_se < 0.01 * scale_unc else ("standard error ", Number(scale_se, digits=3), ", ", *allowance))
     unresolved = reason("the fitted scale of ", F_MATH, " has uncertainty ", Number(scale_unc, digits=3), " ", GT,
-                        " ", Number(MAX_SCALE_SE, digits=3), " (standard error ", Number(scale_se, digits=3), ", the ",
-                        O_ETA2, " and ", O_L2, " remainders' allowance ", Number(scale_bias, digits=3),
-                        "): a field off by that much "
-                        "could pass (more runs or steps; smaller steps for the remainder)") \
+                        " ", Number(MAX_SCALE_SE, digits=3), " (", *parts, "): a field off by that much could pass "
+                        "(more runs or steps; smaller steps for the remainder)") \
         if passed and not scale_unc <= MAX_SCALE_SE else None
     t_rec = time[rec]
     return Evidence(
