@@ -121,6 +121,27 @@ def test_the_oracle_hessian_where_the_risk_vanishes_along_a_direction_passes():
     assert row["verdict"] == "pass" and np.isfinite(row["observed"]), row
 
 
+def test_the_best_linear_predictor_where_its_risk_is_exactly_zero_passes():
+    """The Paper C sweep at seed 31 (gamma = 0.0614, d = 1114, L = 1, eps = 0): one token, no noise, the closed risk
+    is exactly 0 and so was the allowance; the least-squares fit's rounding left 5.7e-26 +- 5.7e-28 (z = 100: a fail
+    on a valid model: the normal equations' condition number here is 2.5e5). The fit's own rounding, estimated by one
+    step of iterative refinement (9.7e-26), is allowed for; it is 1e-25 of the risk at the default point."""
+    from attnverify.checks.runner import select
+    from attnverify.selftest.model_sweep import run_point
+
+    [check] = select(["slr.best_linear"])
+    row = run_point(check, {"gamma": 0.061449878658981674, "ds": [1114], "Ls": [1], "eps": 0.0}, seed=32)
+    assert row["verdict"] == "pass", row
+    from attnverify.checks.slr._model import slr_model
+    from attnverify.numerics.slr import NUMERICS
+    from attnverify.numerics.slr.model import draw_targets
+
+    rng = np.random.default_rng(0)
+    model = slr_model(1.0, 32, 10, 0.5)
+    b = NUMERICS.linear_baseline(model, *draw_targets(32, rng), 20000, 2000, rng, features="pooled")
+    assert 0 <= b.fit_rounding < 1e-20 * b.test_risk, (b.fit_rounding, b.test_risk)
+
+
 def test_a_closed_hessian_entry_that_is_not_a_number_fails():
     """A reviewer's closed form with H_aa = NaN passed: max() over the entries' ratios dropped the NaN. Any entry
     that is not a finite number is a failed comparison, named in the reason."""
