@@ -87,10 +87,10 @@ def _check_restated_form(s: StatedClaim, own_names: Sequence[str], own: StatedCl
                          where: str) -> None:
     """A restatement's stated expression and ``at`` read before any work, as the built-in claim's judge will read
     them once its checks have run (``s`` has inherited the built-in statement's quantity and kind fields): its
-    variable(s) and scale the built-in's (what the measurement is in); ``at`` in its quantity's domain; a formula in its quantity's symbols (and aliases, ``at`` applied); a rate or a bound
-    in its variable(s), constants and ``own_names``, the names the built-in statement's own form uses (a judge
-    reads only those). InputError, one line naming the claim and the field, on a syntax error, an unknown symbol or an
-    undefined form."""
+    variable(s) and scale the built-in's (what the measurement is in); ``at`` in its quantity's domain; a formula
+    in its quantity's symbols (and aliases, ``at`` applied); a rate or a bound in its variable(s), constants and
+    ``own_names``, the names the built-in statement's own form uses (a judge reads only those). InputError, one line
+    naming the claim and the field, on a syntax error, an unknown symbol, another variable or an undefined form."""
     from attnverify.checks.judges import stated_expression
     from attnverify.checks.stated import parse_expression
 

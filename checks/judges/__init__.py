@@ -28,5 +28,5 @@ from attnverify.checks.judges.threshold_judge import threshold
 from attnverify.checks.judges.value_judge import half_unit, value
 
 __all__ = ["BoundPoint", "BoundSeries", "Measured", "Z", "Z_POWER", "bound", "fixed_symbols", "fmt", "formula",
-           "half_unit", "rate", "ratio_text", "read_bound", "relation", "sides_disagree", "stated_exponent", "stated_expression",
-           "threshold", "value"]
+           "half_unit", "rate", "ratio_text", "read_bound", "relation", "sides_disagree", "stated_exponent",
+           "stated_expression", "threshold", "value"]
