@@ -41,12 +41,19 @@ def _ridge(ridge) -> float:
     return r
 
 
-def _solve(G: np.ndarray, b: np.ndarray, ridge: float) -> np.ndarray:
+def _solver(G: np.ndarray, ridge: float):
+    """b -> (G + ridge I)^{-1} b, the matrix factored once (Cholesky; least squares where it is not positive
+    definite)."""
     A = G + ridge * np.eye(G.shape[0])
     try:
-        return scipy.linalg.cho_solve(scipy.linalg.cho_factor(A), b)
+        factor = scipy.linalg.cho_factor(A)
     except np.linalg.LinAlgError:
-        return np.linalg.lstsq(A, b, rcond=None)[0]
+        return lambda b: np.linalg.lstsq(A, b, rcond=None)[0]
+    return lambda b: scipy.linalg.cho_solve(factor, b)
+
+
+def _solve(G: np.ndarray, b: np.ndarray, ridge: float) -> np.ndarray:
+    return _solver(G, ridge)(b)
 
 
 def linear_features(X: np.ndarray, features: str = "full", intercept: bool = False) -> np.ndarray:
@@ -106,8 +113,9 @@ def linear_baseline(model: SLRModel, k_star: np.ndarray, v_star: np.ndarray, n_t
         F = linear_features(X, features, intercept)
         G += F.T @ F
         b += F.T @ Y
-    coef = _solve(G, b, ridge)
-    delta = _solve(G, b - G @ coef, ridge)
+    solve = _solver(G, ridge)
+    coef = solve(b)
+    delta = solve(b - G @ coef)                      # one step of iterative refinement, the factor reused
     rounding = max(0.0, float(delta @ G @ delta)) / n_train
     err = np.empty(n_test)
     for start in range(0, n_test, batch):

@@ -29,16 +29,22 @@ def test_the_field_remainder_covers_the_measured_one_where_the_ratio_rule_does_n
     0.22): the rule of the other quantities (ratio 0.18 x 0.22 = 0.040) is 4.3 standard errors short of it, the
     gradient of J's predicted remainder (0.157) covers it. (With 400000 sequences: 0.0154, 0.041, 0.138 at rho =
     0.4, 0.5, 0.65 against 0.0168, 0.039, 0.157 by the gradient and 0.0045, 0.010, 0.040 by the ratio rule.)"""
-    model = anisotropic.model_object
-    check = REGISTRY["anisotropic.ode_tracks_sga"]
-    T, N = check.theory, check.numerics
-    point = np.array([[0.65]])
-    F_fin = field_function(T, DEFAULTS, model)(point)
-    F_lim = field_function(T, DEFAULTS, model, name="F_limit")(point)
-    est = N.drift_mc(N.spec(DEFAULTS), point, 60000, np.random.default_rng(7))
+    _assert_resolved_beyond_the_ratio_rule_and_covered("anisotropic", DEFAULTS, [0.65], 60000, seed=7)
+
+
+def _assert_resolved_beyond_the_ratio_rule_and_covered(name: str, values: dict, point: list, n: int, seed: int):
+    """The first component of F_finite at ``point`` against the drift of ``n`` sequences (the model's ``values``, at
+    their L): the gap exceeds the ratio rule's predicted remainder by 3 standard errors and lies within the field's
+    rule plus 3 standard errors."""
+    check = REGISTRY[f"{name}.reduced_field_vs_drift"]
+    T, N, model = check.theory, check.numerics, check.theory.model
+    pt, L = np.array([point]), int(values["L"])
+    F_fin = field_function(T, values, model)(pt)
+    F_lim = field_function(T, values, model, name="F_limit")(pt)
+    est = N.drift_mc(N.spec(values), pt, n, np.random.default_rng(seed))
     gap, se = float(abs(np.ravel(est.mean)[0] - F_fin[0, 0])), float(np.ravel(est.se)[0])
-    old = float(predicted_remainder(model, DEFAULTS, point, 1050, (F_fin - F_lim)[:, 0])[0])
-    new = float(field_remainder(T, model, DEFAULTS, point, 1050, F_fin - F_lim)[0, 0])
+    old = float(predicted_remainder(model, values, pt, L, (F_fin - F_lim)[:, 0])[0])
+    new = float(field_remainder(T, model, values, pt, L, F_fin - F_lim)[0, 0])
     assert gap - 3 * se > old, (gap, se, old)
     assert gap <= new + 3 * se, (gap, se, new)
 
@@ -98,17 +104,7 @@ def test_the_field_remainder_covers_the_measured_one_on_a_second_model():
     at (0.7, 0.1), with as many sequences (the expected gap 0.0117 is 5.8 standard errors beyond the ratio rule's
     0.0041, the test asks for 3): the gap is resolved beyond the ratio rule and within the field's rule."""
     paper = add_model(MODELS / "two_signals.toml")
-    model = paper.model_object
-    check = REGISTRY["two_signals.reduced_field_vs_drift"]
-    T, N = check.theory, check.numerics
-    base = {p.name: float(p.default) for p in model.parameters} | {"beta": 1.5, "theta1": 1.0, "theta2": 0.6}
-    vals = N.at_length(base, 1200)
-    point = np.array([[0.7, 0.1]])
-    F_fin = field_function(T, vals, model)(point)
-    F_lim = field_function(T, vals, model, name="F_limit")(point)
-    est = N.drift_mc(N.spec(vals), point, 600000, np.random.default_rng(11))
-    gap, se = float(abs(np.ravel(est.mean)[0] - F_fin[0, 0])), float(np.ravel(est.se)[0])
-    old = float(predicted_remainder(model, vals, point, 1200, (F_fin - F_lim)[:, 0])[0])
-    new = float(field_remainder(T, model, vals, point, 1200, F_fin - F_lim)[0, 0])
-    assert gap - 3 * se > old, (gap, se, old)
-    assert gap <= new + 3 * se, (gap, se, new)
+    base = {p.name: float(p.default) for p in paper.model_object.parameters} | {"beta": 1.5, "theta1": 1.0,
+                                                                                 "theta2": 0.6}
+    values = REGISTRY["two_signals.reduced_field_vs_drift"].numerics.at_length(base, 1200)
+    _assert_resolved_beyond_the_ratio_rule_and_covered("two_signals", values, [0.7, 0.1], 600000, seed=11)
