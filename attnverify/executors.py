@@ -46,14 +46,19 @@ def _interrupts_ignored() -> Iterator[None]:
 
 def _stop_pool(pool: ProcessPoolExecutor) -> None:
     """Cancel the queued tasks and end the workers now, without waiting for the running ones (after an interrupt
-    or an error: their results are no longer wanted; finished ones are already in the task store)."""
+    or an error: their results are no longer wanted; finished ones are already in the task store). The pool's
+    manager thread is joined too: left running, it closes its wake-up pipe while the interpreter's exit handler
+    writes to it, and the command's one line after Ctrl-C gained an 'Exception ignored ... Bad file descriptor'."""
     workers = list((getattr(pool, "_processes", None) or {}).values())
+    manager = getattr(pool, "_executor_manager_thread", None)
     pool.shutdown(wait=False, cancel_futures=True)
     for proc in workers:
         if proc.is_alive():
             proc.terminate()
     for proc in workers:
         proc.join(timeout=5)
+    if manager is not None:
+        manager.join(timeout=5)
 
 
 def _reachable(scheduler: str) -> None:

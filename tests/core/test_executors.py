@@ -62,3 +62,20 @@ def test_the_scheduler_precheck_refuses_only_what_refuses_a_connection():
     with pytest.raises(InputError, match="cannot reach a Dask scheduler"):
         _reachable(f"tcp://127.0.0.1:{port}")
     _reachable("inproc://somewhere")
+
+
+def test_an_interrupted_pool_leaves_no_manager_thread_behind():
+    """An exception leaving the block (Ctrl-C included) ends the workers and the pool's manager thread before it
+    propagates: a manager thread still running at exit races the interpreter's exit handler for its wake-up pipe,
+    and an interrupted command printed 'Exception ignored ... Bad file descriptor' after its one line. Before the
+    join the thread was still alive in about 3 of 4 tries, so three tries in a row miss it about once in 80."""
+    import time
+
+    for _ in range(3):
+        with pytest.raises(KeyboardInterrupt):
+            with make_executor("local", jobs=2) as pool:
+                [pool.submit(time.sleep, 30) for _ in range(4)]
+                time.sleep(0.3)                          # the workers have started the first two
+                manager = pool._executor_manager_thread
+                raise KeyboardInterrupt
+        assert not manager.is_alive()
