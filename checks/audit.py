@@ -48,7 +48,7 @@ class Resolved:
         s = self.stated
         if not isinstance(s.stated, LatexText):
             return self
-        from attnverify.checks.stated import parse_expression
+        from attnverify.checks.expression_reader import parse_expression
 
         names = [n for q in self.paper.quantities() for n in (*q.symbols, *q.aliases)]
         names += [s.get("variable")] if s.get("variable") else []
@@ -69,7 +69,7 @@ def _plain_symbols(names: Sequence[str]) -> dict:
     """Each name (once) as a plain SymPy symbol, except the names the claim parser reads as functions or constants."""
     import sympy as sp
 
-    from attnverify.checks.stated import function_names
+    from attnverify.checks.expression_reader import function_names
 
     functions = function_names()
     return {n: sp.Symbol(n) for n in dict.fromkeys(names) if n not in functions}
@@ -92,7 +92,7 @@ def _check_restated_form(s: StatedClaim, own_names: Sequence[str], own: StatedCl
     ``own_names``, the names the built-in statement's own form uses (a judge reads only those). InputError, one line
     naming the claim and the field, on a syntax error, an unknown symbol, another variable or an undefined form."""
     from attnverify.checks.judges import stated_expression
-    from attnverify.checks.stated import parse_expression
+    from attnverify.checks.expression_reader import parse_expression
 
     for key, default in (("variable", None), ("variables", ()), ("scale", "power")):   # the measurement's own axes
         mine, theirs = s.get(key, default), own.get(key, default)

@@ -317,14 +317,15 @@ def _subexpressions(expr: sp.Basic) -> set:
 
 
 def uncertifiable(expr: sp.Expr, extra: dict | None = None) -> list[str]:
-    """The names of the functions in ``expr`` that have no ball evaluation, its non-finite constants (zoo, nan, oo)
-    and the imaginary unit (balls are real); empty: every part can be certified."""
+    """The names of the functions in ``expr`` that have no ball evaluation, its non-finite constants (zoo, nan, oo;
+    -oo is named oo) and the imaginary unit (balls are real); empty: every part can be certified."""
     expr = sp.sympify(expr)
     nodes = _subexpressions(expr)
     known = {*CERTIFIED_FUNCTIONS, *_REWRITE_TARGETS, *special_ball_functions(expr), *(extra or {})}
     names = {type(f).__name__ for f in nodes if isinstance(f, sp.Function)} - known
     # has(c): c among the nodes, or equal to one (oo == Float('inf'))
     names |= {str(c) for c in (sp.zoo, sp.nan, sp.oo, sp.I) if c in nodes or any(c == n for n in nodes)}
+    names |= {"oo"} if -sp.oo in nodes or any(n == -sp.oo for n in nodes) else set()
     names |= {"AccumBounds"} if any(isinstance(n, sp.AccumBounds) for n in nodes) else set()
     return sorted(names)
 

@@ -46,7 +46,7 @@ def formula_perturbations(stated: Any, symbols: dict) -> list[Perturbation]:
     """Each term dropped, each term doubled, and the whole expression times (1 + delta) for delta on the ladder."""
     import sympy as sp
 
-    from attnverify.checks.stated import parse_expression
+    from attnverify.checks.expression_reader import parse_expression
 
     expr = parse_expression(stated.stated, symbols, f"claim {stated.id}")
     out = []

@@ -53,7 +53,7 @@ def _bound_shape(stated: StatedClaim, derived: dict) -> tuple[Any, Any, list]:
     """(K, g, variables): the stated expression parsed with its variables, constants and the ``derived`` constant
     names; it must be K g with one unspecified constant K entering as a factor (ValueError otherwise)."""
 
-    from attnverify.checks.stated import parse_expression
+    from attnverify.checks.expression_reader import parse_expression
 
     variables = list(stated.get("variables", []))
     constants = list(stated.get("constants", []))

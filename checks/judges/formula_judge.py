@@ -30,7 +30,7 @@ def stated_expression(stated: StatedClaim, quantity: Any, options: dict) -> Any:
     field on a bad expression)."""
     import sympy as sp
 
-    from attnverify.checks.stated import parse_expression
+    from attnverify.checks.expression_reader import parse_expression
 
     alias_symbols = {name: sp.Symbol(name) for name in quantity.aliases}
     where = f"{stated.origin + ': ' if stated.origin else ''}claim {stated.id!r}, field 'stated'"
@@ -40,8 +40,11 @@ def stated_expression(stated: StatedClaim, quantity: Any, options: dict) -> Any:
 
 
 def fixed_symbols(quantity: Any, stated: StatedClaim) -> dict:
-    """The symbols a claim's ``at`` table fixes (symbol -> value)."""
-    return {quantity.symbols[k]: v for k, v in stated.at.items() if k in quantity.symbols}
+    """The symbols a claim's ``at`` table fixes (symbol -> its exact value: a decimal is the Rational it spells, so
+    no 15-digit Float arithmetic rounds a difference away before the proof or the balls see it)."""
+    from attnverify.checks.expression_reader import exact_number
+
+    return {quantity.symbols[k]: exact_number(v) for k, v in stated.at.items() if k in quantity.symbols}
 
 
 def _paper_of(stated: StatedClaim) -> Any:
@@ -147,7 +150,7 @@ def formula(stated: StatedClaim, quantity: Any, options: dict, rng: Any, *, n_po
     R = sp.sympify(quantity.measured_as(**options)).subs(fixed) if quantity.measured_as else D
     ev = evidence_of(stated, quantity=quantity.name, options={k: v for k, v in options.items()},
                      stated_expression=sp.sstr(S), derived_expression=sp.sstr(D))
-    fixed_values = {s.name: v for s, v in fixed.items()}
+    fixed_values = {quantity.symbols[k].name: v for k, v in stated.at.items() if k in quantity.symbols}  # floats
     syms = sorted(S.free_symbols | D.free_symbols | R.free_symbols, key=lambda s: s.name)
     core = quantity.sample(rng, n_points // 2, fixed_values) if quantity.sample else []
     points = [*core, *widened(_paper_of(stated), quantity, rng, quantity.sample(rng, n_points - len(core),
@@ -294,6 +297,12 @@ def _not_real(quantity: Any, options: dict, rng: Any, sides: _Sides, finite: boo
                                            else ()), ", measured ", pm(m.value, m.se, digits=6)), evidence=ev)
 
 
+def _gap(row: dict) -> float:
+    """|S - D| at a candidate point: the larger of the floats' difference and the certified ball's smallest |S - D|
+    (the floats of S and D can round to one double when they differ by less than its last digit)."""
+    return max(abs(row["stated"] - row["derived"]), row["ball"].gap)
+
+
 def _distance(m: Any, value: float) -> float:
     """|M - value| in standard errors of M (:func:`attnverify.checks.stats.scores`: inf for a different value
     measured exactly)."""
@@ -311,7 +320,8 @@ def _judged(row: dict, m: Any, need: float, quantity: Any, finite: bool, z: floa
     shifted = s + (r - d)
     dist = _distance(m, shifted)
     tried.append({"point": b.point, "stated": s, "derived": d, "measured_as": r, "measured": m.value,
-                  "se": m.se, "runs": pool.k, "runs_needed": need, "distance": dist})
+                  "se": m.se, "runs": pool.k, "runs_needed": need, "distance": dist, "gap": _gap(row),
+                  "difference": [b.lo, b.hi]})
     ev["stated"]["tried"] = tried
     what = "the derived value with its finite-size terms" if finite else "the derived value"
     disagree = sides_disagree(r, m, z, rtol=1e-12, what=what)
@@ -350,11 +360,11 @@ def _confirm(stated: StatedClaim, quantity: Any, options: dict, rng: Any, sides:
         rows.append(row)
         first = pool.measured()
         if not sides_disagree(r, first, z, rtol=1e-12) and _distance(first, s + (r - d)) > z:
-            return _judged(row, first, calls_needed(first.se, abs(s - d), z), quantity, finite, z, ev, tried)
+            return _judged(row, first, calls_needed(first.se, _gap(row), z), quantity, finite, z, ev, tried)
     used = len(pilots)
-    for row in sorted(rows, key=lambda w: -abs(w["stated"] - w["derived"]) / max(w["pool"].measured().se, 1e-300)):
+    for row in sorted(rows, key=lambda w: -_gap(w) / max(w["pool"].measured().se, 1e-300)):
         pool, s, d = row["pool"], row["stated"], row["derived"]
-        gap = abs(s - d)
+        gap = _gap(row)
         first = pool.measured()
         need = calls_needed(first.se, gap, z)
         if need <= pool.k + (budget - used):
@@ -366,13 +376,13 @@ def _confirm(stated: StatedClaim, quantity: Any, options: dict, rng: Any, sides:
         verdict = _judged(row, m, need, quantity, finite, z, ev, tried)
         if verdict is not None:
             return verdict
-    best = max(tried, key=lambda t: abs(t["stated"] - t["derived"]) / max(t["se"], 1e-300))
+    best = max(tried, key=lambda t: t["gap"] / max(t["se"], 1e-300))
     short = min(tried, key=lambda t: t["runs_needed"])
     extra = () if short["runs_needed"] <= short["runs"] else (
         "; resolving it would need about ", Number(short["runs_needed"], digits=2), " runs of the measurement at the "
         f"best point, more than the budget of {budget}")
     return ClaimVerdict("inconclusive", reason(
         f"the stated formula differs from the derived one (certified at {n_certified} points; e.g. ",
-        *_where(best["point"], quantity), ": stated ", Number(best["stated"], digits=6), ", derived ",
-        Number(best["derived"], digits=6), "), but the measurement (standard error ", Number(best["se"], digits=2),
+        *_where(best["point"], quantity), ": stated minus derived lies in ", _certified(*best["difference"]),
+        "), but the measurement (standard error ", Number(best["se"], digits=2),
         f") does not resolve the difference at the {len(tried)} points tried", *extra), evidence=ev)

@@ -21,7 +21,7 @@ def stated_exponent(stated: StatedClaim, points: Sequence[float]) -> float:
     logarithmic factor (sqrt(log(beta + 1)/beta)) is compared over the range where it was measured."""
     import numpy as np
 
-    from attnverify.checks.stated import parse_expression
+    from attnverify.checks.expression_reader import parse_expression
 
     var = stated.get("variable")
     sym = sp.Symbol(var, positive=True)

@@ -23,7 +23,7 @@ from attnverify.checks.judges import relation
 from attnverify.checks.judges import BoundPoint, BoundSeries, bound, read_bound
 from attnverify.checks.plugin import Perturbation
 from attnverify.checks.reason import CheckRef, Math, Number, as_reason, bracket, item, listing, pm, reason
-from attnverify.checks.stated import parse_expression
+from attnverify.checks.expression_reader import parse_expression
 
 LIMIT, FLOW, PROJ, W2, TERM = ("meanfield.zero_temperature_limit", "meanfield.zero_temperature_flow",
                                "meanfield.projection_stationary", "meanfield.w2_bound", "meanfield.terminal_phase")

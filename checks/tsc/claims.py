@@ -71,7 +71,7 @@ def stated_exponents(stated, H: np.ndarray, n_values) -> np.ndarray:
     measured n (so a rate with logarithmic factors is compared where it was measured)."""
     import sympy as sp
 
-    from attnverify.checks.stated import parse_expression
+    from attnverify.checks.expression_reader import parse_expression
 
     var = stated.get("variable")
     n, h = sp.Symbol(var, positive=True), sp.Symbol("H", nonnegative=True)

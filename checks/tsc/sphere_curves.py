@@ -159,7 +159,7 @@ def _beta_of(stated):
     """The stated beta(H) (``target``) as a SymPy expression in H (InputError, a ValueError, naming the field)."""
     import sympy as sp
 
-    from attnverify.checks.stated import parse_expression
+    from attnverify.checks.expression_reader import parse_expression
 
     h = sp.Symbol("H", nonnegative=True)
     return h, parse_expression(stated.get("target", "1/(2*(1 + H**2))"), {"H": h}, "field 'target'")

@@ -24,7 +24,7 @@ from hypothesis import reject, HealthCheck, assume, event, given, note, settings
 from hypothesis import strategies as st
 
 from attnverify.checks.params import InputError
-from attnverify.checks.stated import parse_expression
+from attnverify.checks.expression_reader import parse_expression
 from attnverify.theory.certified import CERTIFIED_FUNCTIONS, NotCertifiable, exact_ball, lambdify_arb
 from attnverify.theory.compare import difference_at
 

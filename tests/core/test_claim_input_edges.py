@@ -127,7 +127,7 @@ def test_a_function_name_used_as_a_symbol_is_an_unknown_symbol(tmp_path, capsys,
 def test_a_symbol_named_like_a_function_still_reads_as_the_symbol():
     import sympy as sp
 
-    from attnverify.checks.stated import parse_expression
+    from attnverify.checks.expression_reader import parse_expression
 
     gamma, zeta, R = sp.symbols("gamma zeta R", positive=True)
     names = {"gamma": gamma, "zeta": zeta, "R": R}

@@ -11,7 +11,8 @@ import sympy as sp
 from attnverify.checks.latex_reader import LatexText
 from attnverify.checks.params import InputError
 from attnverify.checks.registry import papers
-from attnverify.checks.stated import parse_claims, parse_expression
+from attnverify.checks.expression_reader import parse_expression
+from attnverify.checks.stated import parse_claims
 from attnverify.cli import main
 from attnverify.render.exprs import latex as project_latex
 

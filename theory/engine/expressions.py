@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import math
 from collections.abc import Iterable, Mapping
 
 import sympy as sp
@@ -49,11 +50,12 @@ def parse(text, names: Mapping[str, sp.Basic], where: tuple[str, str]) -> sp.Exp
         raise ModelError(source, field, f"expected an expression (a string), got {type(text).__name__}")
     if not text.strip():
         raise ModelError(source, field, "empty expression")
+    code = text.strip().replace("^", "**")                             # ^ is a power (Python's ^ binds looser)
     try:
-        tree = ast.parse(text.strip().replace("^", "**"), mode="eval")     # ^ is a power (Python's ^ binds looser)
+        tree = ast.parse(code, mode="eval")
     except SyntaxError:
         raise ModelError(source, field, f"{text!r} is not a valid expression") from None
-    return _build(tree.body, text, names, source, field)
+    return _build(tree.body, text, names, source, field, code)
 
 
 def _decimal(lit: str, source: str, field: str) -> sp.Expr:
@@ -64,12 +66,24 @@ def _decimal(lit: str, source: str, field: str) -> sp.Expr:
     return value
 
 
-def _build(node: ast.AST, text: str, names: Mapping[str, sp.Basic], source: str, field: str) -> sp.Expr:
+def _literal(n: ast.Constant, code: str, source: str, field: str) -> sp.Expr:
+    """A decimal literal as the Rational its digits spell (``1e-400`` is not the double 0.0 Python reads); one
+    beyond the double range, which the numerics could not use (0 or inf there), is refused."""
+    lit = ast.get_source_segment(code, n) or repr(n.value)
+    exact = _decimal(lit.replace("_", ""), source, field)
+    if not math.isfinite(n.value) or (n.value == 0 and exact != 0):
+        raise ModelError(source, field, f"{lit!r} is beyond double precision (the numerics would read it as "
+                                        f"{n.value!r})")
+    return exact
+
+
+def _build(node: ast.AST, text: str, names: Mapping[str, sp.Basic], source: str, field: str,
+           code: str = "") -> sp.Expr:
     def rec(n: ast.AST) -> sp.Expr:
         if isinstance(n, ast.Constant) and isinstance(n.value, (int, float)) and not isinstance(n.value, bool):
             if isinstance(n.value, int):
                 return sp.Integer(n.value)
-            return _decimal(repr(n.value), source, field)
+            return _literal(n, code, source, field)
         if isinstance(n, ast.Name):
             if n.id in names:
                 return names[n.id]
