@@ -12,13 +12,14 @@ import socket
 from collections.abc import Iterator
 from concurrent.futures import Executor, ProcessPoolExecutor
 from contextlib import contextmanager
+from typing import Any
 
 from attnverify.checks.params import InputError
 
 KINDS = ("serial", "local", "dask")
 
 
-def _ignore_interrupts(memo: bool = False) -> None:
+def ignore_interrupts(memo: bool = False) -> None:
     """Worker initializer: Ctrl-C reaches the whole process group, but only the parent acts on it (it stops the
     workers itself), so a worker never prints a KeyboardInterrupt traceback. ``memo``: the parent keeps the closed
     forms in the derivation cache (:mod:`attnverify.theory_memo`); so does the worker, however it was started."""
@@ -80,13 +81,13 @@ def _reachable(scheduler: str) -> None:
 
 
 @contextmanager
-def make_executor(kind: str = "local", *, jobs: int | None = None,
-                  scheduler: str | None = None) -> Iterator[Executor | None]:
+def make_executor(kind: str = "local", *, jobs: int | None = None, scheduler: str | None = None,
+                  mp_context: Any = None) -> Iterator[Executor | None]:
     """Yield an executor of ``kind`` and shut it down afterwards.
 
     ``serial``: None (tasks run in-process). ``local``: a process pool with ``jobs`` workers (all
-    cores by default); its workers ignore SIGINT, and an exception (Ctrl-C included) leaving the block ends them at
-    once. ``dask``: a ``distributed.Client`` executor on the scheduler at ``scheduler``,
+    cores by default; ``mp_context``: the multiprocessing start method's context, the platform's by default); its
+    workers ignore SIGINT, and an exception (Ctrl-C included) leaving the block ends them at once. ``dask``: a ``distributed.Client`` executor on the scheduler at ``scheduler``,
     or on a new ``LocalCluster`` on loopback when no address is given (extra ``attnverify[distributed]``).
     """
     if kind not in KINDS:
@@ -99,8 +100,8 @@ def make_executor(kind: str = "local", *, jobs: int | None = None,
     if kind == "local":
         from attnverify.theory import closed_forms
 
-        pool = ProcessPoolExecutor(max_workers=jobs or os.cpu_count() or 1, initializer=_ignore_interrupts,
-                                   initargs=(closed_forms.persisting(),))
+        pool = ProcessPoolExecutor(max_workers=jobs or os.cpu_count() or 1, mp_context=mp_context,
+                                   initializer=ignore_interrupts, initargs=(closed_forms.persisting(),))
         try:
             yield pool
         except BaseException:

@@ -156,6 +156,7 @@ def selftest(mutants, *, seed: int = 0, profile: str = "quick", progress=None, j
     import time
 
     from attnverify.checks.runner import run
+    from attnverify.executors import ignore_interrupts
 
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise ValueError(f"jobs must be a positive integer, got {jobs!r}")
@@ -168,7 +169,9 @@ def selftest(mutants, *, seed: int = 0, profile: str = "quick", progress=None, j
         tasks = [("baseline", c, seed, profile, store) for c in ids] + [("mutant", i, seed, profile, None)
                                                                          for i in range(len(mutants))]
         try:
-            with multiprocessing.get_context("fork").Pool(min(jobs, len(tasks)), maxtasksperchild=1) as pool:
+            # the children ignore Ctrl-C (the terminal sends it to every process): leaving the block terminates them
+            with multiprocessing.get_context("fork").Pool(min(jobs, len(tasks)), initializer=ignore_interrupts,
+                                                          maxtasksperchild=1) as pool:
                 results = pool.imap(_forked_task, tasks, chunksize=1)
                 base = [row for _ in ids for row in next(results)]
                 verdicts = {b["check"]: b["verdict"] for b in base}

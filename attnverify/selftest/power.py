@@ -210,9 +210,11 @@ def power(check_ids: Sequence[str] | None = None, *, seeds: Sequence[int] = rang
     work = [(cid, [r for r in rows_plan if r.check == cid], list(seeds), profile, tuple(ladder)) for cid in ids]
     if jobs > 1 and len(work) > 1:
         import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
 
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+        from attnverify.executors import make_executor
+
+        # fork: a child inherits the perturbations' registry and any model file registered in this process
+        with make_executor("local", jobs=jobs, mp_context=multiprocessing.get_context("fork")) as pool:
             futures = [pool.submit(power_of_check, *w) for w in work]
             outs = []
             for cid, f in zip(ids, futures):

@@ -63,3 +63,47 @@ def test_ctrl_c_prints_one_line_keeps_the_partial_json_and_resumes(tmp_path, exe
     assert rerun.returncode == 0, rerun.stderr
     assert json.loads(out.read_text())["complete"] is True
     assert "tasks reused" in rerun.stderr and " 0 tasks reused" not in rerun.stderr
+
+
+
+def _workers(pid: int) -> dict[int, bool]:
+    """The child processes of ``pid`` (Linux /proc), each with whether it ignores SIGINT (its SigIgn mask)."""
+    out = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/status") as f:
+                status = dict(line.split(":", 1) for line in f if ":" in line)
+        except OSError:
+            continue
+        if int(status.get("PPid", "0").strip()) == pid:
+            out[int(entry)] = bool(int(status["SigIgn"].strip(), 16) & (1 << (signal.SIGINT - 1)))
+    return out
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads the worker processes' signal masks through /proc")
+@pytest.mark.parametrize("argv", [
+    ["--power", "--only", "signal.objective_vs_montecarlo", "meanfield.zero_temperature_flow", "--seeds", "1"],
+    ["--mutants", "--only", "J_sign_flip", "finite_size_dropped"],
+], ids=["power", "mutants"])
+def test_ctrl_c_during_a_parallel_selftest_prints_one_line(argv):
+    """The self-test's own worker pools (--jobs 2) ignore SIGINT as the run's pool does, and the parent stops them:
+    an idle worker printed a KeyboardInterrupt traceback before. Every worker must come to ignore SIGINT (read from
+    /proc, so the test does not depend on which worker is idle when the signal comes); then SIGINT goes to the
+    whole process group, as a terminal sends it, and the command ends with its one line."""
+    cmd = [sys.executable, "-m", "attnverify", "selftest", *argv, "--jobs", "2"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        deadline = time.monotonic() + 120
+        while not ((w := _workers(proc.pid)) and len(w) >= 2 and all(w.values())):
+            assert proc.poll() is None and time.monotonic() < deadline, (w, proc.stderr.read())
+            time.sleep(0.1)
+        os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and err.strip().splitlines()[-1] == "attnverify: interrupted", err
