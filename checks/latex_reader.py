@@ -178,10 +178,13 @@ class _Reader:
 
     def power(self) -> str:
         base = self.atom()
-        while self.peek() == "^":
+        if self.peek() == "^":
             self.take()
             exponent = self.group()
             base = f"exp({exponent})" if base == "E" else f"({base})**({exponent})"
+            if self.peek() == "^":       # LaTeX itself refuses it ('Double superscript'): no reading is the author's
+                raise LatexError("a double superscript (x^{a}^{b}), which LaTeX refuses: write {x^{a}}^{b} or "
+                                 "x^{a b}")
         if self.peek() == "_":
             raise LatexError("a subscript on something that is not a symbol of this claim")
         return base
@@ -309,7 +312,7 @@ def to_sympy_text(text: str, names: Iterable[str]) -> str:
         raise LatexError("an equation, an inequality, a sum or a limit: give only the right-hand side, "
                          + _INSTEAD)
     if re.search(r"\d\.?\d*[eE][-+]?\d", text):
-        raise LatexError("a number in E notation (1e-3) reads as 1 e - 3 in LaTeX: write 10^{-3}, or "
+        raise LatexError("a number in E notation (1e-3) reads as 1 e - 3 in LaTeX: write 10^{-3}, "
                          + _INSTEAD)
     try:
         return _Reader(text, names).read()

@@ -159,7 +159,8 @@ def test_a_misreading_is_printed_back(tmp_path, capsys):
     (r"(\theta", "expected ')' but found the end"),
     (r"\log_{2} \theta", r"write \log(x)/\log(b)"),
     (r"q_{1} \theta", "unknown symbol 'q_{1}'"),
-    (r"1e-3 \theta", "write 10^{-3}"),
+    (r"1e-3 \theta", "write 10^{-3}, or write the form"),          # it said 'or or write'
+    (r"\theta^{2}^{3}", "a double superscript"),                    # LaTeX refuses it; this reader made theta^6
 ])
 def test_what_cannot_be_read_is_refused_with_what_to_write_instead(tmp_path, capsys, text, says):
     f = tmp_path / "c.toml"
