@@ -8,7 +8,7 @@ run that dies half-way leaves its finished checks on disk.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import Executor
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -19,7 +19,7 @@ import numpy as np
 from attnverify.checks import evidence as _fw
 from attnverify.checks import runner as _runner
 from attnverify.checks.claims import ClaimResult
-from attnverify.checks.params import InputError
+from attnverify.checks.params import InputError, shown
 
 
 @dataclass(repr=False)
@@ -156,9 +156,15 @@ def run(ids: list[str] | str | None = None, *, profile: str = "quick", seed: int
     parameters once and hands the plan on)."""
     if isinstance(ids, (str, Path)):
         ids = [ids]
-    ids = None if ids is None else model_names(list(ids))
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise InputError(f"seed: expected a non-negative integer, got {seed!r}")
+    if ids is not None and (isinstance(ids, (bytes, Mapping)) or not isinstance(ids, Iterable)):
+        raise InputError(f"ids: expected a check id, a model name or a model file's path, or a list of them; got "
+                         f"{shown(ids)}")
+    ids = None if ids is None else list(ids)
+    if ids is not None and (bad := [i for i in ids if not isinstance(i, (str, Path))]):
+        raise InputError(f"ids: expected a check id, a model name or a model file's path, got {shown(bad[0])}")
+    _runner.settings(profile, seed)
+    ids = None if ids is None else model_names(ids)
+    plans = _runner.plan(ids, profile=profile, overrides=overrides) if plans is None else plans   # before any work
     report = Report(profile=profile, seed=int(seed), options=dict(overrides or {}))
     return Report.of(_runner.run(ids, profile=profile, seed=int(seed), overrides=overrides, executor=executor,
                                  progress=progress, store=store, plans=plans, report=report, on_result=on_result))

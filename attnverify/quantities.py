@@ -16,13 +16,14 @@ import math
 from typing import Any
 
 from attnverify.checks.domain import read_values
-from attnverify.checks.params import InputError, did_you_mean
+from attnverify.checks.params import InputError, did_you_mean, shown
 
 
 def lookup(name: str) -> tuple[Any, Any]:
     """(paper, quantity) of a qualified quantity name."""
     from attnverify.checks.registry import paper, papers
 
+    _named(name)
     model, dot, qname = name.partition(".")
     if not dot:
         known = [f"{p.model}.{q.name}" for p in papers() for q in p.quantities()]
@@ -35,13 +36,20 @@ def lookup(name: str) -> tuple[Any, Any]:
     return p, found[qname]
 
 
+def _named(name: Any) -> str:
+    if not isinstance(name, str):
+        raise InputError(f"quantity name: expected a string 'model.quantity' (attnverify list --quantities), got "
+                         f"{shown(name)}")
+    return name
+
+
 def formula(name: str, *, model: Any = None, **options: Any) -> Any:
     """The derived side of the quantity ``name`` (``model.quantity``) at the model ``options``: a SymPy expression
     in the quantity's symbols for a formula quantity, else the derived number or enclosure. ``model``: a model
     file (path or parsed table) whose quantities ``name`` names (:mod:`attnverify.model_files`)."""
     from attnverify.model_files import qualified
 
-    p, q = lookup(qualified(name, model))
+    p, q = lookup(qualified(_named(name), model))
     opts, symbols = read_values(p, q, options)
     value = q.derive(**opts)
     return value.subs({q.symbols[k]: v for k, v in symbols.items()}) if symbols and hasattr(value, "subs") else value
@@ -54,7 +62,7 @@ def quantity(name: str, *, model: Any = None, **values: Any) -> float:
 
     from attnverify.model_files import qualified
 
-    p, q = lookup(qualified(name, model))
+    p, q = lookup(qualified(_named(name), model))
     opts, symbols = read_values(p, q, values)
     value = sp.sympify(q.derive(**opts)).subs({q.symbols[k]: v for k, v in symbols.items()})
     free = sorted(s.name for s in value.free_symbols)

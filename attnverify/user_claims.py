@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from attnverify.checks.audit import evaluate, resolve
+from attnverify.checks.params import InputError, number_problem, shown
+from attnverify.checks.runner import settings
 from attnverify.checks.stated import read_toml
 
 
@@ -18,8 +20,25 @@ def prepare(source: str | Path | Mapping[str, Any]) -> list:
     model."""
     from attnverify.checks.engine.claims_file import with_model_file
 
+    if not isinstance(source, (str, Path, Mapping)):
+        raise InputError(f"claims: expected the path of a claims file (.toml) or its parsed table, got "
+                         f"{shown(source)}")
     doc, model = with_model_file(source)
+    _refuse_non_doubles(doc, str(source) if not isinstance(source, Mapping) else "claims")
     return resolve(read_toml(doc, model=model, origin=str(source) if not isinstance(source, Mapping) else "claims"))
+
+
+def _refuse_non_doubles(doc: Any, origin: str) -> None:
+    """Every number of every claim a finite double (a 400-digit integer, nan or inf anywhere in a claim, in
+    ``stated``, ``at``, ``resolution`` or a ``protocol``, is refused naming the claim and the field), before the
+    claims are read."""
+    entries = doc.get("claim") if isinstance(doc, Mapping) else None
+    for i, entry in enumerate(entries if isinstance(entries, list) else []):
+        found = number_problem(entry) if isinstance(entry, Mapping) else None
+        if found is not None:
+            cid = entry.get("id")
+            where = f"{origin}: claim {cid!r}" if isinstance(cid, str) else f"{origin}: claim #{i + 1}"
+            raise InputError(f"{where}: field {found[0]!r}: {found[1]}")
 
 
 def checks_of(resolved: list) -> list[str]:
@@ -35,6 +54,7 @@ def audit(source: str | Path | Mapping[str, Any], *, profile: str = "quick", see
     its restatements of built-in claims read (none when every claim is on a quantity)."""
     from attnverify.api import Claim, Report, run
 
+    settings(profile, seed)                     # the run's profile and seed, as run() checks them: before any work
     resolved = prepare(source)
     ids = checks_of(resolved)
     report = run(ids, profile=profile, seed=seed, executor=executor, progress=progress, store=store) if ids else \

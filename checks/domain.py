@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from attnverify.checks.params import InputError, Param, did_you_mean, validated
+from attnverify.checks.params import MAX_EXACT_INT, InputError, Param, did_you_mean, shown, validated
 
 ENDS = 0.1          # share of draws put on each end of a range (the boundaries are part of the domain)
 WIDE = 1e3          # a range open to 0 or to infinity is drawn from its typical value / WIDE to its typical x WIDE
@@ -50,12 +50,7 @@ def read_values(paper: Any, quantity: Any, given: Mapping[str, Any]) -> tuple[di
     for name, value in given.items():
         if name in options:
             continue
-        prm = ranges[name]
-        if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-            raise InputError(f"{name}: expected a finite number, got {value!r}")
-        if prm.kind is int and float(value) != int(value):
-            raise InputError(f"{name}: expected an integer, got {value!r}")
-        symbols[name] = prm.validate(int(value) if prm.kind is int else float(value))
+        symbols[name] = symbol_value(ranges[name], value)
     model = {k: v for k, v in {**opts, **symbols}.items() if paper is not None and paper.param(k) is not None}
     model = {k: v for k, v in model.items() if k in given or k in symbols}
     if paper is not None:
@@ -64,6 +59,28 @@ def read_values(paper: Any, quantity: Any, given: Mapping[str, Any]) -> tuple[di
     if admissible is not None:
         validated(admissible, dict(symbols))
     return opts, symbols
+
+
+def symbol_value(prm: Param, value: Any) -> int | float:
+    """A symbol's value given by the user, validated by its range ``prm``: a number (an integer of any kind, NumPy's
+    unsigned ones included, where the range is one of integers; a float with an integral value is read as that
+    integer), finite and within double precision (an integer at most 2^53, which a double holds exactly).
+    InputError naming the symbol and the problem otherwise."""
+    name = prm.name
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise InputError(f"{name}: expected a finite number, got {value!r}")
+    if isinstance(value, (float, np.floating)):
+        if not math.isfinite(value):
+            raise InputError(f"{name}: must be finite, got {value}")
+        if prm.kind is int:
+            if not float(value).is_integer():
+                raise InputError(f"{name}: expected an integer, got {value!r}")
+            value = int(value)
+    out = prm.validate(int(value) if prm.kind is int or isinstance(value, np.integer) else value)
+    if prm.kind is int and abs(out) > MAX_EXACT_INT:
+        raise InputError(f"{name}: {shown(out)} is beyond the range of integers a double holds exactly "
+                         f"(|{name}| <= 2^53)")
+    return out
 
 
 def check_point(paper: Any, quantity: Any, point: Mapping[str, Any]) -> bool:

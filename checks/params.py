@@ -3,7 +3,8 @@ work; and :class:`InputError`, the one exception for bad input (one line, naming
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -12,8 +13,67 @@ import numpy as np
 from attnverify.checks.values import matrix_entries, rounded
 
 
+#: an echoed value longer than this is shown abbreviated in an error line (:func:`abbreviated`)
+LONG_VALUE = 80
+_RUN = re.compile(r"[^\s'\"]{%d,}" % (LONG_VALUE + 1))
+_PATHLIKE = re.compile(r"[\w .~:@%+-]*[/\\][\w .~:@%+/\\-]*")
+_PATH_MAX = 4096
+
+
+def _kept(text: str) -> bool:
+    """Whether ``text`` stays whole in an error line: short, or a file's path (shown in full, to be found)."""
+    return len(text) <= LONG_VALUE or (len(text) <= _PATH_MAX and _PATHLIKE.fullmatch(text) is not None)
+
+
+def _quoted_spans(text: str) -> list[tuple[int, int]]:
+    """The (start, end) of each quoted value of ``text``: a quote not after a letter or digit (an apostrophe, as in
+    "paper's", opens none) up to the next same quote not before one, on the same line; found in linear time."""
+    word = [c.isalnum() or c == "_" for c in text]
+    closer: dict[str, list[int]] = {}
+    for q in ("'", '"'):                     # the next closing quote q (or a newline, -1) at or after each index
+        nxt, out = -1, [-1] * (len(text) + 1)
+        for i in range(len(text) - 1, -1, -1):
+            if text[i] == "\n":
+                nxt = -1
+            elif text[i] == q and not (i + 1 < len(text) and word[i + 1]):
+                nxt = i
+            out[i] = nxt
+        closer[q] = out
+    spans, i = [], 0
+    while i < len(text):
+        c = text[i]
+        if c in "'\"" and not (i > 0 and word[i - 1]) and (end := closer[c][i + 1]) != -1:
+            spans.append((i, end))
+            i = end + 1
+        else:
+            i += 1
+    return spans
+
+
+def abbreviated(message: str) -> str:
+    """``message`` with every echoed value longer than LONG_VALUE characters (a quoted string, or a run without
+    spaces such as a 400-digit number) shown abbreviated: its start, an ellipsis and its length, so that an error
+    stays one readable line; the rest of the line (which names the field) is kept. Paths stay whole."""
+    if len(message) <= LONG_VALUE:
+        return message
+    parts, last = [], 0
+    for start, end in _quoted_spans(message):
+        inner = message[start + 1:end]
+        if not _kept(inner):
+            q = message[start]
+            parts += [message[last:start], f"{q}{inner[:LONG_VALUE // 2]}...{q} ({len(inner)} characters)"]
+            last = end + 1
+    message = "".join(parts) + message[last:]
+    return _RUN.sub(lambda m: m.group(0) if _kept(m.group(0)) else
+                    f"{m.group(0)[:LONG_VALUE // 2]}... ({len(m.group(0))} characters)", message)
+
+
 class InputError(ValueError):
-    """Bad input from the user: an unknown id, profile or key, or an invalid parameter value."""
+    """Bad input from the user: an unknown id, profile or key, or an invalid parameter value. Its message is one
+    line; a long value echoed in it is abbreviated (:func:`abbreviated`)."""
+
+    def __init__(self, message: Any = "", *args: Any) -> None:
+        super().__init__(abbreviated(str(message)), *args)
 
 
 def did_you_mean(name: str, known: Sequence[str]) -> str:
@@ -25,6 +85,8 @@ def did_you_mean(name: str, known: Sequence[str]) -> str:
 
 
 PROFILES = ("quick", "paper")
+#: the largest integer a symbol's value may be (attnverify.checks.domain): beyond it a double rounds integers
+MAX_EXACT_INT = 2 ** 53
 KINDS = (float, int, str, bool, "floats", "ints", "matrix")
 
 
@@ -122,12 +184,12 @@ class Param:
         try:
             return self._validated(value)
         except OverflowError:
-            raise InputError(f"{self.name}: {_short_repr(value)} is beyond double precision") from None
+            raise InputError(f"{self.name}: {shown(value)} is beyond double precision") from None
 
     def _validated(self, value: Any) -> Any:
         value = self._coerce(value)
         if self.choices is not None and value not in self.choices:
-            raise InputError(f"{self.name}: {value!r} is not one of {', '.join(map(str, self.choices))}")
+            raise InputError(f"{self.name}: {shown(value)} is not one of {', '.join(map(str, self.choices))}")
         for x in self._numbers(value):
             if not math.isfinite(x):
                 raise InputError(f"{self.name}: must be finite, got {x}")
@@ -138,7 +200,7 @@ class Param:
         return value
 
     def _coerce(self, value: Any) -> Any:
-        bad = InputError(f"{self.name}: expected {self.kind_name()}, got {value!r}")
+        bad = InputError(f"{self.name}: expected {self.kind_name()}, got {shown(value)}")
         if self.kind is bool:
             if not isinstance(value, (bool, np.bool_)):
                 raise bad
@@ -181,9 +243,36 @@ class Param:
         return []
 
 
-def _short_repr(value: Any, limit: int = 40) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[:limit] + "..."
+def shown(value: Any) -> str:
+    """``repr(value)`` for an error line; an integer of more than 40 digits as its first digits and its number of
+    digits (Python writes none of over 4300 digits)."""
+    n = abs(int(value)) if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)) else 0
+    if n >= 10 ** 40:
+        digits = max(1, int(n.bit_length() * math.log10(2)))
+        while 10 ** digits <= n:
+            digits += 1
+        return f"{'-' if value < 0 else ''}{n // 10 ** (digits - 20)}... ({digits} digits)"
+    try:
+        return repr(value)
+    except ValueError:
+        return f"a {type(value).__name__} too long to show"
+
+
+def number_problem(value: Any, field: str = "") -> tuple[str, str] | None:
+    """The first number in ``value`` (a parsed TOML value: its tables and arrays searched) that is not a finite
+    double, as (its dotted field below ``field``, why: beyond double precision, or not finite), or None."""
+    if isinstance(value, Mapping):
+        items = [(f"{field}.{k}" if field else str(k), v) for k, v in value.items()]
+    elif isinstance(value, (list, tuple)):
+        items = [(f"{field}[{i}]", v) for i, v in enumerate(value)]
+    elif isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_)):
+        try:
+            return None if math.isfinite(value) else (field, f"must be finite, got {value}")
+        except OverflowError:
+            return field, f"{shown(value)} is beyond double precision"
+    else:
+        return None
+    return next((found for name, v in items if (found := number_problem(v, name)) is not None), None)
 
 
 def validated(validate: Callable[[dict], None] | None, values: dict) -> dict:

@@ -16,7 +16,7 @@ from typing import Any
 
 from attnverify.checks.context import Context
 from attnverify.checks.evidence import Evidence
-from attnverify.checks.params import InputError, Param, did_you_mean, validated
+from attnverify.checks.params import InputError, Param, did_you_mean, shown, validated
 from attnverify.checks.paper import Paper
 from attnverify.checks.values import scale_problem
 
@@ -186,6 +186,8 @@ def papers() -> tuple[Paper, ...]:
 
 def paper(name: str) -> Paper:
     """The paper with model name or key ``name`` (``InputError`` naming the known ones otherwise)."""
+    if not isinstance(name, str):
+        raise InputError(f"model: expected a model name (a string), got {shown(name)}")
     for p in papers():
         if name in (p.model, p.key):
             return p

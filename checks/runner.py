@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Mapping
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -11,7 +12,7 @@ import numpy as np
 
 from attnverify.checks.context import Context
 from attnverify.checks.evidence import Evidence, Result, Unresolved, refusal_reason
-from attnverify.checks.params import PROFILES, InputError, did_you_mean
+from attnverify.checks.params import PROFILES, InputError, did_you_mean, shown
 from attnverify.checks.reason import Reason, as_reason
 from attnverify.checks.registry import Check
 from attnverify.checks.claims import evaluate_claims
@@ -54,6 +55,8 @@ def select(ids: list[str] | None) -> list[Check]:
         return checks
     chosen: list[Check] = []
     for name in ids:
+        if not isinstance(name, str):
+            raise InputError(f"check id: expected a check id or a model name (a string), got {shown(name)}")
         match = [c for c in checks if c.id == name or c.id.startswith(name.rstrip(".") + ".")]
         if not match:
             names = {c.id for c in checks} | {c.id.split(".")[0] for c in checks}
@@ -63,15 +66,28 @@ def select(ids: list[str] | None) -> list[Check]:
     return chosen
 
 
+def settings(profile: Any, seed: Any) -> int:
+    """The seed of a run as an int, after the profile (one of PROFILES) and the seed (a non-negative integer) are
+    checked: InputError otherwise. One rule for ``run``, ``audit`` and the command line."""
+    if not isinstance(profile, str) or profile not in PROFILES:
+        raise InputError(f"unknown profile {shown(profile)} (choose from {', '.join(PROFILES)})")
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise InputError(f"seed: expected a non-negative integer, got {shown(seed)}")
+    return int(seed)
+
+
 def plan(ids: list[str] | None = None, *, profile: str = "quick",
          overrides: dict[str, Any] | None = None) -> list[tuple[Check, dict]]:
     """Validate everything a run needs before anything runs: ids, profile, overrides, parameters.
 
     All problems of the overrides (unknown keys, invalid values for any selected check) are collected and
     raised together as one :class:`InputError` (one line, joined by '; ')."""
-    if profile not in PROFILES:
-        raise InputError(f"unknown profile {profile!r} (choose from {', '.join(PROFILES)})")
+    settings(profile, 0)
+    if overrides is not None and not isinstance(overrides, Mapping):
+        raise InputError(f"overrides: expected a dict of parameter name -> value, got {shown(overrides)}")
     overrides = dict(overrides or {})
+    if bad := [k for k in overrides if not isinstance(k, str)]:
+        raise InputError(f"overrides: a parameter name must be a string, got {shown(bad[0])}")
     chosen = select(ids)
     known = {p.name for c in chosen for p in c.params}
     problems = [f"unknown parameter {key!r} for the selected checks{did_you_mean(key, known)}" for key in overrides
@@ -150,8 +166,7 @@ def run(ids: list[str] | None = None, *, profile: str = "quick", seed: int = 0,
     ``memos``: check id -> the memo of its tasks (:func:`run_one`), kept across runs that differ only in the theory
     a check receives (a self-test's theory mutant). ``claims``: evaluate the ledger (a self-test reads results only).
     """
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise InputError(f"seed: expected a non-negative integer, got {seed!r}")
+    settings(profile, seed)
     plans = plan(ids, profile=profile, overrides=overrides) if plans is None else plans
     report = Report(profile=profile, seed=int(seed), options=dict(overrides or {})) if report is None else report
     for c, params in plans:

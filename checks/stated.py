@@ -35,7 +35,6 @@ unknown symbol: one :class:`~attnverify.checks.params.InputError` naming the cla
 """
 from __future__ import annotations
 
-import math
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -44,7 +43,7 @@ from typing import Any
 
 from attnverify.checks.expression_reader import DecimalFloat
 from attnverify.checks.latex_reader import LatexText
-from attnverify.checks.params import InputError, did_you_mean
+from attnverify.checks.params import InputError, did_you_mean, number_problem, shown
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -146,7 +145,10 @@ def parse_claims(doc: Mapping[str, Any], origin: str, *, model: str | None = Non
             raise InputError(f"{where}: unknown field {extra_keys[0]!r} for kind {kind!r}"
                              f"{did_you_mean(extra_keys[0], sorted(allowed))}")
         m = entry.get("model", model)
-        if not isinstance(m, str) or not m:
+        if m is not None and (not isinstance(m, str) or not m):
+            raise InputError(f"{where}: field 'model' must be a paper's model name (a string, attnverify list "
+                             f"--models), got {shown(m)}")
+        if m is None:
             raise InputError(f"{where}: field 'model' is missing (a paper's model name, attnverify list --models)")
         stated = _stated_field(entry, kind, where)
         for name in _REQUIRED[kind]:
@@ -189,7 +191,8 @@ def _stated_field(entry: Mapping[str, Any], kind: str, where: str) -> Any:
 
 
 def _number(x: Any) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(float(x))
+    """A finite number within double precision (a 400-digit integer is not: float() of it overflows)."""
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and number_problem(x) is None
 
 
 def _check_extra(where: str, kind: str, extra: dict) -> None:

@@ -42,9 +42,11 @@ def rounded(x) -> float:
         return math.inf if x > 0 else -math.inf
 
 
-def scale_problem(prm: Any, value: Any, settings: list) -> str | None:
+def scale_problem(prm: Any, value: Any, settings: list, *, whose: str = "this check's",
+                  why: str = "too large to run") -> str | None:
     """Why ``value`` of the parameter ``prm`` breaks the scale rule (module docstring) given its profile values
-    ``settings``, as the one-line message, or None."""
+    ``settings``, as the one-line message, or None. ``whose`` settings they are, and ``why`` a value beyond them is
+    refused, as the message says it (a model file's derivation is held to the settings of the file)."""
     if prm.kind not in (int, float, "ints", "floats"):
         return None
     refs = [abs(float(x)) for v in settings if v is not None for x in (v if isinstance(v, (tuple, list)) else (v,))]
@@ -56,9 +58,9 @@ def scale_problem(prm: Any, value: Any, settings: list) -> str | None:
         x = float(x)
         top = max(refs) * (COUNT_FACTOR if count else REAL_FACTOR)
         if prm.high is None and abs(x) > top:
-            return (f"{prm.name}: {x:g} is more than {COUNT_FACTOR if count else REAL_FACTOR:g} x this check's "
-                    f"largest setting ({max(refs):g}): too large to run; the limit is {top:g}")
+            return (f"{prm.name}: {x:g} is more than {COUNT_FACTOR if count else REAL_FACTOR:g} x {whose} "
+                    f"largest setting ({max(refs):g}): {why}; the limit is {top:g}")
         if not count and prm.low is not None and prm.low >= 0 and 0 < x < min(refs) * REAL_FLOOR:
-            return (f"{prm.name}: {x:g} is below {REAL_FLOOR:g} x this check's smallest setting ({min(refs):g}), at "
+            return (f"{prm.name}: {x:g} is below {REAL_FLOOR:g} x {whose} smallest setting ({min(refs):g}), at "
                     f"the level of rounding; the limit is {min(refs) * REAL_FLOOR:g}")
     return None

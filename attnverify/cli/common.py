@@ -3,10 +3,15 @@ from __future__ import annotations
 
 import signal
 
-from attnverify.checks.params import InputError
+from attnverify.checks.params import InputError, abbreviated
+
 
 class UsageError(Exception):
-    """Bad command-line usage (reported in one line, exit code 2)."""
+    """Bad command-line usage (reported in one line, exit code 2; a long value echoed in it abbreviated, as in
+    InputError)."""
+
+    def __init__(self, message: str = "") -> None:
+        super().__init__(abbreviated(str(message)))
 
 
 class Interrupted(Exception):

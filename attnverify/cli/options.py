@@ -6,8 +6,11 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass, field
 
-from attnverify.checks.params import PROFILES, InputError
+from attnverify.checks.params import PROFILES, InputError, shown
 from attnverify.cli.common import non_negative_int, parse_sets
+
+#: the most workers --jobs may ask for (a process each; beyond it a pool cannot even be sized)
+MAX_JOBS = 1024
 
 
 @dataclass(frozen=True)
@@ -35,6 +38,8 @@ class RunOptions:
             raise InputError(f"--seed: expected a non-negative integer, got {self.seed!r}")
         if self.jobs is not None and (isinstance(self.jobs, bool) or not isinstance(self.jobs, int) or self.jobs < 1):
             raise InputError("--jobs: needs at least one worker")
+        if self.jobs is not None and self.jobs > MAX_JOBS:
+            raise InputError(f"--jobs: at most {MAX_JOBS} workers, got {shown(self.jobs)}")
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> "RunOptions":

@@ -63,12 +63,17 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def _count(name: str, text: str, minimum: int) -> int:
+    """An integer option >= ``minimum`` (--jobs also at most MAX_JOBS); InputError naming it otherwise."""
+    from attnverify.cli.options import MAX_JOBS
+
     try:
         value = int(str(text).strip())
     except ValueError:
         raise InputError(f"{name}: expected an integer >= {minimum}, got {text!r}") from None
     if value < minimum:
         raise InputError(f"{name}: expected an integer >= {minimum}, got {value}")
+    if name == "--jobs" and value > MAX_JOBS:
+        raise InputError(f"--jobs: at most {MAX_JOBS} workers, got {value}")
     return value
 
 

@@ -8,13 +8,15 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from attnverify.checks.expression_reader import DecimalFloat
 from attnverify.checks.params import InputError
 
 
 def with_model_file(source: str | Path | Mapping[str, Any]) -> tuple[Any, str | None]:
-    """(the claims document without its ``model`` key, the model file's id), or (``source``, None) when it names no
-    model file or cannot be read (the claims reader then says why, attnverify.checks.stated.read_toml); a
-    ``model`` that is not a string ending in .toml: InputError naming the field."""
+    """(the claims document without its ``model`` key, the model file's id), or (the document, None) when it names
+    no model file, or (``source``, None) when it cannot be read (the claims reader then says why,
+    attnverify.checks.stated.read_toml); a ``model`` that is not a string ending in .toml: InputError naming the
+    field."""
     try:
         import tomllib
     except ImportError:                 # Python 3.10
@@ -24,12 +26,13 @@ def with_model_file(source: str | Path | Mapping[str, Any]) -> tuple[Any, str | 
         doc, base, origin = source, Path.cwd(), "claims"
     else:
         try:
-            doc = tomllib.loads(Path(source).read_text(encoding="utf-8"))
+            # decimals as written, as the claims reader keeps them (attnverify.checks.stated.read_toml)
+            doc = tomllib.loads(Path(source).read_text(encoding="utf-8"), parse_float=DecimalFloat)
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
             return source, None
         base, origin = Path(source).parent, str(source)
     if not isinstance(doc, Mapping) or "model" not in doc:
-        return source, None
+        return doc, None
     name = doc["model"]
     if not isinstance(name, str) or not name.lower().endswith(".toml"):
         raise InputError(f"{origin}: field 'model': a model file (FILE.toml, relative to the claims file), got "

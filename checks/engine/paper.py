@@ -12,6 +12,7 @@ line (the engine's ModelError), before any work.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
@@ -22,6 +23,7 @@ from attnverify.checks.engine._settings import unknown_checks
 from attnverify.checks.engine._theory import ModelTheory
 from attnverify.checks.paper import Paper, Section
 from attnverify.checks.params import InputError
+from attnverify.checks.values import scale_problem
 
 PACKAGE = "attnverify.checks.engine"
 #: the check templates, in catalogue order (each module: applies(model), register_for(paper))
@@ -58,6 +60,20 @@ class ModelPaper(Paper):
 
     def claim_scenarios(self):
         return {}
+
+    def options(self, given: Mapping[str, Any]) -> dict:
+        """The model options ``given`` (``derive --set``) validated as :meth:`Paper.options` validates them, then held
+        to the scale rule of the model's checks (attnverify.checks.values: the file's default of each parameter
+        and the values its ``[checks.<name>]`` tables set), so that ``derive`` refuses what ``run`` refuses."""
+        read = super().options(given)
+        tables = [dict(settings) for _, settings in self.model_object.check_settings]
+        for name, value in read.items():
+            prm = self.param(name)
+            references = [prm.default, *(t[name] for t in tables if name in t)]
+            if problem := scale_problem(prm, value, references, whose="the model file's",
+                                        why="beyond what its checks run"):
+                raise InputError(f"{self.model}: {problem}")
+        return read
 
     def check_ids(self) -> list[str]:
         from attnverify.checks.registry import REGISTRY

@@ -67,12 +67,25 @@ def validate_model(p: dict) -> None:
         validate_betas(p["betas"], 2)
 
 
+#: the least ratio of successive betas: the checks fit slopes in log beta between successive betas (log error
+#: against log beta), and closer betas (100000 and 100000.00000000001 have the same logarithm in double precision:
+#: the fit divided 0 by 0) leave the slope to rounding
+MIN_BETA_RATIO = 1.001
+
+
 def validate_betas(betas, minimum: int) -> np.ndarray:
-    """The beta sweep as a float array: at least ``minimum`` strictly increasing values (ValueError otherwise)."""
+    """The beta sweep as a float array: at least ``minimum`` strictly increasing values, each at least
+    MIN_BETA_RATIO times the one before (ValueError otherwise)."""
     b = np.array(betas, dtype=float)
     if len(b) < minimum or np.any(np.diff(b) <= 0):
         words = {2: "two", 3: "three", 4: "four"}
         raise ValueError(f"betas must be at least {words.get(minimum, minimum)} increasing values")
+    close = np.nonzero(b[1:] < b[:-1] * MIN_BETA_RATIO)[0]
+    if len(close):
+        lo, hi = float(b[close[0]]), float(b[close[0] + 1])
+        raise ValueError(f"betas {lo!r} and {hi!r} are too close: each beta must be at least {MIN_BETA_RATIO:g} x "
+                         "the one before (the checks fit slopes in log beta between successive betas; closer ones "
+                         "leave the slope to rounding)")
     return b
 
 

@@ -27,7 +27,9 @@ from attnverify.checks.judges.common import symbol_math
 from attnverify.checks.plugin import Perturbation
 from attnverify.checks.reason import CheckRef, Math, Number, as_reason, bracket, item, listing, reason
 from attnverify.checks.reason_values import number_or_na, pm_or_na
+from attnverify.checks.params import InputError, number_problem, shown
 from attnverify.checks.signal._claims import options_of, quantity, then, with_confirmation
+from attnverify.checks.signal._model import MODEL_PARAMS, validate_model
 
 SCALE_RESOLUTION = 0.05     # the mean path must resolve the scale of F to 5 % (1 se) to confirm the derived field
 Z_SHIFTS = (12.0, 8.0, 6.0, 5.0, 4.0, 3.0, 2.0, 1.0)
@@ -111,15 +113,31 @@ _SCHEDULE_KEYS = ("a", "b", "steps")
 
 def _reads_protocol(stated) -> None:
     """A.reported_alignment reads its protocol's model point, schedule and number of runs (ValueError naming the
-    key otherwise): a misspelt key would be dropped and the figure judged against the protocol as run."""
-    for key, value in stated.get("protocol", {}).items():
+    key otherwise): a misspelt key would be dropped and the figure judged against the protocol as run. Each number
+    is a finite double; the model point is one of Paper A's models, by the rules ``--set`` applies (each option's
+    range, then the constraints between those given: R < L, ...: attnverify.checks.signal._model.validate_model)."""
+    proto = stated.get("protocol", {})
+    for key, value in proto.items():
         one_of("protocol", key, (*_PROTOCOL_KEYS, *_SCHEDULE_KEYS, "runs"))
         if key == "sign":
             one_of("protocol.sign", value, ("fixed", "symmetric"))
-        elif isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            raise ValueError(f"field 'protocol.{key}': {value!r} is not a finite number")
+        elif isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ValueError(f"field 'protocol.{key}': {shown(value)} is not a finite number")
+        elif (problem := number_problem(value)) is not None:
+            raise ValueError(f"field 'protocol.{key}': {problem[1]}")
         elif key in ("R", "L", "d", "steps", "runs") and (value != int(value) or value < 1):
             raise ValueError(f"field 'protocol.{key}': {value!r} is not a positive integer")
+    point = {k: int(v) if k in ("R", "L", "d") else v for k, v in proto.items() if k in _PROTOCOL_KEYS}
+    ranges = {p.name: p for p in MODEL_PARAMS}
+    for key, value in point.items():
+        try:
+            ranges[key].validate(value)
+        except InputError as exc:
+            raise ValueError(f"field 'protocol.{key}': {str(exc).removeprefix(f'{key}: ')}") from None
+    try:
+        validate_model(point)
+    except (ValueError, ArithmeticError) as exc:
+        raise ValueError(f"field 'protocol': {str(exc).splitlines()[0]}") from None
 
 
 def _protocol_runs(stated) -> int | None:

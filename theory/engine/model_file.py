@@ -46,6 +46,9 @@ _TOKEN_KEYS = ("name", "count", "mean", "cov", "sign", "law", "radius")
 _LAWS = ("gaussian", "sphere")
 _SIGNS = ("fixed", "rademacher")
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
+#: the longest name a model file may give (its id, a direction, a parameter, a component): every step of a
+#: derivation prints them
+MAX_NAME = 64
 _RESERVED = {"q", "x", "y", "exp", "log", "sqrt", "pi", "E", "I", "oo", "rest"}
 
 
@@ -134,6 +137,9 @@ def content_digest(data: Mapping) -> str:
 
 
 def _identifier(value, source: str, field_: str, what: str) -> str:
+    if isinstance(value, str) and len(value) > MAX_NAME:
+        raise ModelError(source, field_, f"{what} name {value[:20]!r}... has {len(value)} characters: a name has at "
+                         f"most {MAX_NAME}")
     if not isinstance(value, str) or not _NAME.match(value):
         raise ModelError(source, field_, f"{what} {value!r} must be a name (a letter, then letters, digits, _)")
     if value in _RESERVED or value.startswith(("rho_", "x_")):
@@ -149,6 +155,9 @@ def _build(data: Mapping, source: str) -> Model:
     head = data["model"]
     check_keys(head, _MODEL_KEYS, source, "model", required=("id", "directions"))
     mid = head["id"]
+    if isinstance(mid, str) and len(mid) > MAX_NAME:
+        raise ModelError(source, "model.id", f"{mid[:20]!r}... has {len(mid)} characters: an id has at most "
+                         f"{MAX_NAME}")
     if not isinstance(mid, str) or not re.fullmatch(r"[a-z][a-z0-9_]*", mid):
         raise ModelError(source, "model.id", f"{mid!r} must be lower case letters, digits and _ (starting with a "
                          "letter)")
@@ -249,7 +258,7 @@ def _parameters(table, directions: tuple[str, ...], source: str) -> tuple[Parame
         raise ModelError(source, "parameters", "expected a table")
     out = []
     for name, spec in table.items():
-        _identifier(name, source, f"parameters.{name}", "parameter")
+        _identifier(name, source, f"parameters.{name if len(name) <= MAX_NAME else name[:20] + '...'}", "parameter")
         if name in directions:
             raise ModelError(source, f"parameters.{name}", f"duplicate name {name!r}: already a direction")
         out.append(parse_parameter(name, spec, source))

@@ -9,6 +9,7 @@ that SymPy can decide signs over the whole domain.  Defaults are exact rationals
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -20,12 +21,27 @@ _PARAM_KEYS = ("default", "min", "max", "strict", "strict_max", "integer", "desc
 _PROTOCOL_KEYS = ("a", "b", "steps", "runs", "start")
 
 
+#: the largest integer a double holds exactly: an integer parameter's default, a protocol's count, at most this
+MAX_EXACT_INT = 2 ** 53
+
+
+def _digits(n: int) -> int:
+    n, d = abs(n), max(1, int(abs(n).bit_length() * math.log10(2)))
+    while 10 ** d <= n:
+        d += 1
+    return d
+
+
 def exact_number(value, source: str, field: str) -> sp.Rational:
-    """A TOML number as the exact rational it denotes (a float through its shortest decimal repr)."""
+    """A TOML number as the exact rational it denotes (a float through its shortest decimal repr): finite, and within
+    double precision (the checks compute with doubles: an integer of 400 digits is refused here, naming the field,
+    not as 'inf' when a check runs)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ModelError(source, field, f"expected a number, got {value!r}")
     if isinstance(value, float) and not math.isfinite(value):
         raise ModelError(source, field, f"expected a finite number, got {value!r}")
+    if isinstance(value, int) and abs(value) > sys.float_info.max:
+        raise ModelError(source, field, f"an integer of {_digits(value)} digits is beyond double precision")
     return sp.Integer(value) if isinstance(value, int) else sp.Rational(repr(value))
 
 
@@ -102,6 +118,9 @@ def parse_parameter(name: str, spec, source: str) -> Parameter:
         raise ModelError(source, f"{field}.strict_max", "strict_max needs a max")
     integer = bool(spec.get("integer", False))
     default = exact_number(spec["default"], source, f"{field}.default")
+    if integer and abs(default) > MAX_EXACT_INT:
+        raise ModelError(source, f"{field}.default", f"an integer of {_digits(int(default))} digits is beyond the "
+                         "range of integers a double holds exactly (at most 2^53)")
     p = Parameter(name, make_symbol(name, lo, strict, integer), default, lo, hi, strict, strict_max, integer,
                   spec.get("description", ""))
     why = p.problem(default)
@@ -152,6 +171,9 @@ def parse_protocol(spec, directions: tuple[str, ...], source: str) -> Protocol:
         v = spec[key]
         if isinstance(v, bool) or not isinstance(v, int) or v < 1:
             raise ModelError(source, f"protocol.{key}", f"expected an integer >= 1, got {v!r}")
+        if v > MAX_EXACT_INT:
+            raise ModelError(source, f"protocol.{key}", f"an integer of {_digits(v)} digits is beyond the range of "
+                             "integers a double holds exactly (at most 2^53)")
         ints[key] = v
     start = spec.get("start", "random")
     if start == "random":
