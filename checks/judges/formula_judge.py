@@ -97,6 +97,14 @@ def _pilots(candidates: list, n: int) -> list:
     return out
 
 
+def _steadiest(points: list, sides: "_Sides", n: int) -> list:
+    """Up to ``n`` points to confirm the derivation at: those whose finite-size terms are the smallest part of the
+    value (|R - D| against |R| + |D|), where the measurement at finite size is the closest to what the derivation
+    says; in the given order when the quantity has no finite-size terms. A point that cannot confirm (its
+    measurement and R disagree: an expansion beyond its range there) gives way to the next."""
+    return points[:n] if sides.R is sides.D else sorted(points, key=sides.finite_share)[:n]
+
+
 class _Sides:
     """S, D and R at a point (Arb midpoints), and what the measurement there is compared with."""
 
@@ -109,6 +117,15 @@ class _Sides:
         s, d = arb_values(self.S, self.syms, [point])[0], arb_values(self.D, self.syms, [point])[0]
         r = d if self.R is self.D else arb_values(self.R, self.syms, [point])[0]
         return s, d, r
+
+    def finite_share(self, point: dict) -> float:
+        """|R - D| / (|R| + |D|) at the point: the part of the value its finite-size terms make (inf where not
+        finite); 0 for a quantity without them."""
+        if self.R is self.D:
+            return 0.0
+        _, d, r = self.at(point)
+        value = abs(r - d) / max(abs(r) + abs(d), 1e-300)
+        return value if math.isfinite(value) else math.inf
 
 
 def _against(r: float, d: float, finite: bool) -> tuple:
@@ -161,23 +178,29 @@ def formula(stated: StatedClaim, quantity: Any, options: dict, rng: Any, *, n_po
     finite = R is not D and R != D
     measurable = core if quantity.measurable is None else [p for p in points if quantity.measurable(p)]
 
+    what = "the derived value with its finite-size terms" if finite else "the derived value"
+
     def confirmed(route: str, head: str) -> ClaimVerdict:
         if quantity.measure is None or not measurable:
             return ClaimVerdict("holds" if route else "not_refuted", reason(*head, " (no measurement is available "
                                                                             "to confirm the derivation)"), evidence=ev)
-        point = measurable[0]
-        m = quantity.measure({**options, **point}, rng)
-        s, d, r = sides.at(point)
-        ev["stated"].update(point=point, measured=m.value, measured_se=m.se, derived=d, measured_as=r)
-        gap = sides_disagree(r, m, z, rtol=1e-12)
-        if gap:
-            return ClaimVerdict("inconclusive", reason(*head, ", but at ", *_where(point, quantity), " ", gap),
-                                evidence=ev)
-        return ClaimVerdict("holds" if route else "not_refuted",
-                            reason(*head, "; the measurement agrees at ", *_where(point, quantity), " (",
-                                   pm(m.value, m.se, digits=6), " against ", *_against(r, d, finite),
-                                   *((", ", *how_parts(m, brackets=False)) if m.how else ()), ")"),
-                            evidence=ev)
+        first = None
+        for point in _steadiest(measurable, sides, n_confirm):
+            m = quantity.measure({**options, **point}, rng)
+            s, d, r = sides.at(point)
+            ev["stated"].update(point=point, measured=m.value, measured_se=m.se, derived=d, measured_as=r)
+            gap = sides_disagree(r, m, z, rtol=1e-12, what=what)
+            if not gap:
+                return ClaimVerdict("holds" if route else "not_refuted",
+                                    reason(*head, "; the measurement agrees at ", *_where(point, quantity), " (",
+                                           pm(m.value, m.se, digits=6), " against ", *_against(r, d, finite),
+                                           *((", ", *how_parts(m, brackets=False)) if m.how else ()), ")"),
+                                    evidence=ev)
+            first = first or (point, gap)
+        tried = min(n_confirm, len(measurable))
+        return ClaimVerdict("inconclusive", reason(*head, ", but at ", *_where(first[0], quantity), " ", first[1],
+                                                   *((f" (and at each of the {tried - 1} other points tried)",)
+                                                     if tried > 1 else ())), evidence=ev)
 
     route = "cancel" if cancels(S, D) else None
     if route:
@@ -198,7 +221,8 @@ def formula(stated: StatedClaim, quantity: Any, options: dict, rng: Any, *, n_po
             return confirmed(route, ("SymPy proves the stated formula identical to the derived one" + how,))
         agree = [b for b in found if b.agrees]
         if len(agree) >= MIN_AGREE and len(agree) == len(found):
-            radius = max(b.radius / max(abs(b.stated) + abs(b.derived), 1e-300) for b in agree)
+            radius = max(b.relative if b.relative is not None else
+                         b.radius / max(abs(b.stated) + abs(b.derived), 1e-300) for b in agree)
             ev["stated"].update(agreeing_points=len(agree), largest_relative_radius=radius)
             return confirmed("", ("SymPy could not prove the stated formula identical to the derived one, but the two "
                                   "agree inside Arb balls (radius at most ", Number(radius, digits=2), " relative) at "
@@ -230,7 +254,10 @@ def formula(stated: StatedClaim, quantity: Any, options: dict, rng: Any, *, n_po
             f"the stated formula differs from the derived one (certified at {len(certified)} points, e.g. stated minus "
             "derived lies in ", _certified(top.lo, top.hi), " at ", *_where(top.point, quantity),
             "), but none of them lies where the measurement can run"), evidence=ev)
-    return _confirm(stated, quantity, options, rng, sides, finite, _pilots(candidates, n_confirm), z, ev,
+    # the pilots are chosen among the steadier half of the candidates (the smaller share of finite-size terms, where
+    # the finite-size value is the closest to what a measurement at that size gives)
+    steady = sorted(candidates, key=lambda b: sides.finite_share(b.point))[:max(n_confirm, len(candidates) // 2)]
+    return _confirm(stated, quantity, options, rng, sides, finite, _pilots(steady, n_confirm), z, ev,
                     len(certified))
 
 
@@ -342,14 +369,16 @@ def _judged(row: dict, m: Any, need: float, quantity: Any, finite: bool, z: floa
             *_where(b.point, quantity), ": stated ", Number(s, digits=6), ", derived ", Number(d, digits=6),
             *((" (", Number(r, digits=6), " with the finite-size terms)") if finite else ()),
             ", measured ", pm(m.value, m.se, digits=6), " (", Number(dist, digits=3),
-            " standard errors from the stated value)"), evidence=ev)
+            *((" standard errors from the stated value with the same finite-size terms, ", Number(shifted, digits=6),
+               ")") if finite else (" standard errors from the stated value)",))), evidence=ev)
 
 
 def _confirm(stated: StatedClaim, quantity: Any, options: dict, rng: Any, sides: _Sides, finite: bool, pilots: list,
              z: float, ev: dict, n_certified: int) -> ClaimVerdict:
     """Step 2 of :func:`formula` from the pilot points on: measure, rank, grow, decide. A pilot whose one call
     already decides (it agrees with R and lies more than z se from the stated value) refutes at once: the pilots
-    after it would only rank points for a growth that is not needed."""
+    after it would only rank points for a growth that is not needed. A point where the measurement disagrees with
+    R decides nothing and the next is tried; only when none refutes is the first disagreement the verdict."""
     budget = len(pilots) + max(int(quantity.repeats), 1) - 1
     rows, tried = [], []
     for b in pilots:
@@ -361,8 +390,12 @@ def _confirm(stated: StatedClaim, quantity: Any, options: dict, rng: Any, sides:
         first = pool.measured()
         if not sides_disagree(r, first, z, rtol=1e-12) and _distance(first, s + (r - d)) > z:
             return _judged(row, first, calls_needed(first.se, _gap(row), z), quantity, finite, z, ev, tried)
-    used = len(pilots)
-    for row in sorted(rows, key=lambda w: -_gap(w) / max(w["pool"].measured().se, 1e-300)):
+    used, disagreed = len(pilots), None
+    what = "the derived value with its finite-size terms" if finite else "the derived value"
+    # points whose first call disagrees with R (an expansion beyond its range there) are grown last
+    for row in sorted(rows, key=lambda w: (bool(sides_disagree(w["measured_as"], w["pool"].measured(), z, rtol=1e-12,
+                                                                what=what)),
+                                           -_gap(w) / max(w["pool"].measured().se, 1e-300))):
         pool, s, d = row["pool"], row["stated"], row["derived"]
         gap = _gap(row)
         first = pool.measured()
@@ -374,8 +407,11 @@ def _confirm(stated: StatedClaim, quantity: Any, options: dict, rng: Any, sides:
         else:
             m = first
         verdict = _judged(row, m, need, quantity, finite, z, ev, tried)
-        if verdict is not None:
+        if verdict is not None and verdict.verdict == "refuted":
             return verdict
+        disagreed = disagreed or verdict      # our derivation and measurement disagree here: the next point may decide
+    if disagreed is not None:
+        return disagreed
     best = max(tried, key=lambda t: t["gap"] / max(t["se"], 1e-300))
     short = min(tried, key=lambda t: t["runs_needed"])
     extra = () if short["runs_needed"] <= short["runs"] else (

@@ -34,7 +34,9 @@ from typing import Any
 
 MAX_OPS = 4000                   # a difference with more operations than this is not simplified (time)
 AGREE_RTOL = 1e-25               # a ball of radius below AGREE_RTOL (|S| + |D|) that contains 0: "agree here"
-PRECISIONS = (128, 512)          # bits of the Arb evaluation: a wide ball is evaluated again at the next
+#: bits of the Arb evaluation: a wide ball is evaluated again at the next (2048: a true F of a model file at
+#: beta = 661, where S and D are 1e-159 and the 512-bit ball's radius 1e-135, agrees there)
+PRECISIONS = (128, 512, 2048)
 
 
 def _atan_normal(expr: Any) -> Any:
@@ -170,6 +172,9 @@ class Ball:
     stated: float
     derived: float
     bits: int
+    #: the radius of S - D relative to |S| + |D| (or to 2^(-bits/2) where both are below it), from Arb
+    #: (:func:`relative_radius`); None: from the floats
+    relative: float | None = None
 
     @property
     def certified(self) -> bool:
@@ -187,10 +192,28 @@ class Ball:
 
     @property
     def agrees(self) -> bool:
-        """The ball contains 0 and is tiny against |S| + |D|: the two forms agree here to the ball's precision."""
+        """The ball contains 0 and is tiny against |S| + |D|: the two forms agree here to the ball's precision
+        (decided in Arb where the ball was computed: its floats can round a 2^-2048 radius up to 5e-324)."""
+        if self.relative is not None:
+            return not self.certified and self.relative <= AGREE_RTOL
         scale = abs(self.stated) + abs(self.derived)
         return (not self.certified and math.isfinite(scale)
                 and self.radius <= AGREE_RTOL * max(scale, 1e-300))
+
+
+def relative_radius(d: Any, vs: Any, vd: Any, bits: int) -> float:
+    """The radius of S - D = ``d`` relative to |S| + |D|, or to 2^(-bits/2) where S and D are both below it (a
+    form that vanishes at the point, or values far below double precision), rounded up to a float; inf when the
+    ball is not finite. Computed on the balls: their floats can round a radius of 2^-2048 up to 5e-324."""
+    import flint
+
+    from attnverify.theory.certified import upper
+
+    if not d.is_finite():
+        return math.inf
+    scale = abs(vs).upper() + abs(vd).upper()
+    floor = flint.arb(2) ** (-(bits // 2))
+    return upper(d.rad() / (scale if scale > floor else floor))
 
 
 def balls(stated: Any, derived: Any, symbols: Sequence[Any], points: Sequence[Mapping[str, Any]]) -> list[Ball]:
@@ -220,7 +243,7 @@ def balls(stated: Any, derived: Any, symbols: Sequence[Any], points: Sequence[Ma
                 finite = d.is_finite()
                 ball = Ball(dict(p), lower(d) if finite else -math.inf,
                             upper(d) if finite else math.inf, float(vs.mid()) if vs.is_finite() else math.nan,
-                            float(vd.mid()) if vd.is_finite() else math.nan, bits)
+                            float(vd.mid()) if vd.is_finite() else math.nan, bits, relative_radius(d, vs, vd, bits))
             if ball.certified or ball.agrees or not finite:
                 break
         if ball is not None:
