@@ -215,13 +215,31 @@ def _model_sweep(args: argparse.Namespace, say) -> int:
         raise InputError(f"--budget: expected a number of seconds > 0, got {args.budget!r}") from None
     if not budget > 0:
         raise InputError(f"--budget: expected a number of seconds > 0, got {args.budget!r}")
-    rows = sweep(n, seed=seed, papers=args.papers, checks=args.only, budget_s=budget, on_row=lambda r: say(
-        f"selftest: {r['paper']} model {r['draw']}: {r['check']}: {r['verdict']} ({r['seconds']:.1f} s)"))
+    rows: list[dict] = []
+
+    def on_row(r: dict) -> None:
+        rows.append(r)
+        say(f"selftest: {r['paper']} model {r['draw']}: {r['check']}: {r['verdict']} ({r['seconds']:.1f} s)")
+
+    def write(complete: bool) -> None:
+        Path(args.json_path).write_text(json.dumps({"models": n, "seed": seed, "complete": complete,
+                                                    "checks": summarise(rows), "rows": rows},
+                                                   indent=2, default=str) + "\n")
+
+    try:
+        sweep(n, seed=seed, papers=args.papers, checks=args.only, budget_s=budget, on_row=on_row)
+    except KeyboardInterrupt:          # hours of runs are not lost: the rows so far, marked incomplete
+        from attnverify.cli.common import Interrupted
+
+        if not args.json_path:
+            raise
+        write(False)
+        raise Interrupted(f"interrupted after {len(rows)} runs (the partial sweep in {args.json_path}, "
+                          "'complete': false)") from None
     table = summarise(rows)
     print(markdown(table, n=n, seed=seed))
     if args.json_path:
-        Path(args.json_path).write_text(json.dumps({"models": n, "seed": seed, "checks": table, "rows": rows},
-                                                   indent=2, default=str) + "\n")
+        write(True)
         print(f"wrote {args.json_path}")
     ran = any(e["n"] for e in table.values())
     return 0 if ran and all(e["pass"] == e["n"] for e in table.values()) else 1

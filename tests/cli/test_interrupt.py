@@ -107,3 +107,29 @@ def test_ctrl_c_during_a_parallel_selftest_prints_one_line(argv):
             os.killpg(proc.pid, signal.SIGKILL)
     assert proc.returncode == 130, err
     assert "Traceback" not in err and err.strip().splitlines()[-1] == "attnverify: interrupted", err
+
+
+def test_ctrl_c_during_a_model_sweep_keeps_the_rows_so_far(tmp_path):
+    """A model sweep runs for hours and wrote its JSON only at the end: Ctrl-C lost every row. Now the rows so far
+    are written, marked incomplete, with the one line."""
+    out = tmp_path / "sweep.json"
+    cmd = [sys.executable, "-m", "attnverify", "selftest", "--models", "50", "--papers", "tsc", "--only",
+           "tsc.horizons", "--json", str(out)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        seen = 0
+        while seen < 2:                              # two runs have finished (their progress lines)
+            line = proc.stderr.readline()
+            assert line or proc.poll() is None, "the sweep ended before two runs"
+            seen += line.startswith("selftest: tsc model ")
+        os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and err.strip().splitlines()[-1].startswith("attnverify: interrupted after "), err
+    doc = json.loads(out.read_text())
+    assert doc["complete"] is False and 2 <= len(doc["rows"]) < 50
+    assert all(r["check"] == "tsc.horizons" for r in doc["rows"]) and "tsc.horizons" in doc["checks"]
