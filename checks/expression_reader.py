@@ -22,7 +22,7 @@ MAX_EXPRESSION_NODES = 3000       # nor may the parsed tree have more nodes than
 MAX_POWER_BITS = 4096             # an exact power of numbers may have at most this many bits (9**9**9 has ~10^9)
 #: a decimal literal's exponent beyond this is refused: its exact Rational would have more than MAX_POWER_BITS bits
 MAX_DECIMAL_EXPONENT = int(MAX_POWER_BITS * 0.30103)
-_CONSTANTS = ("pi", "E", "Rational", "Integer", "Float")
+_CONSTANTS = ("pi", "E", "Rational", "Integer")
 
 
 class DecimalFloat(float):
@@ -121,7 +121,13 @@ def _gamma(x: Any) -> Any:
     import mpmath
     import sympy as sp
 
-    m = _magnitude(x) if getattr(x, "is_number", False) else None
+    arg = x.doit() if isinstance(x, sp.Basic) else sp.sympify(x)     # x - x + 5000 is a number too
+    m = _magnitude(arg) if arg.is_number else None
+    if m is None and arg.is_number:                  # E**0*5000: a number _magnitude does not read
+        try:
+            m = abs(mpmath.mpmathify(complex(sp.N(arg, 20))))
+        except (TypeError, ValueError, OverflowError):
+            m = None
     if m is not None and m > 2 and mpmath.loggamma(m) / mpmath.log(2) > MAX_POWER_BITS:
         raise _TooLarge(f"gamma({_short(str(x), 20)[1:-1]})")
     return sp.gamma(x)
@@ -133,8 +139,11 @@ def _refuse_literals(text: str, where: str) -> None:
     (``Rational('...')``) that is not a finite decimal or fraction (``'inf'``, ``'nan'``)."""
     import re
 
-    for m in re.finditer(r"(?<![A-Za-z_0-9])(?:\d[\d_]*\.?[\d_]*|\.\d[\d_]*)[eE]([+-]?\d+)", text):
-        digits = m.group(1).lstrip("+-")
+    if re.search(r"\bFloat\s*\(", text):
+        raise InputError(f"{where}: Float(...) is not read here: a decimal is exact as written (write 2.5, or "
+                         "Rational(5, 2))")
+    for m in re.finditer(r"(?<![A-Za-z_0-9])(?:\d[\d_]*\.?[\d_]*|\.\d[\d_]*)[eE]([+-]?[\d_]+)", text):
+        digits = m.group(1).lstrip("+-").replace("_", "")
         if len(digits) > 6 or int(digits) > MAX_DECIMAL_EXPONENT:
             raise InputError(f"{where}: the number {_short(m.group(0), 20)} is too large or too small to read exactly "
                              f"(a decimal exponent beyond {MAX_DECIMAL_EXPONENT})")
@@ -149,14 +158,15 @@ def _refuse_literals(text: str, where: str) -> None:
 
 
 def _refuse_bad_log_base(tree: Any, text: str, where: str) -> None:
-    """InputError for log(x, b) with a number b that is not a valid base (b <= 0 or b = 1): SymPy reads
-    log(x, 0) as log(x)/log(0) = 0, which would make any form 'equal' to the derived one plus it."""
+    """InputError for log(x, b) whose base evaluates to a number that is not a valid base (b <= 0 or b = 1, also
+    written x - x): SymPy reads log(x, 0) as log(x)/log(0) = 0, which would make any form 'equal' to the derived
+    one plus it."""
     import sympy as sp
 
     for node in sp.preorder_traversal(tree):
-        if isinstance(node, sp.log) and len(node.args) == 2 and node.args[1].is_number:
-            base = node.args[1].doit()
-            if not (base.is_positive and base != 1):
+        if isinstance(node, sp.log) and len(node.args) == 2:
+            base = node.args[1].doit()                   # gamma - gamma is the number 0 too
+            if base.is_number and not (base.is_positive and base != 1):
                 raise InputError(f"{where}: {_short(text)} takes a logarithm to the base {base}; log(x, b) needs a "
                                  "base b > 0 other than 1")
 
@@ -227,7 +237,8 @@ def parse_expression(text: str, symbols: Mapping[str, Any], where: str) -> Any:
     """``text`` as a SymPy expression in exactly the given ``symbols`` (name -> Symbol), parsed without
     evaluating arbitrary code (``sympy.parsing.sympy_parser.parse_expr`` with a closed namespace of the
     symbols, the functions with a certified evaluation and pi, E). ``^`` is a power (SymPy's ``convert_xor``).
-    Every decimal literal is the exact Rational it spells (SymPy's ``rationalize``; ``Float('x')`` too).
+    Every decimal literal is the exact Rational it spells (SymPy's ``rationalize``); ``Float(...)`` is refused (the
+    transformation would read Float('2.5', 30) as Rational('2.5', 30) = 1/12).
 
     Refused with one :class:`InputError` line naming the claim (``where``): an empty or over-long text, LaTeX
     (with a hint to write it in SymPy syntax), a syntax error, an unknown function (with the
@@ -302,5 +313,9 @@ def parse_expression(text: str, symbols: Mapping[str, Any], where: str) -> Any:
     except RecursionError:
         raise InputError(f"{where}: the expression is nested too deeply to evaluate") from None
     _refuse_not_real(tree, text, where)
+    if any(isinstance(a, sp.Rational) and max(a.p.bit_length(), a.q.bit_length()) > MAX_POWER_BITS
+           for a in sp.preorder_traversal(tree)):   # a product of small numbers can be one too large to use
+        raise InputError(f"{where}: {_short(text)} evaluates to a number of more than {MAX_POWER_BITS} bits, too "
+                         "large to evaluate")
     # the parser creates plain symbols for names it has not seen: map every name to the project's own symbol
     return tree.subs({s: symbols[s.name] for s in tree.free_symbols if s is not symbols[s.name]})

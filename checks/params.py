@@ -16,13 +16,14 @@ from attnverify.checks.values import matrix_entries, rounded
 #: an echoed value longer than this is shown abbreviated in an error line (:func:`abbreviated`)
 LONG_VALUE = 80
 _RUN = re.compile(r"[^\s'\"]{%d,}" % (LONG_VALUE + 1))
-_PATHLIKE = re.compile(r"[\w .~:@%+-]*[/\\][\w .~:@%+/\\-]*")
 _PATH_MAX = 4096
 
 
 def _kept(text: str) -> bool:
-    """Whether ``text`` stays whole in an error line: short, or a file's path (shown in full, to be found)."""
-    return len(text) <= LONG_VALUE or (len(text) <= _PATH_MAX and _PATHLIKE.fullmatch(text) is not None)
+    """Whether ``text`` stays whole in an error line: short, or a file's path (shown in full, to be found: any
+    value with a path separator up to _PATH_MAX characters, spaces and brackets included)."""
+    return len(text) <= LONG_VALUE or (len(text) <= _PATH_MAX and ("/" in text or "\\" in text)
+                                       and "\n" not in text)
 
 
 def _quoted_spans(text: str) -> list[tuple[int, int]]:
@@ -260,16 +261,22 @@ def shown(value: Any) -> str:
 
 def number_problem(value: Any, field: str = "") -> tuple[str, str] | None:
     """The first number in ``value`` (a parsed TOML value: its tables and arrays searched) that is not a finite
-    double, as (its dotted field below ``field``, why: beyond double precision, or not finite), or None."""
+    double, as (its dotted field below ``field``, why: beyond double precision, or not finite), or None. A decimal
+    that keeps its digits (``text``) and underflows to 0.0 is beyond double precision too."""
     if isinstance(value, Mapping):
         items = [(f"{field}.{k}" if field else str(k), v) for k, v in value.items()]
     elif isinstance(value, (list, tuple)):
         items = [(f"{field}[{i}]", v) for i, v in enumerate(value)]
     elif isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_)):
         try:
-            return None if math.isfinite(value) else (field, f"must be finite, got {value}")
+            if not math.isfinite(value):
+                return field, f"must be finite, got {value}"
         except OverflowError:
             return field, f"{shown(value)} is beyond double precision"
+        text = getattr(value, "text", "")        # a decimal as written (a claims file's): 1e-400 reads as 0.0
+        if value == 0 and re.search(r"[1-9]", text.lower().split("e")[0]):
+            return field, f"{text[:40]} is beyond double precision (the numerics would read it as 0.0)"
+        return None
     else:
         return None
     return next((found for name, v in items if (found := number_problem(v, name)) is not None), None)

@@ -35,7 +35,8 @@ from typing import Any
 MAX_OPS = 4000                   # a difference with more operations than this is not simplified (time)
 AGREE_RTOL = 1e-25               # a ball of radius below AGREE_RTOL (|S| + |D|) that contains 0: "agree here"
 #: bits of the Arb evaluation: a wide ball is evaluated again at the next (2048: a true F of a model file at
-#: beta = 661, where S and D are 1e-159 and the 512-bit ball's radius 1e-135, agrees there)
+#: beta = 661, where S and D are 1e-159 and the 512-bit ball's radius 1e-135, agrees there; a form 2 (1 - tanh x)
+#: against 1 - tanh x at x = 661, 1e-574, is told apart there)
 PRECISIONS = (128, 512, 2048)
 
 
@@ -84,7 +85,10 @@ def _too_large(expr: Any) -> bool:
 
     from attnverify.theory.compare import MAX_EXPANDED_TERMS, expanded_terms
 
-    return sp.count_ops(expr) > MAX_OPS or expanded_terms(expr) > MAX_EXPANDED_TERMS
+    try:
+        return sp.count_ops(expr) > MAX_OPS or expanded_terms(expr) > MAX_EXPANDED_TERMS
+    except RecursionError:
+        return True
 
 
 def _zero(expr: Any) -> bool:
@@ -172,13 +176,19 @@ class Ball:
     stated: float
     derived: float
     bits: int
-    #: the radius of S - D relative to |S| + |D| (or to 2^(-bits/2) where both are below it), from Arb
-    #: (:func:`relative_radius`); None: from the floats
+    #: the radius of S - D relative to |S| + |D|, from Arb (:func:`relative_radius`); None: from the floats
     relative: float | None = None
+    #: S and D both below 2^(-bits/2) (:func:`negligible`), at the highest precision tried: no evidence either way
+    tiny: bool = False
+    #: the Arb ball of S - D excludes 0; None: from the floats
+    separated: bool | None = None
 
     @property
     def certified(self) -> bool:
-        """The ball excludes 0: S and D certifiably differ at the point."""
+        """The ball excludes 0: S and D certifiably differ at the point (decided in Arb where the ball was: a
+        difference of 1e-603 has float ends that round outward to -5e-324 and 5e-324)."""
+        if self.separated is not None:
+            return self.separated
         return self.lo > 0 or self.hi < 0
 
     @property
@@ -201,19 +211,26 @@ class Ball:
                 and self.radius <= AGREE_RTOL * max(scale, 1e-300))
 
 
-def relative_radius(d: Any, vs: Any, vd: Any, bits: int) -> float:
-    """The radius of S - D = ``d`` relative to |S| + |D|, or to 2^(-bits/2) where S and D are both below it (a
-    form that vanishes at the point, or values far below double precision), rounded up to a float; inf when the
-    ball is not finite. Computed on the balls: their floats can round a radius of 2^-2048 up to 5e-324."""
-    import flint
-
+def relative_radius(d: Any, vs: Any, vd: Any) -> float:
+    """The radius of S - D = ``d`` relative to |S| + |D|, rounded up to a float; inf when the ball is not finite or
+    S and D are both 0 (nothing to be relative to). Computed on the balls: their floats can round a radius of
+    2^-2048 up to 5e-324, and values of 1e-400 down to 0."""
     from attnverify.theory.certified import upper
 
-    if not d.is_finite():
-        return math.inf
     scale = abs(vs).upper() + abs(vd).upper()
+    if not d.is_finite() or not scale > 0:
+        return math.inf
+    return upper(d.rad() / scale)
+
+
+def negligible(vs: Any, vd: Any, bits: int) -> bool:
+    """S and D both certainly below 2^(-bits/2) in absolute value: at this precision the point cannot tell two
+    forms apart (a form that vanishes there, as Paper C's linear excess at L = 1), so it neither agrees nor
+    separates them."""
+    import flint
+
     floor = flint.arb(2) ** (-(bits // 2))
-    return upper(d.rad() / (scale if scale > floor else floor))
+    return bool(abs(vs).upper() < floor and abs(vd).upper() < floor)
 
 
 def balls(stated: Any, derived: Any, symbols: Sequence[Any], points: Sequence[Mapping[str, Any]]) -> list[Ball]:
@@ -243,7 +260,9 @@ def balls(stated: Any, derived: Any, symbols: Sequence[Any], points: Sequence[Ma
                 finite = d.is_finite()
                 ball = Ball(dict(p), lower(d) if finite else -math.inf,
                             upper(d) if finite else math.inf, float(vs.mid()) if vs.is_finite() else math.nan,
-                            float(vd.mid()) if vd.is_finite() else math.nan, bits, relative_radius(d, vs, vd, bits))
+                            float(vd.mid()) if vd.is_finite() else math.nan, bits, relative_radius(d, vs, vd),
+                            finite and vs.is_finite() and vd.is_finite() and negligible(vs, vd, bits),
+                            finite and not d.contains(0))
             if ball.certified or ball.agrees or not finite:
                 break
         if ball is not None:

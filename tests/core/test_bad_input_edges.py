@@ -185,8 +185,10 @@ def test_a_long_objective_kind_in_a_model_file_is_abbreviated(tmp_path, capsys):
 
 def test_abbreviation_keeps_short_values_apostrophes_and_paths_whole():
     path = "/tmp/" + "d" * 90 + "/claims.toml"
+    odd = "/tmp/some dir (copy), [2]/" + "d" * 90 + "/claims #1.toml"        # a reviewer's: cut before
     for text in (f"model: no model file {path!r}", f"{path}: claim 'a.b': field 'model' is missing (a paper's "
-                 "model name, attnverify list --models, and more words than eighty characters), got 'x'"):
+                 "model name, attnverify list --models, and more words than eighty characters), got 'x'",
+                 f"model: no model file {odd!r}"):
         assert abbreviated(text) == text
     assert str(InputError("x: " + "9" * 500)) == "x: " + "9" * 40 + "... (500 characters)"
 

@@ -33,7 +33,6 @@ def read(text: str):
     ("1.1*1e16 - 11000000000000000", 0),          # Floats: the binary 1.1 times 1e16 is 0.89 off
     ("0.1 + 0.2 - 0.3", 0),                       # Floats: 5.55e-17
     ("1e-400*10**400", 1),                        # Python's float: 0
-    ("Float('2.5') - 5/2", 0),                    # an explicit Float is read exactly too
     ("1_000.5*2", 2001),
 ])
 def test_a_decimal_is_the_rational_its_digits_spell(text, value):
@@ -51,8 +50,14 @@ def test_a_stated_latex_decimal_is_exact_too():
     ("log(theta, 1 - 1)", "base 0"),
     ("log(theta, -2)", "base -2"),
     ("theta + Max()", "oo"),                      # -oo, which the not-real check did not name
-    ("theta - Float('inf')", "'inf' is not a finite number"),
+    ("theta - Float('inf')", "Float"),
+    ("Float('2.5', 30)*theta", "Float"),                     # rationalize made it Rational('2.5', 30) = 1/12
     ("theta*Rational('nan')", "'nan' is not a finite number"),
+    ("log(theta, theta - theta)", "base 0"),                  # a symbolic base that is the number 0
+    ("gamma(theta - theta + 5000)", "too large"),
+    ("gamma(E**0*5000)", "too large"),                         # a number the magnitude rule did not read
+    ("theta*1e1_0000", "too large or too small"),              # an underscore ended the exponent's digits
+    ("theta*1e-1233*1e-1233*1e-1233*1e-1233", "more than 4096 bits"),
     ("theta*1e5000", "too large or too small to read exactly"),
     ("theta*1e-5000", "too large or too small to read exactly"),
     ("gamma(3000000) + theta", "gamma(3000000) is a number too large"),   # computed while parsing: 30 s
@@ -136,3 +141,19 @@ def test_a_model_files_decimal_is_exact_and_one_beyond_double_precision_is_refus
         with pytest.raises(ModelError) as exc:
             parse(text, {"x": x}, ("m.toml", "mean"))
         assert "beyond double precision" in str(exc.value) and read_as in str(exc.value)
+
+
+def test_a_claims_decimal_that_underflows_is_refused_before_its_exact_value_is_built(tmp_path):
+    """at = { rho = 1e-999999999 }: the float is 0.0 (so 'finite'), and the exact value would take minutes."""
+    from attnverify.checks.params import number_problem
+
+    found = number_problem({"at": {"gamma": DecimalFloat("1e-999999999")}})
+    assert found is not None and found[0] == "at.gamma" and "beyond double precision" in found[1]
+    assert number_problem({"at": {"gamma": DecimalFloat("0.0e-999999999")}}) is None      # a true zero
+
+
+def test_a_model_files_literal_that_underflows_is_refused_before_its_exact_value_is_built():
+    from attnverify.theory.engine.expressions import ModelError, parse
+
+    with pytest.raises(ModelError, match="beyond double precision"):
+        parse("1e-3000000*x", {"x": sp.Symbol("x")}, ("m.toml", "mean"))

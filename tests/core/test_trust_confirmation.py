@@ -3,12 +3,13 @@ agreement.
 
 * A proven formula was confirmed at the first sampled point, and read inconclusive where the finite-size expansion
   does not hold there (anisotropic.toml: derived with its finite-size terms 42.4, measured 53.0): the judge now
-  confirms at the points whose finite-size terms are the smallest part of the value, trying the next when one
-  disagrees.
+  confirms at the point whose finite-size terms are the smallest part of the value (one test, not the first of
+  several that agrees).
 * A wrong formula was judged at the points of largest difference, where the same expansion failed ('our derivation
   and our measurement disagree'): the pilots now come from the steadier half, and a disagreeing point gives way.
-* A true formula that vanishes at a sampled point (Paper C's linear excess at L = 1) never 'agreed': the agreement
-  is now judged on the Arb balls (their floats had rounded a 2^-512 radius against a scale of 0).
+* A true formula that vanishes at a sampled point (Paper C's linear excess at L = 1) never 'agreed': such a point
+  (both forms below 2^-1024 at 2048 bits) now counts as no evidence either way, and the agreement elsewhere is
+  judged on the Arb balls.
 
 The quantities are stand-ins built here: D = x^2, its finite-size value R = x^2 + x^4 / 100, and a measurement
 that is R plus a remainder x^12 / 10^6 the expansion leaves out (0.004 at x = 2, 1e-6 at x = 1), with a
@@ -65,7 +66,7 @@ def test_a_proven_formula_where_no_point_confirms_stays_inconclusive_and_says_so
                       measure=lambda values, rng: Measured(2.0, 1e-6, "a constant"))
     v = formula(_claim("x*x"), broken, {}, _rng())
     text = plain(v.reason)
-    assert v.verdict == "inconclusive" and "other points tried" in text, text
+    assert v.verdict == "inconclusive" and "finite-size terms are the smallest part" in text, text
     assert "the derived value with its finite-size terms" in text, text       # not 'the derived value' alone
 
 
@@ -87,3 +88,24 @@ def test_a_true_formula_that_vanishes_at_sampled_points_agrees_there():
     v = formula(_claim("(y*(erf(x) + erfc(x)) - 1)*x"), _vanishing(), {}, _rng())
     assert v.verdict == "not_refuted", plain(v.reason)
     assert "relative" in plain(v.reason)
+    assert "both are 0 to the working precision" in plain(v.reason)
+
+
+def _tail() -> Quantity:
+    """D = 1 - tanh(x) at x in [600, 700]: about 1e-574, far below double precision; measured 0 +- 1e-9."""
+    t = sp.Symbol("x", positive=True)
+
+    def sample(rng, n, fixed):
+        return [{"x": float(rng.uniform(600, 700)), **fixed} for _ in range(n)]
+
+    return Quantity("q", "1 - tanh(x)", {"x": t}, lambda: 1 - sp.tanh(t), sample=sample,
+                    measure=lambda values, rng: Measured(0.0, 1e-9, "exact"))
+
+
+def test_a_wrong_form_below_double_precision_never_agrees():
+    """A reviewer's counterexample to a first version that judged tiny values against a floor of 2^-256 at 512 bits:
+    2 (1 - tanh x) 'agreed' with 1 - tanh x (radius 'at most 2.6e-77 relative'). At 2048 bits the two are told
+    apart (a certified difference, which no measurement of 1e-9 can confirm)."""
+    for wrong in ("2*(1 - tanh(x))", "1 - tanh(x) + exp(-1000)"):
+        v = formula(_claim(wrong), _tail(), {}, _rng())
+        assert v.verdict != "not_refuted" and v.verdict != "holds", (wrong, plain(v.reason))

@@ -70,11 +70,11 @@ def _literal(n: ast.Constant, code: str, source: str, field: str) -> sp.Expr:
     """A decimal literal as the Rational its digits spell (``1e-400`` is not the double 0.0 Python reads); one
     beyond the double range, which the numerics could not use (0 or inf there), is refused."""
     lit = ast.get_source_segment(code, n) or repr(n.value)
-    exact = _decimal(lit.replace("_", ""), source, field)
-    if not math.isfinite(n.value) or (n.value == 0 and exact != 0):
-        raise ModelError(source, field, f"{lit!r} is beyond double precision (the numerics would read it as "
+    underflow = n.value == 0 and any(c in "123456789" for c in lit.lower().split("e")[0])
+    if not math.isfinite(n.value) or underflow:         # before the exact value: 1e-3000000 would take seconds
+        raise ModelError(source, field, f"{lit[:40]!r} is beyond double precision (the numerics would read it as "
                                         f"{n.value!r})")
-    return exact
+    return _decimal(lit.replace("_", ""), source, field)
 
 
 def _build(node: ast.AST, text: str, names: Mapping[str, sp.Basic], source: str, field: str,
