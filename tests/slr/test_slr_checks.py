@@ -450,3 +450,21 @@ def test_the_skew_rule_leaves_light_tailed_end_points_in():
 
     res = run_one(c, params, seed=0, profile="quick")
     assert res.verdict == "pass" and "left out" not in res.evidence.reason
+
+
+def test_the_reduced_flow_check_reads_pgds_own_regime_before_its_richardson_test():
+    """Richardson's E2 = 2 P_{h/4} - P_{h/2} and its error estimate assume PGD in its first-order regime, where its
+    own successive differences halve with the step. Paths whose differences halve: read (ratio 2); paths whose
+    differences stay O(1) (a sweep model at lam = 100, eps = 89 failed; others 'passed' on an O(1) tolerance):
+    outside the range; differences at the rounding floor: nothing to read."""
+    import numpy as np
+
+    from attnverify.checks.slr.reduced_flow import SELF_RATIO, self_convergence
+
+    t = np.linspace(0, 1, 11)[None, :, None] * np.ones((2, 1, 2))
+    first_order = [np.sin(t) + c * h for c, h in ((0.3, 0.01), (0.3, 0.005), (0.3, 0.0025))]
+    stuck = [np.sin(t) + np.cos(7 * k * t) for k in (1, 2, 3)]
+    assert self_convergence(first_order) == pytest.approx(2.0)
+    assert SELF_RATIO[0] <= self_convergence(first_order) <= SELF_RATIO[1]
+    assert not SELF_RATIO[0] <= self_convergence(stuck) <= SELF_RATIO[1]
+    assert self_convergence([np.sin(t)] * 3) is None
