@@ -82,6 +82,22 @@ def _workers(pid: int) -> dict[int, bool]:
     return out
 
 
+def _interrupted(args: list[str], ready) -> tuple[int, str]:
+    """``attnverify ARGS`` started as from a shell (SIGINT at its default, its own process group), sent SIGINT as a
+    terminal does once ``ready(proc)`` returns: (its exit status, its stderr)."""
+    proc = subprocess.Popen([sys.executable, "-m", "attnverify", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        ready(proc)
+        os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    return proc.returncode, err
+
+
 @pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads the worker processes' signal masks through /proc")
 @pytest.mark.parametrize("argv", [
     ["--power", "--only", "signal.objective_vs_montecarlo", "meanfield.zero_temperature_flow", "--seeds", "1"],
@@ -92,20 +108,14 @@ def test_ctrl_c_during_a_parallel_selftest_prints_one_line(argv):
     an idle worker printed a KeyboardInterrupt traceback before. Every worker must come to ignore SIGINT (read from
     /proc, so the test does not depend on which worker is idle when the signal comes); then SIGINT goes to the
     whole process group, as a terminal sends it, and the command ends with its one line."""
-    cmd = [sys.executable, "-m", "attnverify", "selftest", *argv, "--jobs", "2"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    try:
+    def workers_ignore_sigint(proc) -> None:
         deadline = time.monotonic() + 120
         while not ((w := _workers(proc.pid)) and len(w) >= 2 and all(w.values())):
             assert proc.poll() is None and time.monotonic() < deadline, (w, proc.stderr.read())
             time.sleep(0.1)
-        os.killpg(proc.pid, signal.SIGINT)
-        _, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-    assert proc.returncode == 130, err
+
+    returncode, err = _interrupted(["selftest", *argv, "--jobs", "2"], workers_ignore_sigint)
+    assert returncode == 130, err
     assert "Traceback" not in err and err.strip().splitlines()[-1] == "attnverify: interrupted", err
 
 
@@ -113,22 +123,16 @@ def test_ctrl_c_during_a_model_sweep_keeps_the_rows_so_far(tmp_path):
     """A model sweep runs for hours and wrote its JSON only at the end: Ctrl-C lost every row. Now the rows so far
     are written, marked incomplete, with the one line."""
     out = tmp_path / "sweep.json"
-    cmd = [sys.executable, "-m", "attnverify", "selftest", "--models", "50", "--papers", "tsc", "--only",
-           "tsc.horizons", "--json", str(out)]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    try:
+    def two_runs_done(proc) -> None:                 # their progress lines
         seen = 0
-        while seen < 2:                              # two runs have finished (their progress lines)
+        while seen < 2:
             line = proc.stderr.readline()
             assert line or proc.poll() is None, "the sweep ended before two runs"
             seen += line.startswith("selftest: tsc model ")
-        os.killpg(proc.pid, signal.SIGINT)
-        _, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-    assert proc.returncode == 130, err
+
+    returncode, err = _interrupted(["selftest", "--models", "50", "--papers", "tsc", "--only", "tsc.horizons",
+                                    "--json", str(out)], two_runs_done)
+    assert returncode == 130, err
     assert "Traceback" not in err and err.strip().splitlines()[-1].startswith("attnverify: interrupted after "), err
     doc = json.loads(out.read_text())
     assert doc["complete"] is False and 2 <= len(doc["rows"]) < 50
