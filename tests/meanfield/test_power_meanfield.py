@@ -294,7 +294,7 @@ def test_atom_rates_are_fitted_where_the_flow_is_linear_for_the_particle():
     and its fitted rate missed the atom's by 2.8 % (c_tol 0.2 %); the check failed a valid model. Synthetic: a slow
     mode e^{-2t} fed by 0.05 x (a fast mode e^{-2.09 t})^2 misfits by 7.6 % over the window alone, by 2e-4 where
     r^2 <= LINEAR_FRACTION x the slow component."""
-    from attnverify.checks.meanfield.w2 import particle_rates
+    from attnverify.checks.meanfield.w2_tasks import particle_rates
 
     t = np.linspace(0.0, 20.0, 2001)
     fast = 0.48 * np.exp(-2.09 * t)
