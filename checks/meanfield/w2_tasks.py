@@ -12,7 +12,7 @@ from attnverify.numerics.kernel import dense_moments
 from attnverify.numerics.meanfield.particles import NonFiniteField, attention_field, simulate
 from attnverify.numerics.meanfield.wasserstein import coupling_bound, merge_atoms, w2, w2_bracket_paired, w2_to_target
 
-__all__ = ["beta_curves", "inf_distance", "particle_rates", "LINEAR_FRACTION"]
+__all__ = ["beta_curves", "inf_distance", "particle_rates", "remaining_travel", "LINEAR_FRACTION"]
 
 
 def _bracket(X: np.ndarray, target: np.ndarray) -> tuple[float, float, str]:
@@ -67,7 +67,7 @@ def inf_distance(X0: np.ndarray, Q, K, V, t_inf: float, n_times: int, target: np
     numerical field alone). Where the pairing cost or a particle's slow component crosses the fit window ``window``
     in fewer than 12 samples, times are added there (:func:`refine_through_window`, from the simulation alone).
     ``settled``: whether the criterion was met (False: the horizon stopped at 64 t_inf), ``speed`` the final
-    max_i |X_inf(x_i)|.
+    max_i |X_inf(x_i)|, and ``travel`` each particle's remaining travel (:func:`remaining_travel`).
     ``simulate`` and ``field``: the check's ``ctx.numerics.simulate`` and ``ctx.numerics.attention_field``."""
     B = np.asarray(Q, float).T @ np.asarray(K, float)
     T, n = float(t_inf), int(n_times)
@@ -93,7 +93,28 @@ def inf_distance(X0: np.ndarray, Q, K, V, t_inf: float, n_times: int, target: np
     E = [_bracket(inf[i], target) for i in pick]
     return {"times": fine[pick], "E_lo": np.array([e[0] for e in E]), "E_hi": np.array([e[1] for e in E]),
             "fine_times": fine, "dist": dist, "slow_dist": np.linalg.norm(inf @ slow.T, axis=2),
-            "pair": pair, "method": E[-1][2], "settled": bool(settled), "speed": speed}
+            "pair": pair, "method": E[-1][2], "settled": bool(settled), "speed": speed,
+            "travel": remaining_travel(fine, inf, lambda X: field(X, B, V, np.inf))}
+
+
+def remaining_travel(times: np.ndarray, X: np.ndarray, field) -> np.ndarray:
+    """Per particle, the distance its speed can still carry it after the last time T: |v_i(T)| / kappa_i, with
+    kappa_i the decay rate of |v_i| = |X_inf(x_i(t))| fitted over 9 times of the last eighth [7T/8, T] (the integral
+    of an exponentially decaying speed); inf where the speed does not decay (kappa_i <= 0), 0 where it is 0. From
+    the simulation alone: near a stable atom the flow is linear and |v_i| / kappa_i is the particle's distance from
+    its limit, the atom it tends to, whatever the derived Pi says."""
+    last = np.nonzero(times >= times[-1] * 7 / 8)[0]
+    pick = last[np.linspace(0, len(last) - 1, min(9, len(last))).astype(int)]
+    speed = np.array([np.linalg.norm(field(X[k]), axis=1) for k in pick])      # (times, particles)
+    out = np.full(speed.shape[1], np.inf)
+    for i in range(speed.shape[1]):
+        v = speed[:, i]
+        if v[-1] == 0.0:
+            out[i] = 0.0
+        elif np.all(v > 0) and len(pick) >= 2:
+            kappa = -float(np.polyfit(times[pick], np.log(v), 1)[0])
+            out[i] = v[-1] / kappa if kappa > 0 else np.inf
+    return out
 
 
 #: a slow component is fitted only where r^2 <= LINEAR_FRACTION x it (r the particle's distance from its atom): the
