@@ -230,3 +230,11 @@ def test_rate_coupling_of_a_cluster_that_is_not_isolated_does_not_overflow():
         c = rate_coupling(np.array([-30.0, 800.0]), B, V, 10.0)
     assert np.all(np.isfinite(c)) and c[1] > 1e300
     assert c[0] == pytest.approx(np.exp(-30.0) * 3 * 2 * (2 * 10 + 1))
+    # Paper B's seed-0 sweep, draw 28 (|B| = 33.7, |V| = 1.06, the quick profile's beta = 316): a weight capped at
+    # e^700 still overflowed once multiplied by 3 |V| (2 beta |B| + 1); the class: any weight, beta and norms
+    for log_eps, beta, b, v in [(700.0, 316.0, 33.7, 1.06), (699.0, 5000.0, 1e3, 1e3), (1e300, 1e6, 1e3, 1e3),
+                                (-np.inf, 316.0, 33.7, 1.06), (-700.0, 5000.0, 1e3, 1e3)]:
+        with np.errstate(over="raise", invalid="raise", under="ignore"):
+            got = float(rate_coupling(np.array([log_eps]), b * np.eye(2), v * np.eye(2), beta)[0])
+        exact = log_eps + np.log(3 * v * (2 * beta * b + 1))           # the bound's log
+        assert np.isfinite(got) and (got == pytest.approx(np.exp(exact), rel=1e-12) if exact < 700 else got > 1e300)
