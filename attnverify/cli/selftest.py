@@ -1,6 +1,7 @@
 """``attnverify selftest --mutants [--only NAME ...] [--json PATH] [--seed S]``,
 ``attnverify selftest --power [--only IDS ...] [--seeds N] [--families F ...] [--smoke] [--json PATH]`` and
-``attnverify selftest --seeds N`` and ``attnverify selftest --models N [--papers P ...] [--seed S] [--budget SECONDS]``.
+``attnverify selftest --seeds N`` and ``attnverify selftest --models N [--papers P ...] [--seed S] [--budget SECONDS]
+[--json PATH [--resume]]``.
 
 ``--power``: the minimum detectable perturbation of every (check, perturbation family) of
 :mod:`attnverify.selftest.power` over seeds 0..N-1 (default 5); ``--smoke``: one family per check at its target, one seed.
@@ -11,7 +12,8 @@ checks catch it; ``--json`` writes
 ``{"mutants": n, "caught": k, "rows": [{"mutant", "caught_by": [...], ...}], ...}``.
 ``--seeds N``: the false-alarm sweep of :mod:`attnverify.selftest.seed_sweep` (quick profile under seeds 0..N-1).
 ``--models N``: the model sweep of :mod:`attnverify.selftest.model_sweep` (N admissible models per paper, drawn from
-``--seed``; each paper's checks at the quick profile on each; ``--only`` keeps these check ids or families).
+``--seed``; each paper's checks at the quick profile on each; ``--only`` keeps these check ids or families;
+``--resume`` with ``--json PATH`` keeps the runs of the (interrupted) sweep in PATH and runs only the rest).
 
 Wiring (in ``attnverify.cli.command_line``): ``selftest_cli.add_parser(sub)`` in ``build_parser`` and
 ``"selftest": lambda: selftest_cli.cmd_selftest(args)`` in the handler table. Exit code 0 when every mutant is
@@ -58,6 +60,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--seed", default="0", help="with --mutants: the seed of every run; with --models: the seed "
                    "of the draws (default 0)")
     p.add_argument("--json", dest="json_path", metavar="PATH", help="write the results as JSON")
+    p.add_argument("--resume", action="store_true", help="with --models and --json PATH: keep the runs of the sweep "
+                   "in PATH (an interrupted one, same --models, --seed, --papers and --only) and run only the rest")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     return p
 
@@ -144,6 +148,8 @@ def cmd_selftest(args: argparse.Namespace) -> int:
         return 0
     power_mode = bool(getattr(args, "power", False))
     claims_mode = bool(getattr(args, "claims", False))
+    if getattr(args, "resume", False) and getattr(args, "models", None) is None:
+        raise InputError("selftest: --resume goes with --models")
     if getattr(args, "models", None) is not None:
         if args.mutants or power_mode or claims_mode or args.seeds is not None:
             raise InputError("selftest: --models goes alone (not with --mutants, --power, --claims or --seeds)")
@@ -215,19 +221,23 @@ def _model_sweep(args: argparse.Namespace, say) -> int:
         raise InputError(f"--budget: expected a number of seconds > 0, got {args.budget!r}") from None
     if not budget > 0:
         raise InputError(f"--budget: expected a number of seconds > 0, got {args.budget!r}")
-    rows: list[dict] = []
+    rows = _resumed(args, n, seed) if args.resume else []
+    if args.resume:
+        say(f"selftest: resuming {args.json_path}: {len(rows)} runs kept")
 
     def on_row(r: dict) -> None:
         rows.append(r)
         say(f"selftest: {r['paper']} model {r['draw']}: {r['check']}: {r['verdict']} ({r['seconds']:.1f} s)")
 
     def write(complete: bool) -> None:
-        Path(args.json_path).write_text(json.dumps({"models": n, "seed": seed, "complete": complete,
+        Path(args.json_path).write_text(json.dumps({"models": n, "seed": seed, "papers": args.papers,
+                                                    "only": args.only, "complete": complete,
                                                     "checks": summarise(rows), "rows": rows},
                                                    indent=2, default=str) + "\n")
 
     try:
-        sweep(n, seed=seed, papers=args.papers, checks=args.only, budget_s=budget, on_row=on_row)
+        sweep(n, seed=seed, papers=args.papers, checks=args.only, budget_s=budget, on_row=on_row,
+              done={(r["check"], r["draw"]) for r in rows})
     except KeyboardInterrupt:          # hours of runs are not lost: the rows so far, marked incomplete
         from attnverify.cli.common import Interrupted
 
@@ -243,6 +253,28 @@ def _model_sweep(args: argparse.Namespace, say) -> int:
         print(f"wrote {args.json_path}")
     ran = any(e["n"] for e in table.values())
     return 0 if ran and all(e["pass"] == e["n"] for e in table.values()) else 1
+
+
+def _resumed(args: argparse.Namespace, n: int, seed: int) -> list[dict]:
+    """The rows of the sweep in ``--json PATH`` to keep (none when PATH does not exist yet); InputError, before any
+    work, when PATH is not a model sweep's JSON or was drawn with other --models, --seed, --papers or --only."""
+    if not args.json_path:
+        raise InputError("selftest: --resume needs --json PATH (the sweep to continue)")
+    path = Path(args.json_path)
+    if not path.exists():
+        return []
+    try:
+        doc = json.loads(path.read_text())
+        rows = [r for r in doc["rows"] if isinstance(r["check"], str) and isinstance(r["draw"], int)]
+        if len(rows) != len(doc["rows"]):
+            raise TypeError
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError):
+        raise InputError(f"--resume: {str(path)!r} is not the JSON of a model sweep (selftest --models --json)"
+                         ) from None
+    for key, value in (("models", n), ("seed", seed), ("papers", args.papers), ("only", args.only)):
+        if doc.get(key, value) != value:
+            raise InputError(f"--resume: {str(path)!r} is a sweep with {key} = {doc.get(key)!r}, not {value!r}")
+    return rows
 
 
 def _claims(args: argparse.Namespace, say) -> int:

@@ -35,7 +35,7 @@ import signal
 import threading
 import zlib
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -214,10 +214,13 @@ def _jsonable(point: Mapping[str, Any]) -> dict:
 
 
 def sweep(n: int, *, seed: int = 0, papers: Sequence[str] | None = None, checks: Sequence[str] | None = None,
-          budget_s: float | None = None, on_row: Callable[[dict], None] | None = None) -> list[dict]:
+          budget_s: float | None = None, on_row: Callable[[dict], None] | None = None,
+          done: Collection[tuple[str, int]] = ()) -> list[dict]:
     """Rows of :func:`run_point` for ``n`` drawn models of each paper (``papers``: model names, default every
     registered paper with model options) and each of its checks (``checks``: ids or families to keep, default all).
-    ``on_row(row)`` is called after each run. Unknown names raise InputError before any work."""
+    ``on_row(row)`` is called after each run. ``done``: (check id, draw) pairs of an earlier sweep with the same
+    ``n`` and ``seed`` (its models are these), not run again (draw -1: the check's draws were refused). Unknown
+    names raise InputError before any work."""
     from attnverify.checks.registry import papers as registered
     from attnverify.checks.runner import select
 
@@ -242,6 +245,8 @@ def sweep(n: int, *, seed: int = 0, papers: Sequence[str] | None = None, checks:
             try:
                 points, refused = draw_models(paper, n, rng, check=c)
             except ValueError as exc:
+                if (c.id, -1) in done:
+                    continue
                 row = {"paper": paper.model, "check": c.id, "draw": -1, "point": {}, "seed": seed,
                        "verdict": "refused", "error": str(exc), "observed": None, "threshold": None,
                        "seconds": 0.0, "refused_draws": TRIES}
@@ -252,6 +257,8 @@ def sweep(n: int, *, seed: int = 0, papers: Sequence[str] | None = None, checks:
             drawn.append((c, points, refused))
         for j in range(n):                  # model-major: an interrupted sweep has as many models for every check
             for c, points, refused in drawn:
+                if (c.id, j) in done:
+                    continue
                 row = {"paper": paper.model, "draw": j, "refused_draws": refused if j == 0 else 0,
                        **run_point(c, points[j], seed=seed + j, budget_s=budget_s)}
                 rows.append(row)

@@ -190,6 +190,44 @@ def test_tiny_sweep_on_a_cheap_check(tmp_path):
     assert [(r["point"], r["observed"]) for r in again] == [(r["point"], r["observed"]) for r in rows]
 
 
+def test_resume_runs_only_what_an_interrupted_sweep_left(tmp_path, monkeypatch):
+    """An interrupted sweep's JSON (the rows so far, 'complete': false) is continued by --resume: the kept run is not
+    repeated, the missing one runs, and the result is the uninterrupted sweep's."""
+    out = tmp_path / "sweep.json"
+    argv = ["--models", "2", "--papers", "slr", "--only", "slr.risk_vs_quadrature", "--json", str(out), "--quiet"]
+    assert _cli(argv) == 0
+    full = json.loads(out.read_text())
+    out.write_text(json.dumps({**full, "complete": False, "rows": full["rows"][:1]}))
+    ran = []
+    real = ms.run_point
+    monkeypatch.setattr(ms, "run_point", lambda check, point, **kw: ran.append(kw["seed"]) or real(check, point, **kw))
+    assert _cli([*argv, "--resume"]) == 0
+    assert ran == [1]                                   # model 1 only (model j runs under seed + j)
+    again = json.loads(out.read_text())
+    def counts(doc):
+        return {k: [v[key] for key in ("n", "pass", "fail", "unresolved", "refused")] for k, v in doc["checks"].items()}
+    assert again["complete"] is True and counts(again) == counts(full) == {"slr.risk_vs_quadrature": [2, 2, 0, 0, 0]}
+    assert [(r["draw"], r["point"], r["observed"]) for r in again["rows"]] == [
+        (r["draw"], r["point"], r["observed"]) for r in full["rows"]]
+
+
+def test_resume_refuses_another_sweep_before_any_work(tmp_path):
+    out = tmp_path / "sweep.json"
+    out.write_text(json.dumps({"models": 2, "seed": 0, "papers": ["slr"], "only": None, "complete": False,
+                               "rows": []}))
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({"mutants": 3, "rows": [{"mutant": "x"}]}))
+    base = ["--papers", "slr", "--quiet"]
+    for argv, words in ((["--models", "3", "--json", str(out), "--resume"], "models = 2"),
+                        (["--models", "2", "--seed", "1", "--json", str(out), "--resume"], "seed = 0"),
+                        (["--models", "2", "--only", "slr.risk", "--json", str(out), "--resume"], "only = None"),
+                        (["--models", "2", "--json", str(other), "--resume"], "not the JSON of a model sweep"),
+                        (["--models", "2", "--resume"], "needs --json"),
+                        (["--mutants", "--resume"], "goes with --models")):
+        with pytest.raises(InputError, match=words):
+            _cli([*argv, *base])
+
+
 def test_low_temperature_without_power_is_unresolved_not_a_failure():
     """Found by the model sweep (seed 0): at beta sigma = 5.7e-6 the scores hardly move the softmax, the Monte Carlo
     agrees with J (max |z| 1.3 < 3.9) but cannot reject J at 1.1 beta either, and the check used to FAIL this valid
