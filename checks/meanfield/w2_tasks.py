@@ -98,21 +98,23 @@ def inf_distance(X0: np.ndarray, Q, K, V, t_inf: float, n_times: int, target: np
 
 
 def remaining_travel(times: np.ndarray, X: np.ndarray, field) -> np.ndarray:
-    """Per particle, the distance its speed can still carry it after the last time T: |v_i(T)| / kappa_i, with
-    kappa_i the decay rate of |v_i| = |X_inf(x_i(t))| fitted over 9 times of the last eighth [7T/8, T] (the integral
-    of an exponentially decaying speed); inf where the speed does not decay (kappa_i <= 0), 0 where it is 0. From
-    the simulation alone: near a stable atom the flow is linear and |v_i| / kappa_i is the particle's distance from
-    its limit, the atom it tends to, whatever the derived Pi says."""
+    """Per particle, the distance its speed can still carry it after the last time T: |v_i(T)| / kappa_i, the
+    integral of a speed decaying exponentially at kappa_i, the slower of the decay rates of |v_i| = |X_inf(x_i(t))|
+    fitted over the first and the second half of 9 times in the last eighth [7T/8, T] (a decay that slows down, as
+    near a saddle the particle is about to leave, gets the longer travel); inf where the speed does not decay
+    (kappa_i <= 0), 0 where it is 0. From the simulation alone: near a stable atom the flow is linear and
+    |v_i| / kappa_i is the particle's distance from its limit, the atom it tends to, whatever the derived Pi says."""
     last = np.nonzero(times >= times[-1] * 7 / 8)[0]
     pick = last[np.linspace(0, len(last) - 1, min(9, len(last))).astype(int)]
     speed = np.array([np.linalg.norm(field(X[k]), axis=1) for k in pick])      # (times, particles)
+    halves = (slice(0, len(pick) // 2 + 1), slice(len(pick) // 2, None))
     out = np.full(speed.shape[1], np.inf)
     for i in range(speed.shape[1]):
         v = speed[:, i]
         if v[-1] == 0.0:
             out[i] = 0.0
-        elif np.all(v > 0) and len(pick) >= 2:
-            kappa = -float(np.polyfit(times[pick], np.log(v), 1)[0])
+        elif np.all(v > 0) and len(pick) >= 3:
+            kappa = min(-float(np.polyfit(times[pick][h], np.log(v[h]), 1)[0]) for h in halves)
             out[i] = v[-1] / kappa if kappa > 0 else np.inf
     return out
 

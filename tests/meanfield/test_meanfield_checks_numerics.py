@@ -270,6 +270,25 @@ def _rotated_in_E(eps: float):
     return lambda theory: theory.replace(projection_map=projection_map)
 
 
+def test_remaining_travel_is_the_distance_left_by_a_decaying_speed():
+    """remaining_travel on flows whose future is known: x' = -kappa x (travel left: |x(T)|, to rounding, each particle
+    at its own rate); a particle at rest (0); x' = (-x_1, x_2) from (1, 1e-6), whose speed turns up by T = 7.5 as it
+    leaves the saddle (inf: no decay to extrapolate); the same at T = 6, still decaying but slower in the second half
+    of the last eighth (the slower rate: more than |x_1(T)|, what a single decay rate would say)."""
+    from attnverify.checks.meanfield.w2_tasks import remaining_travel
+
+    t = np.linspace(0.0, 40.0, 401)
+    kappa = np.array([0.5, 0.05, 0.0])
+    X = np.exp(-np.outer(t, kappa))[:, :, None] * np.array([[3.0, 4.0]] * 3)[None] / 5
+    travel = remaining_travel(t, X, lambda Y: -kappa[:, None] * Y)
+    assert travel[:2] == pytest.approx(np.linalg.norm(X[-1, :2], axis=1), rel=1e-9) and travel[2] == 0.0
+    for T, expect in ((7.5, np.inf), (6.0, None)):
+        ts = np.linspace(0.0, T, 801)
+        Y = np.stack([np.exp(-ts), 1e-6 * np.exp(ts)], axis=1)[:, None, :]
+        [got] = remaining_travel(ts, Y, lambda Z: Z * np.array([-1.0, 1.0]))
+        assert (got == expect) if expect else (Y[-1, 0, 0] < got < np.inf), got
+
+
 @pytest.mark.parametrize("model, wrong, verdict", [("flow", None, "unresolved"), ("flow", "Pi_onto_V", "fail"),
                                                    ("circle", None, "pass"), ("circle", 1e-6, "fail")])
 def test_w2_bound_reads_a_flow_too_slow_for_its_horizon_as_unresolved(model, wrong, verdict):
