@@ -134,10 +134,11 @@ def validate_outputs(args: argparse.Namespace) -> None:
     from attnverify.outputs import check_dir, check_file
 
     force = bool(getattr(args, "force", False))
+    resume = bool(getattr(args, "resume", False))        # selftest --models: PATH is the sweep to continue
     for attr, flag in (("json_path", "--json"), ("output", "-o")):
         path = getattr(args, attr, None)
         if path is not None:
-            check_file(path, flag, force=force)
+            check_file(path, flag, force=force or (resume and attr == "json_path"))
     if getattr(args, "report_dir", None) is not None:
         check_dir(args.report_dir, "--report", force=force)
     json_path, report_dir = getattr(args, "json_path", None), getattr(args, "report_dir", None)

@@ -230,8 +230,7 @@ def _model_sweep(args: argparse.Namespace, say) -> int:
         say(f"selftest: {r['paper']} model {r['draw']}: {r['check']}: {r['verdict']} ({r['seconds']:.1f} s)")
 
     def write(complete: bool) -> None:
-        Path(args.json_path).write_text(json.dumps({"models": n, "seed": seed, "papers": args.papers,
-                                                    "only": args.only, "complete": complete,
+        Path(args.json_path).write_text(json.dumps({**_sweep_identity(args, n, seed), "complete": complete,
                                                     "checks": summarise(rows), "rows": rows},
                                                    indent=2, default=str) + "\n")
 
@@ -255,25 +254,47 @@ def _model_sweep(args: argparse.Namespace, say) -> int:
     return 0 if ran and all(e["pass"] == e["n"] for e in table.values()) else 1
 
 
+def _sweep_identity(args: argparse.Namespace, n: int, seed: int) -> dict:
+    """What fixes a model sweep's draws and rows: N, the seed, the papers and checks kept (as sets: each check's
+    models are drawn from its own stream) and the bytes of every model file added (SHA-256)."""
+    import hashlib
+
+    files = sorted(hashlib.sha256(Path(f).read_bytes()).hexdigest() for f in getattr(args, "model_sources", None) or ())
+    return {"models": n, "seed": seed, "papers": sorted(set(args.papers)) if args.papers else None,
+            "only": sorted(set(args.only)) if args.only else None, "model_files": files}
+
+
 def _resumed(args: argparse.Namespace, n: int, seed: int) -> list[dict]:
     """The rows of the sweep in ``--json PATH`` to keep (none when PATH does not exist yet); InputError, before any
-    work, when PATH is not a model sweep's JSON or was drawn with other --models, --seed, --papers or --only."""
+    work, when PATH is not a model sweep's JSON (each row a run of one check at one draw in 0..N-1, or -1 for
+    refused draws, none twice) or was drawn with another identity (:func:`_sweep_identity`)."""
+    from attnverify.selftest.model_sweep import VERDICTS
+
     if not args.json_path:
         raise InputError("selftest: --resume needs --json PATH (the sweep to continue)")
     path = Path(args.json_path)
     if not path.exists():
         return []
+    what = f"--resume: {str(path)!r} is not the JSON of a model sweep (selftest --models --json)"
     try:
-        doc = json.loads(path.read_text())
-        rows = [r for r in doc["rows"] if isinstance(r["check"], str) and isinstance(r["draw"], int)]
-        if len(rows) != len(doc["rows"]):
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        rows = doc["rows"]
+        if not isinstance(doc, dict) or not isinstance(rows, list):
             raise TypeError
     except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError):
-        raise InputError(f"--resume: {str(path)!r} is not the JSON of a model sweep (selftest --models --json)"
-                         ) from None
-    for key, value in (("models", n), ("seed", seed), ("papers", args.papers), ("only", args.only)):
-        if doc.get(key, value) != value:
-            raise InputError(f"--resume: {str(path)!r} is a sweep with {key} = {doc.get(key)!r}, not {value!r}")
+        raise InputError(what) from None
+    seen: set[tuple[str, int]] = set()
+    for r in rows:
+        ok = (isinstance(r, dict) and all(isinstance(r.get(k), str) for k in ("paper", "check", "verdict"))
+              and r["verdict"] in (*VERDICTS, "refused") and type(r.get("draw")) is int and -1 <= r["draw"] < n
+              and type(r.get("seconds")) in (int, float) and (r["check"], r["draw"]) not in seen)
+        if not ok:
+            raise InputError(f"{what}: row {len(seen) + 1} is not a run of one check at one of its {n} draws, once")
+        seen.add((r["check"], r["draw"]))
+    for key, value in _sweep_identity(args, n, seed).items():
+        if key not in doc or doc[key] != value:
+            raise InputError(f"--resume: {str(path)!r} is a sweep with {key} = {doc.get(key, 'unrecorded')!r}, "
+                             f"not {value!r}")
     return rows
 
 

@@ -211,19 +211,44 @@ def test_resume_runs_only_what_an_interrupted_sweep_left(tmp_path, monkeypatch):
         (r["draw"], r["point"], r["observed"]) for r in full["rows"]]
 
 
-def test_resume_refuses_another_sweep_before_any_work(tmp_path):
+def test_resume_from_the_command_line_reads_the_interrupted_file(tmp_path, capsys):
+    """Through the real command line (its output check refused an existing --json file: 'exists, use --force'),
+    an interrupted sweep is resumed; --papers given in another order is the same sweep."""
+    from attnverify.cli.command_line import main
+
     out = tmp_path / "sweep.json"
-    out.write_text(json.dumps({"models": 2, "seed": 0, "papers": ["slr"], "only": None, "complete": False,
-                               "rows": []}))
-    other = tmp_path / "other.json"
-    other.write_text(json.dumps({"mutants": 3, "rows": [{"mutant": "x"}]}))
+    argv = ["selftest", "--models", "2", "--only", "slr.risk_vs_quadrature", "--json", str(out), "--quiet"]
+    assert main([*argv, "--papers", "slr", "meanfield"]) == 0
+    doc = json.loads(out.read_text())
+    out.write_text(json.dumps({**doc, "complete": False, "rows": doc["rows"][:1]}))
+    assert main([*argv, "--papers", "slr"]) == 2 and "exists" in capsys.readouterr().err
+    assert main([*argv, "--papers", "meanfield", "slr", "--resume"]) == 0
+    rows = json.loads(out.read_text())["rows"]
+    assert rows[0] == doc["rows"][0] and [(r["draw"], r["point"], r["observed"]) for r in rows] == [
+        (r["draw"], r["point"], r["observed"]) for r in doc["rows"]]
+
+
+def test_resume_refuses_another_sweep_or_odd_rows_before_any_work(tmp_path):
+    row = {"paper": "slr", "check": "slr.risk_vs_quadrature", "draw": 0, "verdict": "pass", "seconds": 0.1}
+    ident = {"models": 2, "seed": 0, "papers": ["slr"], "only": None, "model_files": [], "complete": False}
     base = ["--papers", "slr", "--quiet"]
-    for argv, words in ((["--models", "3", "--json", str(out), "--resume"], "models = 2"),
-                        (["--models", "2", "--seed", "1", "--json", str(out), "--resume"], "seed = 0"),
-                        (["--models", "2", "--only", "slr.risk", "--json", str(out), "--resume"], "only = None"),
-                        (["--models", "2", "--json", str(other), "--resume"], "not the JSON of a model sweep"),
-                        (["--models", "2", "--resume"], "needs --json"),
-                        (["--mutants", "--resume"], "goes with --models")):
+    cases = [(["--models", "3"], ident, [row], "models = 2"),
+             (["--models", "2", "--seed", "1"], ident, [row], "seed = 0"),
+             (["--models", "2", "--only", "slr.risk"], ident, [row], "only = None"),
+             (["--models", "2"], {k: v for k, v in ident.items() if k != "model_files"}, [row], "unrecorded"),
+             (["--models", "2"], {"mutants": 3}, [{"mutant": "x"}], "not the JSON of a model sweep"),
+             (["--models", "2"], ident, [row, row], "row 2 is not a run"),
+             (["--models", "2"], ident, [{**row, "draw": 2}], "row 1 is not a run"),
+             (["--models", "2"], ident, [{**row, "draw": True}], "row 1 is not a run"),
+             (["--models", "2"], ident, [{**row, "verdict": "weird"}], "row 1 is not a run"),
+             (["--models", "2"], ident, [{k: v for k, v in row.items() if k != "paper"}], "row 1 is not a run"),
+             (["--models", "2"], ident, [{**row, "seconds": "3"}], "row 1 is not a run")]
+    for i, (argv, doc, rows, words) in enumerate(cases):
+        path = tmp_path / f"sweep{i}.json"
+        path.write_text(json.dumps({**doc, "rows": rows}))
+        with pytest.raises(InputError, match=words):
+            _cli([*argv, "--json", str(path), "--resume", *base])
+    for argv, words in ((["--models", "2", "--resume"], "needs --json"), (["--mutants", "--resume"], "goes with --models")):
         with pytest.raises(InputError, match=words):
             _cli([*argv, *base])
 
