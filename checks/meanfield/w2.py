@@ -291,7 +291,11 @@ def decide(theory, p: dict, ana: dict, num: dict) -> dict:
     fd_spread = float(obs["C1_error"]) / max(abs(C1), 1e-300)       # the Richardson value's error estimate
     main = num["inf"][0]
     c_fit_E, c_fit_E_halves, _ = decay_rate(main["fine_times"], main["pair"], lo, hi)
-    e_reached = bool(np.isfinite(c_fit_E) and c_fit_E > 0 and main["pair"][-1] <= lo)
+    end = main["end_dist"]                              # at the horizon, or where the unsettled flow was continued to
+    pair_end = float(np.sqrt(np.mean(end**2)))
+    # Pi is the limit: E decays through the window and ends below it, or the continued flow ends below it
+    e_reached = bool(np.isfinite(c_fit_E) and c_fit_E > 0 and main["pair"][-1] <= lo
+                     or main["extended_to"] is not None and pair_end <= lo)
     fitted = particle_rates(main["fine_times"], main["slow_dist"], lo, hi, main["dist"])
     ok = np.nonzero(np.isfinite(fitted))[0]
     pick = ok[np.linspace(0, len(ok) - 1, min(N_RATE_ATOMS, len(ok))).astype(int)] if len(ok) else ok
@@ -300,25 +304,26 @@ def decide(theory, p: dict, ana: dict, num: dict) -> dict:
         pick = pick[:0]
     derived = np.array([theory.convergence_rate(B, V, x_star=ana["targets"][0][i]) for i in pick])
     rate_rel = float(np.max(np.abs(fitted[pick] - derived) / derived)) if len(pick) else float("nan")
-    observed = float(max(C1_rel / p["C1_tol"], main["pair"][-1] / lo,
+    observed = float(max(C1_rel / p["C1_tol"], min(float(main["pair"][-1]), pair_end) / lo,
                          rate_rel / p["c_tol"] if np.isfinite(rate_rel) else 0.0))   # no rate compared: fails below
     passed = bool(C1_rel <= p["C1_tol"] and e_reached and np.isfinite(rate_rel) and rate_rel <= p["c_tol"])
     unresolved = None
     others_agree = (C1_rel - fd_spread <= p["C1_tol"] and ana["atoms_in_E"]
                     and not (np.isfinite(rate_rel) and rate_rel > p["c_tol"]))
-    end = main["dist"][-1]
     far = end > lo                                      # particles not yet within the window's lower end
-    reach = float(np.max(end[far] / main["travel"][far])) if np.any(far) else 0.0
+    travel = main["travel"][far]
+    reach = float(np.max(np.where(travel > 0, end[far] / np.where(travel > 0, travel, 1.0), np.inf))) \
+        if np.any(far) else 0.0                         # a particle at rest off its atom cannot reach it: inf
     horizon_short = bool(not e_reached and not main["settled"] and reach <= REACH)
     if horizon_short and others_agree:
         unresolved = reason("the zero-temperature flow has not settled by the longest horizon, ", Math(T), " = ",
                             Number(float(main["fine_times"][-1]), digits=6), " (its largest speed ",
-                            Number(main["speed"], digits=2), "), and every particle could still reach its atom ",
-                            Math(X_STAR), ": its distance from it is at most ", Number(reach, digits=3),
+                            Number(main["speed"], digits=2), "), nor where it was continued to, ", Math(T), " = ",
+                            Number(float(main["extended_to"]), digits=6), ", and every particle could still reach its "
+                            "atom ", Math(X_STAR), " there: its distance from it is at most ", Number(reach, digits=3),
                             " times the travel its decaying speed has left (", Number(REACH, digits=3),
-                            " allowed); the pairing cost, an upper bound on ", Math(E_T), ", ends at ",
-                            Number(float(main["pair"][-1]), digits=3), ": whether the derived ", Math(PI),
-                            " is the flow's limit is not decided (raise ", T_INF, ")")
+                            " allowed), the pairing cost ", Number(pair_end, digits=3), ": whether the derived ",
+                            Math(PI), " is the flow's limit is not decided (raise ", T_INF, ")")
     elif passed or (e_reached and C1_rel - fd_spread <= p["C1_tol"]):
         if fd_spread * 10 > p["C1_tol"]:
             unresolved = reason("the extrapolated finite-difference log-norm moves by ", Number(fd_spread, digits=2),
@@ -331,7 +336,8 @@ def decide(theory, p: dict, ana: dict, num: dict) -> dict:
                                 T_INF)
     return {"C1_obs": C1_obs, "C1_rel": C1_rel, "fd_spread": fd_spread, "c_fit_E": c_fit_E,
             "c_fit_E_halves": c_fit_E_halves, "e_reached": e_reached, "horizon_short": horizon_short,
-            "reach": reach, "settled": main["settled"], "rate_rel": rate_rel,
+            "reach": reach, "settled": main["settled"], "extended_to": main["extended_to"], "pair_end": pair_end,
+            "by_extension": bool(e_reached and main["pair"][-1] > lo), "rate_rel": rate_rel,
             "rates_compared": len(pick), "rates_fitted": fitted[pick].tolist(), "rates_derived": derived.tolist(),
             "observed": observed, "passed": passed, "unresolved": unresolved}
 
@@ -375,8 +381,12 @@ def evidence(p: dict, res: Resolution, betas: np.ndarray, ana: dict, num: dict, 
                    " (c_tol ", Number(p["c_tol"], digits=6), "); the bound's ", Math(C), " = ",
                    Number(ana["c"], digits=6), " is the smallest, at ", Math(X_STAR), " = (",
                    joined(Number(v, digits=4) for v in ana["c_atom"]), ")"))
-    e_text = (item("decays through the window: the derived ", Math(PI), " is the limit of the flow") if dec["e_reached"]
-              else item("has not reached the fit window's lower end by the longest horizon, where the flow has not "
+    e_text = (item("does not reach the fit window's lower end by the longest horizon, where the flow has not "
+                   "settled; continued to ", Math(T), " = ", Number(dec["extended_to"], digits=6), ", its pairing "
+                   "cost is ", Number(dec["pair_end"], digits=3), ": the derived ", Math(PI), " is the limit of the "
+                   "flow") if dec["by_extension"]
+              else item("decays through the window: the derived ", Math(PI), " is the limit of the flow")
+              if dec["e_reached"] else item("has not reached the fit window's lower end by the longest horizon, where the flow has not "
                         "settled") if dec["horizon_short"]
               else item("stops above the fit window: its particles are up to ", Number(dec["reach"], digits=3),
                         " times farther from their atoms than their speed can still carry them: ", Math(PI),
@@ -409,7 +419,8 @@ def evidence(p: dict, res: Resolution, betas: np.ndarray, ana: dict, num: dict, 
                  "c_atoms_range": [float(np.min(rates)), float(np.max(rates))],
                  "atom_rate_max_relative_difference": dec["rate_rel"],
                  "e_window": [lo, hi], "e_window_reached": dec["e_reached"], "flow_settled": dec["settled"],
-                 "distance_over_remaining_travel": dec["reach"], "dim_E": ana["dim_E"],
+                 "distance_over_remaining_travel": dec["reach"], "continued_to": dec["extended_to"],
+                 "pairing_cost_at_the_end": dec["pair_end"], "dim_E": ana["dim_E"],
                  "t_min": list(findings.t_min), "t_min_vs_log_beta": pi["t_fit"],
                  "D_beta_exponent": pi["ex"], "D_growth_rate": list(pi["growth"]), "dimension": int(p["d"]),
                  "integrator": f"DOPRI5(4) + projection, rtol {p['rtol']}, {p['kernel']} kernel; zero-temperature "

@@ -12,7 +12,7 @@ from attnverify.numerics.kernel import dense_moments
 from attnverify.numerics.meanfield.particles import NonFiniteField, attention_field, simulate
 from attnverify.numerics.meanfield.wasserstein import coupling_bound, merge_atoms, w2, w2_bracket_paired, w2_to_target
 
-__all__ = ["beta_curves", "inf_distance", "particle_rates", "remaining_travel", "LINEAR_FRACTION"]
+__all__ = ["beta_curves", "inf_distance", "particle_rates", "remaining_travel", "EXTENSION", "LINEAR_FRACTION"]
 
 
 def _bracket(X: np.ndarray, target: np.ndarray) -> tuple[float, float, str]:
@@ -67,7 +67,9 @@ def inf_distance(X0: np.ndarray, Q, K, V, t_inf: float, n_times: int, target: np
     numerical field alone). Where the pairing cost or a particle's slow component crosses the fit window ``window``
     in fewer than 12 samples, times are added there (:func:`refine_through_window`, from the simulation alone).
     ``settled``: whether the criterion was met (False: the horizon stopped at 64 t_inf), ``speed`` the final
-    max_i |X_inf(x_i)|, and ``travel`` each particle's remaining travel (:func:`remaining_travel`).
+    max_i |X_inf(x_i)|. ``end_dist`` and ``travel``: each particle's distance from its target and its remaining
+    travel (:func:`remaining_travel`) at the end: the horizon's, or, when the flow has not settled there, that of the
+    flow continued on a coarse grid to EXTENSION times the horizon (``extended_to``; None when not continued).
     ``simulate`` and ``field``: the check's ``ctx.numerics.simulate`` and ``ctx.numerics.attention_field``."""
     B = np.asarray(Q, float).T @ np.asarray(K, float)
     T, n = float(t_inf), int(n_times)
@@ -91,32 +93,52 @@ def inf_distance(X0: np.ndarray, Q, K, V, t_inf: float, n_times: int, target: np
     extra = band[np.linspace(0, len(band) - 1, min(24, len(band))).astype(int)] if len(band) else band
     pick = np.union1d(np.nonzero(np.isin(fine, coarse))[0], extra).astype(int)
     E = [_bracket(inf[i], target) for i in pick]
-    return {"times": fine[pick], "E_lo": np.array([e[0] for e in E]), "E_hi": np.array([e[1] for e in E]),
-            "fine_times": fine, "dist": dist, "slow_dist": np.linalg.norm(inf @ slow.T, axis=2),
-            "pair": pair, "method": E[-1][2], "settled": bool(settled), "speed": speed,
-            "travel": remaining_travel(fine, inf, lambda X: field(X, B, V, np.inf))}
+    out = {"times": fine[pick], "E_lo": np.array([e[0] for e in E]), "E_hi": np.array([e[1] for e in E]),
+           "fine_times": fine, "dist": dist, "slow_dist": np.linalg.norm(inf @ slow.T, axis=2),
+           "pair": pair, "method": E[-1][2], "settled": bool(settled), "speed": speed, "extended_to": None}
+    velocity = lambda X: field(X, B, V, np.inf)             # noqa: E731 -- the flow's own field, per particle
+    if settled:
+        return {**out, "end_dist": dist[-1], "travel": remaining_travel(fine, inf, velocity)}
+    # unsettled at the longest horizon: each particle continued alone (at beta = inf the field of a particle is its
+    # own) on a coarse grid to EXTENSION x the horizon; its distance from its target there and the travel left
+    more = np.linspace(0.0, (EXTENSION - 1) * fine[-1], 8 * EXTENSION + 1)
+    ext = simulate(inf[-1], Q, K, V, np.inf, more, rtol=1e-10, atol=1e-14)
+    return {**out, "end_dist": np.linalg.norm(ext[-1] - target, axis=1), "travel": remaining_travel(more, ext, velocity),
+            "extended_to": float(fine[-1] * EXTENSION)}
 
 
 def remaining_travel(times: np.ndarray, X: np.ndarray, field) -> np.ndarray:
     """Per particle, the distance its speed can still carry it after the last time T: |v_i(T)| / kappa_i, the
-    integral of a speed decaying exponentially at kappa_i, the slower of the decay rates of |v_i| = |X_inf(x_i(t))|
-    fitted over the first and the second half of 9 times in the last eighth [7T/8, T] (a decay that slows down, as
-    near a saddle the particle is about to leave, gets the longer travel); inf where the speed does not decay
-    (kappa_i <= 0), 0 where it is 0. From the simulation alone: near a stable atom the flow is linear and
-    |v_i| / kappa_i is the particle's distance from its limit, the atom it tends to, whatever the derived Pi says."""
+    integral of a speed decaying exponentially at kappa_i; inf where it does not decay, 0 where it is 0. The rates
+    of |v_i| = |X_inf(x_i(t))| are fitted over the first and the second half of 9 times in the last eighth
+    [7T/8, T], and kappa_i is the smallest of: particle i's two (a decay that slows down, as near a saddle the
+    particle is about to leave, gets the longer travel) and the flow's slowest single-mode rate, the smallest rate
+    of the particles whose two halves agree to 10 % (a particle whose speed a faster mode still dominates carries a
+    slower mode's displacement that its own speed does not show yet). From the simulation alone: near a stable atom
+    the flow is linear and |v_i| / kappa_i bounds the particle's distance from its limit, the atom it tends to,
+    whatever the derived Pi says."""
     last = np.nonzero(times >= times[-1] * 7 / 8)[0]
     pick = last[np.linspace(0, len(last) - 1, min(9, len(last))).astype(int)]
     speed = np.array([np.linalg.norm(field(X[k]), axis=1) for k in pick])      # (times, particles)
-    halves = (slice(0, len(pick) // 2 + 1), slice(len(pick) // 2, None))
     out = np.full(speed.shape[1], np.inf)
-    for i in range(speed.shape[1]):
-        v = speed[:, i]
-        if v[-1] == 0.0:
-            out[i] = 0.0
-        elif np.all(v > 0) and len(pick) >= 3:
-            kappa = min(-float(np.polyfit(times[pick][h], np.log(v[h]), 1)[0]) for h in halves)
-            out[i] = v[-1] / kappa if kappa > 0 else np.inf
+    if len(pick) < 3:
+        return out
+    positive = np.all(speed > 0, axis=0)
+    logs = np.log(np.where(speed > 0, speed, 1.0))
+    h = len(pick) // 2
+    rates = np.array([-np.polyfit(times[pick][part], logs[part], 1)[0] for part in (slice(0, h + 1), slice(h, None))])
+    single = positive & (rates.min(axis=0) > 0) & (np.abs(rates[0] - rates[1]) <= 0.1 * rates.max(axis=0))
+    slowest = float(rates[:, single].min()) if np.any(single) else np.inf
+    kappa = np.minimum(rates.min(axis=0), slowest)
+    decays = positive & (kappa > 0)
+    out[decays] = speed[-1, decays] / kappa[decays]
+    out[speed[-1] == 0.0] = 0.0
     return out
+
+
+#: a flow unsettled at its longest horizon is continued (end state only, coarse grid) to this multiple of it: ~15 s
+#: for 1000 particles to 2.5e5 (d = 3)
+EXTENSION = 64
 
 
 #: a slow component is fitted only where r^2 <= LINEAR_FRACTION x it (r the particle's distance from its atom): the

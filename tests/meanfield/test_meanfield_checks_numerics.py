@@ -250,9 +250,11 @@ def test_w2_bound_passes_the_sweep_model_whose_decay_crossed_the_window_between_
 
 
 #: the default model with V / 100 (atom rate c = 0.0033) and a first horizon t_inf = 2: the longest, 64 t_inf = 128,
-#: ends long before the flow settles (the pairing cost ~0.68 there); few particles and small betas (~5 s a run)
+#: ends long before the flow settles (the pairing cost ~0.68 there); few particles and small betas (~7 s a run).
+#: TINY_FLOW: V / 1e6 (c = 3.3e-7), unsettled even where the flow is continued to, 64 x 128
 SLOW_FLOW = {"V": [[0.02, 0.0], [0.0, 0.01]], "t_max": 2.0, "t_inf": 2.0, "n_particles": 64, "betas": (1.0, 2.0, 4.0),
              "n_refine": 1, "n_times": 9, "n_times_inf": 9}
+TINY_FLOW = {**SLOW_FLOW, "V": [[2e-6, 0.0], [0.0, 1e-6]]}
 #: d = 3, B = I, V = diag(1, 1, 0.5) / 100: a circle of atoms (dim E = 2, c = 0.005); at the longest horizon, 3840,
 #: the flow has not settled but the pairing cost is in the fit window's bottom (6.7e-9) (~10 s a run)
 SLOW_CIRCLE = {"d": 3, "Q": np.eye(3), "K": np.eye(3), "V": np.diag([0.01, 0.01, 0.005]), "t_max": 2.0,
@@ -271,17 +273,27 @@ def _rotated_in_E(eps: float):
 
 
 def test_remaining_travel_is_the_distance_left_by_a_decaying_speed():
-    """remaining_travel on flows whose future is known: x' = -kappa x (travel left: |x(T)|, to rounding, each particle
-    at its own rate); a particle at rest (0); x' = (-x_1, x_2) from (1, 1e-6), whose speed turns up by T = 7.5 as it
-    leaves the saddle (inf: no decay to extrapolate); the same at T = 6, still decaying but slower in the second half
-    of the last eighth (the slower rate: more than |x_1(T)|, what a single decay rate would say)."""
+    """remaining_travel on linear flows whose future is known. x' = -kappa x: travel |v(T)| / kappa, with kappa the
+    flow's slowest single-mode rate (0.05) for a faster particle (0.5: 10 |x(T)|), exactly |x(T)| for the slowest, 0
+    for a particle at rest. x' = diag(-1, -0.01) x from (1, 1e-2) at T = 8: a speed the fast mode dominates (its
+    own rate ~1 would say 20 times less) carries the slow mode's 9.2e-3: travel at least that, from the single-mode
+    particle (1e-3, 1) beside it (a reviewer's model, dim 3, failed at 588 times its own-rate travel). A saddle x' = (-x_1,
+    x_2) from (1, 1e-6): by T = 7.5 the speed turns up (inf); at T = 6 it decays but slower in the second half of the
+    last eighth (more than |x_1(T)|)."""
     from attnverify.checks.meanfield.w2_tasks import remaining_travel
 
     t = np.linspace(0.0, 40.0, 401)
     kappa = np.array([0.5, 0.05, 0.0])
     X = np.exp(-np.outer(t, kappa))[:, :, None] * np.array([[3.0, 4.0]] * 3)[None] / 5
     travel = remaining_travel(t, X, lambda Y: -kappa[:, None] * Y)
-    assert travel[:2] == pytest.approx(np.linalg.norm(X[-1, :2], axis=1), rel=1e-9) and travel[2] == 0.0
+    assert travel[0] == pytest.approx(10 * np.linalg.norm(X[-1, 0]), rel=1e-6)
+    assert travel[1] == pytest.approx(np.linalg.norm(X[-1, 1]), rel=1e-9) and travel[2] == 0.0
+    rates, t8 = np.array([1.0, 0.01]), np.linspace(0.0, 8.0, 401)
+    Y = np.exp(-t8[:, None, None] * rates) * np.array([[1.0, 1e-2], [1e-3, 1.0]])[None]
+    fast, slow = remaining_travel(t8, Y, lambda Z: -Z * rates)
+    own = np.linalg.norm(Y[-1, 0] * rates) / 1.0                      # what its own rate ~1 would say
+    assert np.linalg.norm(Y[-1, 0]) > 20 * own and fast >= np.linalg.norm(Y[-1, 0])
+    assert slow == pytest.approx(np.linalg.norm(Y[-1, 1]), rel=1e-6)
     for T, expect in ((7.5, np.inf), (6.0, None)):
         ts = np.linspace(0.0, T, 801)
         Y = np.stack([np.exp(-ts), 1e-6 * np.exp(ts)], axis=1)[:, None, :]
@@ -289,16 +301,19 @@ def test_remaining_travel_is_the_distance_left_by_a_decaying_speed():
         assert (got == expect) if expect else (Y[-1, 0, 0] < got < np.inf), got
 
 
-@pytest.mark.parametrize("model, wrong, verdict", [("flow", None, "unresolved"), ("flow", "Pi_onto_V", "fail"),
-                                                   ("circle", None, "pass"), ("circle", 1e-6, "fail")])
-def test_w2_bound_reads_a_flow_too_slow_for_its_horizon_as_unresolved(model, wrong, verdict):
-    """A flow stopped at its longest horizon without settling, whose every particle could still reach its atom (its
-    distance from it within 10 times the travel its decaying speed has left), has not shown whether the derived Pi
-    is its limit: unresolved, naming the horizon (it failed as 'Pi is not the limit': Paper B's seed-0 sweep, draw
-    17, c = 0.0056). A wrong Pi still fails where the flow has not settled: onto V's dominant eigenspace; and, on a
-    model whose correct Pi passes, Pi rotated inside E by 1e-6 (every other comparison agreeing: its particles end
-    ~5900 times farther from its atoms than they can still travel; a reviewer's case, unresolved under the first
-    version of the rule, which read a still-falling cost)."""
+@pytest.mark.parametrize("model, wrong, verdict, words", [
+    ("flow", None, "unresolved", "only 0 of 64 particles traverse the fit window"),
+    ("tiny", None, "unresolved", "nor where it was continued to, t = 8192"),
+    ("flow", "Pi_onto_V", "fail", ""), ("circle", None, "pass", ""), ("circle", 1e-6, "fail", "")])
+def test_w2_bound_reads_a_flow_too_slow_for_its_horizon_as_unresolved(model, wrong, verdict, words):
+    """A flow unsettled at its longest horizon is continued, each particle alone, to 64 times it. Where it then
+    reaches the atoms (the default model with V / 100) the derived Pi is its limit, and the verdict waits for the
+    atom rates (no particle crossed the fit window within the horizon: unresolved); where it is still unsettled (V /
+    1e6) and every particle could still reach its atom (within 10 times the travel its decaying speed has left), it
+    is unresolved, naming both horizons (such flows failed as 'Pi is not the limit': Paper B's seed-0 sweep, draw 17).
+    A wrong Pi still fails: onto V's dominant eigenspace; and, on a model whose correct Pi passes, Pi rotated inside
+    E by 1e-6 (every other comparison agreeing; a reviewer's case, unresolved under the first version of the rule,
+    which read a still-falling cost)."""
     from attnverify.checks.meanfield.selftest import MUTANTS
     from attnverify.checks.runner import select
     from attnverify.selftest.model_sweep import run_point
@@ -309,10 +324,29 @@ def test_w2_bound_reads_a_flow_too_slow_for_its_horizon_as_unresolved(model, wro
         check = dataclasses.replace(check, theory=m.make(check.theory))
     elif wrong is not None:
         check = dataclasses.replace(check, theory=_rotated_in_E(wrong)(check.theory))
-    row = run_point(check, SLOW_FLOW if model == "flow" else SLOW_CIRCLE, seed=0)
-    assert row["verdict"] == verdict, row
-    if verdict == "unresolved":
-        assert "has not settled by the longest horizon, t = 128" in row["error"], row
+    row = run_point(check, {"flow": SLOW_FLOW, "tiny": TINY_FLOW, "circle": SLOW_CIRCLE}[model], seed=0)
+    assert row["verdict"] == verdict and words in (row["error"] or ""), row
+
+
+@pytest.mark.slow  # ~55 s: the zero-temperature flow to 3840, then continued to 245760
+def test_w2_bound_does_not_fail_a_near_degenerate_slow_model():
+    """A reviewer's valid model (d = 3, V B^T with eigenvalues 0.1, 0.1 - 1e-4, 0.098: c = 1.7e-5): at the longest
+    horizon a faster transversal mode still dominated the particles' speeds, so each particle's own decay rate said
+    it could travel 25 times less than its distance from its atom, and the check failed ('Pi is not the limit').
+    Continued to 64 times the horizon, the fast mode is gone: unresolved, every particle within reach."""
+    from attnverify.checks.runner import select
+    from attnverify.selftest.model_sweep import run_point
+
+    rng = np.random.default_rng(5)
+    Q = np.eye(3) + 0.5 * rng.standard_normal((3, 3))
+    K = 2 * (np.eye(3) + 0.5 * rng.standard_normal((3, 3)))
+    q, r = np.linalg.qr(rng.standard_normal((3, 3)))
+    R = q * np.sign(np.diag(r))
+    V = R @ np.diag([0.1, 0.1 - 1e-4, 0.098]) @ R.T @ np.linalg.inv((Q.T @ K).T)
+    [check] = select(["meanfield.w2_bound"])
+    row = run_point(check, {"d": 3, "Q": Q, "K": K, "V": V, "t_max": 2.0, "n_particles": 64,
+                            "betas": (0.05, 0.1, 0.18), "n_refine": 1, "n_times": 9}, seed=0)
+    assert row["verdict"] == "unresolved" and "could still reach its atom" in row["error"], row
 
 
 def test_projection_stationary_reads_an_unresolving_window_as_unresolved():
