@@ -53,9 +53,12 @@ def trajectory_displacement(x0: np.ndarray, target: np.ndarray, B: np.ndarray, V
 
 
 def _reference(ts: np.ndarray, dist: np.ndarray, rate: float, anchor: float) -> np.ndarray:
-    """dist(t_k) exp(-rate (t - t_k)), anchored at the sample closest (in log) to ``anchor``."""
+    """dist(t_k) exp(-rate (t - t_k)), anchored at the sample closest (in log) to ``anchor``; formed in log-space
+    and kept within [1e-17, e^700] (a rate far off the flow's, e.g. 100 times it, overflowed exp: an error, not the
+    fail it is)."""
     k = int(np.argmin(np.abs(np.log(np.maximum(dist, 1e-300)) - np.log(anchor))))
-    return np.maximum(dist[k] * np.exp(-rate * (ts - ts[k])), 1e-17)
+    log_ref = np.log(max(float(dist[k]), 1e-300)) - rate * (ts - ts[k])
+    return np.exp(np.clip(log_ref, np.log(1e-17), 700.0))
 
 
 @check(

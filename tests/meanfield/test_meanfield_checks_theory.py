@@ -69,6 +69,15 @@ def test_projection_fails_for_rate_off_by_two():
     assert r.verdict == "fail" and r.observed == pytest.approx(0.5, abs=1e-3)
 
 
+@pytest.mark.parametrize("factor", [100.0, -100.0])
+def test_projection_fails_for_a_rate_far_off_without_overflow(factor):
+    """A rate 100 times the flow's (or of the wrong sign): the plotted reference curve overflowed exp and the check
+    ended in FloatingPointError, an error where the comparison is a plain fail (a reviewer's case)."""
+    true_rate = mf.convergence_rate
+    r = run(PROJ, wrong={"convergence_rate": lambda *a, **k: factor * true_rate(*a, **k)})
+    assert r.verdict == "fail" and r.observed == pytest.approx(abs(1 - 1 / factor), abs=1e-3), (r.verdict, r.error)
+
+
 def test_projection_fails_for_non_stationary_map():
     true_map = mf.projection_map
 
