@@ -423,14 +423,16 @@ def test_reduced_flow_at_the_seed_0_draw_12_model_is_unresolved_not_a_failure():
     assert r["verdict"] == "unresolved" and "first-order regime" in r["error"], r
 
 
-@pytest.mark.slow  # 90 s: d = 3, N = 1000 particles, the zero-temperature flow to t = 3840, continued to 245760
-def test_w2_bound_passes_the_seed_0_draw_17_model():
+@pytest.mark.slow  # 90 s each: d = 3, N = 1000 particles, the flow to t = 3840, continued to 245760
+@pytest.mark.parametrize("draw", [17, 35])
+def test_w2_bound_passes_the_seed_0_slow_flow_models(draw):
     """Paper B's 50-model sweep at seed 0 (stop 51), draw 17: V of entries ~0.01 makes the flow slow (c = 0.0056) and
     at the longest horizon, 64 t_inf = 3840, E(t) still fell (by 0.07 over the last eighth) and ended at 1.05e-8,
     just above the fit window's lower end: the check failed it as 'Pi is not the limit' (observed 1.049 against 1).
     The horizon was too short to tell. The unsettled flow is now continued to 64 times the horizon, where every
     particle is at its atom (the pairing cost below the window): the derived Pi is the limit, and with C1 and the rates
-    agreeing, it passes."""
+    agreeing, it passes. Draw 35 (found this stop, on the code between: the pairing cost 1.9e-5 at t = 3840, the flow
+    unsettled) likewise."""
     import zlib
 
     from attnverify.checks.registry import papers
@@ -440,5 +442,5 @@ def test_w2_bound_passes_the_seed_0_draw_17_model():
     paper = next(p for p in papers() if p.model == "meanfield")
     rng = np.random.default_rng(np.random.SeedSequence([0, zlib.crc32(chk.id.encode())]))
     points, _ = ms.draw_models(paper, 50, rng, check=chk)
-    r = ms.run_point(chk, points[17], seed=17)
+    r = ms.run_point(chk, points[draw], seed=draw)
     assert r["verdict"] == "pass", r
