@@ -311,9 +311,9 @@ def decide(theory, p: dict, ana: dict, num: dict) -> dict:
     others_agree = (C1_rel - fd_spread <= p["C1_tol"] and ana["atoms_in_E"]
                     and not (np.isfinite(rate_rel) and rate_rel > p["c_tol"]))
     far = end > lo                                      # particles not yet within the window's lower end
-    travel = main["travel"][far]
-    reach = float(np.max(np.where(travel > 0, end[far] / np.where(travel > 0, travel, 1.0), np.inf))) \
-        if np.any(far) else 0.0                         # a particle at rest off its atom cannot reach it: inf
+    ratio = np.full(int(far.sum()), np.inf)            # a particle at rest off its atom cannot reach it: inf
+    np.divide(end[far], main["travel"][far], out=ratio, where=main["travel"][far] > 0)
+    reach = float(ratio.max(initial=0.0))
     horizon_short = bool(not e_reached and not main["settled"] and reach <= REACH)
     if horizon_short and others_agree:
         unresolved = reason("the zero-temperature flow has not settled by the longest horizon, ", Math(T), " = ",
